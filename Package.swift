@@ -1,0 +1,125 @@
+// swift-tools-version:6.2
+import PackageDescription
+
+/// One set of settings for every target: Swift 6 language mode with strict concurrency,
+/// explicit existentials and explicit member imports.
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "cloudlet",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "Cloudlet", targets: ["Cloudlet"]),
+        .library(name: "CloudletServer", targets: ["CloudletServer"]),
+        .library(name: "CloudletTesting", targets: ["CloudletTesting"]),
+        .executable(name: "cloudlet", targets: ["cloudlet"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+    ],
+    targets: [
+        .target(
+            name: "Cloudlet",
+            dependencies: [
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "CloudletServer",
+            dependencies: [
+                "Cloudlet",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "CloudletTesting",
+            dependencies: [
+                "Cloudlet",
+                "CloudletServer",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "Hooks",
+            dependencies: ["Cloudlet"],
+            path: "Hooks",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "cloudlet",
+            dependencies: [
+                "Cloudlet",
+                "CloudletServer",
+                "Hooks",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "CloudletBenchmark",
+            dependencies: [
+                "Cloudlet",
+                "CloudletServer",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            path: "Benchmarks/CloudletBenchmark",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "CloudletTests",
+            dependencies: ["Cloudlet"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "CloudletServerTests",
+            dependencies: [
+                "Cloudlet",
+                "CloudletServer",
+                "CloudletTesting",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "CloudletTestingTests",
+            dependencies: ["Cloudlet", "CloudletTesting"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HooksTests",
+            dependencies: ["Hooks", "Cloudlet", "CloudletTesting"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "IntegrationTests",
+            dependencies: [
+                "CloudletTesting",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+    ]
+)

@@ -1,0 +1,82 @@
+/// Typed hooks: the object is decoded into a Codable model before the hook runs, and for a
+/// `beforeSave` the model is written back into the object afterwards. These are adapters over the
+/// untyped hooks; a model that does not decode fails the call with code 142 and the reason.
+///
+/// ```swift
+/// struct Message: Codable, Sendable { var text: String; var senderId: String? }
+///
+/// hooks.beforeSave("Messages", as: Message.self) { message, context in
+///     message.text = message.text.trimmingCharacters(in: .whitespaces)
+/// }
+/// ```
+extension HookRegistry {
+    /// Runs `handler` on the object decoded as `Model` before each save of `className`; the model's
+    /// fields, as the handler leaves them, are saved.
+    public mutating func beforeSave<Model: Codable & Sendable>(
+        _ className: String, as model: Model.Type, timeLimit: Duration = HookKind.beforeSave.defaultTimeLimit,
+        _ handler: @escaping @Sendable (inout Model, HookContext) async throws -> Void
+    ) {
+        beforeSave(className, timeLimit: timeLimit) { request in
+            var value = try Self.decode(Model.self, from: request.object)
+            try await handler(&value, request.context)
+            guard let fields = try ParseCoding.encode(value).objectValue else {
+                throw HookError.failed("the model of \(className) must encode as an object")
+            }
+            let written = ParseObject(className: className, json: fields)
+            request.object.fields.merge(written.fields) { _, new in new }
+            if let acl = written.acl { request.object.acl = acl }
+        }
+    }
+
+    /// Runs `handler` on the saved object decoded as `Model` after each save of `className`.
+    public mutating func afterSave<Model: Decodable & Sendable>(
+        _ className: String, as model: Model.Type, timeLimit: Duration = HookKind.afterSave.defaultTimeLimit,
+        _ handler: @escaping @Sendable (Model, HookContext) async throws -> Void
+    ) {
+        afterSave(className, timeLimit: timeLimit) { request in
+            try await handler(try Self.decode(Model.self, from: request.object), request.context)
+        }
+    }
+
+    /// Serves `POST /functions/<name>` with parameters decoded as `Input` and a result encoded from `Output`.
+    public mutating func function<Input: Decodable & Sendable, Output: Encodable & Sendable>(
+        _ name: String, input: Input.Type, timeLimit: Duration = HookKind.function.defaultTimeLimit,
+        _ handler: @escaping @Sendable (Input, HookContext) async throws -> Output
+    ) {
+        function(name, timeLimit: timeLimit) { request in
+            let params: Input
+            do {
+                params = try ParseCoding.decode(Input.self, from: .object(request.params))
+            } catch {
+                throw HookError.validation("invalid parameters for \(name): \(Self.describe(error))")
+            }
+            return try ParseCoding.encode(try await handler(params, request.context))
+        }
+    }
+
+    private static func decode<Model: Decodable>(_ type: Model.Type, from object: ParseObject) throws -> Model {
+        do {
+            return try ParseCoding.decode(type, from: .object(object.json))
+        } catch {
+            throw HookError.validation("invalid \(object.className): \(describe(error))")
+        }
+    }
+
+    /// A short, client-safe account of a decoding failure: which field, and what was wrong.
+    private static func describe(_ error: any Error) -> String {
+        guard let error = error as? DecodingError else { return "could not decode" }
+        func path(_ context: DecodingError.Context) -> String {
+            context.codingPath.map(\.stringValue).joined(separator: ".")
+        }
+        switch error {
+        case .keyNotFound(let key, let context):
+            return "missing field \((context.codingPath.map(\.stringValue) + [key.stringValue]).joined(separator: "."))"
+        case .typeMismatch(_, let context), .valueNotFound(_, let context):
+            return "wrong type for field \(path(context))"
+        case .dataCorrupted(let context):
+            return "invalid value for field \(path(context))"
+        @unknown default:
+            return "could not decode"
+        }
+    }
+}

@@ -1,0 +1,91 @@
+/// The hooks of one app, by kind and by class (or function name).
+///
+/// Registration reads like routing:
+/// ```swift
+/// hooks.beforeSave("Messages", timeLimit: .seconds(2)) { request in
+///     request.object["text"] = request.object["text"]?.stringValue.map { .string($0.trimmed) }
+/// }
+/// hooks.afterSave("Messages") { request in request.logger.info("saved") }
+/// hooks.function("hello") { request in "Hello!" }
+/// ```
+/// Registering a second hook of the same kind for the same class replaces the first.
+public struct HookRegistry: Sendable {
+    /// A `beforeSave` handler: may change `request.object`, or throw to reject the save.
+    public typealias BeforeSaveHandler = @Sendable (inout BeforeSaveRequest) async throws -> Void
+    /// An `afterSave` handler: runs once the save is committed; its error never fails the save.
+    public typealias AfterSaveHandler = @Sendable (AfterSaveRequest) async throws -> Void
+    /// A `beforeDelete` or `afterDelete` handler.
+    public typealias DeleteHandler = @Sendable (DeleteRequest) async throws -> Void
+    /// A function handler: its result is the `result` of `POST /functions/:name`.
+    public typealias FunctionHandler = @Sendable (FunctionRequest) async throws -> ParseValue
+
+    /// One registered hook and its time limit.
+    public struct Registration<Handler: Sendable>: Sendable {
+        /// The class, or the function's name.
+        public let name: String
+        /// How long one invocation may take.
+        public let timeLimit: Duration
+        /// The hook's code.
+        public let handler: Handler
+    }
+
+    public private(set) var beforeSaves: [String: Registration<BeforeSaveHandler>] = [:]
+    public private(set) var afterSaves: [String: Registration<AfterSaveHandler>] = [:]
+    public private(set) var beforeDeletes: [String: Registration<DeleteHandler>] = [:]
+    public private(set) var afterDeletes: [String: Registration<DeleteHandler>] = [:]
+    public private(set) var functions: [String: Registration<FunctionHandler>] = [:]
+
+    /// An empty registry.
+    public init() {}
+
+    /// Runs `handler` before each save of an object of `className`.
+    public mutating func beforeSave(
+        _ className: String, timeLimit: Duration = HookKind.beforeSave.defaultTimeLimit,
+        _ handler: @escaping BeforeSaveHandler
+    ) {
+        beforeSaves[className] = Registration(name: className, timeLimit: timeLimit, handler: handler)
+    }
+
+    /// Runs `handler` after each committed save of an object of `className`, at least once.
+    public mutating func afterSave(
+        _ className: String, timeLimit: Duration = HookKind.afterSave.defaultTimeLimit,
+        _ handler: @escaping AfterSaveHandler
+    ) {
+        afterSaves[className] = Registration(name: className, timeLimit: timeLimit, handler: handler)
+    }
+
+    /// Runs `handler` before each delete of an object of `className`; throwing stops the delete.
+    public mutating func beforeDelete(
+        _ className: String, timeLimit: Duration = HookKind.beforeDelete.defaultTimeLimit,
+        _ handler: @escaping DeleteHandler
+    ) {
+        beforeDeletes[className] = Registration(name: className, timeLimit: timeLimit, handler: handler)
+    }
+
+    /// Runs `handler` after each committed delete of an object of `className`, at least once.
+    public mutating func afterDelete(
+        _ className: String, timeLimit: Duration = HookKind.afterDelete.defaultTimeLimit,
+        _ handler: @escaping DeleteHandler
+    ) {
+        afterDeletes[className] = Registration(name: className, timeLimit: timeLimit, handler: handler)
+    }
+
+    /// Serves `POST /functions/<name>` with `handler`.
+    public mutating func function(
+        _ name: String, timeLimit: Duration = HookKind.function.defaultTimeLimit,
+        _ handler: @escaping FunctionHandler
+    ) {
+        functions[name] = Registration(name: name, timeLimit: timeLimit, handler: handler)
+    }
+
+    /// Every registered hook, for listings: kind, class or function name, and time limit, sorted.
+    public var summary: [(kind: HookKind, name: String, timeLimit: Duration)] {
+        func rows<H>(_ kind: HookKind, _ table: [String: Registration<H>]) -> [(HookKind, String, Duration)] {
+            table.values.map { (kind, $0.name, $0.timeLimit) }
+        }
+        let all = rows(.beforeSave, beforeSaves) + rows(.afterSave, afterSaves) + rows(.beforeDelete, beforeDeletes)
+            + rows(.afterDelete, afterDeletes) + rows(.function, functions)
+        return all.sorted { ($0.1, $0.0.rawValue) < ($1.1, $1.0.rawValue) }
+            .map { (kind: $0.0, name: $0.1, timeLimit: $0.2) }
+    }
+}

@@ -1,0 +1,81 @@
+/// What a `beforeSave` hook receives: the object about to be written, which the hook may change.
+@dynamicMemberLookup
+public struct BeforeSaveRequest: Sendable {
+    /// The object as it will be written; changes the hook makes here are saved.
+    public var object: ParseObject
+    /// The object as it is stored now, for an update; nil for a new object.
+    public let original: ParseObject?
+    /// The call's context.
+    public let context: HookContext
+
+    package init(object: ParseObject, original: ParseObject?, context: HookContext) {
+        self.object = object
+        self.original = original
+        self.context = context
+    }
+
+    /// The context's members (`user`, `store`, `logger`, `deadline`, …) read straight off the request.
+    public subscript<Value>(dynamicMember keyPath: KeyPath<HookContext, Value>) -> Value {
+        context[keyPath: keyPath]
+    }
+}
+
+/// What an `afterSave` hook receives: the object as it was written.
+@dynamicMemberLookup
+public struct AfterSaveRequest: Sendable {
+    /// The object as it was saved.
+    public let object: ParseObject
+    /// The object as it was before this save, for an update; nil for a new object.
+    public let original: ParseObject?
+    /// The call's context.
+    public let context: HookContext
+
+    package init(object: ParseObject, original: ParseObject?, context: HookContext) {
+        self.object = object
+        self.original = original
+        self.context = context
+    }
+
+    /// The context's members (`user`, `store`, `logger`, `eventId`, …) read straight off the request.
+    public subscript<Value>(dynamicMember keyPath: KeyPath<HookContext, Value>) -> Value {
+        context[keyPath: keyPath]
+    }
+}
+
+/// What a `beforeDelete` or `afterDelete` hook receives: the object being (or just) deleted.
+@dynamicMemberLookup
+public struct DeleteRequest: Sendable {
+    /// The object as it is (or was) stored.
+    public let object: ParseObject
+    /// The call's context.
+    public let context: HookContext
+
+    package init(object: ParseObject, context: HookContext) {
+        self.object = object
+        self.context = context
+    }
+
+    /// The context's members read straight off the request.
+    public subscript<Value>(dynamicMember keyPath: KeyPath<HookContext, Value>) -> Value {
+        context[keyPath: keyPath]
+    }
+}
+
+/// What a `function` hook receives: the JSON body of `POST /functions/:name`.
+@dynamicMemberLookup
+public struct FunctionRequest: Sendable {
+    /// The parameters the client sent.
+    public let params: [String: ParseValue]
+    /// The call's context.
+    public let context: HookContext
+
+    package init(params: [String: ParseValue], context: HookContext) {
+        self.params = params
+        self.context = context
+    }
+
+    /// The context's members read straight off the request.
+    public subscript<Value>(dynamicMember keyPath: KeyPath<HookContext, Value>) -> Value {
+        context[keyPath: keyPath]
+    }
+}

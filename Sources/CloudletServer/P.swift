@@ -1,0 +1,5 @@
+import Hummingbird
+import GRDB
+import ServiceLifecycle
+import NIOPosix
+enum Placeholder {}
