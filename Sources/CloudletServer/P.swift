@@ -1,5 +1,0 @@
-import Hummingbird
-import GRDB
-import ServiceLifecycle
-import NIOPosix
-enum Placeholder {}

@@ -1,0 +1,34 @@
+import Foundation
+
+/// Who a call acts for, and under what budget: the client behind a request, or a hook calling the store.
+public struct Caller: Sendable, Hashable {
+    /// The user's id, when a session came with the request.
+    public var userId: String?
+    /// Whether the call holds the master key (no ACL applies).
+    public var isMaster: Bool
+    /// The device's installation id, if sent.
+    public var installationId: String?
+    /// The client request this call belongs to.
+    public var requestId: String
+    /// For calls made from inside a hook: the hook's deadline, which nested hooks may not outlive.
+    public var deadline: Date?
+    /// How many hooks deep this call is (0 for a client request).
+    public var depth: Int
+
+    public init(
+        userId: String? = nil, isMaster: Bool, installationId: String? = nil, requestId: String,
+        deadline: Date? = nil, depth: Int = 0
+    ) {
+        self.userId = userId
+        self.isMaster = isMaster
+        self.installationId = installationId
+        self.requestId = requestId
+        self.deadline = deadline
+        self.depth = depth
+    }
+
+    /// The ACL entries that apply to this caller: `*` and the user's id. Nil for the master key.
+    public var aclIdentities: [String]? {
+        isMaster ? nil : ["*"] + (userId.map { [$0] } ?? [])
+    }
+}

@@ -1,0 +1,82 @@
+import Cloudlet
+import Foundation
+
+/// Where an app's objects live. The request path and the hooks see only this protocol, so that a
+/// PostgreSQL store can later serve several Cloudlet nodes without changing either.
+///
+/// Writes apply field operations to the stored values and check the schema inside one transaction,
+/// and commit the pending after-hook (its outbox event) in that same transaction.
+public protocol ObjectStorage: Sendable {
+    /// The object `id` of `className`, or nil.
+    func fetch(_ className: String, id: String) async throws -> ParseObject?
+
+    /// The objects matching `query`, in its order, within its limit and skip.
+    func find(_ query: StorageQuery) async throws -> [ParseObject]
+
+    /// How many objects match `query` (its limit and skip aside).
+    func count(_ query: StorageQuery) async throws -> Int
+
+    /// Stores a new object, which has its id and timestamps already, and `outbox` with it.
+    func insert(_ object: ParseObject, outbox: OutboxEvent?) async throws
+
+    /// Applies `changes` to the stored object and returns it as written. `check` sees the stored object
+    /// first and may refuse by throwing; `outbox` builds the event to commit with the write.
+    /// Throws ``ParseError/objectNotFound(_:)`` if there is no such object.
+    func update(
+        _ className: String, id: String, changes: ObjectChanges, updatedAt: Date,
+        check: @escaping @Sendable (ParseObject) throws -> Void,
+        outbox: (@Sendable (ParseObject) -> OutboxEvent)?
+    ) async throws -> ParseObject
+
+    /// Deletes the object `id` of `className`; `check` and `outbox` as for ``update(_:id:changes:updatedAt:check:outbox:)``.
+    /// Throws ``ParseError/objectNotFound(_:)`` if there is no such object.
+    func delete(
+        _ className: String, id: String, check: @escaping @Sendable (ParseObject) throws -> Void,
+        outbox: (@Sendable (ParseObject) -> OutboxEvent)?
+    ) async throws
+
+    /// The after-hook events committed but not yet completed, oldest first.
+    func pendingOutboxEvents() async throws -> [OutboxEvent]
+
+    /// Marks the event `id` as done.
+    func completeOutboxEvent(_ id: String) async throws
+}
+
+/// A query as storage runs it.
+public struct StorageQuery: Sendable {
+    /// The class and the client's constraints, order, limit and skip.
+    public var query: ParseQuery
+    /// The ACL identities of the reader (`*`, user id, roles); nil reads as master (no ACL filter).
+    public var readerIdentities: [String]?
+
+    public init(query: ParseQuery, readerIdentities: [String]?) {
+        self.query = query
+        self.readerIdentities = readerIdentities
+    }
+}
+
+/// What an update changes: fields, and the ACL if a new one is given.
+public struct ObjectChanges: Sendable {
+    /// New values or operations, by field name.
+    public var fields: [String: FieldChange]
+    /// The new ACL, if the update sets one.
+    public var acl: ParseACL?
+
+    public init(fields: [String: FieldChange], acl: ParseACL? = nil) {
+        self.fields = fields
+        self.acl = acl
+    }
+
+    /// The object `current` with these changes applied.
+    public func applied(to current: ParseObject) throws(ParseError) -> ParseObject {
+        var object = current
+        for (field, change) in fields {
+            switch change {
+            case .set(let value): object.fields[field] = value
+            case .operation(let operation): object.fields[field] = try operation.apply(to: current.fields[field], field: field)
+            }
+        }
+        if let acl { object.acl = acl }
+        return object
+    }
+}

@@ -1,0 +1,25 @@
+import Cloudlet
+import Foundation
+
+/// An after hook that is owed: committed in the same transaction as the write it follows, and
+/// removed once the hook has run. After a crash, the pending events are run again at start.
+public struct OutboxEvent: Sendable, Hashable {
+    /// Stable across retries; hooks see it as `context.eventId`.
+    public let id: String
+    /// `afterSave` or `afterDelete`.
+    public let kind: HookKind
+    /// The object as written (or as it was, for a delete).
+    public let object: ParseObject
+    /// For an update, the object before it.
+    public let original: ParseObject?
+    /// Who made the write.
+    public let caller: Caller
+
+    public init(id: String = UUID().uuidString, kind: HookKind, object: ParseObject, original: ParseObject?, caller: Caller) {
+        self.id = id
+        self.kind = kind
+        self.object = object
+        self.original = original
+        self.caller = caller
+    }
+}

@@ -1,0 +1,60 @@
+import Cloudlet
+import Foundation
+import GRDB
+
+extension SQLiteObjectStorage {
+    public func insert(_ object: ParseObject, outbox: OutboxEvent?) async throws {
+        try await pool.write { db in
+            try self.schema.check(object, db)
+            try db.execute(
+                sql: "INSERT INTO objects (class, id, created_at, updated_at, acl, data) VALUES (?, ?, ?, ?, ?, ?)",
+                arguments: Self.insertArguments(object))
+            if let outbox { try Self.insertOutbox(outbox, db) }
+        }
+    }
+
+    public func update(
+        _ className: String, id: String, changes: ObjectChanges, updatedAt: Date,
+        check: @escaping @Sendable (ParseObject) throws -> Void,
+        outbox: (@Sendable (ParseObject) -> OutboxEvent)?
+    ) async throws -> ParseObject {
+        try await pool.write { db in
+            guard let current = try Self.fetch(db, className, id) else { throw ParseError.objectNotFound() }
+            try check(current)
+            var object = try changes.applied(to: current)
+            object.updatedAt = updatedAt
+            try self.schema.check(object, db)
+            let row = Self.columns(object)
+            try db.execute(
+                sql: "UPDATE objects SET updated_at = ?, acl = ?, data = ? WHERE class = ? AND id = ?",
+                arguments: [row.updatedAt, row.acl, row.data, className, id])
+            if let outbox { try Self.insertOutbox(outbox(object), db) }
+            return object
+        }
+    }
+
+    public func delete(
+        _ className: String, id: String, check: @escaping @Sendable (ParseObject) throws -> Void,
+        outbox: (@Sendable (ParseObject) -> OutboxEvent)?
+    ) async throws {
+        try await pool.write { db in
+            guard let current = try Self.fetch(db, className, id) else { throw ParseError.objectNotFound() }
+            try check(current)
+            try db.execute(sql: "DELETE FROM objects WHERE class = ? AND id = ?", arguments: [className, id])
+            if let outbox { try Self.insertOutbox(outbox(current), db) }
+        }
+    }
+
+    static func insertArguments(_ object: ParseObject) -> StatementArguments {
+        let row = columns(object)
+        return [object.className, object.objectId, row.createdAt, row.updatedAt, row.acl, row.data]
+    }
+
+    /// The stored text of an object's timestamps, ACL and fields.
+    static func columns(_ object: ParseObject) -> (createdAt: String, updatedAt: String, acl: String?, data: String) {
+        (
+            ParseDate.string(from: object.createdAt ?? Date()), ParseDate.string(from: object.updatedAt ?? Date()),
+            object.acl.map { JSONWriter.string($0.json) }, JSONWriter.string(.object(object.fields))
+        )
+    }
+}
