@@ -1,0 +1,96 @@
+import Cloudlet
+import Foundation
+
+/// What a save answers: the object as stored, and the fields the client should be told about
+/// (those a before hook changed, and the results of field operations), as Parse's REST API does.
+public struct SaveResult: Sendable {
+    /// The object as stored.
+    public let object: ParseObject
+    /// Fields whose stored value the client did not send as such.
+    public let changedFields: [String: ParseValue]
+}
+
+extension AppRuntime {
+    /// Creates an object of `className` from a REST body: before hook, one transaction with the
+    /// after hook's outbox event, then the after hook.
+    public func create(_ className: String, body: [String: ParseValue], caller: Caller) async throws -> SaveResult {
+        try ParseNames.validateClassName(className)
+        let requested = try WriteBody(body, isCreate: true).changes
+        let proposed = try requested.applied(to: ParseObject(className: className))
+        var object = proposed
+        if hasHook(.beforeSave, className) {
+            object = try await runBeforeSave(proposed, original: nil, caller: caller)
+        }
+        let now = clock.now
+        object.objectId = newObjectId()
+        object.createdAt = now
+        object.updatedAt = now
+        let event = hasHook(.afterSave, className)
+            ? OutboxEvent(kind: .afterSave, object: object, original: nil, caller: caller) : nil
+        try await withEventInFlight(event?.id) {
+            try await storage.insert(object, outbox: event)
+            if let event { await runAfterHook(event) }
+        }
+        return SaveResult(object: object, changedFields: object.fields.filter { proposed.fields[$0.key] != $0.value })
+    }
+
+    /// Updates the object `id` of `className` from a REST body. Field operations are applied to the
+    /// stored values inside the write transaction, so concurrent increments all count.
+    public func update(_ className: String, id: String, body: [String: ParseValue], caller: Caller) async throws -> SaveResult {
+        try ParseNames.validateClassName(className)
+        var changes = try WriteBody(body, isCreate: false).changes
+        var hookChanged: Set<String> = []
+        var original: ParseObject?
+        if hasHook(.beforeSave, className) || hasHook(.afterSave, className) {
+            original = try await readable(className, id: id, caller: caller)
+        }
+        if hasHook(.beforeSave, className), let current = original {
+            let proposed = try changes.applied(to: current)
+            let object = try await runBeforeSave(proposed, original: current, caller: caller)
+            for key in Set(object.fields.keys).union(proposed.fields.keys) where object.fields[key] != proposed.fields[key] {
+                hookChanged.insert(key)
+                changes.fields[key] = object.fields[key].map(FieldChange.set) ?? .operation(.delete)
+            }
+            if object.acl != proposed.acl, let acl = object.acl { changes.acl = acl }
+        }
+        let identities = caller.aclIdentities
+        let eventId = hasHook(.afterSave, className) ? UUID().uuidString : nil
+        var outbox: (@Sendable (ParseObject) -> OutboxEvent)?
+        if let eventId {
+            outbox = { [original] saved in
+                OutboxEvent(id: eventId, kind: .afterSave, object: saved, original: original, caller: caller)
+            }
+        }
+        let saved = try await withEventInFlight(eventId) {
+            let saved = try await storage.update(
+                className, id: id, changes: changes, updatedAt: clock.now,
+                check: { current in try Self.checkWrite(current, identities) }, outbox: outbox)
+            if let outbox { await runAfterHook(outbox(saved)) }
+            return saved
+        }
+        let reported = changes.fields.compactMap { key, change -> (String, ParseValue)? in
+            guard case .operation = change else { return hookChanged.contains(key) ? (key, saved.fields[key] ?? .null) : nil }
+            return (key, saved.fields[key] ?? .null)
+        }
+        return SaveResult(object: saved, changedFields: Dictionary(uniqueKeysWithValues: reported))
+    }
+
+    private func runBeforeSave(_ proposed: ParseObject, original: ParseObject?, caller: Caller) async throws -> ParseObject {
+        let className = proposed.className
+        var object = try await invoke(.beforeSave, className, caller: caller) { [executor] context in
+            try await executor.beforeSave(BeforeSaveRequest(object: proposed, original: original, context: context))
+        }
+        object.className = className
+        object.objectId = original?.objectId
+        object.createdAt = original?.createdAt
+        object.updatedAt = original?.updatedAt
+        try WriteBody.validate(object)
+        return object
+    }
+
+    /// Throws "not found" (as Parse does, so as not to reveal the object) if the caller may not write it.
+    static func checkWrite(_ object: ParseObject, _ identities: [String]?) throws {
+        guard let identities, let acl = object.acl else { return }
+        guard acl.allowsWrite(by: identities) else { throw ParseError.objectNotFound() }
+    }
+}

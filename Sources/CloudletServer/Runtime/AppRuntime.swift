@@ -1,0 +1,120 @@
+import Cloudlet
+import Foundation
+import Logging
+import Synchronization
+
+/// One app's request path: validation, access control, hooks under their time limits, storage and
+/// the after-hook outbox. The HTTP routes, the hooks' store and the test harness all go through it.
+public final class AppRuntime: Sendable {
+    /// Limits that bound what one request may set off.
+    public struct Limits: Sendable {
+        /// How deep hooks may call the store that fires further hooks.
+        public var maximumHookDepth: Int
+
+        /// Limits with Cloudlet's defaults.
+        public init(maximumHookDepth: Int = 8) {
+            self.maximumHookDepth = maximumHookDepth
+        }
+    }
+
+    /// The app's id.
+    public let appId: String
+    /// The app's storage.
+    public let storage: any ObjectStorage
+    /// Where the app's hook code runs.
+    public let executor: any HookExecutor
+    /// The clock for timestamps and deadlines.
+    public let clock: any CloudletClock
+    /// How often each hook ran, failed and timed out.
+    public let statistics = HookStatistics()
+    let limits: Limits
+    let logger: Logger
+    let hookLogger: Logger
+    /// Outbox events being run right now, so that a replay never runs one twice at once.
+    let eventsInFlight = Mutex<Set<String>>([])
+
+    /// A runtime for `appId`. `logger` receives the runtime's own messages; `hookLogger` is the app's
+    /// hook log, which hooks write to through `request.logger`.
+    public init(
+        appId: String, storage: any ObjectStorage, executor: any HookExecutor, clock: any CloudletClock,
+        limits: Limits = Limits(), logger: Logger, hookLogger: Logger
+    ) {
+        self.appId = appId
+        self.storage = storage
+        self.executor = executor
+        self.clock = clock
+        self.limits = limits
+        var logger = logger
+        logger[metadataKey: "app"] = .string(appId)
+        self.logger = logger
+        var hookLogger = hookLogger
+        hookLogger[metadataKey: "app"] = .string(appId)
+        self.hookLogger = hookLogger
+    }
+
+    /// Whether a hook of `kind` is registered for `name`.
+    func hasHook(_ kind: HookKind, _ name: String) -> Bool {
+        executor.timeLimit(of: kind, for: name) != nil
+    }
+
+    /// Runs one hook under its deadline: the sooner of its own time limit and its caller's deadline.
+    /// Errors that are not a ``ParseError`` reach the caller as code 141, their details only in the log.
+    func invoke<Value: Sendable>(
+        _ kind: HookKind, _ name: String, caller: Caller, eventId: String? = nil,
+        _ body: @escaping @Sendable (HookContext) async throws -> Value
+    ) async throws -> Value {
+        guard let timeLimit = executor.timeLimit(of: kind, for: name) else {
+            throw ParseError.failed("no \(kind.rawValue) hook for \(name)")
+        }
+        guard caller.depth < limits.maximumHookDepth else {
+            throw ParseError.failed("hooks nested more than \(limits.maximumHookDepth) deep")
+        }
+        var deadline = clock.now.addingTimeInterval(timeLimit.seconds)
+        if let outer = caller.deadline { deadline = min(deadline, outer) }
+        var logger = hookLogger
+        logger[metadataKey: "hook"] = .string("\(kind.rawValue) \(name)")
+        logger[metadataKey: "request_id"] = .string(caller.requestId)
+        var inner = caller
+        inner.deadline = deadline
+        inner.depth += 1
+        let context = HookContext(
+            appId: appId, requestId: caller.requestId, user: caller.userId.map(HookUser.init(id:)),
+            isMaster: caller.isMaster, installationId: caller.installationId, deadline: deadline, eventId: eventId,
+            logger: logger, store: RuntimeHookStore(runtime: self, caller: inner), clock: clock)
+        statistics.record(kind, name) { $0.invocations += 1 }
+        let timeout = ParseError(
+            code: 124, message: "\(kind.rawValue) hook on \(name) timed out after \(timeLimit.seconds.formatted()) s",
+            httpStatus: 504)
+        do {
+            return try await DeadlineRace.run(until: deadline, clock: clock, onTimeout: timeout) {
+                try await body(context)
+            }
+        } catch let error as ParseError where error == timeout {
+            statistics.record(kind, name) { $0.timeouts += 1 }
+            logger.warning("hook timed out")
+            throw error
+        } catch let error as ParseError {
+            statistics.record(kind, name) { $0.failures += 1 }
+            logger.info("hook refused", metadata: ["code": "\(error.code)", "error": "\(error.message)"])
+            throw error
+        } catch {
+            statistics.record(kind, name) { $0.failures += 1 }
+            logger.error("hook failed", metadata: ["error": "\(String(reflecting: error))"])
+            throw ParseError.failed("\(kind.rawValue) hook on \(name) failed")
+        }
+    }
+
+    /// A new object id: ten random letters and digits, as Parse makes them.
+    func newObjectId() -> String {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+        var generator = SystemRandomNumberGenerator()
+        return String((0..<10).map { _ in alphabet[Int(generator.next(upperBound: UInt(alphabet.count)))] })
+    }
+}
+
+extension Duration {
+    /// The duration in seconds.
+    var seconds: Double {
+        Double(components.seconds) + Double(components.attoseconds) / 1e18
+    }
+}
