@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "Cloudlet", targets: ["Cloudlet"]),
         .library(name: "CloudletServer", targets: ["CloudletServer"]),
         .library(name: "CloudletTesting", targets: ["CloudletTesting"]),
+        .library(name: "CloudletCLI", targets: ["CloudletCLI"]),
         .executable(name: "cloudlet", targets: ["cloudlet"]),
     ],
     dependencies: [
@@ -63,16 +64,21 @@ let package = Package(
             path: "Hooks",
             swiftSettings: swiftSettings
         ),
-        .executableTarget(
-            name: "cloudlet",
+        .target(
+            name: "CloudletCLI",
             dependencies: [
                 "Cloudlet",
                 "CloudletServer",
-                "Hooks",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "cloudlet",
+            dependencies: ["Cloudlet", "CloudletCLI", "Hooks"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(

@@ -1,2 +1,4 @@
-import ArgumentParser
-print("x")
+import CloudletCLI
+import Hooks
+
+await CloudletCommand<AppHooks>.runCommandLine()

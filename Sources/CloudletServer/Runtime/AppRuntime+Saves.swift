@@ -75,7 +75,7 @@ extension AppRuntime {
         return SaveResult(object: saved, changedFields: Dictionary(uniqueKeysWithValues: reported))
     }
 
-    private func runBeforeSave(_ proposed: ParseObject, original: ParseObject?, caller: Caller) async throws -> ParseObject {
+    func runBeforeSave(_ proposed: ParseObject, original: ParseObject?, caller: Caller) async throws -> ParseObject {
         let className = proposed.className
         var object = try await invoke(.beforeSave, className, caller: caller) { [executor] context in
             try await executor.beforeSave(BeforeSaveRequest(object: proposed, original: original, context: context))

@@ -1,0 +1,20 @@
+import ArgumentParser
+import Cloudlet
+
+/// The `cloudlet` command line for an app whose hooks are `Hooks`: `serve`, `invoke` and `hooks`.
+/// An app's own executable is one line: `await CloudletCommand<MyHooks>.runCommandLine()`.
+public struct CloudletCommand<Hooks: HookModule>: AsyncParsableCommand {
+    public static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            commandName: "cloudlet",
+            abstract: "Runs Swift hooks behind a Parse-compatible REST API.",
+            subcommands: [ServeCommand<Hooks>.self, InvokeCommand<Hooks>.self, HooksCommand<Hooks>.self])
+    }
+
+    public init() {}
+
+    /// Parses the process's arguments and runs the chosen subcommand, exiting with its status.
+    public static func runCommandLine() async {
+        await main()
+    }
+}

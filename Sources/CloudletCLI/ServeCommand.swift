@@ -1,0 +1,90 @@
+import ArgumentParser
+import Cloudlet
+import CloudletServer
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+
+/// `cloudlet serve`: runs the server with the app's hooks. Each flag can also come from an
+/// environment variable `CLOUDLET_<NAME>`; the flag wins.
+struct ServeCommand<Hooks: HookModule>: AsyncParsableCommand {
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(commandName: "serve", abstract: "Serve the app's hooks and the Parse REST API.")
+    }
+
+    @Option(help: "Address to listen on (CLOUDLET_HOST). Default 127.0.0.1.") var host: String?
+    @Option(help: "Port to listen on, 0 for any free one (CLOUDLET_PORT). Default 1337.") var port: Int?
+    @Option(help: "Folder for the databases (CLOUDLET_DATA). Default ./data.") var data: String?
+    @Option(help: "Path prefix of the REST API (CLOUDLET_MOUNT_PATH). Default /parse.") var mountPath: String?
+    @Option(help: "App id clients send (CLOUDLET_APP_ID). Default dev.") var appId: String?
+    @Option(help: "Fixed client key (CLOUDLET_CLIENT_KEY). Default: random on first start, then kept.") var clientKey: String?
+    @Option(help: "Fixed master key (CLOUDLET_MASTER_KEY). Default: random on first start, then kept.") var masterKey: String?
+    @Option(help: "Largest request body in bytes (CLOUDLET_MAX_BODY_BYTES). Default 1048576.") var maxBodyBytes: Int?
+    @Option(help: "Commit durability, normal or full (CLOUDLET_DURABILITY). Default normal.") var durability: SQLiteObjectStorage.Durability?
+    @Option(help: "Log level: trace, debug, info, notice, warning, error (CLOUDLET_LOG_LEVEL). Default info.") var logLevel: Logger.Level?
+
+    func run() async throws {
+        let environment = Settings(ProcessInfo.processInfo.environment)
+        let level = try environment.value(logLevel, "LOG_LEVEL", default: Logger.Level.info) { Logger.Level(rawValue: $0) }
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let configuration = ServerConfiguration(
+            host: try environment.value(host, "HOST", default: "127.0.0.1") { $0 },
+            port: try environment.value(port, "PORT", default: 1337) { Int($0) },
+            dataDirectory: try environment.value(data, "DATA", default: "./data") { $0 },
+            mountPath: try environment.value(mountPath, "MOUNT_PATH", default: "/parse") { $0 },
+            maximumBodyBytes: try environment.value(maxBodyBytes, "MAX_BODY_BYTES", default: 1 << 20) { Int($0) },
+            durability: try environment.value(durability, "DURABILITY", default: .normal) {
+                SQLiteObjectStorage.Durability(rawValue: $0)
+            })
+        let app = AppDefinition(
+            id: try environment.value(appId, "APP_ID", default: "dev") { $0 },
+            executor: InProcessHookExecutor(registry: Hooks.registry()),
+            clientKey: try environment.optional(clientKey, "CLIENT_KEY"),
+            masterKey: try environment.optional(masterKey, "MASTER_KEY"))
+        let server = try CloudletApplication(configuration: configuration, apps: [app], logger: Logger(label: "cloudlet"))
+        let hosted = server.apps.app(app.id)!
+        let mount = configuration.mountPath
+        try await server.application { channel in
+            let port = channel.localAddress?.port ?? configuration.port
+            FileHandle.standardOutput.write(
+                Data(
+                    """
+                Cloudlet is serving app "\(hosted.id)" at http://\(configuration.host):\(port)\(mount)
+                  client key: \(hosted.keys.clientKey)
+                  master key: \(hosted.keys.masterKey)
+                  data:       \(configuration.dataDirectory)
+
+                """.utf8))
+        }.runService()
+    }
+}
+
+/// Settings from `CLOUDLET_*` environment variables, under the flags.
+struct Settings {
+    let environment: [String: String]
+
+    init(_ environment: [String: String]) {
+        self.environment = environment
+    }
+
+    /// The flag if given, else the variable `CLOUDLET_<name>` read by `parse`, else `fallback`.
+    func value<Value>(_ flag: Value?, _ name: String, default fallback: Value, parse: (String) -> Value?) throws -> Value {
+        if let flag { return flag }
+        guard let text = environment["CLOUDLET_" + name] else { return fallback }
+        guard let value = parse(text) else { throw ValidationError("CLOUDLET_\(name) has an invalid value: \(text)") }
+        return value
+    }
+
+    /// The flag if given, else the variable `CLOUDLET_<name>`, else nil.
+    func optional(_ flag: String?, _ name: String) throws -> String? {
+        flag ?? environment["CLOUDLET_" + name]
+    }
+}
+
+extension SQLiteObjectStorage.Durability: ExpressibleByArgument {}
+extension Logger.Level: @retroactive ExpressibleByArgument {}

@@ -1,0 +1,33 @@
+import Cloudlet
+import HTTPTypes
+
+extension ParseAPI {
+    /// The most operations one `POST /batch` may carry, as in Parse.
+    static let maximumBatchSize = 50
+
+    /// Runs each operation of a batch in order, as the same caller; each answers
+    /// `{"success": …}` or `{"error": {"code": …, "error": …}}`, and one failing does not stop the rest.
+    func performBatch(_ call: ParseCall) async throws -> [ParseValue] {
+        guard let requests = call.body["requests"]?.arrayValue else {
+            throw ParseError.invalidJSON("batch needs a requests array")
+        }
+        guard requests.count <= Self.maximumBatchSize else {
+            throw ParseError.invalidJSON("a batch may hold at most \(Self.maximumBatchSize) operations")
+        }
+        var replies: [ParseValue] = []
+        for operation in requests {
+            do {
+                guard let methodName = operation["method"]?.stringValue, let method = HTTPRequest.Method(methodName.uppercased()),
+                    let path = operation["path"]?.stringValue, let endpoint = ParseEndpoint(path: path, mountPath: mountPath),
+                    endpoint != .batch
+                else { throw ParseError.invalidJSON("each batch operation needs a method and a path") }
+                let body = operation["body"]?.objectValue ?? [:]
+                let reply = try await perform(endpoint, call.with(method: method, body: body))
+                replies.append(["success": reply.body])
+            } catch let error as ParseError {
+                replies.append(["error": error.body])
+            }
+        }
+        return replies
+    }
+}

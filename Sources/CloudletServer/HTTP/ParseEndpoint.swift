@@ -1,0 +1,21 @@
+/// The Parse REST endpoints Cloudlet serves, by path below the mount path.
+enum ParseEndpoint: Sendable, Equatable {
+    case classes(String)
+    case object(String, String)
+    case batch
+    case function(String)
+
+    /// The endpoint at `path` (such as `/parse/classes/Messages/abc` or `/classes/Messages`), or nil.
+    init?(path: String, mountPath: String) {
+        var path = Substring(path)
+        if !mountPath.isEmpty, path.hasPrefix(mountPath + "/") { path = path.dropFirst(mountPath.count) }
+        let parts = path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        switch parts.count {
+        case 1 where parts[0] == "batch": self = .batch
+        case 2 where parts[0] == "classes": self = .classes(parts[1])
+        case 2 where parts[0] == "functions": self = .function(parts[1])
+        case 3 where parts[0] == "classes": self = .object(parts[1], parts[2])
+        default: return nil
+        }
+    }
+}

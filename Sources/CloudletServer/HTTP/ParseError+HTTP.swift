@@ -1,0 +1,39 @@
+import Cloudlet
+import HTTPTypes
+import Hummingbird
+
+/// Every ``ParseError`` answers as Parse does: `{"code": N, "error": "message"}` with a fitting status.
+extension ParseError: HTTPResponseError {
+    public var status: HTTPResponse.Status {
+        if let httpStatus { return HTTPResponse.Status(code: httpStatus) }
+        switch code {
+        case 1: return .internalServerError
+        case 101: return .notFound
+        case 116: return .contentTooLarge
+        case 119: return .forbidden
+        case 124: return .gatewayTimeout
+        case 155: return .tooManyRequests
+        case 209: return .badRequest
+        default: return .badRequest
+        }
+    }
+
+    public func response(from request: Request, context: some RequestContext) throws -> Response {
+        JSONResponse.make(status: status, body: body)
+    }
+
+    /// The error's JSON body.
+    var body: ParseValue {
+        ["code": .number(Double(code)), "error": .string(message)]
+    }
+}
+
+/// Builds JSON responses from Parse values.
+enum JSONResponse {
+    static func make(status: HTTPResponse.Status, body: ParseValue, headers: HTTPFields = [:]) -> Response {
+        var fields = headers
+        fields[.contentType] = "application/json; charset=utf-8"
+        let bytes = JSONWriter.bytes(body)
+        return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+}

@@ -1,0 +1,65 @@
+import Cloudlet
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+
+/// Builds a Cloudlet server: opens the host and app databases under the data folder, hosts the
+/// given apps and serves the Parse REST API.
+///
+/// ```swift
+/// let server = try CloudletApplication(configuration: .init(port: 1337), apps: [
+///     AppDefinition(id: "dev", executor: InProcessHookExecutor(registry: AppHooks.registry())),
+/// ], logger: logger)
+/// try await server.application.runService()
+/// ```
+public struct CloudletApplication: Sendable {
+    /// The hosted apps, with their keys.
+    public let apps: AppDirectory
+    /// The configuration the server was built with.
+    public let configuration: ServerConfiguration
+    private let logger: Logger
+
+    /// Opens the databases and prepares each app. Creates the data folder if needed.
+    public init(configuration: ServerConfiguration, apps definitions: [AppDefinition], logger: Logger, clock: any CloudletClock = SystemClock()) throws {
+        let appsFolder = URL(fileURLWithPath: configuration.dataDirectory).appendingPathComponent("apps")
+        try FileManager.default.createDirectory(at: appsFolder, withIntermediateDirectories: true)
+        let host = try HostDatabase(path: URL(fileURLWithPath: configuration.dataDirectory).appendingPathComponent("host.sqlite").path)
+        var hosted: [HostedApp] = []
+        for definition in definitions {
+            guard ParseNames.isValidAppId(definition.id) else {
+                throw ParseError(code: 1, message: "invalid app id \(definition.id): use letters, digits, - and _")
+            }
+            let keys = try host.ensureApp(definition.id, clientKey: definition.clientKey, masterKey: definition.masterKey)
+            let storage = try SQLiteObjectStorage(
+                path: appsFolder.appendingPathComponent("\(definition.id).sqlite").path, durability: configuration.durability)
+            let runtime = AppRuntime(
+                appId: definition.id, storage: storage, executor: definition.executor, clock: clock,
+                logger: logger, hookLogger: Logger(label: "cloudlet.hooks"))
+            hosted.append(HostedApp(id: definition.id, keys: keys, runtime: runtime))
+        }
+        self.apps = AppDirectory(hosted)
+        self.configuration = configuration
+        self.logger = logger
+    }
+
+    /// The Parse REST API's router, with request logging.
+    public func router() -> Router<BasicRequestContext> {
+        let router = Router()
+        router.add(middleware: RequestLogMiddleware())
+        ParseAPI(apps: apps, mountPath: configuration.normalizedMountPath, maximumBodyBytes: configuration.maximumBodyBytes)
+            .addRoutes(to: router)
+        return router
+    }
+
+    /// The HTTP application: the router plus the outbox replay service. Run it with `runService()`,
+    /// which stops gracefully on SIGTERM or SIGINT, finishing requests in flight.
+    public func application(onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }) -> some ApplicationProtocol {
+        Application(
+            router: router(),
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Cloudlet"),
+            services: [OutboxReplayService(apps: apps, logger: logger)],
+            onServerRunning: onServerRunning,
+            logger: logger)
+    }
+}
