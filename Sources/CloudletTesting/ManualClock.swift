@@ -1,0 +1,66 @@
+import Cloudlet
+import Foundation
+import Synchronization
+
+/// A clock that moves only when a test moves it. Deadlines scheduled on it fire during
+/// ``advance(by:)``, so a test can run a hook past its time limit without waiting.
+public final class ManualClock: CloudletClock {
+    private struct Alarm {
+        let id: Int
+        let deadline: Date
+        let action: @Sendable () -> Void
+    }
+
+    private struct State {
+        var now: Date
+        var alarms: [Alarm] = []
+        var nextId = 0
+    }
+
+    private let state: Mutex<State>
+
+    /// A clock that reads `start` (by default 2026-01-01T00:00:00.000Z) until advanced.
+    public init(start: Date = Date(timeIntervalSince1970: 1_767_225_600)) {
+        state = Mutex(State(now: start))
+    }
+
+    public var now: Date { state.withLock { $0.now } }
+
+    public func schedule(at deadline: Date, _ action: @escaping @Sendable () -> Void) -> any ClockAlarm {
+        let (id, due) = state.withLock { state -> (Int, Bool) in
+            state.nextId += 1
+            guard deadline > state.now else { return (state.nextId, true) }
+            state.alarms.append(Alarm(id: state.nextId, deadline: deadline, action: action))
+            return (state.nextId, false)
+        }
+        if due { action() }
+        return ManualAlarm(clock: self, id: id)
+    }
+
+    /// Moves time forward by `duration` and runs every alarm that falls due, earliest first.
+    public func advance(by duration: Duration) {
+        let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        let due = state.withLock { state -> [Alarm] in
+            state.now = state.now.addingTimeInterval(seconds)
+            let now = state.now
+            let due = state.alarms.filter { $0.deadline <= now }.sorted { $0.deadline < $1.deadline }
+            state.alarms.removeAll { $0.deadline <= now }
+            return due
+        }
+        for alarm in due { alarm.action() }
+    }
+
+    /// How many alarms are waiting (for tests that must know a deadline has been set).
+    public var pendingAlarms: Int { state.withLock { $0.alarms.count } }
+
+    fileprivate func cancel(_ id: Int) {
+        state.withLock { $0.alarms.removeAll { $0.id == id } }
+    }
+}
+
+private struct ManualAlarm: ClockAlarm {
+    let clock: ManualClock
+    let id: Int
+
+    func cancel() { clock.cancel(id) }
+}

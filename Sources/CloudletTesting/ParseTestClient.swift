@@ -1,0 +1,140 @@
+import Cloudlet
+import CloudletServer
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import NIOCore
+
+/// Speaks the Parse REST API to a Cloudlet: in-process through the real router
+/// (``withRouter(_:clientKey:masterKey:_:)``), or over any transport that sends an HTTP request.
+///
+/// ```swift
+/// try await ParseTestClient.withRouter(AppHooks.self) { client in
+///     let created = try await client.post("/classes/Posts", ["title": "Hi"])
+///     #expect(created.status == 201)
+/// }
+/// ```
+public struct ParseTestClient: Sendable {
+    /// A reply: HTTP status, headers and the parsed JSON body (`null` when the body is empty).
+    public struct Reply: Sendable {
+        public let status: Int
+        public let headers: HTTPFields
+        public let body: ParseValue
+
+        /// The member `key` of an object body.
+        public subscript(key: String) -> ParseValue? { body[key] }
+    }
+
+    /// Sends one request: method, URI, headers and body, and answers status, headers and body bytes.
+    public typealias Transport = @Sendable (HTTPRequest.Method, String, HTTPFields, ByteBuffer?) async throws -> (Int, HTTPFields, ByteBuffer)
+
+    /// The app id sent as `X-Parse-Application-Id`.
+    public let appId: String
+    /// The client key sent with non-master calls.
+    public let clientKey: String
+    /// The master key sent with master calls.
+    public let masterKey: String
+    /// The mount path prefixed to every path.
+    public let mountPath: String
+    private let transport: Transport
+
+    public init(appId: String, clientKey: String, masterKey: String, mountPath: String = "/parse", transport: @escaping Transport) {
+        self.appId = appId
+        self.clientKey = clientKey
+        self.masterKey = masterKey
+        self.mountPath = mountPath
+        self.transport = transport
+    }
+
+    /// Runs `body` with a client of a server hosting `module` as app `test`, driven in-process
+    /// through the real router (no socket), over a throwaway data folder.
+    public static func withRouter<Module: HookModule, Value: Sendable>(
+        _ module: Module.Type, configuration: ServerConfiguration = ServerConfiguration(),
+        _ body: @Sendable (ParseTestClient) async throws -> Value
+    ) async throws -> Value {
+        try await withRouter(registry: Module.registry(), configuration: configuration, body)
+    }
+
+    /// Like ``withRouter(_:configuration:_:)``, for the hooks in `registry`.
+    public static func withRouter<Value: Sendable>(
+        registry: HookRegistry, configuration: ServerConfiguration = ServerConfiguration(),
+        _ body: @Sendable (ParseTestClient) async throws -> Value
+    ) async throws -> Value {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cloudlet-router-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var configuration = configuration
+        configuration.dataDirectory = folder.path
+        var logger = Logger(label: "cloudlet")
+        logger.logLevel = .warning
+        let server = try CloudletApplication(
+            configuration: configuration,
+            apps: [AppDefinition(id: "test", executor: InProcessHookExecutor(registry: registry), clientKey: "client-key", masterKey: "master-key")],
+            logger: logger)
+        let application = Application(router: server.router(), logger: logger)
+        let mountPath = configuration.mountPath
+        return try await application.test(.router) { client in
+            let parse = ParseTestClient(appId: "test", clientKey: "client-key", masterKey: "master-key", mountPath: mountPath) {
+                method, uri, headers, requestBody in
+                let response = try await client.executeRequest(uri: uri, method: method, headers: headers, body: requestBody)
+                return (response.status.code, response.headers, response.body)
+            }
+            return try await body(parse)
+        }
+    }
+
+    /// Sends `method` to `path` (below the mount path) with a JSON body, as master or as a client.
+    public func request(
+        _ method: HTTPRequest.Method, _ path: String, body: ParseValue? = nil, master: Bool = false, headers extra: HTTPFields = [:]
+    ) async throws -> Reply {
+        var headers = extra
+        headers[HTTPField.Name("X-Parse-Application-Id")!] = appId
+        if master {
+            headers[HTTPField.Name("X-Parse-Master-Key")!] = masterKey
+        } else {
+            headers[HTTPField.Name("X-Parse-REST-API-Key")!] = clientKey
+        }
+        headers[.contentType] = "application/json"
+        let bytes = body.map { ByteBuffer(bytes: JSONWriter.bytes($0)) }
+        return try await raw(method, path, headers: headers, body: bytes)
+    }
+
+    /// Sends exactly these headers and body bytes to `path` (below the mount path).
+    public func raw(_ method: HTTPRequest.Method, _ path: String, headers: HTTPFields, body: ByteBuffer?) async throws -> Reply {
+        let (status, responseHeaders, buffer) = try await transport(method, mountPath + path, headers, body)
+        let parsed = buffer.readableBytes == 0 ? ParseValue.null : try JSONParser.parse(Array(buffer.readableBytesView))
+        return Reply(status: status, headers: responseHeaders, body: parsed)
+    }
+
+    /// `POST` with a JSON body.
+    public func post(_ path: String, _ body: [String: ParseValue] = [:], master: Bool = false) async throws -> Reply {
+        try await request(.post, path, body: .object(body), master: master)
+    }
+
+    /// `PUT` with a JSON body.
+    public func put(_ path: String, _ body: [String: ParseValue], master: Bool = false) async throws -> Reply {
+        try await request(.put, path, body: .object(body), master: master)
+    }
+
+    /// `GET`, with query parameters URL-encoded (structured ones as JSON, as the Parse SDKs send them).
+    public func get(_ path: String, query: [String: ParseValue] = [:], master: Bool = false) async throws -> Reply {
+        try await request(.get, path + Self.queryString(query), master: master)
+    }
+
+    /// `DELETE`.
+    public func delete(_ path: String, master: Bool = false) async throws -> Reply {
+        try await request(.delete, path, master: master)
+    }
+
+    static func queryString(_ query: [String: ParseValue]) -> String {
+        guard !query.isEmpty else { return "" }
+        var allowed = CharacterSet.urlQueryAllowed
+        allowed.remove(charactersIn: "&=+?#")
+        let pairs = query.keys.sorted().map { key -> String in
+            let text = query[key]!.stringValue ?? JSONWriter.string(query[key]!)
+            return key + "=" + (text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text)
+        }
+        return "?" + pairs.joined(separator: "&")
+    }
+}
