@@ -11,6 +11,12 @@ public final class HookStatistics: Sendable {
         public var failures = 0
         /// Times it ran past its deadline.
         public var timeouts = 0
+
+        public init(invocations: Int = 0, failures: Int = 0, timeouts: Int = 0) {
+            self.invocations = invocations
+            self.failures = failures
+            self.timeouts = timeouts
+        }
     }
 
     /// Identifies a hook: its kind and its class or function name.

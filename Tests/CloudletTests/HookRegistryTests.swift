@@ -1,0 +1,37 @@
+import Cloudlet
+import Foundation
+import Testing
+
+@Suite("Hook registration")
+struct HookRegistryTests {
+    @Test func registersEachKindWithItsDefaultTimeLimit() {
+        var hooks = HookRegistry()
+        hooks.beforeSave("Posts") { _ in }
+        hooks.afterSave("Posts") { _ in }
+        hooks.beforeDelete("Posts", timeLimit: .seconds(1)) { _ in }
+        hooks.afterDelete("Posts") { _ in }
+        hooks.function("hello") { _ in "hi" }
+        #expect(hooks.beforeSaves["Posts"]?.timeLimit == .seconds(3))
+        #expect(hooks.beforeDeletes["Posts"]?.timeLimit == .seconds(1))
+        #expect(hooks.functions["hello"]?.timeLimit == .seconds(15))
+        #expect(hooks.summary.map(\.kind) == [.afterDelete, .afterSave, .beforeDelete, .beforeSave, .function])
+    }
+
+    @Test func aLaterRegistrationReplacesAnEarlierOne() {
+        var hooks = HookRegistry()
+        hooks.function("f", timeLimit: .seconds(1)) { _ in 1 }
+        hooks.function("f", timeLimit: .seconds(2)) { _ in 2 }
+        #expect(hooks.functions.count == 1)
+        #expect(hooks.functions["f"]?.timeLimit == .seconds(2))
+    }
+
+    @Test func parseCodingReadsAndWritesParseDates() throws {
+        struct Event: Codable, Equatable { var name: String; var at: Date }
+        let event = Event(name: "launch", at: Date(timeIntervalSince1970: 1_767_225_600))
+        let value = try ParseCoding.encode(event)
+        #expect(value["at"] == ["__type": "Date", "iso": "2026-01-01T00:00:00.000Z"])
+        #expect(try ParseCoding.decode(Event.self, from: value) == event)
+        let fromString = try ParseCoding.decode(Event.self, from: ["name": "x", "at": "2026-01-01T00:00:00.000Z"])
+        #expect(fromString.at == event.at)
+    }
+}

@@ -1,0 +1,48 @@
+import Cloudlet
+import Testing
+
+@Suite("JSON reading and writing")
+struct JSONTests {
+    @Test func readsEveryKindOfValue() throws {
+        let value = try JSONParser.parse(#" {"a": [1, -2.5, 3e2, true, false, null], "b": {"c": "d\n\u00e9\ud83d\ude00"}} "#)
+        #expect(value["a"] == [1, -2.5, 300, true, false, nil])
+        #expect(value["b"]?["c"] == "d\né😀")
+    }
+
+    @Test func writesCompactSortedJSONThatReadsBack() throws {
+        let value: ParseValue = ["z": 1, "a": ["x": "q\"uote\\", "n": 2.5], "list": [true, nil]]
+        let text = JSONWriter.string(value)
+        #expect(text == #"{"a":{"n":2.5,"x":"q\"uote\\"},"list":[true,null],"z":1}"#)
+        #expect(try JSONParser.parse(text) == value)
+    }
+
+    @Test func writesWholeNumbersWithoutAFraction() {
+        #expect(JSONWriter.string([1, 2.0, -3, 0.5]) == "[1,2,-3,0.5]")
+    }
+
+    @Test func escapesControlCharacters() throws {
+        let text = JSONWriter.string(.string("a\u{01}b\tc"))
+        #expect(text == #""a\u0001b\tc""#)
+        #expect(try JSONParser.parse(text) == .string("a\u{01}b\tc"))
+    }
+
+    @Test(arguments: [
+        "", "{", "[1,]", "{\"a\":}", "{\"a\" 1}", "01", "1.", "-", "tru", "\"abc", "{\"a\":1}x", "[\"\\q\"]",
+        "\"\\ud800\"", "NaN", "{'a':1}", "\"a\u{01}\"",
+    ])
+    func refusesMalformedText(_ text: String) {
+        #expect(throws: JSONParser.Failure.self) { try JSONParser.parse(text) }
+    }
+
+    @Test func refusesNestingDeeperThanTheBound() throws {
+        let deep = String(repeating: "[", count: 65) + String(repeating: "]", count: 65)
+        let failure = try #require(throws: JSONParser.Failure.self) { try JSONParser.parse(deep) }
+        #expect(failure.reason.contains("nested deeper"))
+        let allowed = String(repeating: "[", count: 64) + String(repeating: "]", count: 64)
+        #expect(throws: Never.self) { try JSONParser.parse(allowed) }
+    }
+
+    @Test func refusesInvalidUTF8() {
+        #expect(throws: JSONParser.Failure.self) { try JSONParser.parse([0x22, 0xFF, 0x22]) }
+    }
+}
