@@ -13,6 +13,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "Cloudlet", targets: ["Cloudlet"]),
+        .library(name: "CloudletWire", targets: ["CloudletWire"]),
         .library(name: "CloudletServer", targets: ["CloudletServer"]),
         .library(name: "CloudletTesting", targets: ["CloudletTesting"]),
         .library(name: "CloudletCLI", targets: ["CloudletCLI"]),
@@ -21,16 +22,30 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
     ],
     targets: [
         .target(
+            name: "CloudletWire",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOExtras", package: "swift-nio-extras"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "Cloudlet",
             dependencies: [
+                "CloudletWire",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -38,8 +53,11 @@ let package = Package(
             name: "CloudletServer",
             dependencies: [
                 "Cloudlet",
+                "CloudletWire",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -82,6 +100,7 @@ let package = Package(
             dependencies: ["Cloudlet", "CloudletCLI", "Hooks"],
             swiftSettings: swiftSettings
         ),
+        .executableTarget(name: "cloudlet-fixture", dependencies: ["Cloudlet", "CloudletCLI"], path: "Tests/Fixtures/CloudletFixture", swiftSettings: swiftSettings),
         .executableTarget(
             name: "CloudletBenchmark",
             dependencies: [
@@ -91,8 +110,15 @@ let package = Package(
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             path: "Benchmarks/CloudletBenchmark",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "CloudletWireTests",
+            dependencies: ["CloudletWire", .product(name: "NIOCore", package: "swift-nio")],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -112,12 +138,12 @@ let package = Package(
         ),
         .testTarget(
             name: "CloudletTestingTests",
-            dependencies: ["Cloudlet", "CloudletTesting"],
+            dependencies: ["Cloudlet", "CloudletServer", "CloudletTesting"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "HooksTests",
-            dependencies: ["Hooks", "Cloudlet", "CloudletTesting"],
+            dependencies: ["Hooks", "Cloudlet", "CloudletServer", "CloudletTesting"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

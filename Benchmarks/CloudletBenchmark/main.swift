@@ -1,1 +1,37 @@
-print("x")
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+
+// Measures saves per second and latency of `POST /parse/classes/X` on three servers in this
+// process (bare Hummingbird + GRDB, Cloudlet without hooks, Cloudlet with hooks), at each number
+// of connections, then prints how Cloudlet's throughput compares.
+
+let options: BenchmarkOptions
+do {
+    options = try BenchmarkOptions(arguments: Array(CommandLine.arguments.dropFirst()))
+} catch {
+    FileHandle.standardError.write(Data("\(error)\n\(BenchmarkOptions.usage)\n".utf8))
+    exit(2)
+}
+
+var logger = Logger(label: "cloudlet.benchmark")
+logger.logLevel = .error
+let clientGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+var report = BenchmarkReport()
+report.printHeader(
+    options: options, arguments: CommandLine.arguments, bodyBytes: SaveRequest(host: "127.0.0.1", port: 0).bodyBytes)
+
+for scenario in BenchmarkScenario.allCases {
+    let server = try await scenario.start(logger: logger)
+    for connections in options.connections {
+        let generator = LoadGenerator(
+            host: "127.0.0.1", port: server.port, connections: connections, warmup: options.warmup,
+            seconds: options.seconds)
+        let result = try await generator.run(on: clientGroup)
+        report.add(.init(scenario: scenario, connections: connections, result: result, seconds: options.seconds))
+    }
+    try await server.stop()
+}
+report.printRatios()
+try await clientGroup.shutdownGracefully()

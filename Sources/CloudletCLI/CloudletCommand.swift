@@ -1,14 +1,17 @@
 import ArgumentParser
 import Cloudlet
 
-/// The `cloudlet` command line for an app whose hooks are `Hooks`: `serve`, `invoke` and `hooks`.
+/// The `cloudlet` command line for an app whose hooks are `Hooks`: `serve`, `invoke` and `hooks`, and
+/// the hidden `worker` that a host starts to run the hooks in a separate process.
 /// An app's own executable is one line: `await CloudletCommand<MyHooks>.runCommandLine()`.
 public struct CloudletCommand<Hooks: HookModule>: AsyncParsableCommand {
     public static var configuration: CommandConfiguration {
         CommandConfiguration(
             commandName: "cloudlet",
             abstract: "Runs Swift hooks behind a Parse-compatible REST API.",
-            subcommands: [ServeCommand<Hooks>.self, InvokeCommand<Hooks>.self, HooksCommand<Hooks>.self])
+            subcommands: [
+                ServeCommand<Hooks>.self, InvokeCommand<Hooks>.self, HooksCommand<Hooks>.self, WorkerCommand<Hooks>.self,
+            ])
     }
 
     public init() {}

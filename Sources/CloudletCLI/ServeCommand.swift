@@ -48,7 +48,7 @@ struct ServeCommand<Hooks: HookModule>: AsyncParsableCommand {
             masterKey: try environment.optional(masterKey, "MASTER_KEY"))
         let server = try CloudletApplication(configuration: configuration, apps: [app], logger: Logger(label: "cloudlet"))
         let hosted = server.apps.app(app.id)!
-        let mount = configuration.mountPath
+        let mount = configuration.normalizedMountPath
         try await server.application { channel in
             let port = channel.localAddress?.port ?? configuration.port
             FileHandle.standardOutput.write(

@@ -26,11 +26,21 @@ public struct ParseAPI: Sendable {
     }
 
     /// Answers one HTTP request for `endpoint`.
-    func respond(to request: Request, context: some RequestContext, endpoint: ParseEndpoint) async throws -> Response {
+    func respond(to request: Request, context: CloudletRequestContext, endpoint: ParseEndpoint) async throws -> Response {
         var request = request
         let body = try await readBody(&request)
-        let call = try ParseCall(request: request, body: body, requestId: context.id, apps: apps)
-        let reply = try await perform(endpoint, call)
+        var call = try ParseCall(
+            request: request, body: body, requestId: context.id, address: context.remoteAddress?.ipAddress, apps: apps)
+        try await call.resolveSession()
+        let reply: Reply
+        do {
+            reply = try await perform(endpoint, call)
+        } catch let error as ParseError {
+            throw error
+        } catch {
+            context.logger.error("request failed", metadata: ["error": "\(String(reflecting: error))"])
+            throw ParseError.internalError
+        }
         var headers: HTTPFields = [:]
         if let location = reply.location { headers[.location] = location }
         return JSONResponse.make(status: reply.status, body: reply.body, headers: headers)
@@ -58,6 +68,8 @@ public struct ParseAPI: Sendable {
     func perform(_ endpoint: ParseEndpoint, _ call: ParseCall) async throws -> Reply {
         let runtime = call.app.runtime
         switch (endpoint, call.method) {
+        case (.classes("_User"), .post), (.classes("_User"), .get), (.object("_User", _), .put):
+            return try await performUsers(endpoint == .classes("_User") ? .users : .user(endpoint.objectId ?? ""), call)
         case (.classes(let className), .post):
             let saved = try await runtime.create(className, body: call.body, caller: call.caller)
             var body = saved.changedFields
@@ -88,6 +100,8 @@ public struct ParseAPI: Sendable {
             return Reply(body: ["result": result])
         case (.batch, .post):
             return Reply(body: .array(try await performBatch(call)))
+        case (.users, _), (.user, _), (.currentUser, _), (.login, _), (.logout, _):
+            return try await performUsers(endpoint, call)
         default:
             throw ParseError(code: 119, message: "\(call.method.rawValue) is not allowed here", httpStatus: 405)
         }

@@ -8,13 +8,18 @@ import Hummingbird
 /// `_ApplicationId`, `_JavaScriptKey`, `_MasterKey`, `_SessionToken` and `_method` in the JSON body.
 struct ParseCall: Sendable {
     let app: HostedApp
-    let caller: Caller
+    /// Who makes the call; ``resolveSession()`` fills in the user from the session token.
+    private(set) var caller: Caller
+    /// The session token the call came with, if any.
+    let sessionToken: String?
+    /// The client's address, for login throttling.
+    let address: String?
     /// The method the client meant (`_method` in the body overrides the HTTP method).
-    let method: HTTPRequest.Method
+    private(set) var method: HTTPRequest.Method
     /// The JSON body, without the `_`-prefixed transport members.
-    let body: [String: ParseValue]
+    private(set) var body: [String: ParseValue]
     /// The URL's query parameters, as strings.
-    let query: [String: ParseValue]
+    private(set) var query: [String: ParseValue]
 
     private static let clientKeyHeaders = ["X-Parse-REST-API-Key", "X-Parse-Client-Key", "X-Parse-Javascript-Key"]
         .compactMap { HTTPField.Name($0) }
@@ -23,7 +28,7 @@ struct ParseCall: Sendable {
     private static let sessionTokenHeader = HTTPField.Name("X-Parse-Session-Token")!
     private static let installationIdHeader = HTTPField.Name("X-Parse-Installation-Id")!
 
-    init(request: Request, body: [String: ParseValue], requestId: String, apps: AppDirectory) throws {
+    init(request: Request, body: [String: ParseValue], requestId: String, address: String?, apps: AppDirectory) throws {
         var body = body
         func take(_ key: String) -> String? { body.removeValue(forKey: key)?.stringValue }
         let bodyAppId = take("_ApplicationId")
@@ -50,9 +55,8 @@ struct ParseCall: Sendable {
                 throw ParseError(code: 119, message: "unauthorized: missing or wrong client key", httpStatus: 403)
             }
         }
-        if headers[Self.sessionTokenHeader] ?? bodySession != nil {
-            throw ParseError(code: 209, message: "Invalid session token")
-        }
+        self.sessionToken = headers[Self.sessionTokenHeader] ?? bodySession
+        self.address = address
         self.app = app
         self.caller = Caller(
             isMaster: isMaster, installationId: headers[Self.installationIdHeader] ?? bodyInstallation,
@@ -64,16 +68,21 @@ struct ParseCall: Sendable {
         self.query = query
     }
 
-    /// The call as made by the same client to another path (for `POST /batch`).
-    func with(method: HTTPRequest.Method, body: [String: ParseValue], query: [String: ParseValue] = [:]) -> ParseCall {
-        ParseCall(app: app, caller: caller, method: method, body: body, query: query)
+    /// Resolves the session token, if one came, to its user and roles; 209 if it is not valid.
+    mutating func resolveSession() async throws {
+        guard let sessionToken else { return }
+        let isMaster = caller.isMaster
+        caller = try await app.runtime.caller(
+            sessionToken: sessionToken, installationId: caller.installationId, requestId: caller.requestId)
+        caller.isMaster = isMaster
     }
 
-    private init(app: HostedApp, caller: Caller, method: HTTPRequest.Method, body: [String: ParseValue], query: [String: ParseValue]) {
-        self.app = app
-        self.caller = caller
-        self.method = method
-        self.body = body
-        self.query = query
+    /// The call as made by the same client to another path (for `POST /batch`).
+    func with(method: HTTPRequest.Method, body: [String: ParseValue], query: [String: ParseValue] = [:]) -> ParseCall {
+        var call = self
+        call.method = method
+        call.body = body
+        call.query = query
+        return call
     }
 }

@@ -4,6 +4,11 @@ enum ParseEndpoint: Sendable, Equatable {
     case object(String, String)
     case batch
     case function(String)
+    case users
+    case user(String)
+    case currentUser
+    case login
+    case logout
 
     /// The endpoint at `path` (such as `/parse/classes/Messages/abc` or `/classes/Messages`), or nil.
     init?(path: String, mountPath: String) {
@@ -12,10 +17,25 @@ enum ParseEndpoint: Sendable, Equatable {
         let parts = path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
         switch parts.count {
         case 1 where parts[0] == "batch": self = .batch
+        case 1 where parts[0] == "users": self = .users
+        case 1 where parts[0] == "login": self = .login
+        case 1 where parts[0] == "logout": self = .logout
+        case 2 where parts[0] == "users" && parts[1] == "me": self = .currentUser
+        case 2 where parts[0] == "users": self = .user(parts[1])
         case 2 where parts[0] == "classes": self = .classes(parts[1])
         case 2 where parts[0] == "functions": self = .function(parts[1])
         case 3 where parts[0] == "classes": self = .object(parts[1], parts[2])
         default: return nil
+        }
+    }
+}
+
+extension ParseEndpoint {
+    /// The object id an endpoint names, if it names one.
+    var objectId: String? {
+        switch self {
+        case .object(_, let id), .user(let id): id
+        default: nil
         }
     }
 }

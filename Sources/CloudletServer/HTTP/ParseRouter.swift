@@ -3,7 +3,7 @@ import Hummingbird
 
 extension ParseAPI {
     /// The routes of the Parse REST API, below the mount path, plus `GET|POST <mount>/health`.
-    public func addRoutes(to router: Router<some RequestContext>) {
+    public func addRoutes(to router: Router<CloudletRequestContext>) {
         let group = router.group(RouterPath(mountPath.isEmpty ? "/" : mountPath))
         let health: @Sendable (Request, any RequestContext) async throws -> Response = { _, _ in
             JSONResponse.make(status: .ok, body: ["status": "ok"])
@@ -28,6 +28,22 @@ extension ParseAPI {
         }
         group.post("batch") { request, context in
             try await respond(to: request, context: context, endpoint: .batch)
+        }
+        let fixed: [(String, [HTTPRequest.Method], ParseEndpoint)] = [
+            ("users", [.get, .post], .users), ("users/me", [.get], .currentUser), ("login", [.get, .post], .login),
+            ("logout", [.post], .logout),
+        ]
+        for (path, methods, endpoint) in fixed {
+            for method in methods {
+                group.on(RouterPath(path), method: method) { request, context in
+                    try await respond(to: request, context: context, endpoint: endpoint)
+                }
+            }
+        }
+        for method in [HTTPRequest.Method.get, .put, .delete] {
+            group.on("users/:objectId", method: method) { request, context in
+                try await respond(to: request, context: context, endpoint: .user(try context.parameters.require("objectId")))
+            }
         }
     }
 }

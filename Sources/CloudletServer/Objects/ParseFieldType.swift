@@ -59,7 +59,8 @@ public enum ParseFieldType: Sendable, Hashable, CustomStringConvertible {
             guard let iso = value["iso"]?.stringValue, ParseDate.date(from: iso) != nil else { throw invalid("Date") }
             return .date
         case "Pointer":
-            guard let className = value["className"]?.stringValue, ParseNames.isIdentifier(className, maxLength: 128),
+            guard let className = value["className"]?.stringValue,
+                (try? ParseNames.validateClassName(className)) != nil,
                 let objectId = value["objectId"]?.stringValue, !objectId.isEmpty
             else { throw invalid("Pointer") }
             return .pointer(targetClass: className)

@@ -5,9 +5,12 @@ public enum ParseNames {
     /// Fields every object has, kept apart from its own fields.
     public static let reservedFields: Set<String> = ["objectId", "createdAt", "updatedAt", "ACL"]
 
-    /// A class name: a letter, then letters, digits or `_`, at most 128 characters.
+    /// Parse's own classes that clients may name: users, roles and push statuses.
+    public static let systemClasses: Set<String> = ["_User", "_Role", "_PushStatus"]
+
+    /// A class name: a letter, then letters, digits or `_`, at most 128 characters; or a system class.
     public static func validateClassName(_ name: String) throws(ParseError) {
-        guard isIdentifier(name, maxLength: 128) else { throw .invalidClassName(name) }
+        guard isIdentifier(name, maxLength: 128) || systemClasses.contains(name) else { throw .invalidClassName(name) }
     }
 
     /// A field name: a letter, then letters, digits or `_`, at most 128 characters; not a reserved field.

@@ -6,7 +6,7 @@ extension AppRuntime {
     /// the after hook's outbox event, then the after hook.
     public func delete(_ className: String, id: String, caller: Caller) async throws {
         try ParseNames.validateClassName(className)
-        let object = try await readable(className, id: id, caller: caller)
+        let object = try await writable(className, id: id, caller: caller)
         if hasHook(.beforeDelete, className) {
             try await invoke(.beforeDelete, className, caller: caller) { [executor] context in
                 try await executor.delete(.beforeDelete, DeleteRequest(object: object, context: context))

@@ -34,6 +34,14 @@ extension AppRuntime {
         return object
     }
 
+    /// The stored object, if the caller may write it (whether or not it may read it, as in Parse);
+    /// 101 otherwise.
+    func writable(_ className: String, id: String, caller: Caller) async throws -> ParseObject {
+        guard let object = try await storage.fetch(className, id: id) else { throw ParseError.objectNotFound() }
+        try Self.checkWrite(object, caller.aclIdentities)
+        return object
+    }
+
     private func shaped(_ objects: [ParseObject], include: [String], keys: [String]?, caller: Caller) async throws -> [ParseObject] {
         var objects = objects
         if !include.isEmpty {

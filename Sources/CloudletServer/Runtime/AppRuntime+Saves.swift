@@ -14,6 +14,17 @@ extension AppRuntime {
     /// Creates an object of `className` from a REST body: before hook, one transaction with the
     /// after hook's outbox event, then the after hook.
     public func create(_ className: String, body: [String: ParseValue], caller: Caller) async throws -> SaveResult {
+        try await create(className, body: body, caller: caller) { object, event in
+            try await self.storage.insert(object, outbox: event)
+        }
+    }
+
+    /// Creates an object as ``create(_:body:caller:)`` does, writing it with `persist` (which must
+    /// commit the object and the outbox event in one transaction).
+    func create(
+        _ className: String, body: [String: ParseValue], caller: Caller,
+        persist: (ParseObject, OutboxEvent?) async throws -> Void
+    ) async throws -> SaveResult {
         try ParseNames.validateClassName(className)
         let requested = try WriteBody(body, isCreate: true).changes
         let proposed = try requested.applied(to: ParseObject(className: className))
@@ -28,7 +39,7 @@ extension AppRuntime {
         let event = hasHook(.afterSave, className)
             ? OutboxEvent(kind: .afterSave, object: object, original: nil, caller: caller) : nil
         try await withEventInFlight(event?.id) {
-            try await storage.insert(object, outbox: event)
+            try await persist(object, event)
             if let event { await runAfterHook(event) }
         }
         return SaveResult(object: object, changedFields: object.fields.filter { proposed.fields[$0.key] != $0.value })
@@ -42,7 +53,7 @@ extension AppRuntime {
         var hookChanged: Set<String> = []
         var original: ParseObject?
         if hasHook(.beforeSave, className) || hasHook(.afterSave, className) {
-            original = try await readable(className, id: id, caller: caller)
+            original = try await writable(className, id: id, caller: caller)
         }
         if hasHook(.beforeSave, className), let current = original {
             let proposed = try changes.applied(to: current)
@@ -84,8 +95,7 @@ extension AppRuntime {
         object.objectId = original?.objectId
         object.createdAt = original?.createdAt
         object.updatedAt = original?.updatedAt
-        try WriteBody.validate(object)
-        return object
+        return try WriteBody.validated(object)
     }
 
     /// Throws "not found" (as Parse does, so as not to reveal the object) if the caller may not write it.

@@ -11,8 +11,7 @@ extension AppRuntime {
             return try await callFunction(name, params: input, caller: caller)
         case .beforeSave:
             try ParseNames.validateClassName(name)
-            let object = ParseObject(className: name, json: input)
-            try WriteBody.validate(object)
+            let object = try WriteBody.validated(ParseObject(className: name, json: input))
             return .object(try await runBeforeSave(object, original: nil, caller: caller).json)
         case .afterSave:
             let object = ParseObject(className: name, json: input)

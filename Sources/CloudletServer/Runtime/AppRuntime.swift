@@ -10,17 +10,23 @@ public final class AppRuntime: Sendable {
     public struct Limits: Sendable {
         /// How deep hooks may call the store that fires further hooks.
         public var maximumHookDepth: Int
+        /// How long a login session lasts (Parse's default: one year).
+        public var sessionLifetime: Duration
+        /// How passwords are hashed.
+        public var passwordHasher: PasswordHasher
 
         /// Limits with Cloudlet's defaults.
-        public init(maximumHookDepth: Int = 8) {
+        public init(maximumHookDepth: Int = 8, sessionLifetime: Duration = .seconds(365 * 86_400), passwordHasher: PasswordHasher = PasswordHasher()) {
             self.maximumHookDepth = maximumHookDepth
+            self.sessionLifetime = sessionLifetime
+            self.passwordHasher = passwordHasher
         }
     }
 
     /// The app's id.
     public let appId: String
     /// The app's storage.
-    public let storage: any ObjectStorage
+    public let storage: any AppStorage
     /// Where the app's hook code runs.
     public let executor: any HookExecutor
     /// The clock for timestamps and deadlines.
@@ -28,6 +34,8 @@ public final class AppRuntime: Sendable {
     /// How often each hook ran, failed and timed out.
     public let statistics = HookStatistics()
     let limits: Limits
+    /// Failed logins per username and client address.
+    public let loginThrottle: LoginThrottle
     let logger: Logger
     let hookLogger: Logger
     /// Outbox events being run right now, so that a replay never runs one twice at once.
@@ -36,7 +44,7 @@ public final class AppRuntime: Sendable {
     /// A runtime for `appId`. `logger` receives the runtime's own messages; `hookLogger` is the app's
     /// hook log, which hooks write to through `request.logger`.
     public init(
-        appId: String, storage: any ObjectStorage, executor: any HookExecutor, clock: any CloudletClock,
+        appId: String, storage: any AppStorage, executor: any HookExecutor, clock: any CloudletClock,
         limits: Limits = Limits(), logger: Logger, hookLogger: Logger
     ) {
         self.appId = appId
@@ -44,6 +52,7 @@ public final class AppRuntime: Sendable {
         self.executor = executor
         self.clock = clock
         self.limits = limits
+        self.loginThrottle = LoginThrottle(clock: clock)
         var logger = logger
         logger[metadataKey: "app"] = .string(appId)
         self.logger = logger

@@ -4,6 +4,10 @@ import Foundation
 public struct Caller: Sendable, Hashable {
     /// The user's id, when a session came with the request.
     public var userId: String?
+    /// The names of the roles the user belongs to (from `_Role`).
+    public var roles: [String]
+    /// The SHA-256 of the session token the call came with, if any.
+    public var sessionTokenHash: String?
     /// Whether the call holds the master key (no ACL applies).
     public var isMaster: Bool
     /// The device's installation id, if sent.
@@ -16,10 +20,12 @@ public struct Caller: Sendable, Hashable {
     public var depth: Int
 
     public init(
-        userId: String? = nil, isMaster: Bool, installationId: String? = nil, requestId: String,
-        deadline: Date? = nil, depth: Int = 0
+        userId: String? = nil, roles: [String] = [], sessionTokenHash: String? = nil, isMaster: Bool,
+        installationId: String? = nil, requestId: String, deadline: Date? = nil, depth: Int = 0
     ) {
         self.userId = userId
+        self.roles = roles
+        self.sessionTokenHash = sessionTokenHash
         self.isMaster = isMaster
         self.installationId = installationId
         self.requestId = requestId
@@ -27,8 +33,16 @@ public struct Caller: Sendable, Hashable {
         self.depth = depth
     }
 
-    /// The ACL entries that apply to this caller: `*` and the user's id. Nil for the master key.
+    /// The ACL entries that apply to this caller: `*`, the user's id and `role:<name>` for each of
+    /// the user's roles. Nil for the master key.
     public var aclIdentities: [String]? {
-        isMaster ? nil : ["*"] + (userId.map { [$0] } ?? [])
+        isMaster ? nil : ["*"] + (userId.map { [$0] } ?? []) + roles.map { "role:" + $0 }
+    }
+
+    /// The same caller holding the master key.
+    public var asMaster: Caller {
+        var caller = self
+        caller.isMaster = true
+        return caller
     }
 }

@@ -25,18 +25,36 @@ struct WriteBody {
                     fields[key] = .operation(operation)
                 } else {
                     _ = try ParseFieldType.of(value, field: key)
-                    fields[key] = .set(value)
+                    fields[key] = .set(Self.normalizingDates(value))
                 }
             }
         }
         changes = ObjectChanges(fields: fields, acl: acl)
     }
 
-    /// Checks what a before hook left in an object: the same rules as for a client's body.
-    static func validate(_ object: ParseObject) throws(ParseError) {
+    /// Checks what a before hook left in an object by the same rules as a client's body, and
+    /// returns it with its dates normalised.
+    static func validated(_ object: ParseObject) throws(ParseError) -> ParseObject {
+        var object = object
         for (key, value) in object.fields {
             try ParseNames.validateFieldName(key)
             _ = try ParseFieldType.of(value, field: key)
+            object.fields[key] = normalizingDates(value)
+        }
+        return object
+    }
+
+    /// `value` with every Parse `Date` written in Parse's exact format (`.SSS` milliseconds, UTC), so
+    /// that stored dates compare and sort as instants.
+    static func normalizingDates(_ value: ParseValue) -> ParseValue {
+        switch value {
+        case .array(let elements):
+            return .array(elements.map(normalizingDates))
+        case .object(let members):
+            if value.parseType == "Date", let date = value.dateValue { return .date(date) }
+            return .object(members.mapValues(normalizingDates))
+        default:
+            return value
         }
     }
 }

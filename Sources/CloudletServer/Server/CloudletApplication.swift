@@ -44,8 +44,8 @@ public struct CloudletApplication: Sendable {
     }
 
     /// The Parse REST API's router, with request logging.
-    public func router() -> Router<BasicRequestContext> {
-        let router = Router()
+    public func router() -> Router<CloudletRequestContext> {
+        let router = Router(context: CloudletRequestContext.self)
         router.add(middleware: RequestLogMiddleware())
         ParseAPI(apps: apps, mountPath: configuration.normalizedMountPath, maximumBodyBytes: configuration.maximumBodyBytes)
             .addRoutes(to: router)

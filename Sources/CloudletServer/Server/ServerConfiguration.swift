@@ -27,7 +27,7 @@ public struct ServerConfiguration: Sendable {
     }
 
     /// The mount path with one leading `/` and no trailing one (`""` for the root).
-    var normalizedMountPath: String {
+    public var normalizedMountPath: String {
         let trimmed = mountPath.split(separator: "/").joined(separator: "/")
         return trimmed.isEmpty ? "" : "/" + trimmed
     }

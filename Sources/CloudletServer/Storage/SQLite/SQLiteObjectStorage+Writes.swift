@@ -5,6 +5,7 @@ import GRDB
 extension SQLiteObjectStorage {
     public func insert(_ object: ParseObject, outbox: OutboxEvent?) async throws {
         try await pool.write { db in
+            try Self.checkUniqueness(of: object, db)
             try self.schema.check(object, db)
             try db.execute(
                 sql: "INSERT INTO objects (class, id, created_at, updated_at, acl, data) VALUES (?, ?, ?, ?, ?, ?)",
@@ -23,6 +24,7 @@ extension SQLiteObjectStorage {
             try check(current)
             var object = try changes.applied(to: current)
             object.updatedAt = updatedAt
+            try Self.checkUniqueness(of: object, db)
             try self.schema.check(object, db)
             let row = Self.columns(object)
             try db.execute(
@@ -41,6 +43,7 @@ extension SQLiteObjectStorage {
             guard let current = try Self.fetch(db, className, id) else { throw ParseError.objectNotFound() }
             try check(current)
             try db.execute(sql: "DELETE FROM objects WHERE class = ? AND id = ?", arguments: [className, id])
+            try Self.deleteAccount(of: current, db)
             if let outbox { try Self.insertOutbox(outbox(current), db) }
         }
     }

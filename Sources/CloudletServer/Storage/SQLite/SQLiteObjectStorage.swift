@@ -51,6 +51,7 @@ public final class SQLiteObjectStorage: ObjectStorage {
                     );
                     """)
         }
+        registerAccountTables(&migrator)
         return migrator
     }
 

@@ -107,28 +107,27 @@ struct SQLiteQueryBuilder {
         return clauses.isEmpty ? "1" : clauses.joined(separator: " AND ")
     }
 
-    /// `field = value`; for an array field, also true when the array contains the value.
+    /// `field = value`, where a value matches only values of its own JSON type; for an array field,
+    /// also true when the array holds such an element.
     private mutating func equality(_ field: QueryField, _ value: ParseValue) throws -> String {
         if case .null = value { return field.isColumn ? "0" : "(\(field.value(&arguments)) IS NULL)" }
-        if case .bool(let flag) = value {
-            guard !field.isColumn else { throw ParseError.invalidQuery("\(field.path) is not a Boolean") }
-            let type = field.type(&arguments)
-            arguments += [flag ? "true" : "false"]
-            return "(\(type) = ?)"
+        if let column = field.column {
+            let operand = try columnOperand(field, value)
+            arguments += [operand]
+            return "(\(column) = ?)"
         }
-        let operand = try comparable(field, value)
-        arguments += [operand.value]
-        let direct = "(\(operand.expression) = ?)"
-        let canBeElement = value.stringValue != nil || value.doubleValue != nil || value.pointerValue != nil
-        switch canBeElement {
-        case true:
-            guard !field.isColumn else { return direct }
-            let element = value.pointerValue != nil ? "json_extract(value, '$.objectId')" : "value"
-            arguments += [field.jsonPath, operand.value]
-            return "(\(operand.expression) = ? OR EXISTS (SELECT 1 FROM json_each(data, ?) WHERE \(element) = ?))"
-        case false:
-            return direct
+        let operand = try Operand(value, field: field)
+        let direct = typed(field, operand, comparison: "= ?")
+        guard operand.canBeElement else { return direct }
+        arguments += [field.jsonPath, field.jsonPath]
+        let elementTypes = operand.suffix.isEmpty ? operand.types : ["object"]
+        var test = "json_each.type IN (\(elementTypes.map { "'\($0)'" }.joined(separator: ", ")))"
+        if let bound = operand.value {
+            test += " AND " + (operand.suffix.isEmpty ? "json_each.value" : "json_extract(json_each.value, '$\(operand.suffix)')") + " = ?"
+            arguments += [bound]
         }
+        let elements = "json_each(CASE WHEN json_type(data, ?) = 'array' THEN json_extract(data, ?) ELSE '[]' END)"
+        return "(\(direct) OR EXISTS (SELECT 1 FROM \(elements) WHERE \(test)))"
     }
 
     private mutating func comparison(_ field: QueryField, _ symbol: String, _ value: ParseValue) throws -> String {
@@ -137,9 +136,31 @@ struct SQLiteQueryBuilder {
         case .object where value.parseType == "Date": break
         default: throw ParseError.invalidQuery("\(field.path): comparisons need a number, string or Date")
         }
-        let operand = try comparable(field, value)
-        arguments += [operand.value]
-        return "(\(operand.expression) \(symbol) ?)"
+        if let column = field.column {
+            arguments += [try columnOperand(field, value)]
+            return "(\(column) \(symbol) ?)"
+        }
+        return typed(field, try Operand(value, field: field), comparison: "\(symbol) ?")
+    }
+
+    /// `(json_type(...) IN types AND json_extract(...) <comparison>)`, binding the path and operand.
+    private mutating func typed(_ field: QueryField, _ operand: Operand, comparison: String) -> String {
+        let path = field.jsonPath + operand.suffix
+        let types = operand.types.map { "'\($0)'" }.joined(separator: ", ")
+        arguments += [path]
+        guard let bound = operand.value else { return "(json_type(data, ?) IN (\(types)))" }
+        arguments += [path, bound]
+        return "(json_type(data, ?) IN (\(types)) AND json_extract(data, ?) \(comparison))"
+    }
+
+    /// The value to compare `objectId`, `createdAt` or `updatedAt` with.
+    private func columnOperand(_ field: QueryField, _ value: ParseValue) throws -> String {
+        if field.column == "id" {
+            guard let id = value.stringValue else { throw ParseError.invalidQuery("objectId must be a string") }
+            return id
+        }
+        guard let date = value.dateValue else { throw ParseError.invalidQuery("\(field.path) must be compared with a Date") }
+        return ParseDate.string(from: date)
     }
 
     private mutating func regex(_ field: QueryField, _ pattern: ParseValue, options: ParseValue?) throws -> String {
@@ -155,37 +176,6 @@ struct SQLiteQueryBuilder {
         do { _ = try SQLiteRegex.compiled(full) } catch { throw ParseError.invalidQuery("invalid $regex") }
         arguments += [full]
         return "regexp(?, \(field.value(&arguments)))"
-    }
-
-    /// The SQL expression to compare with a `?` and the operand to bind to it. The expression's own
-    /// arguments (the JSON path) are appended to ``arguments`` first.
-    private mutating func comparable(_ field: QueryField, _ value: ParseValue) throws
-        -> (expression: String, value: any DatabaseValueConvertible & Sendable)
-    {
-        if let column = field.column {
-            if column == "id" {
-                guard let id = value.stringValue else { throw ParseError.invalidQuery("objectId must be a string") }
-                return (column, id)
-            }
-            guard let date = value.dateValue else { throw ParseError.invalidQuery("\(field.path) must be compared with a Date") }
-            return (column, ParseDate.string(from: date))
-        }
-        switch value {
-        case .string(let text): return (field.value(&arguments), text)
-        case .number(let number): return (field.value(&arguments), number)
-        case .array: return (field.value(&arguments), JSONWriter.string(value))
-        case .object:
-            if value.parseType == "Date", let date = value.dateValue {
-                return (field.value(&arguments, suffix: ".iso"), ParseDate.string(from: date))
-            }
-            if let pointer = value.pointerValue {
-                return (field.value(&arguments, suffix: ".objectId"), pointer.objectId)
-            }
-            if value.parseType != nil { throw ParseError.invalidQuery("\(field.path): cannot compare this type") }
-            return (field.value(&arguments), JSONWriter.string(value))
-        default:
-            throw ParseError.invalidQuery("\(field.path): cannot compare this value")
-        }
     }
 
     // MARK: - Order
@@ -209,6 +199,37 @@ struct SQLiteQueryBuilder {
         terms.append("created_at ASC")
         terms.append("id ASC")
         return terms.joined(separator: ", ")
+    }
+}
+
+/// A query value as SQLite compares it: the JSON types it may match, the path suffix inside the
+/// field (`.iso` for a Date, `.objectId` for a Pointer) and the bound operand (none for Booleans,
+/// which match on type alone).
+private struct Operand {
+    let types: [String]
+    let suffix: String
+    let value: (any DatabaseValueConvertible & Sendable)?
+    let canBeElement: Bool
+
+    init(_ parseValue: ParseValue, field: QueryField) throws {
+        switch parseValue {
+        case .bool(let flag): (types, suffix, value, canBeElement) = ([flag ? "true" : "false"], "", nil, true)
+        case .string(let text): (types, suffix, value, canBeElement) = (["text"], "", text, true)
+        case .number(let number): (types, suffix, value, canBeElement) = (["integer", "real"], "", number, true)
+        case .array: (types, suffix, value, canBeElement) = (["array"], "", JSONWriter.string(parseValue), false)
+        case .object:
+            if parseValue.parseType == "Date", let date = parseValue.dateValue {
+                (types, suffix, value, canBeElement) = (["text"], ".iso", ParseDate.string(from: date), false)
+            } else if let pointer = parseValue.pointerValue {
+                (types, suffix, value, canBeElement) = (["text"], ".objectId", pointer.objectId, true)
+            } else if parseValue.parseType == nil {
+                (types, suffix, value, canBeElement) = (["object"], "", JSONWriter.string(parseValue), false)
+            } else {
+                throw ParseError.invalidQuery("\(field.path): cannot compare this type")
+            }
+        case .null:
+            throw ParseError.invalidQuery("\(field.path): cannot compare with null")
+        }
     }
 }
 

@@ -1,0 +1,69 @@
+import CloudletWire
+import NIOCore
+
+extension ParseValue {
+    /// Parses a JSON payload carried by a wire message.
+    package init(json buffer: ByteBuffer) throws {
+        self = try JSONParser.parse(buffer.readableBytesView)
+    }
+
+    /// The value's JSON, as a wire message carries it.
+    package var jsonBuffer: ByteBuffer {
+        ByteBuffer(bytes: JSONWriter.bytes(self))
+    }
+}
+
+extension HookKind {
+    /// The kind as numbered on the wire.
+    package var wire: WireHookKind {
+        switch self {
+        case .beforeSave: .beforeSave
+        case .afterSave: .afterSave
+        case .beforeDelete: .beforeDelete
+        case .afterDelete: .afterDelete
+        case .function: .function
+        }
+    }
+
+    /// The kind a wire number stands for.
+    package init(_ wire: WireHookKind) {
+        switch wire {
+        case .beforeSave: self = .beforeSave
+        case .afterSave: self = .afterSave
+        case .beforeDelete: self = .beforeDelete
+        case .afterDelete: self = .afterDelete
+        case .function: self = .function
+        }
+    }
+}
+
+extension WireOutcome {
+    /// The outcome of running `operation`: its value, a Parse error as it is, or any other error's
+    /// description (for the log only).
+    package static func of(_ operation: () async throws -> ParseValue) async -> WireOutcome {
+        do {
+            return .success(json: try await operation().jsonBuffer)
+        } catch let error as ParseError {
+            return .refused(code: Int32(clamping: error.code), message: error.message)
+        } catch {
+            return .failed(description: String(reflecting: error))
+        }
+    }
+
+    /// The value of a successful outcome; a refusal throws its ``ParseError``, a failure throws
+    /// ``RemoteFailure``.
+    package func value() throws -> ParseValue {
+        switch self {
+        case .success(let json): return try ParseValue(json: json)
+        case .refused(let code, let message): throw ParseError(code: Int(code), message: message)
+        case .failed(let description): throw RemoteFailure(description: description)
+        }
+    }
+}
+
+/// An error on the other side of a wire connection that is not a ``ParseError``: its description is
+/// for logs, never for a client.
+package struct RemoteFailure: Error, Sendable, CustomStringConvertible {
+    /// What went wrong, as the other side described it.
+    package let description: String
+}

@@ -1,0 +1,39 @@
+import ArgumentParser
+import Cloudlet
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `cloudlet worker --socket <path>`: serves the app's hooks to a host's worker pool. Hidden: the
+/// host starts workers itself.
+struct WorkerCommand<Hooks: HookModule>: AsyncParsableCommand {
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(commandName: "worker", abstract: "Serve the app's hooks to a Cloudlet host.", shouldDisplay: false)
+    }
+
+    @Option(help: "The host's Unix-domain socket.") var socket: String
+    @Option(help: "Largest data segment this process may grow to, in MiB; 0 for no limit.") var memoryLimitMb: Int = 0
+
+    func run() async throws {
+        if memoryLimitMb > 0 { try Self.limitMemory(toMegabytes: memoryLimitMb) }
+        try await HookWorker(registry: Hooks.registry(), socketPath: socket).run()
+    }
+
+    /// Caps the process's data segment (heap and private anonymous mappings), soft and hard, so that a
+    /// hook allocating without bound fails its allocation and ends this worker, not the host.
+    static func limitMemory(toMegabytes megabytes: Int) throws {
+        var limit = rlimit(rlim_cur: rlim_t(megabytes) << 20, rlim_max: rlim_t(megabytes) << 20)
+        #if canImport(Glibc)
+        let resource = __rlimit_resource_t(RLIMIT_DATA.rawValue)
+        #else
+        let resource = RLIMIT_DATA
+        #endif
+        guard setrlimit(resource, &limit) == 0 else {
+            throw ValidationError("could not limit memory to \(megabytes) MiB (errno \(errno))")
+        }
+    }
+}

@@ -1,0 +1,50 @@
+import Cloudlet
+import Foundation
+
+/// Where users' credentials and sessions live, beside their `_User` objects. Kept apart from the
+/// objects so that a password hash can never leave through a query, a response or a hook.
+public protocol AccountStorage: Sendable {
+    /// Stores a new `_User` object with its password hash and first session, in one transaction.
+    /// Throws 202 or 203 if the username or email is taken.
+    func insertUser(_ user: ParseObject, passwordHash: String, session: SessionRecord, outbox: OutboxEvent?) async throws
+
+    /// The password hash of the user `id`, if the user exists.
+    func passwordHash(ofUser id: String) async throws -> String?
+
+    /// Replaces the password hash of the user `id` and revokes the user's other sessions.
+    func setPasswordHash(_ hash: String, ofUser id: String, keepingSession tokenHash: String?) async throws
+
+    /// Stores a session.
+    func insertSession(_ session: SessionRecord) async throws
+
+    /// The session whose token hashes to `tokenHash`, if any.
+    func session(tokenHash: String) async throws -> SessionRecord?
+
+    /// Removes the session whose token hashes to `tokenHash`; returns whether there was one.
+    func deleteSession(tokenHash: String) async throws -> Bool
+}
+
+/// One login session. The token itself is never stored, only its SHA-256.
+public struct SessionRecord: Sendable, Hashable {
+    /// The SHA-256 of the session token, hex.
+    public let tokenHash: String
+    /// The user the session belongs to.
+    public let userId: String
+    /// The device that logged in, if it said.
+    public let installationId: String?
+    /// When the session was created.
+    public let createdAt: Date
+    /// When the session stops being valid.
+    public let expiresAt: Date
+
+    public init(tokenHash: String, userId: String, installationId: String?, createdAt: Date, expiresAt: Date) {
+        self.tokenHash = tokenHash
+        self.userId = userId
+        self.installationId = installationId
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+    }
+}
+
+/// Both halves of an app's storage: objects, and the accounts beside them.
+public typealias AppStorage = ObjectStorage & AccountStorage

@@ -1,0 +1,139 @@
+import NIOCore
+
+/// The kinds of hook, as numbered on the wire.
+public enum WireHookKind: UInt8, Sendable, Hashable, CaseIterable {
+    case beforeSave = 1
+    case afterSave = 2
+    case beforeDelete = 3
+    case afterDelete = 4
+    case function = 5
+}
+
+/// One hook call sent to a worker.
+public struct WireInvocation: Sendable, Equatable {
+    /// Chosen by the host; unique among the calls in flight on one connection.
+    public var id: UInt64
+    /// The absolute deadline, in milliseconds since the Unix epoch.
+    public var deadlineMilliseconds: Int64
+    /// The kind of hook.
+    public var kind: WireHookKind
+    /// The class, or the function's name.
+    public var name: String
+    /// The app the call belongs to.
+    public var appId: String
+    /// The client request the call belongs to.
+    public var requestId: String
+    /// The caller's user id, if any.
+    public var userId: String?
+    /// Whether the call holds the master key.
+    public var isMaster: Bool
+    /// The calling device's installation id, if any.
+    public var installationId: String?
+    /// For after hooks: the outbox event's id.
+    public var eventId: String?
+    /// The object (triggers) or the parameters (functions), as JSON.
+    public var input: ByteBuffer
+    /// For saves: the stored object before this save, as JSON.
+    public var original: ByteBuffer?
+
+    public init(
+        id: UInt64, deadlineMilliseconds: Int64, kind: WireHookKind, name: String, appId: String, requestId: String,
+        userId: String?, isMaster: Bool, installationId: String?, eventId: String?, input: ByteBuffer, original: ByteBuffer?
+    ) {
+        self.id = id
+        self.deadlineMilliseconds = deadlineMilliseconds
+        self.kind = kind
+        self.name = name
+        self.appId = appId
+        self.requestId = requestId
+        self.userId = userId
+        self.isMaster = isMaster
+        self.installationId = installationId
+        self.eventId = eventId
+        self.input = input
+        self.original = original
+    }
+}
+
+/// What a worker says once it is connected: who it is and which hooks it serves.
+public struct WireHello: Sendable, Equatable {
+    /// One hook the worker serves.
+    public struct Hook: Sendable, Equatable {
+        public var kind: WireHookKind
+        public var name: String
+        public var timeLimitMilliseconds: Int64
+
+        public init(kind: WireHookKind, name: String, timeLimitMilliseconds: Int64) {
+            self.kind = kind
+            self.name = name
+            self.timeLimitMilliseconds = timeLimitMilliseconds
+        }
+    }
+
+    /// The worker's process id, by which the host knows which child it spawned is speaking.
+    public var processId: Int32
+    /// Every hook the worker's module registers.
+    public var hooks: [Hook]
+
+    public init(processId: Int32, hooks: [Hook]) {
+        self.processId = processId
+        self.hooks = hooks
+    }
+}
+
+/// The store operations a hook may call.
+public enum WireStoreOperation: UInt8, Sendable, Hashable {
+    /// `{"className", "id"}` → the object or `null`.
+    case get = 1
+    /// A query (`{"className", "where", "order", "limit", "skip", "keys", "include"}`) → an array of objects.
+    case find = 2
+    /// A query → a number.
+    case count = 3
+    /// `{"className", "object"}` → the object as saved.
+    case save = 4
+    /// `{"className", "id"}` → `null`.
+    case delete = 5
+    /// `{"name", "params"}` → the function's result.
+    case call = 6
+}
+
+/// A store call from a hook, travelling back to the host on the worker's connection.
+public struct WireStoreCall: Sendable, Equatable {
+    /// Chosen by the worker; unique among its store calls in flight.
+    public var id: UInt64
+    /// The invocation whose hook made the call; the host acts with that invocation's caller and deadline.
+    public var invocationId: UInt64
+    /// What to do.
+    public var operation: WireStoreOperation
+    /// Whether the hook called through `store.asMaster`.
+    public var asMaster: Bool
+    /// The operation's arguments, as a JSON object.
+    public var arguments: ByteBuffer
+
+    public init(id: UInt64, invocationId: UInt64, operation: WireStoreOperation, asMaster: Bool, arguments: ByteBuffer) {
+        self.id = id
+        self.invocationId = invocationId
+        self.operation = operation
+        self.asMaster = asMaster
+        self.arguments = arguments
+    }
+}
+
+/// A line a hook logged through `request.logger`.
+public struct WireLogRecord: Sendable, Equatable {
+    /// The invocation whose hook logged it.
+    public var invocationId: UInt64
+    /// swift-log's level, by its position: 0 trace … 6 critical.
+    public var level: UInt8
+    /// The message.
+    public var message: String
+    /// The metadata, as a JSON object of strings.
+    public var metadata: ByteBuffer
+
+    public init(invocationId: UInt64, level: UInt8, message: String, metadata: ByteBuffer) {
+        self.invocationId = invocationId
+        self.level = level
+        self.message = message
+        self.metadata = metadata
+    }
+}

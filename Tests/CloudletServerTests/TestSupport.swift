@@ -1,0 +1,116 @@
+import Cloudlet
+import CloudletServer
+import CloudletTesting
+import HTTPTypes
+import NIOCore
+import Testing
+
+/// Shared helpers for the REST API suites: error shape checks, master counts, raw requests.
+enum Support {
+    static let appIdHeader = HTTPField.Name("X-Parse-Application-Id")!
+    static let restKeyHeader = HTTPField.Name("X-Parse-REST-API-Key")!
+    static let masterKeyHeader = HTTPField.Name("X-Parse-Master-Key")!
+    static let sessionTokenHeader = HTTPField.Name("X-Parse-Session-Token")!
+
+    /// Headers of a well-authenticated client call, as the test client sends them.
+    static func clientHeaders(master: Bool = false) -> HTTPFields {
+        var headers: HTTPFields = [:]
+        headers[appIdHeader] = "test"
+        if master { headers[masterKeyHeader] = "master-key" } else { headers[restKeyHeader] = "client-key" }
+        headers[.contentType] = "application/json"
+        return headers
+    }
+
+    /// Sends exactly `text` as the body of a client `method` call to `path`.
+    static func send(
+        _ client: ParseTestClient, _ method: HTTPRequest.Method, _ path: String, text: String,
+        headers: HTTPFields = clientHeaders()
+    ) async throws -> ParseTestClient.Reply {
+        try await client.raw(method, path, headers: headers, body: ByteBuffer(string: text))
+    }
+
+    /// How many objects of `className` exist, as the master key sees them.
+    static func masterCount(_ client: ParseTestClient, _ className: String) async throws -> Int {
+        let reply = try await client.get("/classes/\(className)", query: ["count": 1, "limit": 0], master: true)
+        #expect(reply.status == 200, "master count of \(className) failed: \(reply.body)")
+        return try #require(reply["count"]?.intValue, "no count in \(reply.body)")
+    }
+
+    /// All objects of `className` as the master key sees them.
+    static func masterResults(
+        _ client: ParseTestClient, _ className: String, query: [String: ParseValue] = [:]
+    ) async throws -> [ParseValue] {
+        let reply = try await client.get("/classes/\(className)", query: query, master: true)
+        #expect(reply.status == 200, "master query of \(className) failed: \(reply.body)")
+        return try #require(reply["results"]?.arrayValue, "no results in \(reply.body)")
+    }
+
+    /// Creates an object as master (so that any ACL may be set) and returns its id.
+    @discardableResult
+    static func create(
+        _ client: ParseTestClient, _ className: String, _ fields: [String: ParseValue], master: Bool = false,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> String {
+        let reply = try await client.post("/classes/\(className)", fields, master: master)
+        #expect(reply.status == 201, "create failed: \(reply.status) \(reply.body)", sourceLocation: sourceLocation)
+        return try #require(reply["objectId"]?.stringValue, "no objectId in \(reply.body)", sourceLocation: sourceLocation)
+    }
+
+    /// Checks that `reply` is a Parse error: the status, and a body with a number `code` and a string `error`.
+    static func expectError(
+        _ reply: ParseTestClient.Reply, status: Int, code: Int, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        #expect(reply.status == status, "status \(reply.status), body \(reply.body)", sourceLocation: sourceLocation)
+        #expect(reply["code"]?.intValue == code, "body \(reply.body)", sourceLocation: sourceLocation)
+        #expect(reply["error"]?.stringValue != nil, "body \(reply.body)", sourceLocation: sourceLocation)
+        #expect(reply.body.objectValue?.count == 2, "error body has other members: \(reply.body)", sourceLocation: sourceLocation)
+    }
+
+    /// Checks that `reply` is a 4xx Parse error body with a number `code` and a string `error`.
+    static func expectClientError(_ reply: ParseTestClient.Reply, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect((400..<500).contains(reply.status), "status \(reply.status), body \(reply.body)", sourceLocation: sourceLocation)
+        #expect(reply["code"]?.doubleValue != nil, "body \(reply.body)", sourceLocation: sourceLocation)
+        #expect(reply["error"]?.stringValue != nil, "body \(reply.body)", sourceLocation: sourceLocation)
+    }
+
+    /// Checks that a success body does not look like an error.
+    static func expectNotError(_ reply: ParseTestClient.Reply, sourceLocation: SourceLocation = #_sourceLocation) {
+        let looksLikeError = reply["code"] != nil && reply["error"] != nil
+        #expect(!looksLikeError, "success body carries code and error: \(reply.body)", sourceLocation: sourceLocation)
+    }
+
+    /// The `objectId`s of a query's results, in order.
+    static func ids(_ reply: ParseTestClient.Reply) -> [String] {
+        reply["results"]?.arrayValue?.compactMap { $0["objectId"]?.stringValue } ?? []
+    }
+
+    /// The values of `field` in a query's results, in order.
+    static func values(_ reply: ParseTestClient.Reply, _ field: String) -> [ParseValue] {
+        reply["results"]?.arrayValue?.map { $0[field] ?? .null } ?? []
+    }
+
+    /// Whether `text` is in Parse's date format, `yyyy-MM-dd'T'HH:mm:ss.SSS'Z'`.
+    static func isParseDate(_ text: String?) -> Bool {
+        guard let text else { return false }
+        return (try? #/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z/#.wholeMatch(in: text)) != nil
+    }
+
+    /// Creates `count` objects of `className` through `POST /batch`, at most 50 per batch.
+    static func batchCreate(
+        _ client: ParseTestClient, _ className: String, count: Int, fields: (Int) -> [String: ParseValue]
+    ) async throws {
+        var index = 0
+        while index < count {
+            let end = min(index + 50, count)
+            let requests: [ParseValue] = (index..<end).map { i in
+                ["method": "POST", "path": .string("/parse/classes/\(className)"), "body": .object(fields(i))]
+            }
+            let reply = try await client.post("/batch", ["requests": .array(requests)])
+            #expect(reply.status == 200, "batch failed: \(reply.body)")
+            let entries = try #require(reply.body.arrayValue, "batch reply is not an array: \(reply.body)")
+            #expect(entries.count == end - index)
+            #expect(entries.allSatisfy { $0["success"]?["objectId"]?.stringValue != nil }, "batch entries: \(entries)")
+            index = end
+        }
+    }
+}

@@ -1,0 +1,3 @@
+import CloudletCLI
+
+await CloudletCommand<FixtureHooks>.runCommandLine()

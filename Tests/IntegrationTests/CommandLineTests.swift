@@ -1,0 +1,44 @@
+import Cloudlet
+import Foundation
+import Testing
+
+extension ProcessTests {
+    /// `cloudlet invoke` and `cloudlet hooks list`.
+    @Suite struct CommandLineTests {
+        @Test func invokeRunsAFunction() async throws {
+            let folder = try ServerProcess.temporaryFolder("invoke")
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let input = folder.appendingPathComponent("input.json")
+            try Data(#"{"name":"Ada"}"#.utf8).write(to: input)
+
+            let run = try await ServerProcess.run(.cloudlet, ["invoke", "hello", "--input", input.path])
+            #expect(run.ending == .exit(0), "\(run.stderr)")
+            #expect(try JSONParser.parse(Array(run.stdout.utf8)) == ["result": "Hello, Ada!"])
+            #expect(run.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == #"{"result":"Hello, Ada!"}"#)
+        }
+
+        @Test func invokeReportsARejectedSave() async throws {
+            let folder = try ServerProcess.temporaryFolder("invoke")
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let input = folder.appendingPathComponent("post.json")
+            try Data(#"{"title":"   ","author":"ada"}"#.utf8).write(to: input)
+
+            let run = try await ServerProcess.run(.cloudlet, ["invoke", "beforeSave:Posts", "--input", input.path])
+            #expect(run.ending != .exit(0))
+            let firstLine = run.stdout.split(separator: "\n").first.map(String.init) ?? ""
+            let body = try JSONParser.parse(Array(firstLine.utf8))
+            #expect(body["code"] == 142)
+            #expect(body["error"]?.stringValue?.isEmpty == false)
+        }
+
+        @Test func hooksListShowsEveryHook() async throws {
+            let run = try await ServerProcess.run(.cloudlet, ["hooks", "list"])
+            #expect(run.ending == .exit(0), "\(run.stderr)")
+            let lines = run.stdout.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
+            #expect(lines.count == 3, "\(run.stdout)")
+            #expect(lines.contains { $0.first == "beforeSave" && $0.dropFirst().first == "Posts" })
+            #expect(lines.contains { $0.first == "afterSave" && $0.dropFirst().first == "Posts" })
+            #expect(lines.contains { $0.first == "function" && $0.dropFirst().first == "hello" })
+        }
+    }
+}

@@ -1,0 +1,28 @@
+import Cloudlet
+import CloudletTesting
+import Foundation
+import Testing
+
+extension ProcessTests {
+    /// SIGTERM lets requests in flight finish, then the process exits cleanly.
+    @Suite struct GracefulShutdownTests {
+        @Test func requestInFlightFinishesAfterSIGTERM() async throws {
+            let data = try ServerProcess.temporaryFolder("shutdown")
+            defer { try? FileManager.default.removeItem(at: data) }
+
+            let server = try await ServerProcess.serve(.fixture, data: data)
+            defer { server.killIfRunning() }
+            let client = server.client()
+            #expect(try await client.post("/functions/slow", ["ms": 0])["result"] == "done")
+
+            let slow = Task { try await client.post("/functions/slow", ["ms": 1500]) }
+            defer { slow.cancel() }
+            try await Task.sleep(for: .milliseconds(300))
+            server.send(SIGTERM)
+            let reply = try await slow.value
+            #expect(reply.status == 200)
+            #expect(reply.body == ["result": "done"])
+            #expect(try await server.waitForExit(timeout: .seconds(15)) == .exit(0))
+        }
+    }
+}
