@@ -122,6 +122,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "CloudletIsolationTests",
+            dependencies: ["Cloudlet", "CloudletServer", "CloudletWire"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "CloudletTests",
             dependencies: ["Cloudlet"],
             swiftSettings: swiftSettings
@@ -154,5 +159,23 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Examples/WaterCooler: one-to-one messaging (`swift run watercooler serve`).
+        .target(name: "WaterCoolerHooks", dependencies: ["Cloudlet"], path: "Examples/WaterCooler/Hooks", swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "watercooler", dependencies: ["CloudletCLI", "WaterCoolerHooks"], path: "Examples/WaterCooler/Server",
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "WaterCoolerTests", dependencies: ["WaterCoolerHooks", "Cloudlet", "CloudletTesting"],
+            path: "Examples/WaterCooler/Tests", swiftSettings: swiftSettings),
+        // Examples/ContentAlerts: content publishing with push alerts (`swift run contentalerts serve`).
+        .target(
+            name: "ContentAlertsHooks", dependencies: ["Cloudlet", .product(name: "Crypto", package: "swift-crypto")],
+            path: "Examples/ContentAlerts/Hooks", swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "contentalerts", dependencies: ["CloudletCLI", "ContentAlertsHooks"], path: "Examples/ContentAlerts/Server",
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "ContentAlertsTests", dependencies: ["ContentAlertsHooks", "Cloudlet", "CloudletTesting"],
+            path: "Examples/ContentAlerts/Tests", swiftSettings: swiftSettings),
     ]
 )

@@ -23,6 +23,11 @@ struct ServeCommand<Hooks: HookModule>: AsyncParsableCommand {
     @Option(help: "Largest request body in bytes (CLOUDLET_MAX_BODY_BYTES). Default 1048576.") var maxBodyBytes: Int?
     @Option(help: "Commit durability, normal or full (CLOUDLET_DURABILITY). Default normal.") var durability: SQLiteObjectStorage.Durability?
     @Option(help: "Log level: trace, debug, info, notice, warning, error (CLOUDLET_LOG_LEVEL). Default info.") var logLevel: Logger.Level?
+    @Option(help: "Where hooks run: process or in-process (CLOUDLET_ISOLATION). Default process.") var isolation: Isolation?
+    @Option(help: "Worker processes per app (CLOUDLET_WORKERS). Default: the number of cores.") var workers: Int?
+    @Option(help: "Memory limit of each worker in MiB, 0 for none (CLOUDLET_WORKER_MEMORY_MB). Default 512.") var workerMemoryMb: Int?
+    @Option(name: .customLong("app"), help: "Also host app <id> whose hooks are in <executable>, as id=executable; repeatable.")
+    var otherApps: [HostedExecutable] = []
 
     func run() async throws {
         let environment = Settings(ProcessInfo.processInfo.environment)
@@ -41,13 +46,22 @@ struct ServeCommand<Hooks: HookModule>: AsyncParsableCommand {
             durability: try environment.value(durability, "DURABILITY", default: .normal) {
                 SQLiteObjectStorage.Durability(rawValue: $0)
             })
-        let app = AppDefinition(
-            id: try environment.value(appId, "APP_ID", default: "dev") { $0 },
-            executor: InProcessHookExecutor(registry: Hooks.registry()),
-            clientKey: try environment.optional(clientKey, "CLIENT_KEY"),
-            masterKey: try environment.optional(masterKey, "MASTER_KEY"))
-        let server = try CloudletApplication(configuration: configuration, apps: [app], logger: Logger(label: "cloudlet"))
+        let workerSettings = WorkerSettings(
+            isolation: try environment.value(isolation, "ISOLATION", default: .process) { Isolation(rawValue: $0) },
+            workerCount: try environment.value(workers, "WORKERS", default: ProcessInfo.processInfo.activeProcessorCount) { Int($0) },
+            memoryLimitMegabytes: try environment.value(workerMemoryMb, "WORKER_MEMORY_MB", default: 512) { Int($0) })
+        let app = try await workerSettings.definition(
+            id: try environment.value(appId, "APP_ID", default: "dev") { $0 }, registry: Hooks.registry(),
+            clientKey: try environment.optional(clientKey, "CLIENT_KEY"), masterKey: try environment.optional(masterKey, "MASTER_KEY"))
+        var apps = [app]
+        for other in otherApps {
+            apps.append(try await workerSettings.definition(id: other.appId, executablePath: other.executablePath))
+        }
+        let server = try CloudletApplication(configuration: configuration, apps: apps, logger: Logger(label: "cloudlet"))
         let hosted = server.apps.app(app.id)!
+        let alsoServing = otherApps.compactMap { server.apps.app($0.appId) }.map {
+            "  also serving app \"\($0.id)\": client key \($0.keys.clientKey), master key \($0.keys.masterKey)\n"
+        }.joined()
         let mount = configuration.normalizedMountPath
         try await server.application { channel in
             let port = channel.localAddress?.port ?? configuration.port
@@ -58,7 +72,7 @@ struct ServeCommand<Hooks: HookModule>: AsyncParsableCommand {
                   client key: \(hosted.keys.clientKey)
                   master key: \(hosted.keys.masterKey)
                   data:       \(configuration.dataDirectory)
-
+                \(alsoServing)
                 """.utf8))
         }.runService()
     }

@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import Logging
 import NIOCore
+import ServiceLifecycle
 
 /// Builds a Cloudlet server: opens the host and app databases under the data folder, hosts the
 /// given apps and serves the Parse REST API.
@@ -19,6 +20,7 @@ public struct CloudletApplication: Sendable {
     /// The configuration the server was built with.
     public let configuration: ServerConfiguration
     private let logger: Logger
+    private let appServices: [any Service]
 
     /// Opens the databases and prepares each app. Creates the data folder if needed.
     public init(configuration: ServerConfiguration, apps definitions: [AppDefinition], logger: Logger, clock: any CloudletClock = SystemClock()) throws {
@@ -35,12 +37,13 @@ public struct CloudletApplication: Sendable {
                 path: appsFolder.appendingPathComponent("\(definition.id).sqlite").path, durability: configuration.durability)
             let runtime = AppRuntime(
                 appId: definition.id, storage: storage, executor: definition.executor, clock: clock,
-                logger: logger, hookLogger: Logger(label: "cloudlet.hooks"))
+                limits: AppRuntime.Limits(passwordHasher: PasswordHasher(cost: configuration.passwordHashCost)), logger: logger, hookLogger: Logger(label: "cloudlet.hooks"))
             hosted.append(HostedApp(id: definition.id, keys: keys, runtime: runtime))
         }
         self.apps = AppDirectory(hosted)
         self.configuration = configuration
         self.logger = logger
+        self.appServices = definitions.flatMap(\.services)
     }
 
     /// The Parse REST API's router, with request logging.
@@ -52,13 +55,14 @@ public struct CloudletApplication: Sendable {
         return router
     }
 
-    /// The HTTP application: the router plus the outbox replay service. Run it with `runService()`,
+    /// The HTTP application: the router, the apps' services (worker pools) and the outbox replay
+    /// service. Run it with `runService()`,
     /// which stops gracefully on SIGTERM or SIGINT, finishing requests in flight.
     public func application(onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }) -> some ApplicationProtocol {
         Application(
             router: router(),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Cloudlet"),
-            services: [OutboxReplayService(apps: apps, logger: logger)],
+            services: appServices + [OutboxReplayService(apps: apps, logger: logger)],
             onServerRunning: onServerRunning,
             logger: logger)
     }

@@ -2,7 +2,8 @@ import Logging
 import ServiceLifecycle
 
 /// At start, runs the after hooks that a previous run committed but did not finish (it crashed or was
-/// killed between the write and the end of the hook), for every app; then waits for shutdown.
+/// killed between the write and the end of the hook), for every app; at shutdown, removes the
+/// outbox rows of the hooks that did finish.
 struct OutboxReplayService: Service {
     let apps: AppDirectory
     let logger: Logger
@@ -17,5 +18,12 @@ struct OutboxReplayService: Service {
             }
         }
         try? await gracefulShutdown()
+        for app in apps.all {
+            do {
+                try await app.runtime.storage.flushCompletedOutboxEvents()
+            } catch {
+                logger.error("could not flush completed after hooks", metadata: ["app": "\(app.id)", "error": "\(error)"])
+            }
+        }
     }
 }

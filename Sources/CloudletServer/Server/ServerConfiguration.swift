@@ -1,3 +1,5 @@
+import ServiceLifecycle
+
 /// How a Cloudlet server runs. Every member has a documented default; the CLI fills it from flags
 /// and `CLOUDLET_*` environment variables.
 public struct ServerConfiguration: Sendable {
@@ -13,11 +15,15 @@ public struct ServerConfiguration: Sendable {
     public var maximumBodyBytes: Int
     /// How hard commits are pushed to disk. Default ``SQLiteObjectStorage/Durability/normal``.
     public var durability: SQLiteObjectStorage.Durability
+    /// bcrypt cost for passwords. Default 10, as Parse Server; tests may lower it to 4 for speed.
+    public var passwordHashCost: UInt8
 
     public init(
         host: String = "127.0.0.1", port: Int = 1337, dataDirectory: String = "./data", mountPath: String = "/parse",
-        maximumBodyBytes: Int = 1 << 20, durability: SQLiteObjectStorage.Durability = .normal
+        maximumBodyBytes: Int = 1 << 20, durability: SQLiteObjectStorage.Durability = .normal,
+        passwordHashCost: UInt8 = 10
     ) {
+        self.passwordHashCost = passwordHashCost
         self.host = host
         self.port = port
         self.dataDirectory = dataDirectory
@@ -43,11 +49,16 @@ public struct AppDefinition: Sendable {
     public var clientKey: String?
     /// A fixed master key; nil keeps the stored one (random on first start).
     public var masterKey: String?
+    /// Services the app's hooks need while the server runs, such as its ``WorkerPool``. Default none.
+    public var services: [any Service]
 
-    public init(id: String, executor: any HookExecutor, clientKey: String? = nil, masterKey: String? = nil) {
+    public init(
+        id: String, executor: any HookExecutor, clientKey: String? = nil, masterKey: String? = nil, services: [any Service] = []
+    ) {
         self.id = id
         self.executor = executor
         self.clientKey = clientKey
         self.masterKey = masterKey
+        self.services = services
     }
 }

@@ -38,8 +38,12 @@ public protocol ObjectStorage: Sendable {
     /// The after-hook events committed but not yet completed, oldest first.
     func pendingOutboxEvents() async throws -> [OutboxEvent]
 
-    /// Marks the event `id` as done.
+    /// Marks the event `id` as done. Its removal may wait for a later write: after a crash, an event
+    /// marked done but not yet removed runs again (at least once).
     func completeOutboxEvent(_ id: String) async throws
+
+    /// Removes the events marked done now (at shutdown, so that a clean restart replays none of them).
+    func flushCompletedOutboxEvents() async throws
 }
 
 /// A query as storage runs it.

@@ -7,6 +7,10 @@ import Foundation
 ///   event id) once the save is committed, then hangs for a minute so that the test can kill the
 ///   process mid-hook. Without it, records the save as a `CrashLog` object (`savedId`, `eventId`).
 /// - `function("slow")`: sleeps `ms` milliseconds, then answers "done".
+/// - `function("spin")`: `while true {}` that ignores cancellation, under a 1 s limit; only a kill ends it.
+/// - `function("crash")`: traps on a force-unwrap of nil.
+/// - `function("hog")`: allocates (and touches) memory without bound.
+/// - `function("pid")`: answers the process id of the process running the hook.
 enum FixtureHooks: HookModule {
     static let hangMarkerVariable = "CLOUDLET_FIXTURE_HANG_MARKER"
 
@@ -29,6 +33,28 @@ enum FixtureHooks: HookModule {
             let milliseconds = request.params["ms"]?.intValue ?? 0
             try await Task.sleep(for: .milliseconds(milliseconds))
             return "done"
+        }
+        registerMisbehaving(&hooks)
+    }
+
+    /// Hooks that hang, trap or exhaust memory, for the isolation tests.
+    private static func registerMisbehaving(_ hooks: inout HookRegistry) {
+        let alwaysTrue: @Sendable () -> Bool = { ProcessInfo.processInfo.processIdentifier > 0 }
+        hooks.function("spin", timeLimit: .seconds(1)) { _ in
+            var turns = 0
+            while alwaysTrue() { turns &+= 1 }
+            return .number(Double(turns))
+        }
+        hooks.function("crash") { request in
+            .string(request.params["missing"]!.stringValue!)
+        }
+        hooks.function("hog", timeLimit: .seconds(10)) { _ in
+            var blocks: [[UInt8]] = []
+            while alwaysTrue() { blocks.append([UInt8](repeating: 1, count: 8 << 20)) }
+            return .number(Double(blocks.count))
+        }
+        hooks.function("pid") { _ in
+            .number(Double(ProcessInfo.processInfo.processIdentifier))
         }
     }
 }

@@ -20,12 +20,11 @@ extension SQLiteObjectStorage: AccountStorage {
     }
 
     public func insertUser(_ user: ParseObject, passwordHash: String, session: SessionRecord, outbox: OutboxEvent?) async throws {
-        try await pool.write { db in
+        let arguments = Self.insertArguments(user)
+        try await write { db in
             try Self.checkUniqueness(of: user, db)
             try self.schema.check(user, db)
-            try db.execute(
-                sql: "INSERT INTO objects (class, id, created_at, updated_at, acl, data) VALUES (?, ?, ?, ?, ?, ?)",
-                arguments: Self.insertArguments(user))
+            try Self.insertObject(arguments, db)
             try db.execute(
                 sql: "INSERT INTO credentials (user_id, password_hash) VALUES (?, ?)", arguments: [user.objectId, passwordHash])
             try Self.insertSession(session, db)

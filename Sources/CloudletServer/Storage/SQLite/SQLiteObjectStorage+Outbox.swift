@@ -1,25 +1,68 @@
 import Cloudlet
 import GRDB
+import Synchronization
 
-extension SQLiteObjectStorage {
-    public func pendingOutboxEvents() async throws -> [OutboxEvent] {
-        try await pool.read { db in
-            try String.fetchAll(db, sql: "SELECT event FROM outbox ORDER BY seq").compactMap {
-                OutboxEventCoding.decode(try JSONParser.parse($0))
-            }
+/// Outbox events whose hooks have run, waiting to be deleted. Deleting them rides along with the
+/// next write transaction (or a flush once enough pile up, or at shutdown) instead of costing a
+/// commit each. A crash before the deletion commits only means a hook runs again, which
+/// at-least-once delivery allows.
+final class CompletedOutboxEvents: Sendable {
+    static let flushThreshold = 64
+    private let ids = Mutex<[String]>([])
+
+    var pending: Set<String> { Set(ids.withLock { $0 }) }
+
+    /// Adds an id; returns whether enough have piled up to flush now.
+    func add(_ id: String) -> Bool {
+        ids.withLock { ids in
+            ids.append(id)
+            return ids.count >= Self.flushThreshold
         }
     }
 
+    /// Deletes the completed events' rows inside the transaction of `db`; if that transaction rolls
+    /// back, the ids are kept for the next one.
+    func delete(in db: Database) throws {
+        let taken = ids.withLock { ids in
+            defer { ids.removeAll() }
+            return ids
+        }
+        guard !taken.isEmpty else { return }
+        let marks = Array(repeating: "?", count: taken.count).joined(separator: ", ")
+        try db.execute(sql: "DELETE FROM outbox WHERE id IN (\(marks))", arguments: StatementArguments(taken))
+        db.afterNextTransaction(onCommit: { _ in }, onRollback: { _ in self.ids.withLock { $0.append(contentsOf: taken) } })
+    }
+}
+
+extension SQLiteObjectStorage {
+    public func pendingOutboxEvents() async throws -> [OutboxEvent] {
+        let completed = completedEvents.pending
+        return try await pool.read { db in
+            try String.fetchAll(db, sql: "SELECT event FROM outbox ORDER BY seq").compactMap {
+                OutboxEventCoding.decode(try JSONParser.parse($0))
+            }
+        }.filter { !completed.contains($0.id) }
+    }
+
     public func completeOutboxEvent(_ id: String) async throws {
+        if completedEvents.add(id) { try await flushCompletedOutboxEvents() }
+    }
+
+    public func flushCompletedOutboxEvents() async throws {
+        try await write { _ in }
+    }
+
+    /// A write transaction that also deletes the outbox rows of completed events.
+    func write<Value: Sendable>(_ body: @escaping @Sendable (Database) throws -> Value) async throws -> Value {
         try await pool.write { db in
-            try db.execute(sql: "DELETE FROM outbox WHERE id = ?", arguments: [id])
+            try self.completedEvents.delete(in: db)
+            return try body(db)
         }
     }
 
     static func insertOutbox(_ event: OutboxEvent, _ db: Database) throws {
-        try db.execute(
-            sql: "INSERT INTO outbox (id, event) VALUES (?, ?)",
-            arguments: [event.id, JSONWriter.string(OutboxEventCoding.encode(event))])
+        try db.cachedStatement(sql: "INSERT INTO outbox (id, event) VALUES (?, ?)")
+            .execute(arguments: [event.id, JSONWriter.string(OutboxEventCoding.encode(event))])
     }
 }
 

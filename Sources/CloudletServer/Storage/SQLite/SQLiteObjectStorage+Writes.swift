@@ -4,14 +4,18 @@ import GRDB
 
 extension SQLiteObjectStorage {
     public func insert(_ object: ParseObject, outbox: OutboxEvent?) async throws {
-        try await pool.write { db in
+        let arguments = Self.insertArguments(object)
+        try await write { db in
             try Self.checkUniqueness(of: object, db)
             try self.schema.check(object, db)
-            try db.execute(
-                sql: "INSERT INTO objects (class, id, created_at, updated_at, acl, data) VALUES (?, ?, ?, ?, ?, ?)",
-                arguments: Self.insertArguments(object))
+            try Self.insertObject(arguments, db)
             if let outbox { try Self.insertOutbox(outbox, db) }
         }
+    }
+
+    static func insertObject(_ arguments: StatementArguments, _ db: Database) throws {
+        try db.cachedStatement(sql: "INSERT INTO objects (class, id, created_at, updated_at, acl, data) VALUES (?, ?, ?, ?, ?, ?)")
+            .execute(arguments: arguments)
     }
 
     public func update(
@@ -19,7 +23,7 @@ extension SQLiteObjectStorage {
         check: @escaping @Sendable (ParseObject) throws -> Void,
         outbox: (@Sendable (ParseObject) -> OutboxEvent)?
     ) async throws -> ParseObject {
-        try await pool.write { db in
+        try await write { db in
             guard let current = try Self.fetch(db, className, id) else { throw ParseError.objectNotFound() }
             try check(current)
             var object = try changes.applied(to: current)
@@ -39,7 +43,7 @@ extension SQLiteObjectStorage {
         _ className: String, id: String, check: @escaping @Sendable (ParseObject) throws -> Void,
         outbox: (@Sendable (ParseObject) -> OutboxEvent)?
     ) async throws {
-        try await pool.write { db in
+        try await write { db in
             guard let current = try Self.fetch(db, className, id) else { throw ParseError.objectNotFound() }
             try check(current)
             try db.execute(sql: "DELETE FROM objects WHERE class = ? AND id = ?", arguments: [className, id])

@@ -18,6 +18,7 @@ public final class SQLiteObjectStorage: ObjectStorage {
 
     let pool: DatabasePool
     let schema = FieldSchemaCache()
+    let completedEvents = CompletedOutboxEvents()
 
     /// Opens (creating if needed) the database at `path`.
     public init(path: String, durability: Durability = .normal) throws {
@@ -61,7 +62,7 @@ public final class SQLiteObjectStorage: ObjectStorage {
 
     static func fetch(_ db: Database, _ className: String, _ id: String) throws -> ParseObject? {
         try Row.fetchOne(
-            db, sql: "SELECT id, created_at, updated_at, acl, data FROM objects WHERE class = ? AND id = ?",
+            db.cachedStatement(sql: "SELECT id, created_at, updated_at, acl, data FROM objects WHERE class = ? AND id = ?"),
             arguments: [className, id]
         ).map { try object(className, $0) }
     }

@@ -1,0 +1,4 @@
+import CloudletCLI
+import ContentAlertsHooks
+
+await CloudletCommand<ContentAlertsHooks>.runCommandLine()

@@ -1,0 +1,4 @@
+import CloudletCLI
+import WaterCoolerHooks
+
+await CloudletCommand<WaterCoolerHooks>.runCommandLine()

@@ -1,0 +1,122 @@
+import Foundation
+
+/// The lifecycle of one worker process, free of I/O: starting → ready (idle or busy) → killed → exited.
+///
+/// The pool feeds it what happened (hello, invocations sent and answered, pings and pongs, the exit)
+/// and asks it, on each supervision tick, whether the worker must be killed.
+struct WorkerLifecycle: Sendable {
+    /// Where the worker is in its life.
+    enum State: Sendable, Equatable {
+        /// Spawned at `since`; has not said hello yet.
+        case starting(since: Date)
+        /// Connected and serving.
+        case ready
+        /// Sent SIGKILL, for `reason`; its exit is still to come.
+        case killed(reason: String)
+        /// The process has ended.
+        case exited
+    }
+
+    /// What a supervision tick decides.
+    enum Verdict: Sendable, Equatable {
+        case healthy
+        /// Send a health check.
+        case ping
+        /// Kill the worker, for this reason.
+        case kill(String)
+    }
+
+    /// Time limits the lifecycle enforces.
+    struct Limits: Sendable {
+        /// How long a worker may take from spawn to hello.
+        var startupTimeout: Duration
+        /// How long past an invocation's deadline a worker may still answer before it is killed.
+        var killGrace: Duration
+        /// How often a ready worker is checked.
+        var healthCheckInterval: Duration
+        /// How long a health check may go unanswered.
+        var healthCheckTimeout: Duration
+        /// Most invocations one worker runs at once.
+        var maximumInFlight: Int
+    }
+
+    private(set) var state: State
+    /// Invocations sent and not yet answered, with their deadlines.
+    private(set) var inFlight: [UInt64: Date] = [:]
+    private var lastHealthy: Date
+    private var pingSentAt: Date?
+    let limits: Limits
+
+    /// A worker spawned at `now`.
+    init(spawnedAt now: Date, limits: Limits) {
+        state = .starting(since: now)
+        lastHealthy = now
+        self.limits = limits
+    }
+
+    /// Whether the worker has a free slot for one more invocation.
+    var canAccept: Bool { state == .ready && inFlight.count < limits.maximumInFlight }
+
+    /// Whether the worker is serving and running at least one invocation.
+    var isBusy: Bool { state == .ready && !inFlight.isEmpty }
+
+    /// The worker said hello at `now`.
+    mutating func becameReady(at now: Date) {
+        guard case .starting = state else { return }
+        state = .ready
+        lastHealthy = now
+    }
+
+    /// Invocation `id` was sent, to be answered by `deadline`.
+    mutating func sent(_ id: UInt64, deadline: Date) {
+        inFlight[id] = deadline
+    }
+
+    /// Invocation `id` was answered.
+    mutating func answered(_ id: UInt64) {
+        inFlight.removeValue(forKey: id)
+    }
+
+    /// A health check was sent at `now`.
+    mutating func pinged(at now: Date) {
+        pingSentAt = now
+    }
+
+    /// The health check was answered at `now`.
+    mutating func ponged(at now: Date) {
+        pingSentAt = nil
+        lastHealthy = now
+    }
+
+    /// What to do with the worker at `now`.
+    func verdict(at now: Date) -> Verdict {
+        switch state {
+        case .starting(let since):
+            return now.timeIntervalSince(since) > limits.startupTimeout.seconds ? .kill("did not start in time") : .healthy
+        case .killed, .exited:
+            return .healthy
+        case .ready:
+            if let overdue = inFlight.values.min(), now.timeIntervalSince(overdue) > limits.killGrace.seconds {
+                return .kill("a hook ran past its deadline")
+            }
+            if let pingSentAt {
+                return now.timeIntervalSince(pingSentAt) > limits.healthCheckTimeout.seconds ? .kill("missed a health check") : .healthy
+            }
+            return now.timeIntervalSince(lastHealthy) >= limits.healthCheckInterval.seconds ? .ping : .healthy
+        }
+    }
+
+    /// The worker is being killed for `reason`.
+    mutating func killing(because reason: String) {
+        if state != .exited { state = .killed(reason: reason) }
+    }
+
+    /// The process ended. Returns the invocations it leaves unanswered, and whether the pool asked for
+    /// the end (a kill) rather than the worker crashing on its own.
+    mutating func exited() -> (unanswered: [UInt64], wasKilled: Bool) {
+        let wasKilled = if case .killed = state { true } else { false }
+        state = .exited
+        defer { inFlight = [:] }
+        return (inFlight.keys.sorted(), wasKilled)
+    }
+}

@@ -1,0 +1,192 @@
+import Cloudlet
+import CloudletWire
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import ServiceLifecycle
+import Synchronization
+
+/// The worker processes of one app: spawned from the app's hook executable, connected over a
+/// Unix-domain socket, supervised (startup, health checks, deadlines), restarted with backoff when
+/// they end, and fed invocations from a bounded queue.
+///
+/// ```swift
+/// let pool = try await WorkerPool.launch(WorkerPoolConfiguration(appId: "dev", executablePath: "/usr/bin/cloudlet"), logger: logger)
+/// let app = AppDefinition(id: "dev", executor: ProcessHookExecutor(pool: pool), services: [pool])
+/// ```
+/// ``launch(_:logger:hookLogger:clock:)`` starts the workers and returns once one has said which hooks
+/// it serves; ``run()`` (as a `Service`) supervises them until graceful shutdown, then kills them.
+public final class WorkerPool: Service, Sendable {
+    /// The pool's configuration.
+    public let configuration: WorkerPoolConfiguration
+    let socketPath: String
+    let logger: Logger
+    let hookLogger: Logger
+    let clock: any CloudletClock
+    let state: Mutex<WorkerPoolState>
+    private let listener = Mutex<(any Channel)?>(nil)
+
+    private init(configuration: WorkerPoolConfiguration, logger: Logger, hookLogger: Logger, clock: any CloudletClock) {
+        self.configuration = configuration
+        let unique = UInt32.random(in: 0...UInt32.max)
+        socketPath = FileManager.default.temporaryDirectory
+            .appendingPathComponent("cloudlet-\(configuration.appId.prefix(24))-\(String(unique, radix: 36)).sock").path
+        var logger = logger
+        logger[metadataKey: "app"] = .string(configuration.appId)
+        self.logger = logger
+        var hookLogger = hookLogger
+        hookLogger[metadataKey: "app"] = .string(configuration.appId)
+        self.hookLogger = hookLogger
+        self.clock = clock
+        state = Mutex(
+            WorkerPoolState(
+                slots: configuration.workerCount,
+                backoff: RestartBackoff(base: configuration.restartDelay, maximum: configuration.maximumRestartDelay)))
+    }
+
+    /// Listens on a new socket, spawns the workers and waits until one has said hello.
+    public static func launch(
+        _ configuration: WorkerPoolConfiguration, logger: Logger, hookLogger: Logger? = nil, clock: any CloudletClock = SystemClock()
+    ) async throws -> WorkerPool {
+        let pool = WorkerPool(configuration: configuration, logger: logger, hookLogger: hookLogger ?? logger, clock: clock)
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .childChannelInitializer { child in
+                child.eventLoop.makeCompletedFuture {
+                    try WireFraming.addHandlers(to: child.pipeline.syncOperations)
+                    let peer = WorkerPeer()
+                    let connection = try WireConnection(
+                        channel: child, onMessage: { pool.received($0, from: peer) }, onClose: { pool.connectionClosed(peer) })
+                    peer.connection.withLock { $0 = connection }
+                }
+            }
+            .bind(unixDomainSocketPath: pool.socketPath, cleanupExistingSocketFile: true).get()
+        pool.listener.withLock { $0 = channel }
+        do {
+            for slot in 0..<configuration.workerCount { try pool.spawn(slot) }
+            try await pool.waitForHooks()
+        } catch {
+            pool.stop()
+            throw error
+        }
+        return pool
+    }
+
+    /// Supervises the workers until graceful shutdown, then kills them and closes the socket.
+    public func run() async throws {
+        defer { stop() }
+        try? await cancelWhenGracefulShutdown {
+            while true {
+                self.supervise()
+                try await Task.sleep(for: .milliseconds(50))
+            }
+        }
+    }
+
+    /// The time limit of the hook of `kind` for `name`, as the workers announced it.
+    public func timeLimit(of kind: HookKind, for name: String) -> Duration? {
+        state.withLock { $0.hooks?[WorkerPoolState.hookKey(kind, name)] }
+    }
+
+    /// The process ids of the live workers, for tests and diagnostics.
+    public var workerProcessIds: [Int32] {
+        state.withLock { $0.workers.values.map(\.process.pid).sorted() }
+    }
+
+    /// How many workers have said hello and serve calls.
+    public var readyWorkerCount: Int {
+        state.withLock { $0.workers.values.filter { $0.lifecycle.state == .ready }.count }
+    }
+
+    func spawn(_ slot: Int) throws {
+        try state.withLock { state in
+            guard !state.isShuttingDown else { return }
+            let process = try WorkerProcess.spawn(
+                slot: slot, configuration: configuration, socketPath: socketPath,
+                onOutput: { [weak self] in self?.output($0, line: $1, isError: $2) },
+                onExit: { [weak self] in self?.exited($0, $1) })
+            state.workers[slot] = WorkerPoolState.Worker(
+                process: process, lifecycle: WorkerLifecycle(spawnedAt: clock.now, limits: configuration.lifecycleLimits))
+        }
+    }
+
+    private func waitForHooks() async throws {
+        let giveUp = ContinuousClock.now + configuration.startupTimeout
+        while state.withLock({ $0.hooks == nil }) {
+            guard ContinuousClock.now < giveUp else {
+                throw ParseError(code: 1, message: "no worker of app \(configuration.appId) started within \(configuration.startupTimeout)")
+            }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
+    /// One supervision tick: kill overdue or unhealthy workers, send health checks, restart slots.
+    private func supervise() {
+        let now = clock.now
+        var kills: [(WorkerProcess, String)] = []
+        var pings: [WorkerProcess] = []
+        var restarts: [Int] = []
+        state.withLock { state in
+            for (slot, worker) in state.workers {
+                switch worker.lifecycle.verdict(at: now) {
+                case .healthy: break
+                case .ping:
+                    state.workers[slot]?.lifecycle.pinged(at: now)
+                    pings.append(worker.process)
+                case .kill(let reason):
+                    state.workers[slot]?.lifecycle.killing(because: reason)
+                    kills.append((worker.process, reason))
+                }
+            }
+            for (slot, at) in state.restarts where at <= now {
+                state.restarts.removeValue(forKey: slot)
+                restarts.append(slot)
+            }
+        }
+        for (process, reason) in kills {
+            logger.warning("killing worker", metadata: ["worker.pid": "\(process.pid)", "reason": "\(reason)"])
+            process.kill()
+        }
+        for process in pings { process.send(.ping(id: UInt64(process.pid))) }
+        for slot in restarts {
+            do {
+                try spawn(slot)
+            } catch {
+                logger.error("could not start worker", metadata: ["error": "\(error)"])
+                state.withLock { $0.restarts[slot] = now.addingTimeInterval(configuration.maximumRestartDelay.seconds) }
+            }
+        }
+    }
+
+    /// Stops for good: refuses new calls, fails waiting ones, kills every worker and closes the socket.
+    func stop() {
+        let (workers, waiters) = state.withLock { state in
+            state.isShuttingDown = true
+            state.restarts = [:]
+            defer { state.waiters = [] }
+            return (state.workers.values.map(\.process), state.waiters)
+        }
+        for waiter in waiters { waiter.continuation.resume(throwing: ParseError.unavailable("the server is shutting down")) }
+        for worker in workers { worker.kill() }
+        listener.withLock { $0 }?.close(promise: nil)
+        try? FileManager.default.removeItem(atPath: socketPath)
+    }
+}
+
+/// The host's view of one worker connection: the connection, and the slot once the worker said hello.
+final class WorkerPeer: Sendable {
+    let connection = Mutex<WireConnection?>(nil)
+    let slot = Mutex<Int?>(nil)
+}
+
+extension ParseError {
+    /// The service cannot take the call now (HTTP 503).
+    static func unavailable(_ message: String, code: Int = 141) -> ParseError {
+        ParseError(code: code, message: message, httpStatus: 503)
+    }
+
+    /// A hook's worker ended while running it (HTTP 500, code 141).
+    static func hookCrashed(_ message: String = "hook crashed") -> ParseError {
+        ParseError(code: 141, message: message, httpStatus: 500)
+    }
+}

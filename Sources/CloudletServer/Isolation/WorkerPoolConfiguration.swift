@@ -1,0 +1,66 @@
+import Foundation
+
+/// How one app's worker pool runs. Every member has a documented default; `serve` fills some from flags.
+public struct WorkerPoolConfiguration: Sendable {
+    /// The app whose hooks the workers run.
+    public var appId: String
+    /// The executable a worker runs: the app's own (built with `CloudletCommand`), or `cloudlet`.
+    public var executablePath: String
+    /// Arguments before `worker --socket <path>`. Default none.
+    public var arguments: [String]
+    /// How many workers run at once. Default: the number of cores.
+    public var workerCount: Int
+    /// Largest data segment of one worker, in MiB; 0 for no limit. Default 512.
+    public var memoryLimitMegabytes: Int
+    /// Most invocations one worker runs at once. Default 16.
+    public var maximumInFlightPerWorker: Int
+    /// Most invocations waiting for a free worker; past it calls fail with 503. Default 256.
+    public var maximumQueuedInvocations: Int
+    /// How long past its deadline a worker may still answer before it is killed. Default 250 ms.
+    public var killGrace: Duration
+    /// How long a worker may take to connect and say hello. Default 10 s.
+    public var startupTimeout: Duration
+    /// How often an idle worker is health-checked, and how long it may take to answer. Default 5 s each.
+    public var healthCheckInterval: Duration
+    /// How long a health check may go unanswered before the worker is killed. Default 5 s.
+    public var healthCheckTimeout: Duration
+    /// Crashes in a row of one hook that open its circuit. Default 3.
+    public var crashesToOpenCircuit: Int
+    /// How long an open circuit refuses calls before a probe. Default 10 s.
+    public var circuitOpenDuration: Duration
+    /// First delay between restarts of a crash-looping worker, doubling up to ``maximumRestartDelay``. Default 100 ms.
+    public var restartDelay: Duration
+    /// Longest delay between restarts. Default 5 s.
+    public var maximumRestartDelay: Duration
+
+    public init(
+        appId: String, executablePath: String, arguments: [String] = [],
+        workerCount: Int = ProcessInfo.processInfo.activeProcessorCount, memoryLimitMegabytes: Int = 512,
+        maximumInFlightPerWorker: Int = 16, maximumQueuedInvocations: Int = 256, killGrace: Duration = .milliseconds(250),
+        startupTimeout: Duration = .seconds(10), healthCheckInterval: Duration = .seconds(5),
+        healthCheckTimeout: Duration = .seconds(5), crashesToOpenCircuit: Int = 3, circuitOpenDuration: Duration = .seconds(10),
+        restartDelay: Duration = .milliseconds(100), maximumRestartDelay: Duration = .seconds(5)
+    ) {
+        self.appId = appId
+        self.executablePath = executablePath
+        self.arguments = arguments
+        self.workerCount = max(1, workerCount)
+        self.memoryLimitMegabytes = memoryLimitMegabytes
+        self.maximumInFlightPerWorker = max(1, maximumInFlightPerWorker)
+        self.maximumQueuedInvocations = maximumQueuedInvocations
+        self.killGrace = killGrace
+        self.startupTimeout = startupTimeout
+        self.healthCheckInterval = healthCheckInterval
+        self.healthCheckTimeout = healthCheckTimeout
+        self.crashesToOpenCircuit = crashesToOpenCircuit
+        self.circuitOpenDuration = circuitOpenDuration
+        self.restartDelay = restartDelay
+        self.maximumRestartDelay = maximumRestartDelay
+    }
+
+    var lifecycleLimits: WorkerLifecycle.Limits {
+        WorkerLifecycle.Limits(
+            startupTimeout: startupTimeout, killGrace: killGrace, healthCheckInterval: healthCheckInterval,
+            healthCheckTimeout: healthCheckTimeout, maximumInFlight: maximumInFlightPerWorker)
+    }
+}

@@ -1,0 +1,147 @@
+import CloudletWire
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One running worker process: its pid, its connection once it has said hello, and the last lines it
+/// wrote to standard error (for the hook log when it crashes).
+final class WorkerProcess: Sendable {
+    /// How a worker process ended.
+    struct Ending: Sendable, CustomStringConvertible {
+        let status: Int32
+        let bySignal: Bool
+
+        var description: String { bySignal ? "killed by signal \(status)" : "exited with status \(status)" }
+    }
+
+    let slot: Int
+    let pid: Int32
+    private let connectionState = Mutex<WireConnection?>(nil)
+    private let stderrTail = Mutex<[String]>([])
+    private static let stderrTailLines = 20
+
+    private init(slot: Int, pid: Int32) {
+        self.slot = slot
+        self.pid = pid
+    }
+
+    /// Starts `executable arguments… worker --socket <socketPath> --memory-limit-mb <limit>` for `slot`.
+    /// Each line the worker writes goes to `onOutput` (with whether it came on standard error); its end
+    /// goes to `onExit`.
+    static func spawn(
+        slot: Int, configuration: WorkerPoolConfiguration, socketPath: String,
+        onOutput: @escaping @Sendable (WorkerProcess, String, _ isError: Bool) -> Void,
+        onExit: @escaping @Sendable (WorkerProcess, Ending) -> Void
+    ) throws -> WorkerProcess {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: configuration.executablePath)
+        process.arguments = configuration.arguments + [
+            "worker", "--socket", socketPath, "--memory-limit-mb", String(configuration.memoryLimitMegabytes),
+        ]
+        let output = Pipe(), errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        process.standardInput = FileHandle.nullDevice
+        let started = Mutex<WorkerProcess?>(nil)
+        let outputDone = Mutex(0)
+        let finish: @Sendable () -> Void = {
+            // The exit is reported once the process has ended and both pipes are drained, so that the
+            // last lines of standard error are in the tail when the crash is logged.
+            let done = outputDone.withLock { count -> Bool in
+                count += 1
+                return count == 3
+            }
+            if done, let worker = started.withLock({ $0 }) {
+                onExit(worker, Ending(status: process.terminationStatus, bySignal: process.terminationReason == .uncaughtSignal))
+            }
+        }
+        for (pipe, isError) in [(output, false), (errors, true)] {
+            let lines = LineSplitter()
+            pipe.fileHandleForReading.readabilityHandler = { handle in
+                let data = handle.availableData
+                guard let worker = started.withLock({ $0 }) else { return }
+                if data.isEmpty {
+                    handle.readabilityHandler = nil
+                    for line in lines.finish() { worker.record(line, isError: isError, onOutput) }
+                    finish()
+                    return
+                }
+                for line in lines.append(data) { worker.record(line, isError: isError, onOutput) }
+            }
+        }
+        process.terminationHandler = { _ in finish() }
+        try started.withLock { started in
+            try process.run()
+            started = WorkerProcess(slot: slot, pid: process.processIdentifier)
+        }
+        try? output.fileHandleForWriting.close()
+        try? errors.fileHandleForWriting.close()
+        return started.withLock { $0! }
+    }
+
+    private func record(_ line: String, isError: Bool, _ onOutput: @Sendable (WorkerProcess, String, Bool) -> Void) {
+        if isError {
+            stderrTail.withLock { tail in
+                tail.append(line)
+                if tail.count > Self.stderrTailLines { tail.removeFirst() }
+            }
+        }
+        onOutput(self, line, isError)
+    }
+
+    /// The last lines the worker wrote to standard error.
+    var recentErrorOutput: [String] { stderrTail.withLock { $0 } }
+
+    /// The worker has said hello on `connection`.
+    func attach(_ connection: WireConnection) {
+        connectionState.withLock { $0 = connection }
+    }
+
+    /// Sends `message` if the worker is connected.
+    func send(_ message: WireMessage) {
+        connectionState.withLock { $0 }?.send(message)
+    }
+
+    /// Ends the worker at once (SIGKILL).
+    func kill() {
+        sendKillSignal(to: pid)
+        connectionState.withLock { $0 }?.close()
+    }
+}
+
+private func sendKillSignal(to pid: Int32) {
+    #if canImport(Glibc)
+    _ = Glibc.kill(pid, SIGKILL)
+    #elseif canImport(Darwin)
+    _ = Darwin.kill(pid, SIGKILL)
+    #endif
+}
+
+/// Splits a byte stream into lines.
+private final class LineSplitter: Sendable {
+    private let pending = Mutex(Data())
+
+    func append(_ data: Data) -> [String] {
+        pending.withLock { pending in
+            pending.append(data)
+            var lines: [String] = []
+            while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                lines.append(String(decoding: pending[pending.startIndex..<newline], as: UTF8.self))
+                pending.removeSubrange(pending.startIndex...newline)
+            }
+            return lines
+        }
+    }
+
+    func finish() -> [String] {
+        pending.withLock { pending in
+            defer { pending = Data() }
+            return pending.isEmpty ? [] : [String(decoding: pending, as: UTF8.self)]
+        }
+    }
+}

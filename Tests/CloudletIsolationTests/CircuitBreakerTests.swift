@@ -1,0 +1,62 @@
+import Foundation
+import Testing
+
+@testable import CloudletServer
+
+@Suite struct CircuitBreakerTests {
+    private let now = Date(timeIntervalSince1970: 1_000)
+
+    private func admit(_ breaker: inout CircuitBreaker, at time: Date) -> Bool {
+        breaker.admit(at: time)
+    }
+
+    @Test func theCircuitOpensAfterTheThresholdOfCrashesInARow() {
+        var breaker = CircuitBreaker(threshold: 3, openDuration: .seconds(10))
+        breaker.recordCrash(at: now)
+        breaker.recordCrash(at: now)
+        #expect(admit(&breaker, at: now) == true)
+        breaker.recordCrash(at: now)
+        #expect(breaker.state == .open(until: now + 10))
+        #expect(admit(&breaker, at: now + 9) == false)
+    }
+
+    @Test func aSuccessBetweenCrashesKeepsItClosed() {
+        var breaker = CircuitBreaker(threshold: 2, openDuration: .seconds(10))
+        breaker.recordCrash(at: now)
+        breaker.recordSuccess()
+        breaker.recordCrash(at: now)
+        #expect(breaker.state == .closed(crashes: 1))
+    }
+
+    @Test func afterTheOpenPeriodOneProbeGoesThroughAndDecides() {
+        var breaker = CircuitBreaker(threshold: 1, openDuration: .seconds(10))
+        breaker.recordCrash(at: now)
+        #expect(admit(&breaker, at: now + 10) == true)
+        #expect(breaker.isHalfOpen)
+        #expect(admit(&breaker, at: now + 11) == false)
+        breaker.recordCrash(at: now + 11)
+        #expect(breaker.state == .open(until: now + 21))
+        #expect(admit(&breaker, at: now + 21) == true)
+        breaker.recordSuccess()
+        #expect(admit(&breaker, at: now + 22) == true)
+        #expect(breaker.state == .closed(crashes: 0))
+    }
+
+    @Test func aProbeThatNeverAnswersIsReplacedAfterAnotherOpenPeriod() {
+        var breaker = CircuitBreaker(threshold: 1, openDuration: .seconds(10))
+        breaker.recordCrash(at: now)
+        #expect(admit(&breaker, at: now + 10) == true)
+        #expect(admit(&breaker, at: now + 19) == false)
+        #expect(admit(&breaker, at: now + 20) == true)
+    }
+}
+
+@Suite struct RestartBackoffTests {
+    @Test func restartsAtOnceThenDoublesUpToTheMaximumAndResets() {
+        var backoff = RestartBackoff(base: .milliseconds(100), maximum: .milliseconds(500))
+        let delays = (0..<6).map { _ in backoff.nextDelay() }
+        #expect(delays == [.zero, .milliseconds(100), .milliseconds(200), .milliseconds(400), .milliseconds(500), .milliseconds(500)])
+        backoff.reset()
+        #expect(backoff.nextDelay() == .zero)
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import Testing
+
+@testable import CloudletServer
+
+/// The worker lifecycle, driven by hand: no process, no socket, no real time.
+@Suite struct WorkerLifecycleTests {
+    private let start = Date(timeIntervalSince1970: 1_000)
+    private let limits = WorkerLifecycle.Limits(
+        startupTimeout: .seconds(10), killGrace: .milliseconds(250), healthCheckInterval: .seconds(5),
+        healthCheckTimeout: .seconds(2), maximumInFlight: 2)
+
+    private func ready() -> WorkerLifecycle {
+        var lifecycle = WorkerLifecycle(spawnedAt: start, limits: limits)
+        lifecycle.becameReady(at: start)
+        return lifecycle
+    }
+
+    @Test func aWorkerThatNeverSaysHelloIsKilledAfterTheStartupTimeout() {
+        let lifecycle = WorkerLifecycle(spawnedAt: start, limits: limits)
+        #expect(!lifecycle.canAccept)
+        #expect(lifecycle.verdict(at: start + 9) == .healthy)
+        #expect(lifecycle.verdict(at: start + 11) == .kill("did not start in time"))
+    }
+
+    @Test func aReadyWorkerTakesCallsUpToItsLimitAndIsBusyWhileItRunsThem() {
+        var lifecycle = ready()
+        #expect(lifecycle.canAccept && !lifecycle.isBusy)
+        lifecycle.sent(1, deadline: start + 3)
+        #expect(lifecycle.isBusy && lifecycle.canAccept)
+        lifecycle.sent(2, deadline: start + 3)
+        #expect(!lifecycle.canAccept)
+        lifecycle.answered(1)
+        #expect(lifecycle.canAccept)
+        lifecycle.answered(2)
+        #expect(!lifecycle.isBusy)
+    }
+
+    @Test func aCallPastItsDeadlineAndTheGraceGetsTheWorkerKilled() {
+        var lifecycle = ready()
+        lifecycle.sent(1, deadline: start + 3)
+        #expect(lifecycle.verdict(at: start + 3.2) == .healthy)
+        #expect(lifecycle.verdict(at: start + 3.3) == .kill("a hook ran past its deadline"))
+        lifecycle.killing(because: "overdue")
+        #expect(lifecycle.state == .killed(reason: "overdue"))
+        #expect(!lifecycle.canAccept)
+        let ending = lifecycle.exited()
+        #expect(ending.unanswered == [1] && ending.wasKilled)
+        #expect(lifecycle.state == .exited && lifecycle.inFlight.isEmpty)
+    }
+
+    @Test func aWorkerThatExitsOnItsOwnLeavesItsCallsUnansweredAndCountsAsACrash() {
+        var lifecycle = ready()
+        lifecycle.sent(4, deadline: start + 3)
+        lifecycle.sent(2, deadline: start + 3)
+        let ending = lifecycle.exited()
+        #expect(ending.unanswered == [2, 4])
+        #expect(!ending.wasKilled)
+    }
+
+    @Test func healthChecksArePeriodicAndAMissedOneKills() {
+        var lifecycle = ready()
+        #expect(lifecycle.verdict(at: start + 4) == .healthy)
+        #expect(lifecycle.verdict(at: start + 5) == .ping)
+        lifecycle.pinged(at: start + 5)
+        #expect(lifecycle.verdict(at: start + 6) == .healthy)
+        lifecycle.ponged(at: start + 6)
+        #expect(lifecycle.verdict(at: start + 10) == .healthy)
+        #expect(lifecycle.verdict(at: start + 11) == .ping)
+        lifecycle.pinged(at: start + 11)
+        #expect(lifecycle.verdict(at: start + 13.5) == .kill("missed a health check"))
+    }
+}
