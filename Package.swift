@@ -102,6 +102,12 @@ let package = Package(
         ),
         .executableTarget(name: "cloudlet-fixture", dependencies: ["Cloudlet", "CloudletCLI"], path: "Tests/Fixtures/CloudletFixture", swiftSettings: swiftSettings),
         .executableTarget(
+            name: "cloudlet-isolation-benchmark",
+            dependencies: ["Cloudlet", "CloudletServer", "CloudletCLI", .product(name: "Logging", package: "swift-log")],
+            path: "Benchmarks/IsolationBenchmark",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
             name: "CloudletBenchmark",
             dependencies: [
                 "Cloudlet",

@@ -39,15 +39,19 @@ public final class HookHarness: Sendable {
     }
 
     /// A harness for the hooks in `registry`.
-    public init(registry: HookRegistry, clock: ManualClock = ManualClock()) throws {
+    public convenience init(registry: HookRegistry, clock: ManualClock = ManualClock()) throws {
+        try self.init(executor: InProcessHookExecutor(registry: registry), clock: clock, logs: CapturedLogs())
+    }
+
+    /// A harness whose hooks run through `executor`, logging into `logs`.
+    init(executor: any HookExecutor, clock: ManualClock, logs: CapturedLogs) throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("cloudlet-harness-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         self.clock = clock
-        let logs = CapturedLogs()
         self.logs = logs
         runtime = AppRuntime(
             appId: "test", storage: try SQLiteObjectStorage(path: folder.appendingPathComponent("test.sqlite").path),
-            executor: InProcessHookExecutor(registry: registry), clock: clock,
+            executor: executor, clock: clock,
             logger: logs.logger(label: "cloudlet"), hookLogger: logs.logger(label: "cloudlet.hooks"))
     }
 

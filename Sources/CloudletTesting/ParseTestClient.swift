@@ -107,24 +107,30 @@ public struct ParseTestClient: Sendable {
         return Reply(status: status, headers: responseHeaders, body: parsed)
     }
 
-    /// `POST` with a JSON body.
-    public func post(_ path: String, _ body: [String: ParseValue] = [:], master: Bool = false) async throws -> Reply {
-        try await request(.post, path, body: .object(body), master: master)
+    /// `POST` with a JSON body; `sessionToken` acts as a logged-in user.
+    public func post(_ path: String, _ body: [String: ParseValue] = [:], master: Bool = false, sessionToken: String? = nil) async throws -> Reply {
+        try await request(.post, path, body: .object(body), master: master, headers: Self.session(sessionToken))
     }
 
-    /// `PUT` with a JSON body.
-    public func put(_ path: String, _ body: [String: ParseValue], master: Bool = false) async throws -> Reply {
-        try await request(.put, path, body: .object(body), master: master)
+    /// `PUT` with a JSON body; `sessionToken` acts as a logged-in user.
+    public func put(_ path: String, _ body: [String: ParseValue], master: Bool = false, sessionToken: String? = nil) async throws -> Reply {
+        try await request(.put, path, body: .object(body), master: master, headers: Self.session(sessionToken))
     }
 
-    /// `GET`, with query parameters URL-encoded (structured ones as JSON, as the Parse SDKs send them).
-    public func get(_ path: String, query: [String: ParseValue] = [:], master: Bool = false) async throws -> Reply {
-        try await request(.get, path + Self.queryString(query), master: master)
+    /// `GET`, with query parameters URL-encoded (structured ones as JSON, as the Parse SDKs send them);
+    /// `sessionToken` acts as a logged-in user.
+    public func get(_ path: String, query: [String: ParseValue] = [:], master: Bool = false, sessionToken: String? = nil) async throws -> Reply {
+        try await request(.get, path + Self.queryString(query), master: master, headers: Self.session(sessionToken))
     }
 
-    /// `DELETE`.
-    public func delete(_ path: String, master: Bool = false) async throws -> Reply {
-        try await request(.delete, path, master: master)
+    /// `DELETE`; `sessionToken` acts as a logged-in user.
+    public func delete(_ path: String, master: Bool = false, sessionToken: String? = nil) async throws -> Reply {
+        try await request(.delete, path, master: master, headers: Self.session(sessionToken))
+    }
+
+    private static func session(_ token: String?) -> HTTPFields {
+        guard let token else { return [:] }
+        return [HTTPField.Name("X-Parse-Session-Token")!: token]
     }
 
     static func queryString(_ query: [String: ParseValue]) -> String {

@@ -10,7 +10,7 @@ public final class WireConnection: Sendable {
 
     /// A connection over `channel`, whose pipeline must already hold ``WireFraming``'s handlers.
     public init(
-        channel: any Channel, onMessage: @escaping @Sendable (WireMessage) -> Void, onClose: @escaping @Sendable () -> Void
+        channel: any Channel, onMessage: @escaping @Sendable (WireMessage) -> Void, onClose: @escaping @Sendable () -> Void = {}
     ) throws {
         self.channel = channel
         try channel.pipeline.syncOperations.addHandler(MessageHandler(onMessage: onMessage, onClose: onClose))

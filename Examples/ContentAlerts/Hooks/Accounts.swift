@@ -16,11 +16,8 @@ enum Accounts {
     /// readable by the master key only.
     @Sendable static func prepare(_ request: inout BeforeSaveRequest) async throws {
         guard request.isMaster else { throw HookError.unauthorized("only the master key manages users") }
-        for field in ["username", "role"] {
-            let value = request.object[field]?.stringValue?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
-            guard !value.isEmpty else { throw HookError.validation("\(field) must not be empty") }
-            request.object[field] = .string(value)
-        }
+        let username = try requiredText("username", of: &request.object)
+        _ = try requiredText("role", of: &request.object)
         if let password = request.object["password"] {
             guard let text = password.stringValue, !text.isEmpty else { throw HookError.validation("password must not be empty") }
             let digest = PasswordDigest(password: text)
@@ -30,12 +27,19 @@ enum Accounts {
         } else if request.original == nil {
             throw HookError.validation("password is required")
         }
-        let username = request.object["username"]!
-        if username != request.original?["username"] {
-            let taken = try await request.store.asMaster.count(ParseQuery(className).whereKey("username", equalTo: username))
-            guard taken == 0 else { throw HookError(code: 202, message: "username \(username.stringValue!) is taken") }
+        if .string(username) != request.original?["username"] {
+            let taken = try await request.store.asMaster.count(ParseQuery(className).whereKey("username", equalTo: .string(username)))
+            guard taken == 0 else { throw HookError(code: 202, message: "username \(username) is taken") }
         }
         request.object.acl = ParseACL()
+    }
+
+    /// The text of `field`, trimmed and written back; refused if it is missing or blank.
+    private static func requiredText(_ field: String, of object: inout ParseObject) throws -> String {
+        let value = object[field]?.stringValue?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+        guard !value.isEmpty else { throw HookError.validation("\(field) must not be empty") }
+        object[field] = .string(value)
+        return value
     }
 
     /// The account named `username` and its password digest, if there is one.

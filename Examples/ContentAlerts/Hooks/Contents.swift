@@ -47,7 +47,7 @@ enum Contents {
             let type = request.object["type"]?.stringValue, let timestamp = request.object["timestamp"]?.dateValue
         else { return }
         let title = request.object["title"]?.stringValue ?? ""
-        try await request.pushOnce(
+        try await request.push(
             PushNotification(
                 toChannels: [channel], alert: "New \(type): \(title)",
                 data: ["type": .string(type), "timestamp": .string(ParseDate.string(from: timestamp)), "contentId": .string(id)]))

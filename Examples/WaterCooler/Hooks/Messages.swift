@@ -34,7 +34,7 @@ enum Messages {
         try await MessageThreads.record(request.object, senderId: senderId, recipientId: recipientId, store: store)
         let sender = try await store.get("_User", id: senderId)
         let name = [sender?["firstName"]?.stringValue, sender?["lastName"]?.stringValue].compactMap { $0 }.joined(separator: " ")
-        try await request.pushOnce(
+        try await request.push(
             PushNotification(
                 toUsers: [recipientId], alert: "New message from \(name.isEmpty ? "a colleague" : name)",
                 data: ["threadId": threadId, "messageId": .string(messageId)]))

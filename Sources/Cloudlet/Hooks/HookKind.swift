@@ -11,8 +11,4 @@ public enum HookKind: String, Sendable, Hashable, CaseIterable, Codable {
         self == .function ? .seconds(15) : .seconds(3)
     }
 
-    /// Whether this hook runs after the write has been committed.
-    public var isAfter: Bool {
-        self == .afterSave || self == .afterDelete
-    }
 }

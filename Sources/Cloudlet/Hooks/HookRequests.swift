@@ -1,6 +1,20 @@
-/// What a `beforeSave` hook receives: the object about to be written, which the hook may change.
+/// What every hook request has in common: its context, whose members (`user`, `store`, `logger`,
+/// `deadline`, `eventId`, …) read straight off the request: `request.user`.
 @dynamicMemberLookup
-public struct BeforeSaveRequest: Sendable {
+public protocol HookRequest: Sendable {
+    /// The call's context.
+    var context: HookContext { get }
+}
+
+extension HookRequest {
+    /// The context's members, read straight off the request.
+    public subscript<Value>(dynamicMember keyPath: KeyPath<HookContext, Value>) -> Value {
+        context[keyPath: keyPath]
+    }
+}
+
+/// What a `beforeSave` hook receives: the object about to be written, which the hook may change.
+public struct BeforeSaveRequest: HookRequest {
     /// The object as it will be written; changes the hook makes here are saved.
     public var object: ParseObject
     /// The object as it is stored now, for an update; nil for a new object.
@@ -13,16 +27,10 @@ public struct BeforeSaveRequest: Sendable {
         self.original = original
         self.context = context
     }
-
-    /// The context's members (`user`, `store`, `logger`, `deadline`, …) read straight off the request.
-    public subscript<Value>(dynamicMember keyPath: KeyPath<HookContext, Value>) -> Value {
-        context[keyPath: keyPath]
-    }
 }
 
 /// What an `afterSave` hook receives: the object as it was written.
-@dynamicMemberLookup
-public struct AfterSaveRequest: Sendable {
+public struct AfterSaveRequest: HookRequest {
     /// The object as it was saved.
     public let object: ParseObject
     /// The object as it was before this save, for an update; nil for a new object.
@@ -35,16 +43,10 @@ public struct AfterSaveRequest: Sendable {
         self.original = original
         self.context = context
     }
-
-    /// The context's members (`user`, `store`, `logger`, `eventId`, …) read straight off the request.
-    public subscript<Value>(dynamicMember keyPath: KeyPath<HookContext, Value>) -> Value {
-        context[keyPath: keyPath]
-    }
 }
 
 /// What a `beforeDelete` or `afterDelete` hook receives: the object being (or just) deleted.
-@dynamicMemberLookup
-public struct DeleteRequest: Sendable {
+public struct DeleteRequest: HookRequest {
     /// The object as it is (or was) stored.
     public let object: ParseObject
     /// The call's context.
@@ -54,16 +56,10 @@ public struct DeleteRequest: Sendable {
         self.object = object
         self.context = context
     }
-
-    /// The context's members read straight off the request.
-    public subscript<Value>(dynamicMember keyPath: KeyPath<HookContext, Value>) -> Value {
-        context[keyPath: keyPath]
-    }
 }
 
 /// What a `function` hook receives: the JSON body of `POST /functions/:name`.
-@dynamicMemberLookup
-public struct FunctionRequest: Sendable {
+public struct FunctionRequest: HookRequest {
     /// The parameters the client sent.
     public let params: [String: ParseValue]
     /// The call's context.
@@ -72,10 +68,5 @@ public struct FunctionRequest: Sendable {
     package init(params: [String: ParseValue], context: HookContext) {
         self.params = params
         self.context = context
-    }
-
-    /// The context's members read straight off the request.
-    public subscript<Value>(dynamicMember keyPath: KeyPath<HookContext, Value>) -> Value {
-        context[keyPath: keyPath]
     }
 }

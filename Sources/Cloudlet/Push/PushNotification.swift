@@ -55,27 +55,26 @@ public struct PushNotification: Sendable, Hashable {
     }
 }
 
-/// What every hook request has in common: its context.
-public protocol HookRequest: Sendable {
-    /// The call's context.
-    var context: HookContext { get }
-}
-
 extension HookRequest {
     /// Records a push job in `_PushStatus` (as the master key, readable by the master key only) and
-    /// returns the job's id.
+    /// returns the job's id. In an after hook the job carries the hook's `eventId`, and a replay of
+    /// the hook after a crash finds the job it already recorded for the same audience instead of
+    /// alerting anyone twice (so one hook run sends at most one notification per audience).
     @discardableResult
     public func push(_ notification: PushNotification) async throws -> String {
         var fields = notification.jobFields
+        let store = context.store.asMaster
+        if let eventId = context.eventId {
+            fields["eventId"] = .string(eventId)
+            let recorded = ParseQuery("_PushStatus")
+                .whereKey("eventId", equalTo: .string(eventId))
+                .whereKey("audience", equalTo: fields["audience"]!)
+                .limit(1)
+            if let job = try await store.find(recorded).first, let id = job.objectId { return id }
+        }
         fields["requestId"] = .string(context.requestId)
-        if let eventId = context.eventId { fields["eventId"] = .string(eventId) }
         // An empty ACL: only the master key reads push jobs.
-        let job = try await context.store.asMaster.save(ParseObject(className: "_PushStatus", acl: ParseACL(), fields: fields))
+        let job = try await store.save(ParseObject(className: "_PushStatus", acl: ParseACL(), fields: fields))
         return job.objectId ?? ""
     }
 }
-
-extension BeforeSaveRequest: HookRequest {}
-extension AfterSaveRequest: HookRequest {}
-extension DeleteRequest: HookRequest {}
-extension FunctionRequest: HookRequest {}

@@ -68,17 +68,6 @@ extension WorkerPool {
         serveWaiters()
     }
 
-    /// A worker's connection closed: a worker that cannot be reached is of no use, so it is killed.
-    func connectionClosed(_ peer: WorkerPeer) {
-        guard let slot = peer.slot.withLock({ $0 }) else { return }
-        let process = state.withLock { state -> WorkerProcess? in
-            guard let worker = state.workers[slot], worker.lifecycle.state == .ready else { return nil }
-            state.workers[slot]?.lifecycle.killing(because: "its connection closed")
-            return worker.process
-        }
-        process?.kill()
-    }
-
     /// A line the worker wrote to standard output or error: into the app's hook log, tagged with the
     /// hook and request when the worker was running exactly one.
     func output(_ process: WorkerProcess, line: String, isError: Bool) {
@@ -111,12 +100,11 @@ extension WorkerPool {
             return (lost, wasKilled)
         }
         guard let failed else { return }
-        let errorOutput = process.recentErrorOutput
-        let outOfMemory = !failed.wasKilled && errorOutput.contains { $0.localizedCaseInsensitiveContains("alloc") }
-        let error: ParseError = outOfMemory ? .hookCrashed("hook crashed: it ran out of memory") : .hookCrashed()
-        let metadata: Logger.Metadata = [
-            "worker.pid": "\(process.pid)", "worker.exit": "\(ending)", "stderr": "\(errorOutput.suffix(5).joined(separator: " | "))",
-        ]
+        let error: ParseError =
+            process.ranOutOfMemory
+            ? .hookCrashed("hook crashed: it ran out of memory (limit \(configuration.memoryLimitMegabytes) MiB)") : .hookCrashed()
+        var metadata: Logger.Metadata = ["worker.pid": "\(process.pid)", "worker.exit": "\(ending)"]
+        if let fatalErrorLine = process.fatalErrorLine { metadata["worker.fatal_error"] = "\(fatalErrorLine)" }
         if failed.lost.isEmpty {
             hookLogger.log(level: failed.wasKilled ? .info : .error, "worker ended", metadata: metadata)
         }

@@ -55,8 +55,9 @@ public final class WorkerPool: Service, Sendable {
                 child.eventLoop.makeCompletedFuture {
                     try WireFraming.addHandlers(to: child.pipeline.syncOperations)
                     let peer = WorkerPeer()
-                    let connection = try WireConnection(
-                        channel: child, onMessage: { pool.received($0, from: peer) }, onClose: { pool.connectionClosed(peer) })
+                    // A worker whose connection closes is ending (its exit is handled when it comes), or
+                    // misses its next health check and is killed.
+                    let connection = try WireConnection(channel: child, onMessage: { pool.received($0, from: peer) })
                     peer.connection.withLock { $0 = connection }
                 }
             }
@@ -86,16 +87,6 @@ public final class WorkerPool: Service, Sendable {
     /// The time limit of the hook of `kind` for `name`, as the workers announced it.
     public func timeLimit(of kind: HookKind, for name: String) -> Duration? {
         state.withLock { $0.hooks?[WorkerPoolState.hookKey(kind, name)] }
-    }
-
-    /// The process ids of the live workers, for tests and diagnostics.
-    public var workerProcessIds: [Int32] {
-        state.withLock { $0.workers.values.map(\.process.pid).sorted() }
-    }
-
-    /// How many workers have said hello and serve calls.
-    public var readyWorkerCount: Int {
-        state.withLock { $0.workers.values.filter { $0.lifecycle.state == .ready }.count }
     }
 
     func spawn(_ slot: Int) throws {

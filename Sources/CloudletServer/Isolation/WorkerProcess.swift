@@ -8,8 +8,9 @@ import Glibc
 import Darwin
 #endif
 
-/// One running worker process: its pid, its connection once it has said hello, and the last lines it
-/// wrote to standard error (for the hook log when it crashes).
+/// One running worker process: its pid, its connection once it has said hello, and the Swift runtime's
+/// `Fatal error:` line if it wrote one (for the hook log, and to tell running out of memory from other
+/// traps).
 final class WorkerProcess: Sendable {
     /// How a worker process ended.
     struct Ending: Sendable, CustomStringConvertible {
@@ -22,8 +23,7 @@ final class WorkerProcess: Sendable {
     let slot: Int
     let pid: Int32
     private let connectionState = Mutex<WireConnection?>(nil)
-    private let stderrTail = Mutex<[String]>([])
-    private static let stderrTailLines = 20
+    private let fatalError = Mutex<String?>(nil)
 
     private init(slot: Int, pid: Int32) {
         self.slot = slot
@@ -47,6 +47,10 @@ final class WorkerProcess: Sendable {
         process.standardOutput = output
         process.standardError = errors
         process.standardInput = FileHandle.nullDevice
+        var environment = ProcessInfo.processInfo.environment
+        // A trap ends the worker at once instead of after seconds of backtracing, unless asked otherwise.
+        if environment["SWIFT_BACKTRACE"] == nil { environment["SWIFT_BACKTRACE"] = "enable=no" }
+        process.environment = environment
         let started = Mutex<WorkerProcess?>(nil)
         let outputDone = Mutex(0)
         let finish: @Sendable () -> Void = {
@@ -85,17 +89,17 @@ final class WorkerProcess: Sendable {
     }
 
     private func record(_ line: String, isError: Bool, _ onOutput: @Sendable (WorkerProcess, String, Bool) -> Void) {
-        if isError {
-            stderrTail.withLock { tail in
-                tail.append(line)
-                if tail.count > Self.stderrTailLines { tail.removeFirst() }
-            }
+        if isError, line.contains("Fatal error:") {
+            fatalError.withLock { $0 = $0 ?? line }
         }
         onOutput(self, line, isError)
     }
 
-    /// The last lines the worker wrote to standard error.
-    var recentErrorOutput: [String] { stderrTail.withLock { $0 } }
+    /// The first `Fatal error:` line the worker wrote, if any.
+    var fatalErrorLine: String? { fatalError.withLock { $0 } }
+
+    /// Whether the worker trapped because an allocation failed (it reached its memory limit).
+    var ranOutOfMemory: Bool { fatalErrorLine?.contains("failed to allocate") == true }
 
     /// The worker has said hello on `connection`.
     func attach(_ connection: WireConnection) {

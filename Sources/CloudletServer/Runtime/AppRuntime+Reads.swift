@@ -51,6 +51,12 @@ extension AppRuntime {
             let kept = Set(keys.compactMap { $0.split(separator: ".").first.map(String.init) })
             for index in objects.indices { objects[index].fields = objects[index].fields.filter { kept.contains($0.key) } }
         }
+        if !caller.isMaster {
+            // As in Parse, a user's email is shown to that user (and the master key) only.
+            for index in objects.indices where objects[index].className == "_User" && objects[index].objectId != caller.userId {
+                objects[index].fields["email"] = nil
+            }
+        }
         return objects
     }
 

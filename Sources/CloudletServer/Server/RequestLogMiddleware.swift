@@ -24,6 +24,6 @@ struct RequestLogMiddleware<Context: RequestContext>: RouterMiddleware {
         let elapsed = ContinuousClock.now - start
         context.logger.info(
             "\(request.method) \(request.uri.path) \(status)",
-            metadata: ["status": "\(status)", "ms": "\(Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000)"])
+            metadata: ["status": "\(status)", "ms": "\((elapsed.seconds * 100_000).rounded() / 100)"])
     }
 }

@@ -11,6 +11,8 @@ import Foundation
 /// - `function("crash")`: traps on a force-unwrap of nil.
 /// - `function("hog")`: allocates (and touches) memory without bound.
 /// - `function("pid")`: answers the process id of the process running the hook.
+/// - `function("log")`: logs `text` through `request.logger` (with metadata `source: fixture`) and
+///   writes it to standard error.
 enum FixtureHooks: HookModule {
     static let hangMarkerVariable = "CLOUDLET_FIXTURE_HANG_MARKER"
 
@@ -55,6 +57,12 @@ enum FixtureHooks: HookModule {
         }
         hooks.function("pid") { _ in
             .number(Double(ProcessInfo.processInfo.processIdentifier))
+        }
+        hooks.function("log") { request in
+            let text = request.params["text"]?.stringValue ?? ""
+            request.logger.notice("\(text)", metadata: ["source": "fixture"])
+            FileHandle.standardError.write(Data("stderr: \(text)\n".utf8))
+            return "logged"
         }
     }
 }

@@ -1,0 +1,140 @@
+import Cloudlet
+import CloudletTesting
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension ProcessTests {
+    /// Hooks in worker processes: a hang, a trap or a memory hog costs only its own call and worker.
+    /// The server hosts the fixture app (one worker, whose hooks misbehave on demand) and app "other"
+    /// (the `cloudlet` binary's hooks), which must keep answering throughout.
+    @Suite struct IsolationTests {
+        /// A running server with both apps and clients for each.
+        struct TwoApps {
+            let server: ServerProcess
+            let fixture: ParseTestClient
+            let other: ParseTestClient
+            let data: URL
+
+            static func start(_ arguments: [String] = []) async throws -> TwoApps {
+                let data = try ServerProcess.temporaryFolder("isolation")
+                let server = try await ServerProcess.serve(
+                    .fixture, data: data,
+                    arguments: ["--app-id", "fixture", "--workers", "1", "--app", "other=\(ServerProcess.Binary.cloudlet.url.path)"]
+                        + arguments)
+                let line = try #require(server.stdout.firstMatch(of: /also serving app "other": client key (\S+), master key (\S+)/))
+                let other = server.client(appId: "other", clientKey: String(line.1), masterKey: String(line.2))
+                return TwoApps(server: server, fixture: server.client(), other: other, data: data)
+            }
+
+            func stop() {
+                server.killIfRunning()
+                try? FileManager.default.removeItem(at: data)
+            }
+
+            /// The pid of the fixture's worker, as its `pid` function reports it.
+            func fixtureWorker() async throws -> Int {
+                let reply = try await fixture.post("/functions/pid", [:])
+                return try #require(reply["result"]?.intValue, "pid answered \(reply.status): \(JSONWriter.string(reply.body))")
+            }
+
+            /// Calls the other app's `hello` and expects its answer.
+            func expectOtherAppAnswers() async throws {
+                let reply = try await other.post("/functions/hello", ["name": "Ada"])
+                #expect(reply.status == 200)
+                #expect(reply["result"] == "Hello, Ada!")
+            }
+        }
+
+        @Test func aHangingHookTimesOutItsWorkerIsReplacedAndTheOtherAppKeepsAnswering() async throws {
+            let apps = try await TwoApps.start()
+            defer { apps.stop() }
+            let before = try await apps.fixtureWorker()
+
+            let hang = Task { try await apps.fixture.post("/functions/spin", [:]) }
+            for _ in 0..<5 {
+                let started = ContinuousClock.now
+                try await apps.expectOtherAppAnswers()
+                #expect(ContinuousClock.now - started < .seconds(1), "the other app must answer at normal latency")
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            let timedOut = try await hang.value
+            #expect(timedOut.status == 504)
+            #expect(timedOut["code"] == 124)
+
+            let after = try await poll("a new fixture worker") {
+                let pid = try await apps.fixtureWorker()
+                return pid != before ? pid : nil
+            }
+            #expect(after != before)
+            #expect(kill(pid_t(before), 0) != 0, "the hung worker must be gone")
+        }
+
+        @Test func aCrashFailsOnlyItsCallThenTheCircuitOpensAfterRepeats() async throws {
+            let apps = try await TwoApps.start()
+            defer { apps.stop() }
+            let before = try await apps.fixtureWorker()
+
+            let crashed = try await apps.fixture.post("/functions/crash", [:])
+            #expect(crashed.status == 500)
+            #expect(crashed.body == ["code": 141, "error": "hook crashed"])
+            try await apps.expectOtherAppAnswers()
+            #expect(try await apps.fixtureWorker() != before, "the crashed worker is replaced")
+
+            for _ in 0..<2 {
+                #expect(try await apps.fixture.post("/functions/crash", [:]).status == 500)
+            }
+            let refused = try await apps.fixture.post("/functions/crash", [:])
+            #expect(refused.status == 503, "three crashes in a row open the hook's circuit")
+            #expect(refused["code"] == 141)
+            _ = try await apps.fixtureWorker()
+            try await apps.expectOtherAppAnswers()
+            #expect(apps.server.stderr.contains("Unexpectedly found nil"), "the trap's message goes to the host's log")
+        }
+
+        @Test func aHookThatAllocatesWithoutBoundIsStoppedAndTheHostSurvives() async throws {
+            let apps = try await TwoApps.start(["--worker-memory-mb", "256"])
+            defer { apps.stop() }
+
+            let reply = try await apps.fixture.post("/functions/hog", [:])
+            #expect(reply.status == 500)
+            #expect(reply["code"] == 141)
+            #expect(reply["error"] == "hook crashed: it ran out of memory (limit 256 MiB)")
+            #expect(apps.server.isRunning)
+            _ = try await apps.fixtureWorker()
+            try await apps.expectOtherAppAnswers()
+        }
+
+        @Test func aWorkersLogLinesAndStandardErrorReachTheHostLogTagged() async throws {
+            let apps = try await TwoApps.start()
+            defer { apps.stop() }
+            let reply = try await apps.fixture.post("/functions/log", ["text": "marmalade"])
+            #expect(reply["result"] == "logged")
+            let hostLog = try await poll("the worker's stderr line and the request line in the host log") {
+                let log = apps.server.stderr
+                return log.contains("stderr: marmalade") && log.contains("/functions/log 200") ? log : nil
+            }
+            let requestLine = try #require(hostLog.split(separator: "\n").first { $0.contains("/functions/log 200") })
+            let requestId = try #require(requestLine.firstMatch(of: /hb\.request\.id=(\S+)/)?.1)
+            let loggerLine = try #require(hostLog.split(separator: "\n").first { $0.hasSuffix("marmalade") && $0.contains("notice") })
+            #expect(loggerLine.contains("app=fixture"))
+            #expect(loggerLine.contains("hook=function log"))
+            #expect(loggerLine.contains("request_id=\(requestId)"))
+            #expect(loggerLine.contains("source=fixture"))
+            let stderrLine = try #require(hostLog.split(separator: "\n").first { $0.hasSuffix("stderr: marmalade") })
+            #expect(stderrLine.contains("app=fixture") && stderrLine.contains("stream=stderr"))
+        }
+
+        @Test func theHarnessReproducesACrashInWorkerMode() async throws {
+            try await HookHarness.withWorkers(executablePath: ServerProcess.Binary.fixture.url.path) { (harness: HookHarness) async throws in
+                #expect(try await harness.call("slow", ["ms": 1]) == "done")
+                let error = await #expect(throws: ParseError.self) { try await harness.call("crash") }
+                #expect(error?.code == 141 && error?.message == "hook crashed")
+                #expect(try await harness.call("slow", ["ms": 1]) == "done", "the next call gets a new worker")
+            }
+        }
+    }
+}
