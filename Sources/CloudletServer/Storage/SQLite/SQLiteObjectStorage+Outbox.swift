@@ -28,8 +28,8 @@ final class CompletedOutboxEvents: Sendable {
             return ids
         }
         guard !taken.isEmpty else { return }
-        let marks = Array(repeating: "?", count: taken.count).joined(separator: ", ")
-        try db.execute(sql: "DELETE FROM outbox WHERE id IN (\(marks))", arguments: StatementArguments(taken))
+        let statement = try db.cachedStatement(sql: "DELETE FROM outbox WHERE id = ?")
+        for id in taken { try statement.execute(arguments: [id]) }
         db.afterNextTransaction(onCommit: { _ in }, onRollback: { _ in self.ids.withLock { $0.append(contentsOf: taken) } })
     }
 }
@@ -61,8 +61,16 @@ extension SQLiteObjectStorage {
     }
 
     static func insertOutbox(_ event: OutboxEvent, _ db: Database) throws {
-        try db.cachedStatement(sql: "INSERT INTO outbox (id, event) VALUES (?, ?)")
-            .execute(arguments: [event.id, JSONWriter.string(OutboxEventCoding.encode(event))])
+        try insertOutbox(outboxArguments(event), db)
+    }
+
+    /// The row of `event`, encoded before the write transaction starts where possible.
+    static func outboxArguments(_ event: OutboxEvent) -> StatementArguments {
+        [event.id, JSONWriter.string(OutboxEventCoding.encode(event))]
+    }
+
+    static func insertOutbox(_ arguments: StatementArguments, _ db: Database) throws {
+        try db.cachedStatement(sql: "INSERT INTO outbox (id, event) VALUES (?, ?)").execute(arguments: arguments)
     }
 }
 

@@ -5,11 +5,12 @@ import GRDB
 extension SQLiteObjectStorage {
     public func insert(_ object: ParseObject, outbox: OutboxEvent?) async throws {
         let arguments = Self.insertArguments(object)
+        let outboxRow = outbox.map(Self.outboxArguments)
         try await write { db in
             try Self.checkUniqueness(of: object, db)
             try self.schema.check(object, db)
             try Self.insertObject(arguments, db)
-            if let outbox { try Self.insertOutbox(outbox, db) }
+            if let outboxRow { try Self.insertOutbox(outboxRow, db) }
         }
     }
 
