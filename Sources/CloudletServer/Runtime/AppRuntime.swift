@@ -91,17 +91,12 @@ public final class AppRuntime: Sendable {
             isMaster: caller.isMaster, installationId: caller.installationId, deadline: deadline, eventId: eventId,
             logger: logger, store: RuntimeHookStore(runtime: self, caller: inner), clock: clock)
         statistics.record(kind, name) { $0.invocations += 1 }
-        let timeout = ParseError(
-            code: 124, message: "\(kind.rawValue) hook on \(name) timed out after \(timeLimit.seconds.formatted()) s",
-            httpStatus: 504)
         do {
-            return try await DeadlineRace.run(until: deadline, clock: clock, onTimeout: timeout) {
-                try await body(context)
-            }
-        } catch let error as ParseError where error == timeout {
+            return try await DeadlineRace.run(until: deadline, clock: clock) { try await body(context) }
+        } catch is DeadlineRace.DeadlineExceeded {
             statistics.record(kind, name) { $0.timeouts += 1 }
             logger.warning("hook timed out")
-            throw error
+            throw ParseError(code: 124, message: "\(kind.rawValue) hook on \(name) timed out after \(timeLimit)", httpStatus: 504)
         } catch let error as ParseError {
             statistics.record(kind, name) { $0.failures += 1 }
             logger.info("hook refused", metadata: ["code": "\(error.code)", "error": "\(error.message)"])

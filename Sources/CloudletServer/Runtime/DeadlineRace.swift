@@ -6,11 +6,13 @@ import Synchronization
 /// deadline, answers the caller. At the deadline the operation's task is cancelled and left behind,
 /// so a hook that never checks for cancellation still cannot hold its caller past the limit.
 enum DeadlineRace {
+    /// Thrown when the deadline comes first.
+    struct DeadlineExceeded: Error {}
+
     static func run<Value: Sendable>(
-        until deadline: Date, clock: any CloudletClock, onTimeout timeoutError: ParseError,
-        _ operation: @escaping @Sendable () async throws -> Value
+        until deadline: Date, clock: any CloudletClock, _ operation: @escaping @Sendable () async throws -> Value
     ) async throws -> Value {
-        guard clock.now < deadline else { throw timeoutError }
+        guard clock.now < deadline else { throw DeadlineExceeded() }
         let race = Race<Value>()
         return try await withCheckedThrowingContinuation { continuation in
             race.start(continuation)
@@ -23,7 +25,7 @@ enum DeadlineRace {
             }
             race.arm(
                 clock.schedule(at: deadline) {
-                    if race.finish(.failure(timeoutError)) { task.cancel() }
+                    if race.finish(.failure(DeadlineExceeded())) { task.cancel() }
                 })
         }
     }
