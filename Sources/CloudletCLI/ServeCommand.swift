@@ -57,6 +57,8 @@ struct ServeCommand<Hooks: HookModule>: AsyncParsableCommand {
         for other in otherApps {
             apps.append(try await workerSettings.definition(id: other.appId, executablePath: other.executablePath))
         }
+        let pools = apps.flatMap(\.services).compactMap { $0 as? WorkerPool }
+        if !pools.isEmpty { apps[0].services.append(ReloadOnHangup(pools: pools, logger: Logger(label: "cloudlet.workers"))) }
         let server = try CloudletApplication(configuration: configuration, apps: apps, logger: Logger(label: "cloudlet"))
         let hosted = server.apps.app(app.id)!
         let alsoServing = otherApps.compactMap { server.apps.app($0.appId) }.map {

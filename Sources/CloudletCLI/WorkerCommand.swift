@@ -19,6 +19,10 @@ struct WorkerCommand<Hooks: HookModule>: AsyncParsableCommand {
     @Option(help: "Largest data segment this process may grow to, in MiB; 0 for no limit.") var memoryLimitMb: Int = 0
 
     func run() async throws {
+        // A terminal's Ctrl-C or a service manager's SIGTERM reaches the whole process group; the host
+        // then drains its requests, which needs its workers, and ends them itself when it is done.
+        signal(SIGINT, SIG_IGN)
+        signal(SIGTERM, SIG_IGN)
         if memoryLimitMb > 0 { try Self.limitMemory(toMegabytes: memoryLimitMb) }
         try await HookWorker(registry: Hooks.registry(), socketPath: socket).run()
     }

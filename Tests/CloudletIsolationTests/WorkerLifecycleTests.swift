@@ -18,20 +18,20 @@ import Testing
 
     @Test func aWorkerThatNeverSaysHelloIsKilledAfterTheStartupTimeout() {
         let lifecycle = WorkerLifecycle(spawnedAt: start, limits: limits)
-        #expect(!lifecycle.canAccept)
+        #expect(!lifecycle.canAccept(at: start))
         #expect(lifecycle.verdict(at: start + 9) == .healthy)
         #expect(lifecycle.verdict(at: start + 11) == .kill("did not start in time"))
     }
 
     @Test func aReadyWorkerTakesCallsUpToItsLimitAndIsBusyWhileItRunsThem() {
         var lifecycle = ready()
-        #expect(lifecycle.canAccept && !lifecycle.isBusy)
+        #expect(lifecycle.canAccept(at: start) && !lifecycle.isBusy)
         lifecycle.sent(1, deadline: start + 3)
-        #expect(lifecycle.isBusy && lifecycle.canAccept)
+        #expect(lifecycle.isBusy && lifecycle.canAccept(at: start))
         lifecycle.sent(2, deadline: start + 3)
-        #expect(!lifecycle.canAccept)
+        #expect(!lifecycle.canAccept(at: start))
         lifecycle.answered(1)
-        #expect(lifecycle.canAccept)
+        #expect(lifecycle.canAccept(at: start))
         lifecycle.answered(2)
         #expect(!lifecycle.isBusy)
     }
@@ -41,9 +41,10 @@ import Testing
         lifecycle.sent(1, deadline: start + 3)
         #expect(lifecycle.verdict(at: start + 3.2) == .healthy)
         #expect(lifecycle.verdict(at: start + 3.3) == .kill("a hook ran past its deadline"))
+        #expect(!lifecycle.canAccept(at: start + 3.1), "a worker with an overdue call takes no more")
         lifecycle.killing(because: "overdue")
         #expect(lifecycle.state == .killed(reason: "overdue"))
-        #expect(!lifecycle.canAccept)
+        #expect(!lifecycle.canAccept(at: start))
         let ending = lifecycle.exited()
         #expect(ending.unanswered == [1] && ending.wasKilled)
         #expect(lifecycle.state == .exited && lifecycle.inFlight.isEmpty)
@@ -69,5 +70,23 @@ import Testing
         #expect(lifecycle.verdict(at: start + 11) == .ping)
         lifecycle.pinged(at: start + 11)
         #expect(lifecycle.verdict(at: start + 13.5) == .kill("missed a health check"))
+    }
+
+    @Test func aDrainingWorkerTakesNoNewCallsFinishesItsOwnAndIsThenEnded() {
+        var lifecycle = ready()
+        lifecycle.sent(1, deadline: start + 3)
+        lifecycle.drain()
+        #expect(lifecycle.state == .draining)
+        #expect(!lifecycle.canAccept(at: start))
+        #expect(lifecycle.verdict(at: start + 1) == .healthy)
+        lifecycle.answered(1)
+        #expect(lifecycle.verdict(at: start + 1) == .kill("drained"))
+    }
+
+    @Test func aDrainingWorkerStillGetsKilledWhenACallRunsPastItsDeadline() {
+        var lifecycle = ready()
+        lifecycle.sent(1, deadline: start + 3)
+        lifecycle.drain()
+        #expect(lifecycle.verdict(at: start + 4) == .kill("a hook ran past its deadline"))
     }
 }

@@ -1,6 +1,7 @@
 import Cloudlet
 import CloudletTesting
 import Foundation
+import Synchronization
 import Testing
 
 #if canImport(Glibc)
@@ -73,6 +74,32 @@ extension ProcessTests {
             #expect(kill(pid_t(before), 0) != 0, "the hung worker must be gone")
         }
 
+        @Test func aHundredHangsLeaveTheHostsThreadsAndMemoryFlat() async throws {
+            let apps = try await TwoApps.start(["--workers", "4"])
+            defer { apps.stop() }
+            func hangs(_ count: Int) async throws {
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for _ in 0..<2 {
+                        group.addTask {
+                            for _ in 0..<count / 2 {
+                                let reply = try await apps.fixture.post("/functions/spinBriefly", [:])
+                                #expect(reply.status == 504)
+                            }
+                        }
+                    }
+                    try await group.waitForAll()
+                }
+            }
+            try await hangs(8)
+            let before = try HostUsage(pid: apps.server.pid)
+            try await hangs(100)
+            let after = try HostUsage(pid: apps.server.pid)
+            #expect(after.threads <= before.threads + 20, "threads \(before.threads) → \(after.threads)")
+            #expect(after.residentKiB <= before.residentKiB + 32 * 1024, "RSS \(before.residentKiB) → \(after.residentKiB) KiB")
+            try await apps.expectOtherAppAnswers()
+            _ = try await apps.fixtureWorker()
+        }
+
         @Test func aCrashFailsOnlyItsCallThenTheCircuitOpensAfterRepeats() async throws {
             let apps = try await TwoApps.start()
             defer { apps.stop() }
@@ -128,6 +155,61 @@ extension ProcessTests {
             #expect(stderrLine.contains("app=fixture") && stderrLine.contains("stream=stderr"))
         }
 
+        @Test func sighupReplacesTheWorkersWithoutFailingARequestUnderLoad() async throws {
+            let apps = try await TwoApps.start()
+            defer { apps.stop() }
+            let before = try await apps.fixtureWorker()
+            let reloaded = ReloadFlag()
+
+            let results = try await withThrowingTaskGroup(of: [(status: Int, pid: Int?)].self) { group in
+                for _ in 0..<4 {
+                    group.addTask {
+                        var results: [(status: Int, pid: Int?)] = []
+                        let giveUp = ContinuousClock.now + .seconds(20)
+                        var quietAfterReload = 0
+                        while quietAfterReload < 20, ContinuousClock.now < giveUp {
+                            let reply = try await apps.fixture.post("/functions/pid", [:])
+                            results.append((reply.status, reply["result"]?.intValue))
+                            if reloaded.isSet { quietAfterReload += 1 }
+                        }
+                        return results
+                    }
+                }
+                try await Task.sleep(for: .milliseconds(300))
+                apps.server.send(SIGHUP)
+                reloaded.set()
+                return try await group.reduce(into: []) { $0 += $1 }
+            }
+            #expect(results.allSatisfy { $0.status == 200 }, "statuses: \(Set(results.map(\.status)))")
+            let pids = Set(results.compactMap(\.pid))
+            #expect(pids.contains(before))
+            #expect(pids.count >= 2, "the reload must have put a new worker in place")
+            #expect(try await apps.fixtureWorker() != before)
+            #expect(apps.server.isRunning)
+        }
+
+        @Test func hooksRunInWorkersByDefaultAndInTheServerWithIsolationInProcess() async throws {
+            let data = try ServerProcess.temporaryFolder("isolation-mode")
+            defer { try? FileManager.default.removeItem(at: data) }
+            for (arguments, inServer) in [([String](), false), (["--isolation", "in-process"], true)] {
+                let server = try await ServerProcess.serve(.fixture, data: data, arguments: arguments)
+                defer { server.killIfRunning() }
+                let pid = try #require(try await server.client().post("/functions/pid", [:])["result"]?.intValue)
+                #expect((pid == Int(server.pid)) == inServer, "\(arguments)")
+                #expect(try await server.stop() == .exit(0))
+            }
+        }
+
+        @Test func aStoreCallFromAHookInAWorkerRunsOnTheHost() async throws {
+            let apps = try await TwoApps.start()
+            defer { apps.stop() }
+            let saved = try await apps.fixture.post("/classes/Crash", ["note": "no crash"])
+            #expect(saved.status == 201)
+            let savedId = try #require(saved["objectId"]?.stringValue)
+            let logs = try await apps.fixture.query("CrashLog", where: ["savedId": .string(savedId)])
+            #expect(logs.count == 1, "the after hook's store.asMaster.save went through the worker's connection")
+        }
+
         @Test func theHarnessReproducesACrashInWorkerMode() async throws {
             try await HookHarness.withWorkers(executablePath: ServerProcess.Binary.fixture.url.path) { (harness: HookHarness) async throws in
                 #expect(try await harness.call("slow", ["ms": 1]) == "done")
@@ -136,5 +218,30 @@ extension ProcessTests {
                 #expect(try await harness.call("slow", ["ms": 1]) == "done", "the next call gets a new worker")
             }
         }
+    }
+}
+
+/// Set once the test has sent SIGHUP.
+private final class ReloadFlag: Sendable {
+    private let state = Mutex(false)
+
+    var isSet: Bool { state.withLock { $0 } }
+
+    func set() { state.withLock { $0 = true } }
+}
+
+/// A process's thread count and resident memory, from `/proc/<pid>/status`.
+private struct HostUsage {
+    let threads: Int
+    let residentKiB: Int
+
+    init(pid: Int32) throws {
+        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+        func field(_ name: String) -> Int {
+            let line = status.split(separator: "\n").first { $0.hasPrefix(name + ":") } ?? ""
+            return Int(line.split(whereSeparator: \.isWhitespace).dropFirst().first ?? "") ?? 0
+        }
+        threads = field("Threads")
+        residentKiB = field("VmRSS")
     }
 }

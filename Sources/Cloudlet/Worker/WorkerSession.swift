@@ -8,7 +8,10 @@ import Synchronization
 final class WorkerSession: Sendable {
     private struct State {
         var connection: WireConnection?
+        /// Running invocations, for cancellation.
         var invocations: [UInt64: Task<Void, Never>] = [:]
+        /// Invocations that finished before they were registered.
+        var finishedEarly: Set<UInt64> = []
         var storeCalls: [UInt64: CheckedContinuation<WireOutcome, Never>] = [:]
         var nextStoreCallId: UInt64 = 1
     }
@@ -36,12 +39,17 @@ final class WorkerSession: Sendable {
         guard let connection = state.withLock({ $0.connection }) else { return }
         switch message {
         case .invoke(let invocation):
-            state.withLock { state in
-                state.invocations[invocation.id] = Task {
-                    let outcome = await WireOutcome.of { try await self.run(invocation, on: connection) }
-                    _ = self.state.withLock { $0.invocations.removeValue(forKey: invocation.id) }
-                    connection.send(.result(id: invocation.id, outcome))
+            // The hook starts on this thread and runs here until it first suspends, so that a hook
+            // that does not wait answers without a hop to another thread and back.
+            let task = Task.immediate {
+                let outcome = await WireOutcome.of { try await self.run(invocation, on: connection) }
+                self.state.withLock { state in
+                    if state.invocations.removeValue(forKey: invocation.id) == nil { state.finishedEarly.insert(invocation.id) }
                 }
+                connection.send(.result(id: invocation.id, outcome))
+            }
+            state.withLock { state in
+                if state.finishedEarly.remove(invocation.id) == nil { state.invocations[invocation.id] = task }
             }
         case .storeReply(let id, let outcome):
             state.withLock { $0.storeCalls.removeValue(forKey: id) }?.resume(returning: outcome)

@@ -1,6 +1,7 @@
 import Foundation
 
-/// The lifecycle of one worker process, free of I/O: starting → ready (idle or busy) → killed → exited.
+/// The lifecycle of one worker process, free of I/O: starting → ready (idle or busy) → [draining] →
+/// killed → exited.
 ///
 /// The pool feeds it what happened (hello, invocations sent and answered, pings and pongs, the exit)
 /// and asks it, on each supervision tick, whether the worker must be killed.
@@ -11,6 +12,8 @@ struct WorkerLifecycle: Sendable {
         case starting(since: Date)
         /// Connected and serving.
         case ready
+        /// Replaced by a reload: finishing the calls it has, taking no new ones.
+        case draining
         /// Sent SIGKILL, for `reason`; its exit is still to come.
         case killed(reason: String)
         /// The process has ended.
@@ -54,8 +57,11 @@ struct WorkerLifecycle: Sendable {
         self.limits = limits
     }
 
-    /// Whether the worker has a free slot for one more invocation.
-    var canAccept: Bool { state == .ready && inFlight.count < limits.maximumInFlight }
+    /// Whether the worker has room for one more invocation at `now`: it serves, is not full, and runs
+    /// no call past its deadline (such a worker is about to be killed, and would take the call along).
+    func canAccept(at now: Date) -> Bool {
+        state == .ready && inFlight.count < limits.maximumInFlight && !(inFlight.values.min().map { $0 <= now } ?? false)
+    }
 
     /// Whether the worker is serving and running at least one invocation.
     var isBusy: Bool { state == .ready && !inFlight.isEmpty }
@@ -95,15 +101,29 @@ struct WorkerLifecycle: Sendable {
             return now.timeIntervalSince(since) > limits.startupTimeout.seconds ? .kill("did not start in time") : .healthy
         case .killed, .exited:
             return .healthy
+        case .draining:
+            if isOverdue(at: now) { return .kill("a hook ran past its deadline") }
+            return inFlight.isEmpty ? .kill("drained") : .healthy
         case .ready:
-            if let overdue = inFlight.values.min(), now.timeIntervalSince(overdue) > limits.killGrace.seconds {
-                return .kill("a hook ran past its deadline")
-            }
+            if isOverdue(at: now) { return .kill("a hook ran past its deadline") }
             if let pingSentAt {
                 return now.timeIntervalSince(pingSentAt) > limits.healthCheckTimeout.seconds ? .kill("missed a health check") : .healthy
             }
             return now.timeIntervalSince(lastHealthy) >= limits.healthCheckInterval.seconds ? .ping : .healthy
         }
+    }
+
+    /// The worker was replaced: it finishes what it runs and is then ended.
+    mutating func drain() {
+        switch state {
+        case .starting, .ready: state = .draining
+        case .draining, .killed, .exited: break
+        }
+    }
+
+    private func isOverdue(at now: Date) -> Bool {
+        guard let earliest = inFlight.values.min() else { return false }
+        return now.timeIntervalSince(earliest) > limits.killGrace.seconds
     }
 
     /// The worker is being killed for `reason`.

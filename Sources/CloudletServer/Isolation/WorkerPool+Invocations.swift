@@ -20,7 +20,7 @@ extension WorkerPool {
             return (state.nextInvocationId, admitted)
         }
         guard admitted else { throw ParseError.unavailable("\(kind.rawValue) hook on \(name) is unavailable after repeated crashes") }
-        let slot = try await acquireSlot(for: id, hook: hook, context: context)
+        let process = try await acquireWorker(for: id, hook: hook, context: context)
         let invocation = WireInvocation(
             id: id, deadlineMilliseconds: Int64((context.deadline.timeIntervalSince1970 * 1000).rounded()), kind: kind.wire,
             name: name, appId: context.appId, requestId: context.requestId, userId: context.user?.id, isMaster: context.isMaster,
@@ -28,32 +28,32 @@ extension WorkerPool {
             original: original?.jsonBuffer)
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                let process = state.withLock { state -> WorkerProcess? in
-                    guard state.invocations[id] != nil else { return nil }
+                let pending = state.withLock { state -> Bool in
+                    guard state.invocations[id] != nil else { return false }
                     state.invocations[id]?.continuation = continuation
-                    return state.workers[slot]?.process
+                    return true
                 }
-                if let process {
+                if pending {
                     process.send(.invoke(invocation))
                 } else {
                     continuation.resume(returning: .failure(.hookCrashed()))
                 }
             }
         } onCancel: {
-            state.withLock { $0.invocations[id] == nil ? nil : $0.workers[slot]?.process }?.send(.cancel(id: id))
+            if state.withLock({ $0.invocations[id] != nil }) { process.send(.cancel(id: id)) }
         }
         let outcome = try result.get()
         state.withLock { $0.breakers[hook]?.recordSuccess() }
         return try outcome.value()
     }
 
-    /// Waits (in the bounded queue, if every worker is full or restarting) for a worker slot.
-    private func acquireSlot(for id: UInt64, hook: String, context: HookContext) async throws -> Int {
+    /// Waits (in the bounded queue, if every worker is full or restarting) for room on a worker.
+    private func acquireWorker(for id: UInt64, hook: String, context: HookContext) async throws -> WorkerProcess {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                let immediate = state.withLock { state -> Result<Int, any Error>? in
+                let immediate = state.withLock { state -> Result<WorkerProcess, any Error>? in
                     if state.isShuttingDown { return .failure(ParseError.unavailable("the server is shutting down")) }
-                    if let slot = state.reserve(id, hook: hook, context: context) { return .success(slot) }
+                    if let process = state.reserve(id, hook: hook, context: context) { return .success(process) }
                     if Task.isCancelled { return .failure(CancellationError()) }
                     guard state.waiters.count < configuration.maximumQueuedInvocations else {
                         return .failure(ParseError.unavailable("too many hook calls are waiting; retry later", code: 155))
@@ -74,8 +74,8 @@ extension WorkerPool {
 
     /// Hands free slots to waiting callers.
     func serveWaiters() {
-        for (continuation, slot) in state.withLock({ $0.serveWaiters() }) {
-            continuation.resume(returning: slot)
+        for (continuation, process) in state.withLock({ $0.serveWaiters() }) {
+            continuation.resume(returning: process)
         }
     }
 }

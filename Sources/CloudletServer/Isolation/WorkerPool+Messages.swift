@@ -13,8 +13,8 @@ extension WorkerPool {
         case .result(let id, let outcome):
             let continuation = state.withLock { state -> CheckedContinuation<Result<WireOutcome, ParseError>, Never>? in
                 guard let invocation = state.invocations.removeValue(forKey: id) else { return nil }
-                state.workers[invocation.slot]?.lifecycle.answered(id)
-                state.backoffs[invocation.slot].reset()
+                state.updateLifecycle(of: invocation.process) { $0.answered(id) }
+                state.backoffs[invocation.process.slot].reset()
                 return invocation.continuation
             }
             serveWaiters()
@@ -36,9 +36,9 @@ extension WorkerPool {
             let level = Logger.Level.allCases[Int(min(record.level, UInt8(Logger.Level.allCases.count - 1)))]
             context.logger.log(level: level, "\(record.message)", metadata: metadata)
         case .pong:
-            guard let slot = peer.slot.withLock({ $0 }) else { return }
+            guard let process = peer.process.withLock({ $0 }) else { return }
             let now = clock.now
-            state.withLock { $0.workers[slot]?.lifecycle.ponged(at: now) }
+            state.withLock { $0.updateLifecycle(of: process) { $0.ponged(at: now) } }
         case .invoke, .storeReply, .cancel, .ping:
             peer.connection.withLock { $0 }?.close()
         }
@@ -47,24 +47,25 @@ extension WorkerPool {
     private func helloReceived(_ hello: WireHello, from peer: WorkerPeer) {
         let now = clock.now
         guard let connection = peer.connection.withLock({ $0 }) else { return }
-        let slot = state.withLock { state -> Int? in
+        let process = state.withLock { state -> WorkerProcess? in
             guard let (slot, worker) = state.workers.first(where: { $0.value.process.pid == hello.processId }) else { return nil }
             worker.process.attach(connection)
             state.workers[slot]?.lifecycle.becameReady(at: now)
-            if state.hooks == nil {
+            if state.hooks == nil || state.hooksNeedRefresh {
+                state.hooksNeedRefresh = false
                 state.hooks = Dictionary(
                     hello.hooks.map { (WorkerPoolState.hookKey(HookKind($0.kind), $0.name), Duration.milliseconds($0.timeLimitMilliseconds)) },
                     uniquingKeysWith: { _, last in last })
             }
-            return slot
+            return worker.process
         }
-        guard let slot else {
+        guard let process else {
             logger.warning("a process that is not one of the pool's workers connected", metadata: ["worker.pid": "\(hello.processId)"])
             connection.close()
             return
         }
-        peer.slot.withLock { $0 = slot }
-        logger.debug("worker ready", metadata: ["worker.pid": "\(hello.processId)", "worker.slot": "\(slot)"])
+        peer.process.withLock { $0 = process }
+        logger.debug("worker ready", metadata: ["worker.pid": "\(hello.processId)", "worker.slot": "\(process.slot)"])
         serveWaiters()
     }
 
@@ -72,7 +73,7 @@ extension WorkerPool {
     /// hook and request when the worker was running exactly one.
     func output(_ process: WorkerProcess, line: String, isError: Bool) {
         let contexts = state.withLock { state in
-            state.invocations.values.filter { $0.slot == process.slot }.map(\.context)
+            state.invocations.values.filter { $0.process === process }.map(\.context)
         }
         var logger = contexts.count == 1 ? contexts[0].logger : hookLogger
         logger[metadataKey: "worker.pid"] = "\(process.pid)"
@@ -85,16 +86,25 @@ extension WorkerPool {
     func exited(_ process: WorkerProcess, _ ending: WorkerProcess.Ending) {
         let now = clock.now
         let failed = state.withLock { state -> (lost: [WorkerPoolState.Invocation], wasKilled: Bool)? in
-            guard let worker = state.workers[process.slot], worker.process === process else { return nil }
-            state.workers.removeValue(forKey: process.slot)
+            let worker: WorkerPoolState.Worker
+            let servedSlot = state.workers[process.slot]?.process === process
+            if servedSlot {
+                worker = state.workers.removeValue(forKey: process.slot)!
+            } else if let drained = state.draining.removeValue(forKey: process.pid) {
+                worker = drained
+            } else {
+                return nil
+            }
             var lifecycle = worker.lifecycle
             let (unanswered, wasKilled) = lifecycle.exited()
             let lost = unanswered.compactMap { state.invocations.removeValue(forKey: $0) }
             for invocation in lost where !wasKilled || state.breakers[invocation.hook]?.isHalfOpen == true {
                 state.breakers[invocation.hook]?.recordCrash(at: now)
             }
-            if !state.isShuttingDown {
-                let delay = state.backoffs[process.slot].nextDelay()
+            if servedSlot && !state.isShuttingDown {
+                // A worker the pool killed (a hook overran) was healthy: replace it at once. Only
+                // workers that end on their own back off, so that a crash loop does not spin.
+                let delay = wasKilled ? .zero : state.backoffs[process.slot].nextDelay()
                 state.restarts[process.slot] = now.addingTimeInterval(delay.seconds)
             }
             return (lost, wasKilled)

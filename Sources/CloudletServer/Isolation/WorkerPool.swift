@@ -73,14 +73,19 @@ public final class WorkerPool: Service, Sendable {
         return pool
     }
 
-    /// Supervises the workers until graceful shutdown, then kills them and closes the socket.
+    /// Supervises the workers until graceful shutdown, then kills them, closes the socket and returns
+    /// once their ends have been handled (or after a second).
     public func run() async throws {
-        defer { stop() }
         try? await cancelWhenGracefulShutdown {
             while true {
                 self.supervise()
                 try await Task.sleep(for: .milliseconds(50))
             }
+        }
+        stop()
+        let giveUp = ContinuousClock.now + .seconds(1)
+        while ContinuousClock.now < giveUp, state.withLock({ !$0.workers.isEmpty || !$0.draining.isEmpty }) {
+            try? await Task.sleep(for: .milliseconds(10))
         }
     }
 
@@ -118,14 +123,14 @@ public final class WorkerPool: Service, Sendable {
         var pings: [WorkerProcess] = []
         var restarts: [Int] = []
         state.withLock { state in
-            for (slot, worker) in state.workers {
+            for worker in Array(state.workers.values) + Array(state.draining.values) {
                 switch worker.lifecycle.verdict(at: now) {
                 case .healthy: break
                 case .ping:
-                    state.workers[slot]?.lifecycle.pinged(at: now)
+                    state.updateLifecycle(of: worker.process) { $0.pinged(at: now) }
                     pings.append(worker.process)
                 case .kill(let reason):
-                    state.workers[slot]?.lifecycle.killing(because: reason)
+                    state.updateLifecycle(of: worker.process) { $0.killing(because: reason) }
                     kills.append((worker.process, reason))
                 }
             }
@@ -149,13 +154,36 @@ public final class WorkerPool: Service, Sendable {
         }
     }
 
+    /// Replaces every worker without failing a call: new workers start at once (from the executable
+    /// as it is now, whose hook list then replaces the old one) while the old ones finish the calls
+    /// they have and are then ended. Calls arriving meanwhile wait for the new workers.
+    public func reload() {
+        let now = clock.now
+        state.withLock { state in
+            guard !state.isShuttingDown else { return }
+            for (slot, var worker) in state.workers {
+                worker.lifecycle.drain()
+                state.draining[worker.process.pid] = worker
+                state.workers.removeValue(forKey: slot)
+            }
+            for slot in 0..<configuration.workerCount {
+                state.restarts[slot] = now
+                state.backoffs[slot].reset()
+            }
+            state.hooksNeedRefresh = true
+        }
+        logger.info("reloading workers")
+    }
+
     /// Stops for good: refuses new calls, fails waiting ones, kills every worker and closes the socket.
     func stop() {
         let (workers, waiters) = state.withLock { state in
             state.isShuttingDown = true
             state.restarts = [:]
+            for slot in state.workers.keys { state.workers[slot]?.lifecycle.killing(because: "the pool stopped") }
+            for pid in state.draining.keys { state.draining[pid]?.lifecycle.killing(because: "the pool stopped") }
             defer { state.waiters = [] }
-            return (state.workers.values.map(\.process), state.waiters)
+            return ((Array(state.workers.values) + Array(state.draining.values)).map(\.process), state.waiters)
         }
         for waiter in waiters { waiter.continuation.resume(throwing: ParseError.unavailable("the server is shutting down")) }
         for worker in workers { worker.kill() }
@@ -164,10 +192,10 @@ public final class WorkerPool: Service, Sendable {
     }
 }
 
-/// The host's view of one worker connection: the connection, and the slot once the worker said hello.
+/// The host's view of one worker connection: the connection, and the worker once it said hello.
 final class WorkerPeer: Sendable {
     let connection = Mutex<WireConnection?>(nil)
-    let slot = Mutex<Int?>(nil)
+    let process = Mutex<WorkerProcess?>(nil)
 }
 
 extension ParseError {

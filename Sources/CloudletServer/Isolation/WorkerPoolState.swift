@@ -11,9 +11,9 @@ struct WorkerPoolState {
         var lifecycle: WorkerLifecycle
     }
 
-    /// An invocation sent (or about to be sent) to the worker in `slot`.
+    /// An invocation sent (or about to be sent) to `process`.
     struct Invocation {
-        let slot: Int
+        let process: WorkerProcess
         let hook: String
         let context: HookContext
         var continuation: CheckedContinuation<Result<WireOutcome, ParseError>, Never>?
@@ -24,10 +24,13 @@ struct WorkerPoolState {
         let id: UInt64
         let hook: String
         let context: HookContext
-        let continuation: CheckedContinuation<Int, any Error>
+        let continuation: CheckedContinuation<WorkerProcess, any Error>
     }
 
+    /// The worker serving each slot.
     var workers: [Int: Worker] = [:]
+    /// Workers replaced by a reload, by pid: they finish their calls, take no new ones, and are then ended.
+    var draining: [Int32: Worker] = [:]
     var restarts: [Int: Date] = [:]
     var backoffs: [RestartBackoff]
     var invocations: [UInt64: Invocation] = [:]
@@ -35,6 +38,8 @@ struct WorkerPoolState {
     var breakers: [String: CircuitBreaker] = [:]
     /// The hooks the workers serve, by ``hookKey(_:_:)``, with their time limits; nil until the first hello.
     var hooks: [String: Duration]?
+    /// Set by a reload: the next hello's hook list replaces ``hooks`` (the executable may have changed).
+    var hooksNeedRefresh = false
     var nextInvocationId: UInt64 = 1
     var isShuttingDown = false
 
@@ -44,23 +49,35 @@ struct WorkerPoolState {
 
     static func hookKey(_ kind: HookKind, _ name: String) -> String { "\(kind.rawValue) \(name)" }
 
-    /// Gives invocation `id` a slot on the least busy worker that has one; nil if none has.
-    mutating func reserve(_ id: UInt64, hook: String, context: HookContext) -> Int? {
-        let free = workers.filter { $0.value.lifecycle.canAccept }
-        guard let slot = free.min(by: { $0.value.lifecycle.inFlight.count < $1.value.lifecycle.inFlight.count })?.key else {
+    /// Gives invocation `id` a place on the least busy worker that has one; nil if none has.
+    mutating func reserve(_ id: UInt64, hook: String, context: HookContext) -> WorkerProcess? {
+        let now = context.clock.now
+        let free = workers.filter { $0.value.lifecycle.canAccept(at: now) }
+        guard let slot = free.min(by: { $0.value.lifecycle.inFlight.count < $1.value.lifecycle.inFlight.count })?.key,
+            let process = workers[slot]?.process
+        else {
             return nil
         }
         workers[slot]?.lifecycle.sent(id, deadline: context.deadline)
-        invocations[id] = Invocation(slot: slot, hook: hook, context: context)
-        return slot
+        invocations[id] = Invocation(process: process, hook: hook, context: context)
+        return process
+    }
+
+    /// Applies `change` to the lifecycle of `process`, whether it serves a slot or is draining.
+    mutating func updateLifecycle(of process: WorkerProcess, _ change: (inout WorkerLifecycle) -> Void) {
+        if workers[process.slot]?.process === process {
+            change(&workers[process.slot]!.lifecycle)
+        } else if draining[process.pid] != nil {
+            change(&draining[process.pid]!.lifecycle)
+        }
     }
 
     /// Hands free worker slots to waiting callers, first come first served; returns whom to resume.
-    mutating func serveWaiters() -> [(CheckedContinuation<Int, any Error>, Int)] {
-        var served: [(CheckedContinuation<Int, any Error>, Int)] = []
-        while let waiter = waiters.first, let slot = reserve(waiter.id, hook: waiter.hook, context: waiter.context) {
+    mutating func serveWaiters() -> [(CheckedContinuation<WorkerProcess, any Error>, WorkerProcess)] {
+        var served: [(CheckedContinuation<WorkerProcess, any Error>, WorkerProcess)] = []
+        while let waiter = waiters.first, let process = reserve(waiter.id, hook: waiter.hook, context: waiter.context) {
             waiters.removeFirst()
-            served.append((waiter.continuation, slot))
+            served.append((waiter.continuation, process))
         }
         return served
     }

@@ -52,15 +52,18 @@ final class WorkerProcess: Sendable {
         if environment["SWIFT_BACKTRACE"] == nil { environment["SWIFT_BACKTRACE"] = "enable=no" }
         process.environment = environment
         let started = Mutex<WorkerProcess?>(nil)
-        let outputDone = Mutex(0)
-        let finish: @Sendable () -> Void = {
-            // The exit is reported once the process has ended and both pipes are drained, so that the
-            // last lines of standard error are in the tail when the crash is logged.
-            let done = outputDone.withLock { count -> Bool in
-                count += 1
-                return count == 3
+        let ends = Mutex((seen: 0, reported: false))
+        // The exit is reported once the process has ended and both pipes are drained, so that its
+        // `Fatal error:` line has been read; or half a second after the process ended, in case another
+        // child inherited a pipe and holds it open.
+        let finish: @Sendable (_ force: Bool) -> Void = { force in
+            let report = ends.withLock { ends -> Bool in
+                if !force { ends.seen += 1 }
+                guard !ends.reported, force || ends.seen == 3 else { return false }
+                ends.reported = true
+                return true
             }
-            if done, let worker = started.withLock({ $0 }) {
+            if report, let worker = started.withLock({ $0 }) {
                 onExit(worker, Ending(status: process.terminationStatus, bySignal: process.terminationReason == .uncaughtSignal))
             }
         }
@@ -72,13 +75,16 @@ final class WorkerProcess: Sendable {
                 if data.isEmpty {
                     handle.readabilityHandler = nil
                     for line in lines.finish() { worker.record(line, isError: isError, onOutput) }
-                    finish()
+                    finish(false)
                     return
                 }
                 for line in lines.append(data) { worker.record(line, isError: isError, onOutput) }
             }
         }
-        process.terminationHandler = { _ in finish() }
+        process.terminationHandler = { _ in
+            finish(false)
+            DispatchQueue.global().asyncAfter(deadline: .now() + 0.5) { finish(true) }
+        }
         try started.withLock { started in
             try process.run()
             started = WorkerProcess(slot: slot, pid: process.processIdentifier)

@@ -8,6 +8,7 @@ import Foundation
 ///   process mid-hook. Without it, records the save as a `CrashLog` object (`savedId`, `eventId`).
 /// - `function("slow")`: sleeps `ms` milliseconds, then answers "done".
 /// - `function("spin")`: `while true {}` that ignores cancellation, under a 1 s limit; only a kill ends it.
+/// - `function("spinBriefly")`: the same under a 100 ms limit.
 /// - `function("crash")`: traps on a force-unwrap of nil.
 /// - `function("hog")`: allocates (and touches) memory without bound.
 /// - `function("pid")`: answers the process id of the process running the hook.
@@ -43,6 +44,11 @@ enum FixtureHooks: HookModule {
     private static func registerMisbehaving(_ hooks: inout HookRegistry) {
         let alwaysTrue: @Sendable () -> Bool = { ProcessInfo.processInfo.processIdentifier > 0 }
         hooks.function("spin", timeLimit: .seconds(1)) { _ in
+            var turns = 0
+            while alwaysTrue() { turns &+= 1 }
+            return .number(Double(turns))
+        }
+        hooks.function("spinBriefly", timeLimit: .milliseconds(100)) { _ in
             var turns = 0
             while alwaysTrue() { turns &+= 1 }
             return .number(Double(turns))
