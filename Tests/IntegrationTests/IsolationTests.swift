@@ -74,6 +74,21 @@ extension ProcessTests {
             #expect(kill(pid_t(before), 0) != 0, "the hung worker must be gone")
         }
 
+        @Test func aSpinningWorkerEndsWhenItsHostIsKilled() async throws {
+            let apps = try await TwoApps.start()
+            defer { apps.stop() }
+            let worker = try await apps.fixtureWorker()
+            let hang = Task { try? await apps.fixture.post("/functions/spin", [:]) }
+            defer { hang.cancel() }
+            try await Task.sleep(for: .milliseconds(200))
+            _ = try await apps.server.kill()
+            _ = try await poll(timeout: .seconds(5), "the orphaned worker to exit") {
+                // Gone, or a zombie waiting for a reaper that is not ours.
+                let status = try? String(contentsOfFile: "/proc/\(worker)/status", encoding: .utf8)
+                return status == nil || status!.contains("State:\tZ") ? true : nil
+            }
+        }
+
         @Test func aHundredHangsLeaveTheHostsThreadsAndMemoryFlat() async throws {
             let apps = try await TwoApps.start(["--workers", "4"])
             defer { apps.stop() }

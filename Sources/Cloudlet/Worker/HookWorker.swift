@@ -24,6 +24,7 @@ public struct HookWorker: Sendable {
     /// Connects and serves until the host closes the connection; then ends the process at once,
     /// abandoning any hook still running (its caller has gone with the host).
     public func run() async throws -> Never {
+        HostWatch.start()
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture { try WireFraming.addHandlers(to: channel.pipeline.syncOperations) }

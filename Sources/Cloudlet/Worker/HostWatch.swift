@@ -1,0 +1,20 @@
+import Foundation
+
+/// Ends a worker process as soon as the host that started it is gone. A plain thread polls the
+/// parent's pid, so this works even while a hook spins on the worker's event loop and the closed
+/// connection can never be noticed there (a host killed with SIGKILL leaves no other trace).
+enum HostWatch {
+    /// How often the parent is checked.
+    static let interval: useconds_t = 200_000
+
+    /// Starts watching the current parent process.
+    static func start() {
+        let host = getppid()
+        let thread = Thread {
+            while getppid() == host { usleep(interval) }
+            _exit(0)
+        }
+        thread.name = "cloudlet-host-watch"
+        thread.start()
+    }
+}
