@@ -5,7 +5,7 @@ extension AppRuntime {
     /// Deletes the object `id` of `className`: before hook (which may refuse), one transaction with
     /// the after hook's outbox event, then the after hook.
     public func delete(_ className: String, id: String, caller: Caller) async throws {
-        try ParseNames.validateClassName(className)
+        try Self.checkWritable(className, caller)
         let object = try await writable(className, id: id, caller: caller)
         if hasHook(.beforeDelete, className) {
             try await invoke(.beforeDelete, className, caller: caller) { [executor] context in

@@ -25,7 +25,7 @@ extension AppRuntime {
         _ className: String, body: [String: ParseValue], caller: Caller,
         persist: (ParseObject, OutboxEvent?) async throws -> Void
     ) async throws -> SaveResult {
-        try ParseNames.validateClassName(className)
+        try Self.checkWritable(className, caller)
         let requested = try WriteBody(body, isCreate: true).changes
         let proposed = try requested.applied(to: ParseObject(className: className))
         var object = proposed
@@ -48,7 +48,7 @@ extension AppRuntime {
     /// Updates the object `id` of `className` from a REST body. Field operations are applied to the
     /// stored values inside the write transaction, so concurrent increments all count.
     public func update(_ className: String, id: String, body: [String: ParseValue], caller: Caller) async throws -> SaveResult {
-        try ParseNames.validateClassName(className)
+        try Self.checkWritable(className, caller)
         var changes = try WriteBody(body, isCreate: false).changes
         var hookChanged: Set<String> = []
         var original: ParseObject?
@@ -96,6 +96,17 @@ extension AppRuntime {
         object.createdAt = original?.createdAt
         object.updatedAt = original?.updatedAt
         return try WriteBody.validated(object)
+    }
+
+    /// Classes that only the master key may write: roles decide access, push jobs are the server's.
+    static let masterWrittenClasses: Set<String> = ["_Role", "_PushStatus"]
+
+    /// Throws for an invalid class name, or for a client writing a class only the master key may write.
+    static func checkWritable(_ className: String, _ caller: Caller) throws {
+        try ParseNames.validateClassName(className)
+        guard caller.isMaster || !masterWrittenClasses.contains(className) else {
+            throw ParseError(code: 119, message: "only the master key may change \(className)", httpStatus: 403)
+        }
     }
 
     /// Throws "not found" (as Parse does, so as not to reveal the object) if the caller may not write it.
