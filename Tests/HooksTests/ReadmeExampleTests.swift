@@ -1,0 +1,28 @@
+import Cloudlet
+import CloudletServer
+import CloudletTesting
+import Hooks
+import Testing
+
+@Test func postsAreValidatedAndCounted() async throws {
+    let harness = try HookHarness(AppHooks.self)
+    let post = try await harness.create("Posts", ["title": "  Launch  ", "author": "ada"])
+    #expect(post["title"] == "Launch")
+    await #expect(throws: ParseError.self) { try await harness.create("Posts", ["title": ""]) }
+    #expect(harness.counts(.afterSave, "Posts").invocations == 1)
+    #expect(harness.logs.messages(from: .afterSave, "Posts") == ["counted post"])
+
+    // Act as a user, and see ACLs applied:
+    _ = try await harness.find(ParseQuery("Posts"), as: .user("u1"))
+}
+
+@Test func aHangingHookTimesOutWithoutWaiting() async throws {
+    var hooks = HookRegistry()
+    hooks.function("slow") { _ in try await Task.sleep(for: .seconds(60)); return nil }
+    let harness = try HookHarness(registry: hooks)
+    let call = Task { try await harness.call("slow") }
+    try await harness.waitForInvocations(.function, "slow")
+    harness.clock.advance(by: .seconds(15))          // past the function's 15 s limit
+    let error = try await #require(throws: ParseError.self) { try await call.value }
+    #expect(error.code == 124)
+}
