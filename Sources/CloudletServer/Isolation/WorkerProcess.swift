@@ -67,20 +67,6 @@ final class WorkerProcess: Sendable {
                 onExit(worker, Ending(status: process.terminationStatus, bySignal: process.terminationReason == .uncaughtSignal))
             }
         }
-        for (pipe, isError) in [(output, false), (errors, true)] {
-            let lines = LineSplitter()
-            pipe.fileHandleForReading.readabilityHandler = { handle in
-                let data = handle.availableData
-                guard let worker = started.withLock({ $0 }) else { return }
-                if data.isEmpty {
-                    handle.readabilityHandler = nil
-                    for line in lines.finish() { worker.record(line, isError: isError, onOutput) }
-                    finish(false)
-                    return
-                }
-                for line in lines.append(data) { worker.record(line, isError: isError, onOutput) }
-            }
-        }
         process.terminationHandler = { _ in
             finish(false)
             DispatchQueue.global().asyncAfter(deadline: .now() + 0.5) { finish(true) }
@@ -91,7 +77,27 @@ final class WorkerProcess: Sendable {
         }
         try? output.fileHandleForWriting.close()
         try? errors.fileHandleForWriting.close()
-        return started.withLock { $0! }
+        let worker = started.withLock { $0! }
+        // Each pipe is read by a thread of its own with blocking reads until end of file. (Foundation's
+        // `readabilityHandler` is not used: on Linux its dispatch source can outlive the descriptor
+        // and crash libdispatch's event loop when the server shuts down.)
+        for (pipe, isError) in [(output, false), (errors, true)] {
+            let handle = pipe.fileHandleForReading
+            let reader = Thread {
+                let lines = LineSplitter()
+                while true {
+                    let data = handle.availableData
+                    if data.isEmpty { break }
+                    for line in lines.append(data) { worker.record(line, isError: isError, onOutput) }
+                }
+                for line in lines.finish() { worker.record(line, isError: isError, onOutput) }
+                try? handle.close()
+                finish(false)
+            }
+            reader.name = "cloudlet-worker-\(isError ? "stderr" : "stdout")"
+            reader.start()
+        }
+        return worker
     }
 
     private func record(_ line: String, isError: Bool, _ onOutput: @Sendable (WorkerProcess, String, Bool) -> Void) {
