@@ -24,5 +24,18 @@ extension ProcessTests {
             #expect(reply.body == ["result": "done"])
             #expect(try await server.waitForExit(timeout: .seconds(15)) == .exit(0))
         }
+
+        /// Starting and stopping with workers must end cleanly every time (a shutdown race once
+        /// crashed libdispatch in about one stop in four).
+        @Test func repeatedStopsWithWorkersExitCleanly() async throws {
+            for _ in 0..<8 {
+                let data = try ServerProcess.temporaryFolder("restart")
+                defer { try? FileManager.default.removeItem(at: data) }
+                let server = try await ServerProcess.serve(.cloudlet, data: data)
+                defer { server.killIfRunning() }
+                #expect(try await server.client().post("/functions/hello", ["name": "Ada"])["result"] == "Hello, Ada!")
+                #expect(try await server.stop() == .exit(0))
+            }
+        }
     }
 }
