@@ -48,7 +48,7 @@ public final class SQLiteObjectStorage: ObjectStorage {
                         PRIMARY KEY (class, field)
                     ) WITHOUT ROWID;
                     CREATE TABLE outbox (
-                        seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, event TEXT NOT NULL
+                        seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, event TEXT NOT NULL
                     );
                     """)
         }
