@@ -52,7 +52,7 @@ struct ServeCommand<Hooks: HookModule>: AsyncParsableCommand {
             memoryLimitMegabytes: try environment.value(workerMemoryMb, "WORKER_MEMORY_MB", default: 512) { Int($0) })
         let app = try await workerSettings.definition(
             id: try environment.value(appId, "APP_ID", default: "dev") { $0 }, registry: Hooks.registry(),
-            clientKey: try environment.optional(clientKey, "CLIENT_KEY"), masterKey: try environment.optional(masterKey, "MASTER_KEY"))
+            clientKey: environment.optional(clientKey, "CLIENT_KEY"), masterKey: environment.optional(masterKey, "MASTER_KEY"))
         var apps = [app]
         for other in otherApps {
             apps.append(try await workerSettings.definition(id: other.appId, executablePath: other.executablePath))
@@ -97,7 +97,7 @@ struct Settings {
     }
 
     /// The flag if given, else the variable `CLOUDLET_<name>`, else nil.
-    func optional(_ flag: String?, _ name: String) throws -> String? {
+    func optional(_ flag: String?, _ name: String) -> String? {
         flag ?? environment["CLOUDLET_" + name]
     }
 }

@@ -68,8 +68,10 @@ public struct ParseAPI: Sendable {
     func perform(_ endpoint: ParseEndpoint, _ call: ParseCall) async throws -> Reply {
         let runtime = call.app.runtime
         switch (endpoint, call.method) {
-        case (.classes("_User"), .post), (.object("_User", _), .put):
-            return try await performUsers(endpoint == .classes("_User") ? .users : .user(endpoint.objectId ?? ""), call)
+        case (.classes("_User"), .post):
+            return try await performUsers(.users, call)
+        case (.object("_User", let id), .put):
+            return try await performUsers(.user(id), call)
         case (.classes(let className), .post):
             let saved = try await runtime.create(className, body: call.body, caller: call.caller)
             var body = saved.changedFields

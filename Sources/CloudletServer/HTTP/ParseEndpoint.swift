@@ -30,12 +30,3 @@ enum ParseEndpoint: Sendable, Equatable {
     }
 }
 
-extension ParseEndpoint {
-    /// The object id an endpoint names, if it names one.
-    var objectId: String? {
-        switch self {
-        case .object(_, let id), .user(let id): id
-        default: nil
-        }
-    }
-}

@@ -32,7 +32,7 @@ public enum ParseFieldType: Sendable, Hashable, CustomStringConvertible {
         case .number: return .number
         case .string: return .string
         case .array(let elements):
-            for element in elements { try validateNested(element, field: field) }
+            for element in elements { _ = try of(element, field: field) }
             return .array
         case .object(let members):
             guard let tag = members["__type"] else {
@@ -40,7 +40,7 @@ public enum ParseFieldType: Sendable, Hashable, CustomStringConvertible {
                     guard !key.hasPrefix("$"), !key.contains("."), !key.hasPrefix("__") else {
                         throw .invalidKeyName("\(field).\(key)")
                     }
-                    try validateNested(member, field: field)
+                    _ = try of(member, field: field)
                 }
                 return .object
             }
@@ -48,8 +48,25 @@ public enum ParseFieldType: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    private static func validateNested(_ value: ParseValue, field: String) throws(ParseError) {
-        _ = try of(value, field: field)
+    /// The type of a value already checked by ``of(_:field:)``, read without checking it again
+    /// (for the schema check inside the write transaction).
+    static func ofValidated(_ value: ParseValue) -> ParseFieldType? {
+        switch value {
+        case .null: return nil
+        case .bool: return .boolean
+        case .number: return .number
+        case .string: return .string
+        case .array: return .array
+        case .object:
+            switch value.parseType {
+            case "Date": return .date
+            case "Pointer": return .pointer(targetClass: value["className"]?.stringValue ?? "")
+            case "GeoPoint": return .geoPoint
+            case "Bytes": return .bytes
+            case "File": return .file
+            default: return .object
+            }
+        }
     }
 
     private static func specialType(_ tag: ParseValue, _ value: ParseValue, field: String) throws(ParseError) -> ParseFieldType {

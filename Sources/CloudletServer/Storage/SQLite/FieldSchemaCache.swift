@@ -14,7 +14,7 @@ final class FieldSchemaCache: Sendable {
         var known = try types.withLock { $0[className] } ?? loadTypes(className, db)
         var added: [(String, String)] = []
         for (field, value) in object.fields {
-            guard let type = try ParseFieldType.of(value, field: field)?.description else { continue }
+            guard let type = ParseFieldType.ofValidated(value)?.description else { continue }
             if let expected = known[field] {
                 guard expected == type else {
                     throw ParseError.incorrectType(
