@@ -26,6 +26,10 @@ struct ServeCommand<Hooks: HookModule>: AsyncParsableCommand {
     @Option(help: "Where hooks run: process or in-process (CLOUDLET_ISOLATION). Default process.") var isolation: Isolation?
     @Option(help: "Worker processes per app (CLOUDLET_WORKERS). Default: the number of cores.") var workers: Int?
     @Option(help: "Memory limit of each worker in MiB, 0 for none (CLOUDLET_WORKER_MEMORY_MB). Default 512.") var workerMemoryMb: Int?
+    @Option(
+        name: .customLong("trusted-proxy"),
+        help: "A proxy (address or network such as 10.0.0.0/8) whose X-Forwarded-For names the client; repeatable (CLOUDLET_TRUSTED_PROXIES, comma-separated). Default none.")
+    var trustedProxies: [String] = []
     @Option(name: .customLong("app"), help: "Also host app <id> whose hooks are in <executable>, as id=executable; repeatable.")
     var otherApps: [HostedExecutable] = []
 
@@ -45,7 +49,11 @@ struct ServeCommand<Hooks: HookModule>: AsyncParsableCommand {
             maximumBodyBytes: try environment.value(maxBodyBytes, "MAX_BODY_BYTES", default: 1 << 20) { Int($0) },
             durability: try environment.value(durability, "DURABILITY", default: .normal) {
                 SQLiteObjectStorage.Durability(rawValue: $0)
-            })
+            },
+            trustedProxies: try TrustedProxies(
+                environment.value(trustedProxies.isEmpty ? nil : trustedProxies, "TRUSTED_PROXIES", default: []) {
+                    $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+                }))
         let workerSettings = WorkerSettings(
             isolation: try environment.value(isolation, "ISOLATION", default: .process) { Isolation(rawValue: $0) },
             workerCount: try environment.value(workers, "WORKERS", default: ProcessInfo.processInfo.activeProcessorCount) { Int($0) },

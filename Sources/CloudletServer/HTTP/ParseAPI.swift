@@ -17,30 +17,27 @@ public struct ParseAPI: Sendable {
     let apps: AppDirectory
     let mountPath: String
     let maximumBodyBytes: Int
+    let trustedProxies: TrustedProxies
+    private static let forwardedForHeader = HTTPField.Name("X-Forwarded-For")!
 
-    /// The API for `apps`, mounted at `mountPath` (such as `/parse`), refusing bodies over `maximumBodyBytes`.
-    public init(apps: AppDirectory, mountPath: String, maximumBodyBytes: Int) {
+    /// The API for `apps`, mounted at `mountPath` (such as `/parse`), refusing bodies over
+    /// `maximumBodyBytes`, and believing `X-Forwarded-For` only from `trustedProxies`.
+    public init(apps: AppDirectory, mountPath: String, maximumBodyBytes: Int, trustedProxies: TrustedProxies = .none) {
         self.apps = apps
         self.mountPath = mountPath
         self.maximumBodyBytes = maximumBodyBytes
+        self.trustedProxies = trustedProxies
     }
 
     /// Answers one HTTP request for `endpoint`.
     func respond(to request: Request, context: CloudletRequestContext, endpoint: ParseEndpoint) async throws -> Response {
         var request = request
         let body = try await readBody(&request)
-        var call = try ParseCall(
-            request: request, body: body, requestId: context.id, address: context.remoteAddress?.ipAddress, apps: apps)
+        let address = trustedProxies.clientAddress(
+            peer: context.remoteAddress?.ipAddress, forwardedFor: request.headers[values: Self.forwardedForHeader])
+        var call = try ParseCall(request: request, body: body, requestId: context.id, address: address, apps: apps)
         try await call.resolveSession()
-        let reply: Reply
-        do {
-            reply = try await perform(endpoint, call)
-        } catch let error as ParseError {
-            throw error
-        } catch {
-            context.logger.error("request failed", metadata: ["error": "\(String(reflecting: error))"])
-            throw ParseError.internalError
-        }
+        let reply = try await perform(endpoint, call)
         var headers: HTTPFields = [:]
         if let location = reply.location { headers[.location] = location }
         return JSONResponse.make(status: reply.status, body: reply.body, headers: headers)

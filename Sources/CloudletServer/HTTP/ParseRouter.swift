@@ -1,48 +1,66 @@
 import Cloudlet
 import Hummingbird
 
+/// One route of the Parse REST API: a path below the mount path, the methods it answers, and the
+/// endpoint a matched request is for.
+struct ParseRoute: Sendable {
+    let path: String
+    let methods: [HTTPRequest.Method]
+    let endpoint: @Sendable (Parameters) throws -> ParseEndpoint
+
+    init(_ path: String, _ methods: [HTTPRequest.Method], _ endpoint: @escaping @Sendable (Parameters) throws -> ParseEndpoint) {
+        self.path = path
+        self.methods = methods
+        self.endpoint = endpoint
+    }
+}
+
 extension ParseAPI {
-    /// The routes of the Parse REST API, below the mount path, plus `GET|POST <mount>/health`.
+    /// Every route of the Parse REST API. A new endpoint is one entry here and its case in
+    /// ``perform(_:_:)``.
+    static let routes: [ParseRoute] = [
+        ParseRoute("classes/:className", [.get, .post]) { .classes(try $0.require("className")) },
+        ParseRoute("classes/:className/:objectId", [.get, .put, .delete, .post]) {
+            .object(try $0.require("className"), try $0.require("objectId"))
+        },
+        ParseRoute("functions/:name", [.post]) { .function(try $0.require("name")) },
+        ParseRoute("batch", [.post]) { _ in .batch },
+        ParseRoute("users", [.get, .post]) { _ in .users },
+        ParseRoute("users/me", [.get]) { _ in .currentUser },
+        ParseRoute("users/:objectId", [.get, .put, .delete]) { .user(try $0.require("objectId")) },
+        ParseRoute("login", [.get, .post]) { _ in .login },
+        ParseRoute("logout", [.post]) { _ in .logout },
+    ]
+
+    /// The methods a path that exists may be asked with and refuses with 405 when its route does
+    /// not answer them.
+    private static let refusedMethods: [HTTPRequest.Method] = [.get, .post, .put, .delete, .patch, .options]
+
+    /// The routes of the Parse REST API below the mount path, plus `GET|POST <mount>/health`.
+    /// Other methods on these paths answer 405, and paths that match nothing 404, both with a
+    /// Parse `{code, error}` body.
     public func addRoutes(to router: Router<CloudletRequestContext>) {
+        router.add(middleware: ParseErrorMiddleware())
         let group = router.group(RouterPath(mountPath.isEmpty ? "/" : mountPath))
-        let health: @Sendable (Request, any RequestContext) async throws -> Response = { _, _ in
-            JSONResponse.make(status: .ok, body: ["status": "ok"])
-        }
-        group.get("health") { request, context in try await health(request, context) }
-        group.post("health") { request, context in try await health(request, context) }
-        group.on("classes/:className", method: .get) { request, context in
-            try await respond(to: request, context: context, endpoint: .classes(try context.parameters.require("className")))
-        }
-        group.on("classes/:className", method: .post) { request, context in
-            try await respond(to: request, context: context, endpoint: .classes(try context.parameters.require("className")))
-        }
-        for method in [HTTPRequest.Method.get, .put, .delete, .post] {
-            group.on("classes/:className/:objectId", method: method) { request, context in
-                let endpoint = ParseEndpoint.object(
-                    try context.parameters.require("className"), try context.parameters.require("objectId"))
-                return try await respond(to: request, context: context, endpoint: endpoint)
-            }
-        }
-        group.post("functions/:name") { request, context in
-            try await respond(to: request, context: context, endpoint: .function(try context.parameters.require("name")))
-        }
-        group.post("batch") { request, context in
-            try await respond(to: request, context: context, endpoint: .batch)
-        }
-        let fixed: [(String, [HTTPRequest.Method], ParseEndpoint)] = [
-            ("users", [.get, .post], .users), ("users/me", [.get], .currentUser), ("login", [.get, .post], .login),
-            ("logout", [.post], .logout),
-        ]
-        for (path, methods, endpoint) in fixed {
-            for method in methods {
-                group.on(RouterPath(path), method: method) { request, context in
-                    try await respond(to: request, context: context, endpoint: endpoint)
+        group.get("health") { _, _ in JSONResponse.make(status: .ok, body: ["status": "ok"]) }
+        group.post("health") { _, _ in JSONResponse.make(status: .ok, body: ["status": "ok"]) }
+        Self.refuseOtherMethods(on: "health", answering: [.get, .post], in: group)
+        for route in Self.routes {
+            for method in route.methods {
+                group.on(RouterPath(route.path), method: method) { request, context in
+                    try await respond(to: request, context: context, endpoint: try route.endpoint(context.parameters))
                 }
             }
+            Self.refuseOtherMethods(on: route.path, answering: route.methods, in: group)
         }
-        for method in [HTTPRequest.Method.get, .put, .delete] {
-            group.on("users/:objectId", method: method) { request, context in
-                try await respond(to: request, context: context, endpoint: .user(try context.parameters.require("objectId")))
+    }
+
+    private static func refuseOtherMethods(
+        on path: String, answering methods: [HTTPRequest.Method], in group: RouterGroup<CloudletRequestContext>
+    ) {
+        for method in refusedMethods where !methods.contains(method) {
+            group.on(RouterPath(path), method: method) { request, _ -> Response in
+                throw ParseError(code: 119, message: "\(request.method.rawValue) is not allowed here", httpStatus: 405)
             }
         }
     }

@@ -49,7 +49,12 @@ extension AppRuntime {
     /// stored values inside the write transaction, so concurrent increments all count.
     public func update(_ className: String, id: String, body: [String: ParseValue], caller: Caller) async throws -> SaveResult {
         try Self.checkWritable(className, caller)
-        var changes = try WriteBody(body, isCreate: false).changes
+        return try await update(className, id: id, changes: try WriteBody(body, isCreate: false).changes, caller: caller)
+    }
+
+    /// Updates the object as ``update(_:id:body:caller:)`` does, with `changes` already validated.
+    func update(_ className: String, id: String, changes: ObjectChanges, caller: Caller) async throws -> SaveResult {
+        var changes = changes
         var hookChanged: Set<String> = []
         var original: ParseObject?
         if hasHook(.beforeSave, className) || hasHook(.afterSave, className) {

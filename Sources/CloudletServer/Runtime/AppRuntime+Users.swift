@@ -35,19 +35,18 @@ extension AppRuntime {
         return (saved, token)
     }
 
-    /// Logs a user in. A wrong username and a wrong password give the same error (101), and failures
-    /// count against the username and the client's address.
+    /// Logs a user in. A wrong username and a wrong password give the same error (101), and every
+    /// attempt counts against the username and the client's address until its password matched.
     public func logIn(username: String, password: String, address: String?, caller: Caller) async throws -> LoggedInUser {
-        try loginThrottle.checkAllowed(username: username, address: address)
+        let attempt = try loginThrottle.begin(username: username, address: address)
         let matches = try await storage.find(
             StorageQuery(query: ParseQuery("_User", constraints: ["username": .string(username)], limit: 1), readerIdentities: nil))
         guard let user = matches.first, let id = user.objectId, let hash = try await storage.passwordHash(ofUser: id),
             try await limits.passwordHasher.verify(password, hash: hash)
         else {
-            loginThrottle.recordFailure(username: username, address: address)
             throw ParseError(code: 101, message: "Invalid username/password.")
         }
-        loginThrottle.recordSuccess(username: username)
+        loginThrottle.succeeded(attempt)
         let token = SessionToken.generate()
         try await storage.insertSession(newSession(token, id, caller))
         return LoggedInUser(user: user, sessionToken: token)
@@ -72,8 +71,9 @@ extension AppRuntime {
             isMaster: false, installationId: installationId ?? session.installationId, requestId: requestId)
     }
 
-    /// Updates a user as ``update(_:id:body:caller:)`` does; a new `password` is hashed and ends the
-    /// user's other sessions. Only the user (or the master key) may change a user.
+    /// Updates a user as ``update(_:id:body:caller:)`` does; a new `password` is hashed, and the
+    /// user, the new hash and the end of the user's other sessions commit in one transaction.
+    /// Only the user (or the master key) may change a user.
     public func updateUser(id: String, body: [String: ParseValue], caller: Caller) async throws -> SaveResult {
         guard caller.isMaster || caller.userId == id else {
             throw ParseError(code: 206, message: "Cannot modify user \(id).")
@@ -82,12 +82,12 @@ extension AppRuntime {
         let password = body.removeValue(forKey: "password")
         if let password, password.stringValue?.isEmpty ?? true { throw ParseError(code: 201, message: "password is required.") }
         if let email = body["email"] { try Self.validateEmail(email) }
-        let saved = try await update("_User", id: id, body: body, caller: caller)
+        var changes = try WriteBody(body, isCreate: false).changes
         if let password = password?.stringValue {
-            let hash = try await limits.passwordHasher.hash(password)
-            try await storage.setPasswordHash(hash, ofUser: id, keepingSession: caller.sessionTokenHash)
+            changes.password = PasswordChange(
+                hash: try await limits.passwordHasher.hash(password), keptSessionTokenHash: caller.sessionTokenHash)
         }
-        return saved
+        return try await update("_User", id: id, changes: changes, caller: caller)
     }
 
     /// The names of the `_Role`s whose `users` list holds a pointer to the user `id`.

@@ -50,8 +50,10 @@ public struct CloudletApplication: Sendable {
     public func router() -> Router<CloudletRequestContext> {
         let router = Router(context: CloudletRequestContext.self)
         router.add(middleware: RequestLogMiddleware())
-        ParseAPI(apps: apps, mountPath: configuration.normalizedMountPath, maximumBodyBytes: configuration.maximumBodyBytes)
-            .addRoutes(to: router)
+        ParseAPI(
+            apps: apps, mountPath: configuration.normalizedMountPath, maximumBodyBytes: configuration.maximumBodyBytes,
+            trustedProxies: configuration.trustedProxies
+        ).addRoutes(to: router)
         return router
     }
 
@@ -61,6 +63,7 @@ public struct CloudletApplication: Sendable {
     public func application(onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }) -> some ApplicationProtocol {
         Application(
             router: router(),
+            server: .http1(configuration: .init(additionalChannelHandlers: [MalformedRequestHandler()])),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Cloudlet"),
             services: appServices + [OutboxReplayService(apps: apps, logger: logger)],
             onServerRunning: onServerRunning,

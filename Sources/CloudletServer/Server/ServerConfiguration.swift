@@ -17,12 +17,16 @@ public struct ServerConfiguration: Sendable {
     public var durability: SQLiteObjectStorage.Durability
     /// bcrypt cost for passwords. Default 10, as Parse Server; tests may lower it to 4 for speed.
     public var passwordHashCost: UInt8
+    /// Proxies whose `X-Forwarded-For` names the client (for login throttling). Default none: the
+    /// socket's peer is the client.
+    public var trustedProxies: TrustedProxies
 
     public init(
         host: String = "127.0.0.1", port: Int = 1337, dataDirectory: String = "./data", mountPath: String = "/parse",
         maximumBodyBytes: Int = 1 << 20, durability: SQLiteObjectStorage.Durability = .normal,
-        passwordHashCost: UInt8 = 10
+        passwordHashCost: UInt8 = 10, trustedProxies: TrustedProxies = .none
     ) {
+        self.trustedProxies = trustedProxies
         self.passwordHashCost = passwordHashCost
         self.host = host
         self.port = port

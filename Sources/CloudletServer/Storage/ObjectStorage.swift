@@ -59,16 +59,19 @@ public struct StorageQuery: Sendable {
     }
 }
 
-/// What an update changes: fields, and the ACL if a new one is given.
+/// What an update changes: fields, the ACL if a new one is given, and a user's password.
 public struct ObjectChanges: Sendable {
     /// New values or operations, by field name.
     public var fields: [String: FieldChange]
     /// The new ACL, if the update sets one.
     public var acl: ParseACL?
+    /// A `_User`'s new password, committed with the fields.
+    public var password: PasswordChange?
 
-    public init(fields: [String: FieldChange], acl: ParseACL? = nil) {
+    public init(fields: [String: FieldChange], acl: ParseACL? = nil, password: PasswordChange? = nil) {
         self.fields = fields
         self.acl = acl
+        self.password = password
     }
 
     /// The object `current` with these changes applied.

@@ -11,9 +11,6 @@ public protocol AccountStorage: Sendable {
     /// The password hash of the user `id`, if the user exists.
     func passwordHash(ofUser id: String) async throws -> String?
 
-    /// Replaces the password hash of the user `id` and revokes the user's other sessions.
-    func setPasswordHash(_ hash: String, ofUser id: String, keepingSession tokenHash: String?) async throws
-
     /// Stores a session.
     func insertSession(_ session: SessionRecord) async throws
 
@@ -22,6 +19,20 @@ public protocol AccountStorage: Sendable {
 
     /// Removes the session whose token hashes to `tokenHash`; returns whether there was one.
     func deleteSession(tokenHash: String) async throws -> Bool
+}
+
+/// A user's new password: its hash replaces the old one and the user's other sessions end, in the
+/// transaction that updates the user (see ``ObjectChanges/password``).
+public struct PasswordChange: Sendable {
+    /// The new password's hash.
+    public var hash: String
+    /// The SHA-256 of the session that stays (the one that changed the password), if any.
+    public var keptSessionTokenHash: String?
+
+    public init(hash: String, keptSessionTokenHash: String?) {
+        self.hash = hash
+        self.keptSessionTokenHash = keptSessionTokenHash
+    }
 }
 
 /// One login session. The token itself is never stored, only its SHA-256.

@@ -38,14 +38,14 @@ extension SQLiteObjectStorage: AccountStorage {
         }
     }
 
-    public func setPasswordHash(_ hash: String, ofUser id: String, keepingSession tokenHash: String?) async throws {
-        try await pool.write { db in
-            try db.execute(
-                sql: "INSERT INTO credentials (user_id, password_hash) VALUES (?, ?) ON CONFLICT (user_id) DO UPDATE SET password_hash = excluded.password_hash",
-                arguments: [id, hash])
-            try db.execute(
-                sql: "DELETE FROM sessions WHERE user_id = ? AND token_hash IS NOT ?", arguments: [id, tokenHash])
-        }
+    /// Replaces the password hash of `user` and ends its sessions but the kept one.
+    static func setPassword(_ change: PasswordChange, of user: ParseObject, _ db: Database) throws {
+        guard user.className == "_User", let id = user.objectId else { return }
+        try db.execute(
+            sql: "INSERT INTO credentials (user_id, password_hash) VALUES (?, ?) ON CONFLICT (user_id) DO UPDATE SET password_hash = excluded.password_hash",
+            arguments: [id, change.hash])
+        try db.execute(
+            sql: "DELETE FROM sessions WHERE user_id = ? AND token_hash IS NOT ?", arguments: [id, change.keptSessionTokenHash])
     }
 
     public func insertSession(_ session: SessionRecord) async throws {

@@ -35,6 +35,7 @@ extension SQLiteObjectStorage {
             try db.execute(
                 sql: "UPDATE objects SET updated_at = ?, acl = ?, data = ? WHERE class = ? AND id = ?",
                 arguments: [row.updatedAt, row.acl, row.data, className, id])
+            if let password = changes.password { try Self.setPassword(password, of: object, db) }
             if let outbox { try Self.insertOutbox(outbox(object), db) }
             return object
         }
