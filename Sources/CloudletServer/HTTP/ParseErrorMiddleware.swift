@@ -11,6 +11,8 @@ struct ParseErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             return try await next(request, context)
         } catch let error as ParseError {
             throw error
+        } catch let error as RateLimitExceeded {
+            throw error
         } catch let error as any HTTPResponseError {
             let notFound = error.status == .notFound
             throw ParseError(

@@ -1,0 +1,113 @@
+import Cloudlet
+import Foundation
+import HTTPTypes
+
+/// What the limiter needs to know of one request.
+public struct RateLimitedRequest: Sendable {
+    /// The path below the mount path, such as `/classes/Posts` (for a batch operation, its own path).
+    public var path: String
+    /// The method the request means (a `_method` override already applied), upper case.
+    public var method: String
+    /// The client's address, if known.
+    public var address: String?
+    /// The logged-in user, if any.
+    public var userId: String?
+    /// The SHA-256 of the session token, if any.
+    public var sessionTokenHash: String?
+    /// Whether it came with the master key.
+    public var isMaster: Bool
+    /// Whether a hook made it through its store.
+    public var isInternal: Bool
+
+    public init(
+        path: String, method: String, address: String?, userId: String? = nil, sessionTokenHash: String? = nil, isMaster: Bool = false,
+        isInternal: Bool = false
+    ) {
+        self.path = path
+        self.method = method
+        self.address = address
+        self.userId = userId
+        self.sessionTokenHash = sessionTokenHash
+        self.isMaster = isMaster
+        self.isInternal = isInternal
+    }
+}
+
+/// One app's rate limiter: its policy over a ``RateLimitStore``.
+///
+/// The app's quota counts every request from outside, the master key's too (a tenant's own key
+/// must not let it crowd out the host's other tenants); each rule counts what it covers, by its
+/// zone. A request is let through only if every limit it falls under has room, and then counts
+/// against all of them.
+public struct RateLimiter: Sendable {
+    /// The limits applied.
+    public var policy: RateLimitPolicy
+    private let store: any RateLimitStore
+    private let clock: any CloudletClock
+
+    public init(policy: RateLimitPolicy, store: any RateLimitStore = InMemoryRateLimitStore(), clock: any CloudletClock) {
+        self.policy = policy
+        self.store = store
+        self.clock = clock
+    }
+
+    /// Charges `request` to its limits, with `extraRules` (a hook's own limits) after the policy's.
+    /// Throws 155 (HTTP 429) when one of them is used up; otherwise answers the limits' state.
+    @discardableResult
+    public func admit(_ request: RateLimitedRequest, extraRules: [RateLimitRule] = []) async throws -> RateLimitOutcome {
+        var limits: [(name: String, charge: RateLimitCharge, message: String?)] = []
+        if let quota = policy.quota, !request.isInternal {
+            limits.append(("app", RateLimitCharge(key: "app", quota: quota), nil))
+        }
+        for (index, rule) in (policy.rules + extraRules).enumerated() where rule.covers(request) {
+            let name = index < policy.rules.count ? "rule\(index + 1)" : "hook\(index - policy.rules.count + 1)"
+            let key = "\(name)|\(rule.quota.count)/\(rule.quota.window)|" + Self.zoneKey(rule.zone, request)
+            limits.append((name, RateLimitCharge(key: key, quota: rule.quota), rule.errorResponseMessage))
+        }
+        guard !limits.isEmpty else { return RateLimitOutcome(headers: [:]) }
+        let states = await store.charge(limits.map(\.charge), now: clock.now)
+        let tightest = states.indices.min { states[$0].remaining < states[$1].remaining }!
+        let headers = Self.headers(name: limits[tightest].name, quota: limits[tightest].charge.quota, state: states[tightest])
+        if let refused = states.indices.first(where: { !states[$0].allowed }) {
+            var headers = Self.headers(name: limits[refused].name, quota: limits[refused].charge.quota, state: states[refused])
+            let seconds = Int(states[refused].retryAfter.rounded(.up))
+            headers[.retryAfter] = String(max(1, seconds))
+            throw RateLimitExceeded(message: limits[refused].message ?? "Too many requests.", headers: headers)
+        }
+        return RateLimitOutcome(headers: headers)
+    }
+
+    private static func zoneKey(_ zone: RateLimitRule.Zone, _ request: RateLimitedRequest) -> String {
+        let address = "ip:" + (request.address ?? "unknown")
+        switch zone {
+        case .global: return "global"
+        case .ip: return address
+        case .user: return request.userId.map { "user:" + $0 } ?? address
+        case .session: return request.sessionTokenHash.map { "session:" + $0 } ?? address
+        }
+    }
+
+    private static let policyHeader = HTTPField.Name("RateLimit-Policy")!
+    private static let stateHeader = HTTPField.Name("RateLimit")!
+
+    /// The IETF `RateLimit-Policy` and `RateLimit` header fields for one limit.
+    private static func headers(name: String, quota: RateLimitQuota, state: RateLimitState) -> HTTPFields {
+        var fields = HTTPFields()
+        fields[policyHeader] = "\"\(name)\";q=\(quota.count);w=\(max(1, Int(quota.window.seconds.rounded(.up))))"
+        fields[stateHeader] = "\"\(name)\";r=\(state.remaining);t=\(Int(state.resetAfter.rounded(.up)))"
+        return fields
+    }
+}
+
+/// What an admitted request carries back to its response: the `RateLimit` header fields.
+public struct RateLimitOutcome: Sendable {
+    public var headers: HTTPFields
+}
+
+/// A request refused by a rate limit: 429, Parse code 155, `Retry-After` and the `RateLimit` fields.
+public struct RateLimitExceeded: Error, Sendable {
+    /// The message the client gets.
+    public let message: String
+    /// `Retry-After`, `RateLimit-Policy` and `RateLimit`.
+    public let headers: HTTPFields
+}
