@@ -38,7 +38,10 @@ public struct CloudletApplication: Sendable {
             let runtime = AppRuntime(
                 appId: definition.id, storage: storage, executor: definition.executor, clock: clock,
                 limits: AppRuntime.Limits(passwordHasher: PasswordHasher(cost: configuration.passwordHashCost)), logger: logger, hookLogger: Logger(label: "cloudlet.hooks"))
-            hosted.append(HostedApp(id: definition.id, keys: keys, runtime: runtime))
+            hosted.append(
+                HostedApp(
+                    id: definition.id, keys: keys, runtime: runtime,
+                    rateLimiter: RateLimiter(policy: definition.rateLimits, clock: clock)))
         }
         self.apps = AppDirectory(hosted)
         self.configuration = configuration

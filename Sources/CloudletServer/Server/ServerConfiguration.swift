@@ -55,10 +55,14 @@ public struct AppDefinition: Sendable {
     public var masterKey: String?
     /// Services the app's hooks need while the server runs, such as its ``WorkerPool``. Default none.
     public var services: [any Service]
+    /// The app's rate limits. Default: none on requests (``RateLimitPolicy/off``).
+    public var rateLimits: RateLimitPolicy
 
     public init(
-        id: String, executor: any HookExecutor, clientKey: String? = nil, masterKey: String? = nil, services: [any Service] = []
+        id: String, executor: any HookExecutor, clientKey: String? = nil, masterKey: String? = nil, services: [any Service] = [],
+        rateLimits: RateLimitPolicy = .off
     ) {
+        self.rateLimits = rateLimits
         self.id = id
         self.executor = executor
         self.clientKey = clientKey
