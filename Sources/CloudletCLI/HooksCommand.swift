@@ -10,12 +10,13 @@ struct HooksCommand<Hooks: HookModule>: AsyncParsableCommand {
 
     struct List: AsyncParsableCommand {
         static var configuration: CommandConfiguration {
-            CommandConfiguration(commandName: "list", abstract: "List each hook: kind, class or function, time limit.")
+            CommandConfiguration(commandName: "list", abstract: "List each hook: kind, class or function, time limit, rate limit.")
         }
 
         func run() async throws {
             for hook in Hooks.registry().summary {
-                print("\(hook.kind.rawValue.padding(toLength: 13, withPad: " ", startingAt: 0)) \(hook.name)  (\(hook.timeLimit))")
+                let limit = hook.rateLimit.map { "  at most \($0.count) per \($0.window) per \($0.scope.rawValue)" } ?? ""
+                print("\(hook.kind.rawValue.padding(toLength: 13, withPad: " ", startingAt: 0)) \(hook.name)  (\(hook.timeLimit))\(limit)")
             }
         }
     }

@@ -62,11 +62,28 @@ public struct WireHello: Sendable, Equatable {
         public var kind: WireHookKind
         public var name: String
         public var timeLimitMilliseconds: Int64
+        /// The rate limit the hook declares, if any.
+        public var rateLimit: RateLimit?
 
-        public init(kind: WireHookKind, name: String, timeLimitMilliseconds: Int64) {
+        public init(kind: WireHookKind, name: String, timeLimitMilliseconds: Int64, rateLimit: RateLimit? = nil) {
             self.kind = kind
             self.name = name
             self.timeLimitMilliseconds = timeLimitMilliseconds
+            self.rateLimit = rateLimit
+        }
+    }
+
+    /// A hook's declared rate limit: `count` calls per window, counted by `scope`
+    /// (1 global, 2 per address, 3 per user, 4 per session; 0 on the wire means none).
+    public struct RateLimit: Sendable, Equatable {
+        public var scope: UInt8
+        public var count: UInt32
+        public var windowMilliseconds: Int64
+
+        public init(scope: UInt8, count: UInt32, windowMilliseconds: Int64) {
+            self.scope = scope
+            self.count = count
+            self.windowMilliseconds = windowMilliseconds
         }
     }
 

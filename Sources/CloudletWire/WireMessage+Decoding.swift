@@ -45,8 +45,12 @@ extension WireMessage {
             guard count <= buffer.readableBytes else { throw WireFormatError("hook count \(count) past the frame") }
             var hooks: [WireHello.Hook] = []
             for _ in 0..<count {
-                hooks.append(
-                    WireHello.Hook(kind: try buffer.readKind(), name: try buffer.readWireString(), timeLimitMilliseconds: try buffer.readWire()))
+                var hook = WireHello.Hook(kind: try buffer.readKind(), name: try buffer.readWireString(), timeLimitMilliseconds: try buffer.readWire())
+                let scope: UInt8 = try buffer.readWire()
+                if scope != 0 {
+                    hook.rateLimit = WireHello.RateLimit(scope: scope, count: try buffer.readWire(), windowMilliseconds: try buffer.readWire())
+                }
+                hooks.append(hook)
             }
             self = .hello(WireHello(processId: processId, hooks: hooks))
         case .result:

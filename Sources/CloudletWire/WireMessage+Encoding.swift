@@ -33,6 +33,11 @@ extension WireMessage {
                 buffer.writeInteger(hook.kind.rawValue)
                 buffer.writeWireString(hook.name)
                 buffer.writeInteger(hook.timeLimitMilliseconds)
+                buffer.writeInteger(hook.rateLimit?.scope ?? 0)
+                if let limit = hook.rateLimit {
+                    buffer.writeInteger(limit.count)
+                    buffer.writeInteger(limit.windowMilliseconds)
+                }
             }
         case .result(let id, let outcome):
             buffer.writeHeader(.result, id: id)

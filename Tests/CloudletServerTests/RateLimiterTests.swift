@@ -21,7 +21,7 @@ struct RateLimiterTests {
     {
         var admitted = 0
         for _ in 0..<count {
-            if (try? await limiter.admit(request)) != nil { admitted += 1 }
+            if (try? await limiter.admit(request, .all)) != nil { admitted += 1 }
             clock.advance(by: spacing)
         }
         return admitted
@@ -65,15 +65,15 @@ struct RateLimiterTests {
     @Test func aRefusalSaysWhenToComeBack() async throws {
         let clock = ManualClock()
         let limiter = RateLimiter(policy: RateLimitPolicy(quota: .init(count: 2, window: .seconds(10))), clock: clock)
-        let first = try await limiter.admit(Self.request())
+        let first = try await limiter.admit(Self.request(), .all)
         #expect(first.headers[HTTPField.Name("RateLimit-Policy")!] == "\"app\";q=2;w=10")
         #expect(first.headers[HTTPField.Name("RateLimit")!] == "\"app\";r=1;t=5")
-        try await limiter.admit(Self.request())
-        let refusal = await #expect(throws: RateLimitExceeded.self) { try await limiter.admit(Self.request()) }
+        try await limiter.admit(Self.request(), .all)
+        let refusal = await #expect(throws: RateLimitExceeded.self) { try await limiter.admit(Self.request(), .all) }
         #expect(refusal?.headers[.retryAfter] == "5")
         #expect(refusal?.headers[HTTPField.Name("RateLimit")!] == "\"app\";r=0;t=10")
         clock.advance(by: .seconds(5))
-        try await limiter.admit(Self.request())
+        try await limiter.admit(Self.request(), .all)
     }
 
     @Test func rulesCountByTheirZone() async throws {
@@ -87,42 +87,42 @@ struct RateLimiterTests {
             let limiter = RateLimiter(policy: RateLimitPolicy(quota: nil, rules: [rule(zone)]), clock: clock)
             let ada = Self.request("/functions/hello", method: "POST", address: "198.51.100.1", userId: "ada")
             let bob = Self.request("/functions/hello", method: "POST", address: "198.51.100.2", userId: "bob")
-            try await limiter.admit(ada)
-            try await limiter.admit(ada)
-            let refusal = await #expect(throws: RateLimitExceeded.self) { try await limiter.admit(ada) }
+            try await limiter.admit(ada, .all)
+            try await limiter.admit(ada, .all)
+            let refusal = await #expect(throws: RateLimitExceeded.self) { try await limiter.admit(ada, .all) }
             #expect(refusal?.message == "slow down")
             // Another caller: refused only when the zone is global.
             if zone == .global {
-                await #expect(throws: RateLimitExceeded.self) { try await limiter.admit(bob) }
+                await #expect(throws: RateLimitExceeded.self) { try await limiter.admit(bob, .all) }
             } else {
-                try await limiter.admit(bob)
+                try await limiter.admit(bob, .all)
             }
             // Not covered: another method, another path, the master key, a hook's own call.
-            try await limiter.admit(Self.request("/functions/hello", method: "GET", address: "198.51.100.1", userId: "ada"))
-            try await limiter.admit(Self.request("/classes/X", method: "POST", address: "198.51.100.1", userId: "ada"))
-            try await limiter.admit(Self.request("/functions/hello", method: "POST", address: "198.51.100.1", isMaster: true))
-            try await limiter.admit(Self.request("/functions/hello", method: "POST", address: "198.51.100.1", isInternal: true))
+            try await limiter.admit(Self.request("/functions/hello", method: "GET", address: "198.51.100.1", userId: "ada"), .all)
+            try await limiter.admit(Self.request("/classes/X", method: "POST", address: "198.51.100.1", userId: "ada"), .all)
+            try await limiter.admit(Self.request("/functions/hello", method: "POST", address: "198.51.100.1", isMaster: true), .all)
+            try await limiter.admit(Self.request("/functions/hello", method: "POST", address: "198.51.100.1", isInternal: true), .all)
         }
     }
 
     @Test func theAppQuotaCountsTheMasterKeyButNotHooks() async throws {
         let clock = ManualClock()
         let limiter = RateLimiter(policy: RateLimitPolicy(quota: .init(count: 1, window: .seconds(60))), clock: clock)
-        try await limiter.admit(Self.request(isMaster: true))
-        await #expect(throws: RateLimitExceeded.self) { try await limiter.admit(Self.request(isMaster: true)) }
-        try await limiter.admit(Self.request(isInternal: true))
+        try await limiter.admit(Self.request(isMaster: true), .all)
+        await #expect(throws: RateLimitExceeded.self) { try await limiter.admit(Self.request(isMaster: true), .all) }
+        try await limiter.admit(Self.request(isInternal: true), .all)
     }
 
     @Test func aRefusedRequestCountsAgainstNoLimit() async throws {
         let clock = ManualClock()
         let login = RateLimitRule(requestPath: PathPattern("/login")!, quota: .init(count: 1, window: .seconds(60)))
         let limiter = RateLimiter(policy: RateLimitPolicy(quota: .init(count: 3, window: .seconds(60)), rules: [login]), clock: clock)
-        try await limiter.admit(Self.request("/login"))
-        for _ in 0..<5 { await #expect(throws: RateLimitExceeded.self) { try await limiter.admit(Self.request("/login")) } }
+        try await limiter.admit(Self.request("/login"), .all)
+        for _ in 0..<5 { await #expect(throws: RateLimitExceeded.self) { try await limiter.admit(Self.request("/login"), .all) } }
         // The app quota was charged once only: two more requests fit.
-        try await limiter.admit(Self.request("/classes/X"))
-        try await limiter.admit(Self.request("/classes/X"))
-        await #expect(throws: RateLimitExceeded.self) { try await limiter.admit(Self.request("/classes/X")) }
+        try await limiter.admit(Self.request("/classes/X"), .all)
+        try await limiter.admit(Self.request("/classes/X"), .all)
+        await #expect(throws: RateLimitExceeded.self) { try await limiter.admit(Self.request("/classes/X"), .all) }
     }
 
     @Test func theStoreStaysBoundedUnderAFloodOfAddresses() async throws {
@@ -130,7 +130,7 @@ struct RateLimiterTests {
         let store = InMemoryRateLimitStore(capacity: 1_000)
         let rule = RateLimitRule(requestPath: PathPattern("/*")!, quota: .init(count: 5, window: .seconds(60)))
         let limiter = RateLimiter(policy: RateLimitPolicy(quota: nil, rules: [rule]), store: store, clock: clock)
-        for index in 0..<50_000 { try await limiter.admit(Self.request(address: "10.\(index / 65536).\(index / 256 % 256).\(index % 256)")) }
+        for index in 0..<50_000 { try await limiter.admit(Self.request(address: "10.\(index / 65536).\(index / 256 % 256).\(index % 256)"), .all) }
         #expect(store.keyCount <= 1_000)
     }
 

@@ -28,8 +28,20 @@ import Testing
     @Test func helloPinsItsBytes() throws {
         let message = WireMessage.hello(
             WireHello(processId: 258, hooks: [WireHello.Hook(kind: .function, name: "f", timeLimitMilliseconds: 15_000)]))
-        #expect(hex(message) == "01" + "81" + "0000000000000000" + "00000102" + "00000001" + "05" + "0000000166" + "0000000000003a98")
+        #expect(
+            hex(message) == "01" + "81" + "0000000000000000" + "00000102" + "00000001" + "05" + "0000000166" + "0000000000003a98"
+                + "00")  // no rate limit
         #expect(try WireMessage(decoding: message.encoded()) == message)
+        let limited = WireMessage.hello(
+            WireHello(
+                processId: 258,
+                hooks: [
+                    WireHello.Hook(
+                        kind: .function, name: "f", timeLimitMilliseconds: 15_000,
+                        rateLimit: WireHello.RateLimit(scope: 2, count: 5, windowMilliseconds: 60_000))
+                ]))
+        #expect(hex(limited).hasSuffix("0000000000003a98" + "02" + "00000005" + "000000000000ea60"))  // per address, 5 per 60 s
+        #expect(try WireMessage(decoding: limited.encoded()) == limited)
     }
 
     @Test func outcomesPinTheirBytes() throws {

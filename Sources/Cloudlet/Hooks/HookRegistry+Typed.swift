@@ -41,9 +41,9 @@ extension HookRegistry {
     /// Serves `POST /functions/<name>` with parameters decoded as `Input` and a result encoded from `Output`.
     public mutating func function<Input: Decodable & Sendable, Output: Encodable & Sendable>(
         _ name: String, input: Input.Type, timeLimit: Duration = HookKind.function.defaultTimeLimit,
-        _ handler: @escaping @Sendable (Input, HookContext) async throws -> Output
+        rateLimit: HookRateLimit? = nil, _ handler: @escaping @Sendable (Input, HookContext) async throws -> Output
     ) {
-        function(name, timeLimit: timeLimit) { request in
+        function(name, timeLimit: timeLimit, rateLimit: rateLimit) { request in
             let params: Input
             do {
                 params = try ParseCoding.decode(Input.self, from: .object(request.params))

@@ -19,14 +19,31 @@ public struct HookRegistry: Sendable {
     /// A function handler: its result is the `result` of `POST /functions/:name`.
     public typealias FunctionHandler = @Sendable (FunctionRequest) async throws -> ParseValue
 
-    /// One registered hook and its time limit.
+    /// One registered hook, its time limit and the rate limit it declares.
     public struct Registration<Handler: Sendable>: Sendable {
         /// The class, or the function's name.
         public let name: String
         /// How long one invocation may take.
         public let timeLimit: Duration
+        /// How often it may be called, if it declares a limit.
+        public var rateLimit: HookRateLimit? = nil
         /// The hook's code.
         public let handler: Handler
+    }
+
+    /// One registered hook as listings and the host see it.
+    public struct Summary: Sendable, Hashable {
+        public var kind: HookKind
+        public var name: String
+        public var timeLimit: Duration
+        public var rateLimit: HookRateLimit?
+
+        public init(kind: HookKind, name: String, timeLimit: Duration, rateLimit: HookRateLimit? = nil) {
+            self.kind = kind
+            self.name = name
+            self.timeLimit = timeLimit
+            self.rateLimit = rateLimit
+        }
     }
 
     public private(set) var beforeSaves: [String: Registration<BeforeSaveHandler>] = [:]
@@ -70,22 +87,22 @@ public struct HookRegistry: Sendable {
         afterDeletes[className] = Registration(name: className, timeLimit: timeLimit, handler: handler)
     }
 
-    /// Serves `POST /functions/<name>` with `handler`.
+    /// Serves `POST /functions/<name>` with `handler`, at most as often as `rateLimit` allows.
     public mutating func function(
-        _ name: String, timeLimit: Duration = HookKind.function.defaultTimeLimit,
+        _ name: String, timeLimit: Duration = HookKind.function.defaultTimeLimit, rateLimit: HookRateLimit? = nil,
         _ handler: @escaping FunctionHandler
     ) {
-        functions[name] = Registration(name: name, timeLimit: timeLimit, handler: handler)
+        functions[name] = Registration(name: name, timeLimit: timeLimit, rateLimit: rateLimit, handler: handler)
     }
 
-    /// Every registered hook, for listings: kind, class or function name, and time limit, sorted.
-    public var summary: [(kind: HookKind, name: String, timeLimit: Duration)] {
-        func rows<H>(_ kind: HookKind, _ table: [String: Registration<H>]) -> [(HookKind, String, Duration)] {
-            table.values.map { (kind, $0.name, $0.timeLimit) }
+    /// Every registered hook, for listings and the host: kind, class or function name, time limit
+    /// and rate limit, sorted by name.
+    public var summary: [Summary] {
+        func rows<H>(_ kind: HookKind, _ table: [String: Registration<H>]) -> [Summary] {
+            table.values.map { Summary(kind: kind, name: $0.name, timeLimit: $0.timeLimit, rateLimit: $0.rateLimit) }
         }
         let all = rows(.beforeSave, beforeSaves) + rows(.afterSave, afterSaves) + rows(.beforeDelete, beforeDeletes)
             + rows(.afterDelete, afterDeletes) + rows(.function, functions)
-        return all.sorted { ($0.1, $0.0.rawValue) < ($1.1, $1.0.rawValue) }
-            .map { (kind: $0.0, name: $0.1, timeLimit: $0.2) }
+        return all.sorted { ($0.name, $0.kind.rawValue) < ($1.name, $1.kind.rawValue) }
     }
 }

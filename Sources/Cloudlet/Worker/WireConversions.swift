@@ -37,6 +37,32 @@ extension HookKind {
     }
 }
 
+extension HookRegistry.Summary {
+    /// The hook as a worker announces it in its hello.
+    package var wire: WireHello.Hook {
+        WireHello.Hook(
+            kind: kind.wire, name: name, timeLimitMilliseconds: Int64(timeLimit / .milliseconds(1)),
+            rateLimit: rateLimit.map {
+                WireHello.RateLimit(
+                    scope: UInt8(HookRateLimit.Scope.allCases.firstIndex(of: $0.scope)! + 1), count: UInt32(clamping: $0.count),
+                    windowMilliseconds: Int64($0.window / .milliseconds(1)))
+            })
+    }
+
+    /// The hook a worker announced.
+    package init(_ wire: WireHello.Hook) {
+        let scopes = HookRateLimit.Scope.allCases
+        self.init(
+            kind: HookKind(wire.kind), name: wire.name, timeLimit: .milliseconds(wire.timeLimitMilliseconds),
+            rateLimit: wire.rateLimit.flatMap { limit in
+                (1...scopes.count).contains(Int(limit.scope))
+                    ? HookRateLimit(
+                        scope: scopes[Int(limit.scope) - 1], count: Int(limit.count), window: .milliseconds(limit.windowMilliseconds))
+                    : nil
+            })
+    }
+}
+
 extension WireOutcome {
     /// The outcome of running `operation`: its value, a Parse error as it is, or any other error's
     /// description (for the log only).

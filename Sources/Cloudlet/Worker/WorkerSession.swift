@@ -28,9 +28,7 @@ final class WorkerSession: Sendable {
     /// Starts serving on `connection`: announces the worker and its hooks.
     func start(on connection: WireConnection) {
         state.withLock { $0.connection = connection }
-        let hooks = registry.summary.map {
-            WireHello.Hook(kind: $0.kind.wire, name: $0.name, timeLimitMilliseconds: Int64($0.timeLimit / .milliseconds(1)))
-        }
+        let hooks = registry.summary.map(\.wire)
         connection.send(.hello(WireHello(processId: ProcessInfo.processInfo.processIdentifier, hooks: hooks)))
     }
 

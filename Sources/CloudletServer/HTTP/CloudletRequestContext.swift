@@ -1,12 +1,14 @@
 import Hummingbird
 import NIOCore
 
-/// The request context of Cloudlet's router: Hummingbird's core context plus the client's address,
-/// which login throttling counts failures by.
+/// The request context of Cloudlet's router: Hummingbird's core context, the peer's address, and
+/// what the Parse middleware learn about the request on its way to the route.
 public struct CloudletRequestContext: RequestContext, RemoteAddressRequestContext {
     public var coreContext: CoreRequestContextStorage
     /// The address of the peer that sent the request.
     public let remoteAddress: SocketAddress?
+    /// The app, caller, body and limits of a Parse request, filled in by the middleware.
+    public var parse = ParseRequestState()
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = CoreRequestContextStorage(source: source)

@@ -18,7 +18,6 @@ public struct ParseAPI: Sendable {
     let mountPath: String
     let maximumBodyBytes: Int
     let trustedProxies: TrustedProxies
-    private static let forwardedForHeader = HTTPField.Name("X-Forwarded-For")!
 
     /// The API for `apps`, mounted at `mountPath` (such as `/parse`), refusing bodies over
     /// `maximumBodyBytes`, and believing `X-Forwarded-For` only from `trustedProxies`.
@@ -29,36 +28,12 @@ public struct ParseAPI: Sendable {
         self.trustedProxies = trustedProxies
     }
 
-    /// Answers one HTTP request for `endpoint`.
+    /// Answers one HTTP request for `endpoint`, once the middleware has authenticated and limited it.
     func respond(to request: Request, context: CloudletRequestContext, endpoint: ParseEndpoint) async throws -> Response {
-        var request = request
-        let body = try await readBody(&request)
-        let address = trustedProxies.clientAddress(
-            peer: context.remoteAddress?.ipAddress, forwardedFor: request.headers[values: Self.forwardedForHeader])
-        var call = try ParseCall(request: request, body: body, requestId: context.id, address: address, apps: apps)
-        try await call.resolveSession()
-        let reply = try await perform(endpoint, call)
-        var headers: HTTPFields = [:]
+        let reply = try await perform(endpoint, try ParseCall(request: request, state: context.parse))
+        var headers = context.parse.rateLimit?.headers ?? [:]
         if let location = reply.location { headers[.location] = location }
         return JSONResponse.make(status: reply.status, body: reply.body, headers: headers)
-    }
-
-    private func readBody(_ request: inout Request) async throws -> [String: ParseValue] {
-        let buffer: ByteBuffer
-        do {
-            buffer = try await request.collectBody(upTo: maximumBodyBytes)
-        } catch is NIOTooManyBytesError {
-            throw ParseError(code: 116, message: "request body is larger than \(maximumBodyBytes) bytes", httpStatus: 413)
-        }
-        guard buffer.readableBytes > 0 else { return [:] }
-        let value: ParseValue
-        do {
-            value = try buffer.withUnsafeReadableBytes { try JSONParser.parse($0) }
-        } catch let failure as JSONParser.Failure {
-            throw ParseError.invalidJSON("invalid JSON: \(failure.reason) at byte \(failure.offset)")
-        }
-        guard let members = value.objectValue else { throw ParseError.invalidJSON("the body must be a JSON object") }
-        return members
     }
 
     /// Runs one call on `endpoint`, with the method the call carries.
@@ -95,6 +70,8 @@ public struct ParseAPI: Sendable {
             try await runtime.delete(className, id: id, caller: call.caller)
             return Reply(body: [:])
         case (.function(let name), .post):
+            try await call.app.rateLimiter.admit(
+                call.rateLimited(path: "/functions/" + name), .hook(runtime.executor.rateLimitRules(ofFunction: name)))
             let result = try await runtime.callFunction(name, params: call.body, caller: call.caller)
             return Reply(body: ["result": result])
         case (.batch, .post):

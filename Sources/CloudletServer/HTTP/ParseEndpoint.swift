@@ -30,3 +30,19 @@ enum ParseEndpoint: Sendable, Equatable {
     }
 }
 
+extension ParseEndpoint {
+    /// The endpoint's path below the mount path, as rate-limit rules match it.
+    var path: String {
+        switch self {
+        case .classes(let className): "/classes/\(className)"
+        case .object(let className, let id): "/classes/\(className)/\(id)"
+        case .batch: "/batch"
+        case .function(let name): "/functions/\(name)"
+        case .users: "/users"
+        case .user(let id): "/users/\(id)"
+        case .currentUser: "/users/me"
+        case .login: "/login"
+        case .logout: "/logout"
+        }
+    }
+}

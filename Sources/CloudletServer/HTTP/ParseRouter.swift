@@ -37,14 +37,22 @@ extension ParseAPI {
     private static let refusedMethods: [HTTPRequest.Method] = [.get, .post, .put, .delete, .patch, .options]
 
     /// The routes of the Parse REST API below the mount path, plus `GET|POST <mount>/health`.
-    /// Other methods on these paths answer 405, and paths that match nothing 404, both with a
-    /// Parse `{code, error}` body.
+    /// Each request passes the middleware once: app, keys, the app's quota, body, session, the
+    /// rate-limit rules. Other methods on these paths answer 405, and paths that match nothing
+    /// 404, both with a Parse `{code, error}` body.
     public func addRoutes(to router: Router<CloudletRequestContext>) {
         router.add(middleware: ParseErrorMiddleware())
         let group = router.group(RouterPath(mountPath.isEmpty ? "/" : mountPath))
         group.get("health") { _, _ in JSONResponse.make(status: .ok, body: ["status": "ok"]) }
         group.post("health") { _, _ in JSONResponse.make(status: .ok, body: ["status": "ok"]) }
         Self.refuseOtherMethods(on: "health", answering: [.get, .post], in: group)
+        // Every other route passes these once, in this order.
+        group.add(middleware: AppMiddleware(apps: apps, trustedProxies: trustedProxies, maximumBodyBytes: maximumBodyBytes))
+        group.add(middleware: KeyMiddleware(maximumBodyBytes: maximumBodyBytes))
+        group.add(middleware: RateLimitMiddleware(stage: .quota, mountPath: mountPath))
+        group.add(middleware: BodyMiddleware(maximumBodyBytes: maximumBodyBytes))
+        group.add(middleware: SessionMiddleware())
+        group.add(middleware: RateLimitMiddleware(stage: .rules, mountPath: mountPath))
         for route in Self.routes {
             for method in route.methods {
                 group.on(RouterPath(route.path), method: method) { request, context in

@@ -12,8 +12,8 @@ public struct ProcessHookExecutor: HookExecutor {
         self.pool = pool
     }
 
-    public func timeLimit(of kind: HookKind, for name: String) -> Duration? {
-        pool.timeLimit(of: kind, for: name)
+    public func hook(_ kind: HookKind, _ name: String) -> HookRegistry.Summary? {
+        pool.hook(kind, name)
     }
 
     public func beforeSave(_ request: BeforeSaveRequest) async throws -> ParseObject {

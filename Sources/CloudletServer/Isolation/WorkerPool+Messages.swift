@@ -54,7 +54,7 @@ extension WorkerPool {
             if state.hooks == nil || state.hooksNeedRefresh {
                 state.hooksNeedRefresh = false
                 state.hooks = Dictionary(
-                    hello.hooks.map { (WorkerPoolState.hookKey(HookKind($0.kind), $0.name), Duration.milliseconds($0.timeLimitMilliseconds)) },
+                    hello.hooks.map(HookRegistry.Summary.init).map { (WorkerPoolState.hookKey($0.kind, $0.name), $0) },
                     uniquingKeysWith: { _, last in last })
             }
             return worker.process

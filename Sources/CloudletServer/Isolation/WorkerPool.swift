@@ -89,8 +89,8 @@ public final class WorkerPool: Service, Sendable {
         }
     }
 
-    /// The time limit of the hook of `kind` for `name`, as the workers announced it.
-    public func timeLimit(of kind: HookKind, for name: String) -> Duration? {
+    /// The hook of `kind` for `name` as the workers announced it: its time and rate limits.
+    public func hook(_ kind: HookKind, _ name: String) -> HookRegistry.Summary? {
         state.withLock { $0.hooks?[WorkerPoolState.hookKey(kind, name)] }
     }
 

@@ -36,8 +36,8 @@ struct WorkerPoolState {
     var invocations: [UInt64: Invocation] = [:]
     var waiters: [Waiter] = []
     var breakers: [String: CircuitBreaker] = [:]
-    /// The hooks the workers serve, by ``hookKey(_:_:)``, with their time limits; nil until the first hello.
-    var hooks: [String: Duration]?
+    /// The hooks the workers serve, by ``hookKey(_:_:)``, with their limits; nil until the first hello.
+    var hooks: [String: HookRegistry.Summary]?
     /// Set by a reload: the next hello's hook list replaces ``hooks`` (the executable may have changed).
     var hooksNeedRefresh = false
     var nextInvocationId: UInt64 = 1

@@ -33,7 +33,7 @@ public struct RateLimitedRequest: Sendable {
     }
 }
 
-/// One app's rate limiter: its policy over a ``RateLimitStore``.
+/// One app's rate limiter: its policy over a ``RateLimitStore``, in stages (``RateLimitStage``).
 ///
 /// The app's quota counts every request from outside, the master key's too (a tenant's own key
 /// must not let it crowd out the host's other tenants); each rule counts what it covers, by its
@@ -51,30 +51,31 @@ public struct RateLimiter: Sendable {
         self.clock = clock
     }
 
-    /// Charges `request` to its limits, with `extraRules` (a hook's own limits) after the policy's.
-    /// Throws 155 (HTTP 429) when one of them is used up; otherwise answers the limits' state.
+    /// Charges `request` to the limits `stage` names. Throws 155 (HTTP 429) when one of them is
+    /// used up, charging none of them; otherwise answers the tightest limit's state.
     @discardableResult
-    public func admit(_ request: RateLimitedRequest, extraRules: [RateLimitRule] = []) async throws -> RateLimitOutcome {
+    public func admit(_ request: RateLimitedRequest, _ stage: RateLimitStage) async throws -> RateLimitOutcome {
         var limits: [(name: String, charge: RateLimitCharge, message: String?)] = []
-        if let quota = policy.quota, !request.isInternal {
+        if stage.includesQuota, let quota = policy.quota, !request.isInternal {
             limits.append(("app", RateLimitCharge(key: "app", quota: quota), nil))
         }
-        for (index, rule) in (policy.rules + extraRules).enumerated() where rule.covers(request) {
-            let name = index < policy.rules.count ? "rule\(index + 1)" : "hook\(index - policy.rules.count + 1)"
-            let key = "\(name)|\(rule.quota.count)/\(rule.quota.window)|" + Self.zoneKey(rule.zone, request)
+        let rules = stage.includesRules ? policy.rules.enumerated().map { ("rule\($0.offset + 1)", $0.element) } : []
+        let hookRules = stage.hookRules.enumerated().map { ("hook\($0.offset + 1)", $0.element) }
+        for (name, rule) in rules + hookRules where rule.covers(request) {
+            let key = "\(name)|\(rule.requestPath)|" + Self.zoneKey(rule.zone, request)
             limits.append((name, RateLimitCharge(key: key, quota: rule.quota), rule.errorResponseMessage))
         }
-        guard !limits.isEmpty else { return RateLimitOutcome(headers: [:]) }
+        guard !limits.isEmpty else { return RateLimitOutcome(headers: [:], remaining: .max) }
         let states = await store.charge(limits.map(\.charge), now: clock.now)
-        let tightest = states.indices.min { states[$0].remaining < states[$1].remaining }!
-        let headers = Self.headers(name: limits[tightest].name, quota: limits[tightest].charge.quota, state: states[tightest])
         if let refused = states.indices.first(where: { !states[$0].allowed }) {
             var headers = Self.headers(name: limits[refused].name, quota: limits[refused].charge.quota, state: states[refused])
-            let seconds = Int(states[refused].retryAfter.rounded(.up))
-            headers[.retryAfter] = String(max(1, seconds))
+            headers[.retryAfter] = String(max(1, Int(states[refused].retryAfter.rounded(.up))))
             throw RateLimitExceeded(message: limits[refused].message ?? "Too many requests.", headers: headers)
         }
-        return RateLimitOutcome(headers: headers)
+        let tightest = states.indices.min { states[$0].remaining < states[$1].remaining }!
+        return RateLimitOutcome(
+            headers: Self.headers(name: limits[tightest].name, quota: limits[tightest].charge.quota, state: states[tightest]),
+            remaining: states[tightest].remaining)
     }
 
     private static func zoneKey(_ zone: RateLimitRule.Zone, _ request: RateLimitedRequest) -> String {
@@ -99,9 +100,30 @@ public struct RateLimiter: Sendable {
     }
 }
 
-/// What an admitted request carries back to its response: the `RateLimit` header fields.
+/// Which of an app's limits one charge is for.
+public struct RateLimitStage: Sendable {
+    let includesQuota: Bool
+    let includesRules: Bool
+    let hookRules: [RateLimitRule]
+
+    /// The app's quota alone: checked as soon as the app is known, before the body is read.
+    public static let quota = RateLimitStage(includesQuota: true, includesRules: false, hookRules: [])
+    /// The policy's rules: checked once the caller and the method the request means are known.
+    public static let rules = RateLimitStage(includesQuota: false, includesRules: true, hookRules: [])
+    /// The quota and the rules together, for one operation of a batch.
+    public static let all = RateLimitStage(includesQuota: true, includesRules: true, hookRules: [])
+
+    /// The limits a hook declared for itself, checked before it runs.
+    public static func hook(_ rules: [RateLimitRule]) -> RateLimitStage {
+        RateLimitStage(includesQuota: false, includesRules: false, hookRules: rules)
+    }
+}
+
+/// What an admitted request carries back to its response: the tightest limit's `RateLimit`
+/// header fields and how many requests it still has.
 public struct RateLimitOutcome: Sendable {
     public var headers: HTTPFields
+    public var remaining: Int
 }
 
 /// A request refused by a rate limit: 429, Parse code 155, `Retry-After` and the `RateLimit` fields.

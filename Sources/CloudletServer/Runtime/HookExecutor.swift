@@ -3,8 +3,9 @@ import Cloudlet
 /// Runs an app's hook code. The runtime decides when a hook runs and holds it to its deadline; an
 /// executor decides where the code runs: in this process, or (with isolation) in a worker process.
 public protocol HookExecutor: Sendable {
-    /// The time limit of the hook of `kind` for `name` (class or function), or nil if there is none.
-    func timeLimit(of kind: HookKind, for name: String) -> Duration?
+    /// The hook of `kind` for `name` (class or function) — its time limit and declared rate
+    /// limit — or nil if there is none.
+    func hook(_ kind: HookKind, _ name: String) -> HookRegistry.Summary?
 
     /// Runs the `beforeSave` hook of the object's class and returns the object as the hook left it.
     func beforeSave(_ request: BeforeSaveRequest) async throws -> ParseObject
@@ -28,13 +29,16 @@ public struct InProcessHookExecutor: HookExecutor {
         self.registry = registry
     }
 
-    public func timeLimit(of kind: HookKind, for name: String) -> Duration? {
+    public func hook(_ kind: HookKind, _ name: String) -> HookRegistry.Summary? {
+        func summary<H>(_ registration: HookRegistry.Registration<H>?) -> HookRegistry.Summary? {
+            registration.map { .init(kind: kind, name: name, timeLimit: $0.timeLimit, rateLimit: $0.rateLimit) }
+        }
         switch kind {
-        case .beforeSave: registry.beforeSaves[name]?.timeLimit
-        case .afterSave: registry.afterSaves[name]?.timeLimit
-        case .beforeDelete: registry.beforeDeletes[name]?.timeLimit
-        case .afterDelete: registry.afterDeletes[name]?.timeLimit
-        case .function: registry.functions[name]?.timeLimit
+        case .beforeSave: return summary(registry.beforeSaves[name])
+        case .afterSave: return summary(registry.afterSaves[name])
+        case .beforeDelete: return summary(registry.beforeDeletes[name])
+        case .afterDelete: return summary(registry.afterDeletes[name])
+        case .function: return summary(registry.functions[name])
         }
     }
 
@@ -57,5 +61,23 @@ public struct InProcessHookExecutor: HookExecutor {
     public func function(_ name: String, _ request: FunctionRequest) async throws -> ParseValue {
         guard let hook = registry.functions[name] else { throw ParseError.failed("Invalid function: \"\(name)\"") }
         return try await hook.handler(request)
+    }
+}
+
+extension HookExecutor {
+    /// The time limit of the hook of `kind` for `name`, or nil if there is none.
+    public func timeLimit(of kind: HookKind, for name: String) -> Duration? {
+        hook(kind, name)?.timeLimit
+    }
+
+    /// The rate limit the function `name` declares, as rules for the app's limiter.
+    func rateLimitRules(ofFunction name: String) -> [RateLimitRule] {
+        guard let limit = hook(.function, name)?.rateLimit else { return [] }
+        return [
+            RateLimitRule(
+                requestPath: PathPattern("/functions/" + name) ?? PathPattern("/functions/*")!,
+                quota: RateLimitQuota(count: limit.count, window: limit.window),
+                zone: RateLimitRule.Zone(rawValue: limit.scope.rawValue) ?? .ip)
+        ]
     }
 }

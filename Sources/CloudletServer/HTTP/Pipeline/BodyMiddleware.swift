@@ -1,0 +1,43 @@
+import Cloudlet
+import Hummingbird
+import NIOCore
+
+/// Reads the JSON body once (bounded by the largest body the server takes), takes the JavaScript
+/// SDK's transport members out of it, and settles the method the request means (`_method`).
+struct BodyMiddleware: RouterMiddleware {
+    typealias Context = CloudletRequestContext
+    let maximumBodyBytes: Int
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var context = context
+        var request = request
+        try await Self.read(&request, into: &context.parse, maximumBytes: maximumBodyBytes)
+        let override = context.parse.transport.method.flatMap { HTTPRequest.Method($0.uppercased()) }
+        context.parse.method = override ?? request.method
+        return try await next(request, context)
+    }
+
+    /// Reads and parses the body into `state`, unless an earlier middleware already did.
+    static func read(_ request: inout Request, into state: inout ParseRequestState, maximumBytes: Int) async throws {
+        guard state.body == nil else { return }
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.collectBody(upTo: maximumBytes)
+        } catch is NIOTooManyBytesError {
+            throw ParseError(code: 116, message: "request body is larger than \(maximumBytes) bytes", httpStatus: 413)
+        }
+        var body: [String: ParseValue] = [:]
+        if buffer.readableBytes > 0 {
+            let value: ParseValue
+            do {
+                value = try buffer.withUnsafeReadableBytes { try JSONParser.parse($0) }
+            } catch let failure as JSONParser.Failure {
+                throw ParseError.invalidJSON("invalid JSON: \(failure.reason) at byte \(failure.offset)")
+            }
+            guard let members = value.objectValue else { throw ParseError.invalidJSON("the body must be a JSON object") }
+            body = members
+        }
+        state.transport = TransportFields(taking: &body)
+        state.body = body
+    }
+}

@@ -1,0 +1,40 @@
+import Cloudlet
+import Hummingbird
+
+/// Checks the app's keys: the master key (no ACL applies) or a client key, from the headers or
+/// the body's transport members; refuses a wrong or missing one with 403/119.
+struct KeyMiddleware: RouterMiddleware {
+    typealias Context = CloudletRequestContext
+    let maximumBodyBytes: Int
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var context = context
+        var request = request
+        let app = try context.parse.requireApp()
+        let headers = request.headers
+        var masterKey = headers[ParseHeaders.masterKey]
+        var clientKey = ParseHeaders.clientKeys.lazy.compactMap { headers[$0] }.first
+        if masterKey == nil, clientKey == nil {
+            // Keys not in the headers: the JavaScript SDK's body form.
+            try await BodyMiddleware.read(&request, into: &context.parse, maximumBytes: maximumBodyBytes)
+            masterKey = context.parse.transport.masterKey
+            clientKey = context.parse.transport.clientKey
+        }
+        let isMaster: Bool
+        if let masterKey {
+            guard AppKeys.matches(masterKey, app.keys.masterKey) else {
+                throw ParseError(code: 119, message: "unauthorized: wrong master key", httpStatus: 403)
+            }
+            isMaster = true
+        } else {
+            guard let clientKey, AppKeys.matches(clientKey, app.keys.clientKey) else {
+                throw ParseError(code: 119, message: "unauthorized: missing or wrong client key", httpStatus: 403)
+            }
+            isMaster = false
+        }
+        context.parse.caller = Caller(
+            isMaster: isMaster, installationId: headers[ParseHeaders.installationId] ?? context.parse.transport.installationId,
+            requestId: context.id)
+        return try await next(request, context)
+    }
+}

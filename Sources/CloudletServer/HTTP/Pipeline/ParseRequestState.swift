@@ -1,0 +1,68 @@
+import Cloudlet
+import HTTPTypes
+
+/// What the Parse middleware learn about one request, in the order they run: the client's
+/// address and the app (``AppMiddleware``), the keys (``KeyMiddleware``), the body and the method
+/// it means (``BodyMiddleware``), the session (``SessionMiddleware``) and the rate limits
+/// (``RateLimitMiddleware``). The route reads it as a ``ParseCall``.
+public struct ParseRequestState: Sendable {
+    /// The client's address: the socket's peer, or `X-Forwarded-For` from a trusted proxy.
+    var address: String?
+    /// The app the request is for.
+    var app: HostedApp?
+    /// Who makes the request; the session fills in its user.
+    var caller: Caller?
+    /// The JSON body without its transport members, once read.
+    var body: [String: ParseValue]?
+    /// The JavaScript SDK's transport members, taken out of the body.
+    var transport = TransportFields()
+    /// The method the request means: `_method` in the body overrides the HTTP method.
+    var method: HTTPRequest.Method?
+    /// The session token the request came with.
+    var sessionToken: String?
+    /// The tightest rate limit's header fields, for the response.
+    var rateLimit: RateLimitOutcome?
+
+    /// The app, once ``AppMiddleware`` has run (which every Parse route sits behind).
+    func requireApp() throws -> HostedApp {
+        guard let app else { throw ParseError.internalError }
+        return app
+    }
+
+    /// The caller, once ``KeyMiddleware`` has run.
+    func requireCaller() throws -> Caller {
+        guard let caller else { throw ParseError.internalError }
+        return caller
+    }
+
+    /// Keeps the tighter of the current and `outcome`'s limits for the response's header fields.
+    mutating func note(_ outcome: RateLimitOutcome) {
+        guard !outcome.headers.isEmpty else { return }
+        if let current = rateLimit, current.remaining <= outcome.remaining { return }
+        rateLimit = outcome
+    }
+}
+
+/// The members the JavaScript SDK sends in the body instead of headers.
+struct TransportFields: Sendable {
+    var applicationId: String?
+    var clientKey: String?
+    var masterKey: String?
+    var sessionToken: String?
+    var installationId: String?
+    var method: String?
+
+    /// Takes the transport members out of `body`.
+    init(taking body: inout [String: ParseValue]) {
+        func take(_ key: String) -> String? { body.removeValue(forKey: key)?.stringValue }
+        applicationId = take("_ApplicationId")
+        clientKey = take("_JavaScriptKey") ?? take("_ClientKey")
+        masterKey = take("_MasterKey")
+        sessionToken = take("_SessionToken")
+        installationId = take("_InstallationId")
+        method = take("_method")
+        for key in ["_RevocableSession", "_ClientVersion", "_ContentType"] { body.removeValue(forKey: key) }
+    }
+
+    init() {}
+}
