@@ -14,12 +14,21 @@ public final class AppRuntime: Sendable {
         public var sessionLifetime: Duration
         /// How passwords are hashed.
         public var passwordHasher: PasswordHasher
+        /// The most hook invocations of client requests that run at once (see ``HookBulkhead``).
+        public var maximumConcurrentHooks: Int
+        /// The most that wait for a slot; past them, 503.
+        public var maximumQueuedHooks: Int
 
         /// Limits with Cloudlet's defaults.
-        public init(maximumHookDepth: Int = 8, sessionLifetime: Duration = .seconds(365 * 86_400), passwordHasher: PasswordHasher = PasswordHasher()) {
+        public init(
+            maximumHookDepth: Int = 8, sessionLifetime: Duration = .seconds(365 * 86_400), passwordHasher: PasswordHasher = PasswordHasher(),
+            maximumConcurrentHooks: Int = 32, maximumQueuedHooks: Int = 256
+        ) {
             self.maximumHookDepth = maximumHookDepth
             self.sessionLifetime = sessionLifetime
             self.passwordHasher = passwordHasher
+            self.maximumConcurrentHooks = maximumConcurrentHooks
+            self.maximumQueuedHooks = maximumQueuedHooks
         }
     }
 
@@ -38,6 +47,8 @@ public final class AppRuntime: Sendable {
     public let loginThrottle: LoginThrottle
     let logger: Logger
     let hookLogger: Logger
+    /// Caps the app's hook invocations running and waiting at once.
+    public let bulkhead: HookBulkhead
     /// Outbox events being run right now, so that a replay never runs one twice at once.
     let eventsInFlight = Mutex<Set<String>>([])
 
@@ -53,6 +64,7 @@ public final class AppRuntime: Sendable {
         self.clock = clock
         self.limits = limits
         self.loginThrottle = LoginThrottle(clock: clock)
+        self.bulkhead = HookBulkhead(maximumRunning: limits.maximumConcurrentHooks, maximumWaiting: limits.maximumQueuedHooks)
         var logger = logger
         logger[metadataKey: "app"] = .string(appId)
         self.logger = logger
@@ -92,7 +104,10 @@ public final class AppRuntime: Sendable {
             logger: logger, store: RuntimeHookStore(runtime: self, caller: inner), clock: clock)
         statistics.record(kind, name) { $0.invocations += 1 }
         do {
-            return try await DeadlineRace.run(until: deadline, clock: clock) { try await body(context) }
+            return try await DeadlineRace.run(until: deadline, clock: clock) { [bulkhead] in
+                // Nested hooks run in their caller's slot: a hook never waits on itself.
+                caller.depth == 0 ? try await bulkhead.run { try await body(context) } : try await body(context)
+            }
         } catch is DeadlineRace.DeadlineExceeded {
             statistics.record(kind, name) { $0.timeouts += 1 }
             logger.warning("hook timed out")

@@ -37,7 +37,11 @@ public struct CloudletApplication: Sendable {
                 path: appsFolder.appendingPathComponent("\(definition.id).sqlite").path, durability: configuration.durability)
             let runtime = AppRuntime(
                 appId: definition.id, storage: storage, executor: definition.executor, clock: clock,
-                limits: AppRuntime.Limits(passwordHasher: PasswordHasher(cost: configuration.passwordHashCost)), logger: logger, hookLogger: Logger(label: "cloudlet.hooks"))
+                limits: AppRuntime.Limits(
+                    passwordHasher: PasswordHasher(cost: configuration.passwordHashCost),
+                    maximumConcurrentHooks: definition.rateLimits.maximumConcurrentHooks,
+                    maximumQueuedHooks: definition.rateLimits.maximumQueuedHooks),
+                logger: logger, hookLogger: Logger(label: "cloudlet.hooks"))
             hosted.append(
                 HostedApp(
                     id: definition.id, keys: keys, runtime: runtime,
