@@ -111,11 +111,37 @@ let package = Package(
             path: "Benchmarks/IsolationBenchmark",
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "LoadSupport",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Benchmarks/LoadSupport",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "cloudlet-tenants-benchmark",
+            dependencies: [
+                "Cloudlet", "CloudletServer", "CloudletCLI", "LoadSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            path: "Benchmarks/TenantsBenchmark",
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "CloudletBenchmark",
             dependencies: [
                 "Cloudlet",
                 "CloudletServer",
+                "LoadSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "GRDB", package: "GRDB.swift"),

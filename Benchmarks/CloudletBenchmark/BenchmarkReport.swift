@@ -1,4 +1,5 @@
 import Foundation
+import LoadSupport
 
 /// Prints the benchmark's findings as they come: the command line, one table line per run, and
 /// at the end the throughput ratios against their targets.
@@ -10,7 +11,7 @@ struct BenchmarkReport {
         let result: LoadResult
         let seconds: Double
 
-        var savesPerSecond: Double { Double(result.saves) / seconds }
+        var savesPerSecond: Double { Double(result.accepted) / seconds }
     }
 
     /// A throughput ratio the benchmark checks, and its target.

@@ -1,4 +1,5 @@
 import Cloudlet
+import LoadSupport
 import Logging
 
 /// The three servers the benchmark compares.

@@ -1,4 +1,5 @@
 import Foundation
+import LoadSupport
 import Logging
 import NIOCore
 import NIOPosix
@@ -20,7 +21,7 @@ logger.logLevel = .error
 let clientGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
 var report = BenchmarkReport()
 report.printHeader(
-    options: options, arguments: CommandLine.arguments, bodyBytes: SaveRequest(host: "127.0.0.1", port: 0).bodyBytes)
+    options: options, arguments: CommandLine.arguments, bodyBytes: SaveRequest.make(host: "127.0.0.1", port: 0).bodyBytes)
 
 for scenario in BenchmarkScenario.allCases {
     let server = try await scenario.start(logger: logger)
@@ -28,7 +29,7 @@ for scenario in BenchmarkScenario.allCases {
         let generator = LoadGenerator(
             host: "127.0.0.1", port: server.port, connections: connections, warmup: options.warmup,
             seconds: options.seconds)
-        let result = try await generator.run(on: clientGroup)
+        let result = try await generator.run(SaveRequest.make(host: "127.0.0.1", port: server.port), on: clientGroup)
         report.add(.init(scenario: scenario, connections: connections, result: result, seconds: options.seconds))
     }
     try await server.stop()

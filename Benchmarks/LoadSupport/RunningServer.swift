@@ -5,16 +5,16 @@ import ServiceLifecycle
 
 /// A server under test, running in this process on 127.0.0.1 with a port the system picked, on
 /// data in a temporary folder of its own.
-struct RunningServer {
+public struct RunningServer: Sendable {
     /// The port it listens on.
-    let port: Int
+    public let port: Int
     private let services: ServiceGroup
     private let task: Task<Void, any Error>
     private let dataDirectory: URL
 
     /// Makes a fresh temporary folder, builds the application with `make` (given the folder's path
     /// and the callback that reports the port), runs it, and returns once it listens.
-    static func start<App: ApplicationProtocol>(
+    public static func start<App: ApplicationProtocol>(
         _ make: (String, @escaping @Sendable (any Channel) async -> Void) throws -> App
     ) async throws -> RunningServer {
         let dataDirectory = FileManager.default.temporaryDirectory
@@ -38,12 +38,12 @@ struct RunningServer {
     }
 
     /// Shuts the server down gracefully and deletes its data.
-    func stop() async throws {
+    public func stop() async throws {
         await services.triggerGracefulShutdown()
         try await task.value
         try FileManager.default.removeItem(at: dataDirectory)
     }
 
     /// The server stopped, or listened on no port, before reporting one.
-    struct ServerDidNotStart: Error {}
+    public struct ServerDidNotStart: Error {}
 }

@@ -2,9 +2,10 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 
-/// Sends saves to a server over `connections` keep-alive HTTP/1.1 connections, one request in
-/// flight on each, for a warm-up then a measured window; answers what the window recorded.
-struct LoadGenerator {
+/// Sends a request to a server over `connections` keep-alive HTTP/1.1 connections, one request in
+/// flight on each (back to back, or paced to a total rate), for a warm-up then a measured window;
+/// answers what the window recorded.
+public struct LoadGenerator: Sendable {
     let host: String
     let port: Int
     let connections: Int
@@ -12,13 +13,24 @@ struct LoadGenerator {
     let warmup: Double
     /// Seconds measured.
     let seconds: Double
+    /// Requests a second over all connections together; nil sends back to back.
+    let rate: Double?
 
-    /// Runs the load on `group`'s event loops and returns the connections' results merged.
-    func run(on group: any EventLoopGroup) async throws -> LoadResult {
-        let request = SaveRequest(host: host, port: port)
+    public init(host: String, port: Int, connections: Int, warmup: Double, seconds: Double, rate: Double? = nil) {
+        self.host = host
+        self.port = port
+        self.connections = connections
+        self.warmup = warmup
+        self.seconds = seconds
+        self.rate = rate
+    }
+
+    /// Runs `request` on `group`'s event loops and returns the connections' results merged.
+    public func run(_ request: LoadRequest, on group: any EventLoopGroup) async throws -> LoadResult {
         let start = NIODeadline.now() + Self.timeAmount(warmup)
         let window = LoadConnectionHandler.Window(start: start, end: start + Self.timeAmount(seconds))
-        // Room for 10,000 saves per second on each connection, more than one connection reaches here.
+        let pace = rate.map { Self.timeAmount(Double(connections) / $0) }
+        // Room for 10,000 answers per second on each connection, more than one connection reaches here.
         let capacity = Int(seconds * 10_000)
         var outcomes: [EventLoopFuture<LoadResult>] = []
         for _ in 0..<connections {
@@ -29,7 +41,7 @@ struct LoadGenerator {
                     channel.eventLoop.makeCompletedFuture {
                         try channel.pipeline.syncOperations.addHTTPClientHandlers()
                         try channel.pipeline.syncOperations.addHandler(
-                            LoadConnectionHandler(request: request, window: window, capacity: capacity, done: done))
+                            LoadConnectionHandler(request: request, window: window, pace: pace, capacity: capacity, done: done))
                     }
                 }
             do {

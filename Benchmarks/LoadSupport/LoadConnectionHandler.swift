@@ -1,8 +1,10 @@
 import NIOCore
 import NIOHTTP1
 
-/// Drives one keep-alive connection: sends a save, waits for its answer, sends the next, until the
-/// end of the run. Answers that arrive inside the measured window are recorded; the warm-up's are not.
+/// Drives one keep-alive connection: sends a request, waits for its answer, sends the next, until
+/// the end of the run — back to back, or at most one per `pace` when paced (a late answer delays
+/// the next request; missed sends are not made up in a burst). Answers that arrive inside the
+/// measured window are recorded; the warm-up's are not.
 final class LoadConnectionHandler: ChannelInboundHandler {
     typealias InboundIn = HTTPClientResponsePart
     typealias OutboundOut = HTTPClientRequestPart
@@ -13,26 +15,31 @@ final class LoadConnectionHandler: ChannelInboundHandler {
         let end: NIODeadline
     }
 
-    private let request: SaveRequest
+    private let request: LoadRequest
     private let window: Window
+    private let pace: TimeAmount?
     private let done: EventLoopPromise<LoadResult>
     private var result: LoadResult
     private var sentAt = NIODeadline.now()
+    private var nextSend = NIODeadline.now()
     private var status: HTTPResponseStatus?
     private var sent = 0
     private var finished = false
 
-    /// A handler that sends `request` until `window` ends, then closes the connection and fulfils
-    /// `done` with what it recorded, with room for `capacity` latencies.
-    init(request: SaveRequest, window: Window, capacity: Int, done: EventLoopPromise<LoadResult>) {
+    /// A handler that sends `request` (at most one per `pace`, if given) until `window` ends, then
+    /// closes the connection and fulfils `done` with what it recorded, with room for `capacity`
+    /// latencies.
+    init(request: LoadRequest, window: Window, pace: TimeAmount?, capacity: Int, done: EventLoopPromise<LoadResult>) {
         self.request = request
         self.window = window
+        self.pace = pace
         self.done = done
-        self.result = LoadResult(capacity: capacity)
+        self.result = LoadResult(capacity: capacity, seconds: Double((window.end - window.start).nanoseconds) / 1e9)
     }
 
     func channelActive(context: ChannelHandlerContext) {
         context.fireChannelActive()
+        nextSend = .now()
         send(context)
     }
 
@@ -45,9 +52,18 @@ final class LoadConnectionHandler: ChannelInboundHandler {
         case .end:
             let now = NIODeadline.now()
             if sentAt >= window.start, now <= window.end {
-                result.record(saved: status == .created, nanoseconds: UInt64((now - sentAt).nanoseconds))
+                result.record(
+                    status: status?.code ?? 0, nanoseconds: UInt64((now - sentAt).nanoseconds),
+                    second: Int((now - window.start).nanoseconds / 1_000_000_000))
             }
-            if now < window.end { send(context) } else { finish(context) }
+            guard now < window.end else { return finish(context) }
+            guard let pace else { return send(context) }
+            nextSend = max(nextSend + pace, now)
+            let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+            context.eventLoop.scheduleTask(deadline: nextSend) {
+                let (handler, context) = loopBound.value
+                handler.send(context)
+            }
         }
     }
 
@@ -64,6 +80,7 @@ final class LoadConnectionHandler: ChannelInboundHandler {
     }
 
     private func send(_ context: ChannelHandlerContext) {
+        guard !finished else { return }
         let variant = request.variants[sent % request.variants.count]
         sent += 1
         status = nil

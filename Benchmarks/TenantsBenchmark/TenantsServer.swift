@@ -1,0 +1,49 @@
+import Cloudlet
+import CloudletServer
+import Foundation
+import Hummingbird
+import LoadSupport
+import Logging
+import NIOCore
+import NIOHTTP1
+
+/// One Cloudlet server hosting two apps: `flood`, rate-limited, whose hooks run in worker
+/// processes started from this executable; and `steady`, with no limit, whose saves are measured.
+enum TenantsServer {
+    static let flood = "flood"
+    static let steady = "steady"
+    static func clientKey(_ app: String) -> String { "ck-" + app }
+
+    /// Starts the server with `flood` limited to `quota`.
+    static func start(quota: RateLimitQuota, logger: Logger) async throws -> (RunningServer, WorkerPool) {
+        let pool = try await WorkerPool.launch(
+            WorkerPoolConfiguration(appId: flood, executablePath: Bundle.main.executablePath ?? CommandLine.arguments[0]), logger: logger)
+        let server = try await RunningServer.start { directory, onRunning in
+            let application = try CloudletApplication(
+                configuration: ServerConfiguration(host: "127.0.0.1", port: 0, dataDirectory: directory),
+                apps: [
+                    AppDefinition(
+                        id: flood, executor: ProcessHookExecutor(pool: pool), clientKey: clientKey(flood), masterKey: "mk-flood",
+                        services: [pool], rateLimits: RateLimitPolicy(quota: quota)),
+                    AppDefinition(
+                        id: steady, executor: InProcessHookExecutor(registry: HookRegistry()), clientKey: clientKey(steady),
+                        masterKey: "mk-steady"),
+                ],
+                logger: logger)
+            return application.application(onServerRunning: onRunning)
+        }
+        return (server, pool)
+    }
+
+    /// Saves of about 200 bytes to `app`'s class `X`.
+    static func saves(_ app: String, port: Int) -> LoadRequest {
+        LoadRequest.save(host: "127.0.0.1", port: port, appId: app, clientKey: clientKey(app), className: "X")
+    }
+
+    /// Calls of the flood app's spinning function.
+    static func spins(port: Int) -> LoadRequest {
+        LoadRequest(
+            method: .POST, uri: "/parse/functions/spin", host: "127.0.0.1", port: port, appId: flood, clientKey: clientKey(flood),
+            bodies: ["{}"])
+    }
+}

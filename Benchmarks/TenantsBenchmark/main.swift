@@ -1,0 +1,92 @@
+import Cloudlet
+import CloudletCLI
+import CloudletServer
+import Foundation
+import LoadSupport
+import Logging
+import NIOCore
+import NIOPosix
+
+// Two apps on one server: does one app's flood or spinning hooks reach the other?
+//  1. Accuracy: `flood` is hammered at 4× its quota over 64 connections; its accepted requests in
+//     every 10 s window against the quota (target ±5%).
+//  2. Latency: `steady` at a normal paced load, alone and during the flood (target p99 ≤ 1.25×).
+//  3. Throughput: `steady` saving back to back, alone and while `flood`'s hooks all spin in its
+//     workers until they are killed (target ≥ 0.8×).
+// This executable is also the flood app's worker: the pool starts it as `<this> worker --socket …`.
+//
+//   swift run -c release cloudlet-tenants-benchmark [seconds] [flood quota/s] [steady rate/s]
+
+if CommandLine.arguments.dropFirst().first == "worker" {
+    await CloudletCommand<TenantHooks>.runCommandLine()
+    exit(0)
+}
+
+let arguments = CommandLine.arguments.dropFirst().compactMap(Double.init)
+let seconds = arguments.count > 0 ? arguments[0] : 30
+let quotaRate = arguments.count > 1 ? arguments[1] : 500
+let steadyRate = arguments.count > 2 ? arguments[2] : 500
+let window = 10.0
+
+LoggingSystem.bootstrap { label in
+    var handler = StreamLogHandler.standardError(label: label)
+    handler.logLevel = .critical
+    return handler
+}
+let logger = Logger(label: "cloudlet.tenants-benchmark")
+let clients = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+let quota = RateLimitQuota(perSecond: quotaRate, burst: max(1, Int(quotaRate / 20)))
+let (server, _) = try await TenantsServer.start(quota: quota, logger: logger)
+print("$ swift run -c release cloudlet-tenants-benchmark \(CommandLine.arguments.dropFirst().joined(separator: " "))")
+print("flood quota \(Int(quotaRate))/s burst \(quota.count); steady load \(Int(steadyRate))/s paced over 16 connections; \(Int(seconds)) s runs")
+
+func steadyPaced(seconds: Double) async throws -> LoadResult {
+    try await LoadGenerator(host: "127.0.0.1", port: server.port, connections: 16, warmup: 1, seconds: seconds, rate: steadyRate)
+        .run(TenantsServer.saves(TenantsServer.steady, port: server.port), on: clients)
+}
+
+func steadyBackToBack(seconds: Double) async throws -> LoadResult {
+    try await LoadGenerator(host: "127.0.0.1", port: server.port, connections: 16, warmup: 1, seconds: seconds)
+        .run(TenantsServer.saves(TenantsServer.steady, port: server.port), on: clients)
+}
+
+func describe(_ result: LoadResult, _ seconds: Double) -> String {
+    String(
+        format: "%7.0f/s  p50 %6.2f ms  p99 %6.2f ms  errors %d", Double(result.accepted) / seconds, result.percentileMilliseconds(0.5),
+        result.percentileMilliseconds(0.99), result.errors)
+}
+
+// 1 and 2: the flood at 4× its quota, with the steady app paced beside it.
+let alonePaced = try await steadyPaced(seconds: seconds)
+print("steady alone, paced:        \(describe(alonePaced, seconds))")
+async let floodRun = LoadGenerator(
+    host: "127.0.0.1", port: server.port, connections: 64, warmup: 1, seconds: seconds, rate: 4 * quotaRate
+).run(TenantsServer.saves(TenantsServer.flood, port: server.port), on: clients)
+let duringFlood = try await steadyPaced(seconds: seconds)
+let flood = try await floodRun
+print("steady during the flood:    \(describe(duringFlood, seconds))")
+print(
+    String(
+        format: "  steady p99 during / alone: %.2f (target ≤ 1.25)",
+        duringFlood.percentileMilliseconds(0.99) / alonePaced.percentileMilliseconds(0.99)))
+print("flood: \(flood.accepted) accepted, \(flood.refused) refused (429), \(flood.errors) other")
+let perWindow = Int(window)
+for start in stride(from: 0, to: Int(seconds), by: perWindow) {
+    let accepted = flood.acceptedPerSecond[start..<min(start + perWindow, Int(seconds))].reduce(0, +)
+    let expected = quotaRate * Double(min(perWindow, Int(seconds) - start))
+    print(String(format: "  window %3d–%3d s: %6d accepted, %.3f of the quota (target 0.95–1.05)", start, start + perWindow, accepted, Double(accepted) / expected))
+}
+
+// 3: the steady app's throughput while the flood app's hooks spin.
+let aloneBackToBack = try await steadyBackToBack(seconds: seconds / 3)
+print("steady alone, back to back: \(describe(aloneBackToBack, seconds / 3))")
+async let spinRun = LoadGenerator(host: "127.0.0.1", port: server.port, connections: 8, warmup: 1, seconds: seconds / 3)
+    .run(TenantsServer.spins(port: server.port), on: clients)
+let duringSpin = try await steadyBackToBack(seconds: seconds / 3)
+let spins = try await spinRun
+print("steady while hooks spin:    \(describe(duringSpin, seconds / 3))")
+print("  spin calls answered: \(spins.accepted + spins.errors + spins.refused) (each ends at its 1 s limit)")
+print(String(format: "  steady throughput during / alone: %.2f (target ≥ 0.80)", Double(duringSpin.accepted) / Double(aloneBackToBack.accepted)))
+
+try await server.stop()
+try await clients.shutdownGracefully()
