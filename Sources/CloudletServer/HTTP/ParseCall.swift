@@ -1,6 +1,7 @@
 import Cloudlet
 import HTTPTypes
 import Hummingbird
+import Logging
 
 /// One authenticated Parse REST call: the app it is for, who makes it, and its inputs.
 ///
@@ -20,6 +21,10 @@ struct ParseCall: Sendable {
     private(set) var body: [String: ParseValue]
     /// The URL's query parameters, as strings.
     private(set) var query: [String: ParseValue]
+    /// What the request may read and answer, shared by the operations of a batch.
+    let budget: ReadBudget
+    /// The request's logger.
+    let logger: Logger
 
     private static let clientKeyHeaders = ["X-Parse-REST-API-Key", "X-Parse-Client-Key", "X-Parse-Javascript-Key"]
         .compactMap { HTTPField.Name($0) }
@@ -28,7 +33,7 @@ struct ParseCall: Sendable {
     private static let sessionTokenHeader = HTTPField.Name("X-Parse-Session-Token")!
     private static let installationIdHeader = HTTPField.Name("X-Parse-Installation-Id")!
 
-    init(request: Request, body: [String: ParseValue], requestId: String, address: String?, apps: AppDirectory) throws {
+    init(request: Request, body: [String: ParseValue], requestId: String, address: String?, apps: AppDirectory, logger: Logger) throws {
         var body = body
         func take(_ key: String) -> String? { body.removeValue(forKey: key)?.stringValue }
         let bodyAppId = take("_ApplicationId")
@@ -66,6 +71,8 @@ struct ParseCall: Sendable {
         var query: [String: ParseValue] = [:]
         for (key, value) in request.uri.queryParameters { query[String(key)] = .string(String(value)) }
         self.query = query
+        self.budget = app.runtime.newBudget()
+        self.logger = logger
     }
 
     /// Resolves the session token, if one came, to its user and roles; 209 if it is not valid.

@@ -17,13 +17,22 @@ public struct ServerConfiguration: Sendable {
     public var durability: SQLiteObjectStorage.Durability
     /// bcrypt cost for passwords. Default 10, as Parse Server; tests may lower it to 4 for speed.
     public var passwordHashCost: UInt8
+    /// The most bytes one request may read and answer (objects found, copies made by `include`);
+    /// past it the request answers 154 (HTTP 400). Default 16 MiB.
+    public var maximumResponseBytes: Int
+    /// The largest object stored, as JSON of its fields and ACL, after field operations; past it a
+    /// write answers 116 (HTTP 413). Default 1 MiB.
+    public var maximumObjectBytes: Int
 
     public init(
         host: String = "127.0.0.1", port: Int = 1337, dataDirectory: String = "./data", mountPath: String = "/parse",
         maximumBodyBytes: Int = 1 << 20, durability: SQLiteObjectStorage.Durability = .normal,
-        passwordHashCost: UInt8 = 10
+        passwordHashCost: UInt8 = 10, maximumResponseBytes: Int = ReadBudget.defaultMaximumBytes,
+        maximumObjectBytes: Int = SQLiteObjectStorage.defaultMaximumObjectBytes
     ) {
         self.passwordHashCost = passwordHashCost
+        self.maximumResponseBytes = maximumResponseBytes
+        self.maximumObjectBytes = maximumObjectBytes
         self.host = host
         self.port = port
         self.dataDirectory = dataDirectory
@@ -51,10 +60,14 @@ public struct AppDefinition: Sendable {
     public var masterKey: String?
     /// Services the app's hooks need while the server runs, such as its ``WorkerPool``. Default none.
     public var services: [any Service]
+    /// The fields only their owner and the master key may read or query. Default ``ProtectedFields/standard``.
+    public var protectedFields: ProtectedFields
 
     public init(
-        id: String, executor: any HookExecutor, clientKey: String? = nil, masterKey: String? = nil, services: [any Service] = []
+        id: String, executor: any HookExecutor, clientKey: String? = nil, masterKey: String? = nil, services: [any Service] = [],
+        protectedFields: ProtectedFields = .standard
     ) {
+        self.protectedFields = protectedFields
         self.id = id
         self.executor = executor
         self.clientKey = clientKey
