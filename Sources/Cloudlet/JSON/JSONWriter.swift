@@ -13,6 +13,7 @@ public enum JSONWriter {
     /// the output passes the limit, so a value that would encode to far more costs no more than that.
     public static func bytes(_ value: ParseValue, limit: Int) -> [UInt8]? {
         var output = LimitedBytes(limit: limit)
+        output.bytes.reserveCapacity(min(limit, 256))
         do {
             try encode(value, into: &output)
             try output.checkpoint()

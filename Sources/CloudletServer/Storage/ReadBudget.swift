@@ -34,9 +34,6 @@ public final class ReadBudget: Sendable {
             code: 154, message: "the response would be larger than \(maximumBytes) bytes: ask for fewer objects, keys or includes")
     }
 
-    /// The bytes still available.
-    var remainingBytes: Int { max(0, maximumBytes - used.withLock { $0.bytes }) }
-
     /// Counts `bytes` read or copied; throws 154 once the total passes ``maximumBytes``.
     func charge(bytes: Int) throws(ParseError) {
         let total = used.withLock { used in

@@ -8,7 +8,11 @@ struct RegexCharacterSet {
             switch self {
             case .digit: return ("0"..."9").contains(scalar)
             case .word: return scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || scalar == "_")
-            case .space: return [" ", "\t", "\n", "\r", "\u{0B}", "\u{0C}"].contains(scalar)
+            case .space:
+                switch scalar {
+                case " ", "\t", "\n", "\r", "\u{0B}", "\u{0C}": return true
+                default: return false
+                }
             }
         }
     }

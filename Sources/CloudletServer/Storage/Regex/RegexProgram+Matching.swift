@@ -40,7 +40,10 @@ extension RegexProgram {
         var following: Unicode.Scalar?
 
         static func isLineBreak(_ scalar: Unicode.Scalar) -> Bool {
-            ["\n", "\r", "\u{85}", "\u{2028}", "\u{2029}"].contains(scalar)
+            switch scalar {
+            case "\n", "\r", "\u{85}", "\u{2028}", "\u{2029}": true
+            default: false
+            }
         }
 
         private static func isWord(_ scalar: Unicode.Scalar?) -> Bool {

@@ -124,6 +124,7 @@ private struct RegexParser {
         let outer = flags
         if take("?") {
             if take(":") {
+                // A group that only groups: the same as a capturing one when only whether a match exists counts.
             } else if take("<") || (take("P") && take("<")) {
                 guard next != "=", next != "!" else { throw refuse("lookbehind is not supported") }
                 while let scalar = next, scalar != ">" { position += 1 }
@@ -159,7 +160,7 @@ private struct RegexParser {
             case "+": bounds = (1, nil)
             case "?": bounds = (0, 1)
             case "{":
-                guard let counted = countedBounds() else { return node }
+                guard let counted = try countedBounds() else { return node }
                 bounds = counted
             default: return node
             }
@@ -172,8 +173,8 @@ private struct RegexParser {
     }
 
     /// `{n}`, `{n,}` or `{n,m}` at the position, consumed up to its `}`; nil (nothing consumed) if it
-    /// is not one, in which case `{` is a literal.
-    private mutating func countedBounds() -> (Int, Int?)? {
+    /// is not one, in which case `{` is a literal. Counts past ``RegexNode/maximumRepetition`` are refused.
+    private mutating func countedBounds() throws(RegexNode.Refusal) -> (Int, Int?)? {
         var cursor = position + 1
         func number() -> Int? {
             var digits = ""
@@ -190,9 +191,10 @@ private struct RegexParser {
             high = number()
         }
         guard cursor < pattern.count, pattern[cursor] == "}" else { return nil }
-        guard low <= RegexNode.maximumRepetition, (high ?? low) <= RegexNode.maximumRepetition, low <= (high ?? low) else {
-            return nil
+        guard low <= RegexNode.maximumRepetition, (high ?? low) <= RegexNode.maximumRepetition else {
+            throw refuse("a repetition count may be at most \(RegexNode.maximumRepetition)")
         }
+        guard low <= (high ?? low) else { throw refuse("a repetition range is out of order") }
         position = cursor
         return (low, high)
     }

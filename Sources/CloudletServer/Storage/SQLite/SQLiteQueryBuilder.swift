@@ -180,9 +180,11 @@ struct SQLiteQueryBuilder {
             return "(\(column) \(symbol) ?)"
         }
         let operand = try Operand(value, field: field)
+        guard let bound = operand.bound else { throw ParseError.invalidQuery("\(field.path): cannot compare this type") }
         let path = field.jsonPath + operand.kind.suffix
-        arguments += [path, path, Operand.databaseValue(operand.bound!)]
-        return "(json_type(data, ?) IN (\(operand.kind.types.map { "'\($0)'" }.joined(separator: ", "))) AND json_extract(data, ?) \(symbol) ?)"
+        let types = operand.kind.types.map { "'\($0)'" }.joined(separator: ", ")
+        arguments += [path, path, Operand.databaseValue(bound)]
+        return "(json_type(data, ?) IN (\(types)) AND json_extract(data, ?) \(symbol) ?)"
     }
 
     /// The value to compare `objectId`, `createdAt` or `updatedAt` with.
