@@ -63,13 +63,15 @@ struct RegexProgramTests {
 
     @Test(
         "backreferences, lookaround, possessive quantifiers and unknown escapes are refused",
-        arguments: ["(a)\\1", "a(?=b)", "a(?!b)", "(?<=a)b", "(?<!a)b", "(?>a)", "a*+", "\\p{L}", "\\k<x>", "[[:alpha:]]", "(a", "a)", "*a", "a{5000}"])
+        arguments: ["(a)\\1", "a(?=b)", "a(?!b)", "(?<=a)b", "(?<!a)b", "(?>a)", "a*+", "\\p{L}", "\\k<x>", "[[:alpha:]]", "(a", "a)", "*a", "a**", "a{5000}"])
     func refused(_ pattern: String) {
         #expect(throws: RegexNode.Refusal.self) { try RegexProgram(pattern: pattern) }
     }
 
-    @Test("a pattern that compiles to too many instructions is refused")
+    @Test("patterns too large, too long or nested too deep are refused, not compiled")
     func tooLarge() {
         #expect(throws: RegexNode.Refusal.self) { try RegexProgram(pattern: "((a{1000}){1000}){1000}") }
+        #expect(throws: RegexNode.Refusal.self) { try RegexProgram(pattern: String(repeating: "(", count: 5000) + "a" + String(repeating: ")", count: 5000)) }
+        #expect(throws: RegexNode.Refusal.self) { try RegexProgram(pattern: String(repeating: "a", count: 20_000)) }
     }
 }

@@ -20,10 +20,16 @@ indirect enum RegexNode {
 
     /// The largest count a `{m,n}` repetition may give.
     static let maximumRepetition = 1000
+    /// The longest pattern accepted, in characters.
+    static let maximumLength = 10_000
+    /// How deep groups may nest.
+    static let maximumNesting = 100
 
     /// Parses `pattern`, with `options` (letters among `imsx`) applying from its start.
     static func parse(_ pattern: String, options: String) throws(Refusal) -> RegexNode {
-        var parser = RegexParser(pattern: Array(pattern.unicodeScalars))
+        let scalars = Array(pattern.unicodeScalars)
+        guard scalars.count <= maximumLength else { throw Refusal(message: "$regex is longer than \(maximumLength) characters") }
+        var parser = RegexParser(pattern: scalars)
         parser.flags.apply(options)
         let node = try parser.alternation()
         guard parser.atEnd else { throw Refusal(message: "unbalanced ) in $regex") }
@@ -36,27 +42,11 @@ enum RegexAssertion {
     case textStart, textEnd, textEndBeforeNewline, lineStart, lineEnd, wordBoundary, notWordBoundary
 }
 
-/// The options in force at a point of a pattern.
-struct RegexFlags {
-    var caseless = false, multiline = false, dotAll = false, extended = false
-
-    mutating func apply(_ letters: some Sequence<Character>, on: Bool = true) {
-        for letter in letters {
-            switch letter {
-            case "i": caseless = on
-            case "m": multiline = on
-            case "s": dotAll = on
-            case "x": extended = on
-            default: break
-            }
-        }
-    }
-}
-
 private struct RegexParser {
     let pattern: [Unicode.Scalar]
     var position = 0
     var flags = RegexFlags()
+    private var nesting = 0
 
     init(pattern: [Unicode.Scalar]) {
         self.pattern = pattern
@@ -121,6 +111,9 @@ private struct RegexParser {
     }
 
     private mutating func group() throws(RegexNode.Refusal) -> RegexNode? {
+        guard nesting < RegexNode.maximumNesting else { throw refuse("groups nest too deep") }
+        nesting += 1
+        defer { nesting -= 1 }
         let outer = flags
         if take("?") {
             if take(":") {
@@ -150,26 +143,24 @@ private struct RegexParser {
         return inner
     }
 
+    /// `atom` with the quantifier that follows it, if any: one per atom, as in PCRE (`a**` is refused).
     private mutating func quantified(_ atom: RegexNode) throws(RegexNode.Refusal) -> RegexNode {
-        var node = atom
-        while true {
-            skipExtendedSpace()
-            let bounds: (Int, Int?)
-            switch next {
-            case "*": bounds = (0, nil)
-            case "+": bounds = (1, nil)
-            case "?": bounds = (0, 1)
-            case "{":
-                guard let counted = try countedBounds() else { return node }
-                bounds = counted
-            default: return node
-            }
-            position += 1
-            if take("+") { throw refuse("possessive quantifiers are not supported") }
-            _ = take("?")  // Lazy and greedy find the same matches when only whether one exists counts.
-            if case .assertion = node { throw refuse("an anchor cannot be repeated") }
-            node = .repetition(node, minimum: bounds.0, maximum: bounds.1)
+        skipExtendedSpace()
+        let bounds: (Int, Int?)
+        switch next {
+        case "*": bounds = (0, nil)
+        case "+": bounds = (1, nil)
+        case "?": bounds = (0, 1)
+        case "{":
+            guard let counted = try countedBounds() else { return atom }
+            bounds = counted
+        default: return atom
         }
+        position += 1
+        if take("+") { throw refuse("possessive quantifiers are not supported") }
+        _ = take("?")  // Lazy and greedy find the same matches when only whether one exists counts.
+        if case .assertion = atom { throw refuse("an anchor cannot be repeated") }
+        return .repetition(atom, minimum: bounds.0, maximum: bounds.1)
     }
 
     /// `{n}`, `{n,}` or `{n,m}` at the position, consumed up to its `}`; nil (nothing consumed) if it
