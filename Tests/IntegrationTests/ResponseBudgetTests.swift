@@ -44,5 +44,27 @@ extension ProcessTests {
             #expect(elapsed < .seconds(10), "five attacks took \(elapsed)")
             #expect(try await client.health().status == 200)
         }
+
+        @Test func theBoundsComeFromFlagsAndEnvironment() async throws {
+            let data = try ServerProcess.temporaryFolder("bounds")
+            defer { try? FileManager.default.removeItem(at: data) }
+            let server = try await ServerProcess.serve(
+                .cloudlet, data: data, arguments: ["--isolation", "in-process", "--max-object-bytes", "20000"],
+                environment: ["CLOUDLET_MAX_RESPONSE_BYTES": "50000"])
+            defer { server.killIfRunning() }
+            let client = server.client()
+            let tooLarge = try await client.post("/classes/Notes", ["text": .string(String(repeating: "n", count: 30_000))])
+            #expect(tooLarge.status == 413)
+            #expect(tooLarge["code"] == 116)
+            for _ in 0..<4 {
+                let note = try await client.post("/classes/Notes", ["text": .string(String(repeating: "n", count: 15_000))])
+                #expect(note.status == 201, "\(note.body)")
+            }
+            let page = try await client.get("/classes/Notes", query: ["limit": 3])
+            #expect(page["results"]?.arrayValue?.count == 3)
+            let all = try await client.get("/classes/Notes")
+            #expect(all.status == 400)
+            #expect(all["code"] == 154)
+        }
     }
 }
