@@ -14,13 +14,8 @@ public enum JSONWriter {
     public static func bytes(_ value: ParseValue, limit: Int) -> [UInt8]? {
         var output = LimitedBytes(limit: limit)
         output.bytes.reserveCapacity(min(limit, 256))
-        do {
-            try encode(value, into: &output)
-            try output.checkpoint()
-            return output.bytes
-        } catch {
-            return nil
-        }
+        encode(value, into: &output)
+        return output.isFull ? nil : output.bytes
     }
 
     /// How many bytes the JSON of `value` takes, without writing it.
@@ -40,7 +35,7 @@ public enum JSONWriter {
         encode(value, into: &output)
     }
 
-    private static func encode<Output: JSONOutput>(_ value: ParseValue, into output: inout Output) throws(Output.Failure) {
+    private static func encode(_ value: ParseValue, into output: inout some JSONOutput) {
         switch value {
         case .null: output.appendBytes("null".utf8)
         case .bool(let flag): output.appendBytes((flag ? "true" : "false").utf8)
@@ -50,8 +45,8 @@ public enum JSONWriter {
             output.appendByte(UInt8(ascii: "["))
             for (index, element) in elements.enumerated() {
                 if index > 0 { output.appendByte(UInt8(ascii: ",")) }
-                try encode(element, into: &output)
-                try output.checkpoint()
+                encode(element, into: &output)
+                if output.isFull { return }
             }
             output.appendByte(UInt8(ascii: "]"))
         case .object(let members):
@@ -60,8 +55,8 @@ public enum JSONWriter {
                 if index > 0 { output.appendByte(UInt8(ascii: ",")) }
                 writeString(key, into: &output)
                 output.appendByte(UInt8(ascii: ":"))
-                try encode(members[key]!, into: &output)
-                try output.checkpoint()
+                encode(members[key]!, into: &output)
+                if output.isFull { return }
             }
             output.appendByte(UInt8(ascii: "}"))
         }
@@ -101,38 +96,31 @@ public enum JSONWriter {
 
 /// Where ``JSONWriter`` writes: bytes, bytes up to a limit, or only their count.
 private protocol JSONOutput {
-    associatedtype Failure: Error
     mutating func appendByte(_ byte: UInt8)
     mutating func appendBytes(_ bytes: some Collection<UInt8>)
-    /// Called after each element and member: may stop the writing.
-    mutating func checkpoint() throws(Failure)
+    /// Whether the output has passed its limit: the writer stops after the element or member it is in.
+    var isFull: Bool { get }
 }
 
 extension [UInt8]: JSONOutput {
-    typealias Failure = Never
     mutating func appendByte(_ byte: UInt8) { append(byte) }
     mutating func appendBytes(_ bytes: some Collection<UInt8>) { append(contentsOf: bytes) }
-    func checkpoint() {}
+    var isFull: Bool { false }
 }
 
 private struct LimitedBytes: JSONOutput {
-    struct LimitExceeded: Error {}
-
     let limit: Int
     var bytes: [UInt8] = []
 
     mutating func appendByte(_ byte: UInt8) { bytes.append(byte) }
     mutating func appendBytes(_ more: some Collection<UInt8>) { bytes.append(contentsOf: more) }
-    func checkpoint() throws(LimitExceeded) {
-        guard bytes.count <= limit else { throw LimitExceeded() }
-    }
+    var isFull: Bool { bytes.count > limit }
 }
 
 private struct ByteCounter: JSONOutput {
-    typealias Failure = Never
     var count = 0
 
     mutating func appendByte(_ byte: UInt8) { count += 1 }
     mutating func appendBytes(_ bytes: some Collection<UInt8>) { count += bytes.count }
-    func checkpoint() {}
+    var isFull: Bool { false }
 }
