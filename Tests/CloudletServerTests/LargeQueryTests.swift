@@ -1,6 +1,7 @@
 import Cloudlet
 import CloudletServer
 import CloudletTesting
+import HTTPTypes
 import Testing
 
 @Suite("Large $in, $nin, $all, $or and include fan-outs answer correctly")
@@ -70,6 +71,16 @@ struct LargeQueryTests {
             #expect(items.count == 1200)
             #expect(items.allSatisfy { $0["__type"] == "Object" }, "some targets were left as pointers")
             #expect(items.map { $0["n"] } == (0..<1200).map { .number(Double($0)) })
+        }
+    }
+
+    @Test("a query too large for one SQLite statement answers 102, not 500")
+    func tooLargeForOneStatement() async throws {
+        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+            try await Support.create(client, "Items", ["n": 1])
+            let branches = (0..<12_000).map { ParseValue.object(["n": .number(Double($0))]) }
+            let reply = try await client.request(.get, "/classes/Items", body: ["where": ["$or": .array(branches)]])
+            Support.expectError(reply, status: 400, code: 102)
         }
     }
 }
