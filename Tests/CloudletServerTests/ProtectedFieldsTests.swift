@@ -74,17 +74,19 @@ struct ProtectedFieldsTests {
         }
     }
 
-    @Test("a hook reading the store as its caller gets the caller's view")
+    @Test("a hook reading the store as its caller gets the caller's view, includes too")
     func hooksSeeTheCallersView() async throws {
         var hooks = HookRegistry()
         hooks.function("emails") { request in
             let users = try await request.store.find(ParseQuery("_User", order: ["username"]))
-            return .array(users.map { $0["email"] ?? .null })
+            let notes = try await request.store.find(ParseQuery("Notes", include: ["u"]))
+            return .array(users.map { $0["email"] ?? .null } + notes.map { $0["u"]?["email"] ?? .null })
         }
         try await UsersTests.withClient(hooks) { client in
-            let (_, attacker) = try await Self.victimAndAttacker(client)
+            let (victim, attacker) = try await Self.victimAndAttacker(client)
+            try await Support.create(client, "Notes", ["u": .pointer(className: "_User", objectId: victim.id)])
             let reply = try await client.request(.post, "/functions/emails", body: [:], headers: UsersTests.session(attacker.token))
-            #expect(reply["result"] == ["attacker@example.com", .null], "\(reply.body)")
+            #expect(reply["result"] == ["attacker@example.com", .null, .null], "\(reply.body)")
         }
     }
 
