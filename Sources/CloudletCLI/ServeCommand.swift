@@ -21,6 +21,8 @@ struct ServeCommand<Hooks: HookModule>: AsyncParsableCommand {
     @Option(help: "Fixed client key (CLOUDLET_CLIENT_KEY). Default: random on first start, then kept.") var clientKey: String?
     @Option(help: "Fixed master key (CLOUDLET_MASTER_KEY). Default: random on first start, then kept.") var masterKey: String?
     @Option(help: "Largest request body in bytes (CLOUDLET_MAX_BODY_BYTES). Default 1048576.") var maxBodyBytes: Int?
+    @Option(help: "Most bytes one request may read and answer (CLOUDLET_MAX_RESPONSE_BYTES). Default 16777216.") var maxResponseBytes: Int?
+    @Option(help: "Largest stored object in bytes (CLOUDLET_MAX_OBJECT_BYTES). Default 1048576.") var maxObjectBytes: Int?
     @Option(help: "Commit durability, normal or full (CLOUDLET_DURABILITY). Default normal.") var durability: SQLiteObjectStorage.Durability?
     @Option(help: "Log level: trace, debug, info, notice, warning, error (CLOUDLET_LOG_LEVEL). Default info.") var logLevel: Logger.Level?
     @Option(help: "Where hooks run: process or in-process (CLOUDLET_ISOLATION). Default process.") var isolation: Isolation?
@@ -50,6 +52,8 @@ struct ServeCommand<Hooks: HookModule>: AsyncParsableCommand {
             durability: try environment.value(durability, "DURABILITY", default: .normal) {
                 SQLiteObjectStorage.Durability(rawValue: $0)
             },
+            maximumResponseBytes: try environment.value(maxResponseBytes, "MAX_RESPONSE_BYTES", default: 16 << 20) { Int($0) },
+            maximumObjectBytes: try environment.value(maxObjectBytes, "MAX_OBJECT_BYTES", default: 1 << 20) { Int($0) },
             trustedProxies: try TrustedProxies(
                 environment.value(trustedProxies.isEmpty ? nil : trustedProxies, "TRUSTED_PROXIES", default: []) {
                     $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }

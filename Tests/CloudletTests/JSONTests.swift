@@ -20,6 +20,17 @@ struct JSONTests {
         #expect(JSONWriter.string([1, 2.0, -3, 0.5]) == "[1,2,-3,0.5]")
     }
 
+    @Test func writesUpToALimitAndCountsWithoutWriting() {
+        let element: ParseValue = ["text": .string(String(repeating: "x", count: 1000))]
+        let value = ParseValue.array(Array(repeating: element, count: 1000))
+        let full = JSONWriter.bytes(value)
+        #expect(JSONWriter.byteCount(value) == full.count)
+        #expect(JSONWriter.bytes(value, limit: full.count) == full)
+        #expect(JSONWriter.bytes(value, limit: full.count - 1) == nil)
+        #expect(JSONWriter.bytes(value, limit: 10_000) == nil)
+        #expect(JSONWriter.bytes("short", limit: 3) == nil)
+    }
+
     @Test func escapesControlCharacters() throws {
         let text = JSONWriter.string(.string("a\u{01}b\tc"))
         #expect(text == #""a\u0001b\tc""#)

@@ -9,6 +9,22 @@ public enum JSONWriter {
         return output
     }
 
+    /// The JSON bytes of `value`, or nil if they are more than `limit`: writing stops as soon as
+    /// the output passes the limit, so a value that would encode to far more costs no more than that.
+    public static func bytes(_ value: ParseValue, limit: Int) -> [UInt8]? {
+        var output = LimitedBytes(limit: limit)
+        output.bytes.reserveCapacity(min(limit, 256))
+        encode(value, into: &output)
+        return output.isFull ? nil : output.bytes
+    }
+
+    /// How many bytes the JSON of `value` takes, without writing it.
+    public static func byteCount(_ value: ParseValue) -> Int {
+        var counter = ByteCounter()
+        encode(value, into: &counter)
+        return counter.count
+    }
+
     /// The JSON text of `value`.
     public static func string(_ value: ParseValue) -> String {
         String(decoding: bytes(value), as: UTF8.self)
@@ -16,58 +32,95 @@ public enum JSONWriter {
 
     /// Appends the JSON of `value` to `output`.
     public static func write(_ value: ParseValue, into output: inout [UInt8]) {
+        encode(value, into: &output)
+    }
+
+    private static func encode(_ value: ParseValue, into output: inout some JSONOutput) {
         switch value {
-        case .null: output.append(contentsOf: "null".utf8)
-        case .bool(let flag): output.append(contentsOf: (flag ? "true" : "false").utf8)
+        case .null: output.appendBytes("null".utf8)
+        case .bool(let flag): output.appendBytes((flag ? "true" : "false").utf8)
         case .number(let number): writeNumber(number, into: &output)
         case .string(let text): writeString(text, into: &output)
         case .array(let elements):
-            output.append(UInt8(ascii: "["))
+            output.appendByte(UInt8(ascii: "["))
             for (index, element) in elements.enumerated() {
-                if index > 0 { output.append(UInt8(ascii: ",")) }
-                write(element, into: &output)
+                if index > 0 { output.appendByte(UInt8(ascii: ",")) }
+                encode(element, into: &output)
+                if output.isFull { return }
             }
-            output.append(UInt8(ascii: "]"))
+            output.appendByte(UInt8(ascii: "]"))
         case .object(let members):
-            output.append(UInt8(ascii: "{"))
+            output.appendByte(UInt8(ascii: "{"))
             for (index, key) in members.keys.sorted().enumerated() {
-                if index > 0 { output.append(UInt8(ascii: ",")) }
+                if index > 0 { output.appendByte(UInt8(ascii: ",")) }
                 writeString(key, into: &output)
-                output.append(UInt8(ascii: ":"))
-                write(members[key]!, into: &output)
+                output.appendByte(UInt8(ascii: ":"))
+                encode(members[key]!, into: &output)
+                if output.isFull { return }
             }
-            output.append(UInt8(ascii: "}"))
+            output.appendByte(UInt8(ascii: "}"))
         }
     }
 
-    private static func writeNumber(_ number: Double, into output: inout [UInt8]) {
+    private static func writeNumber(_ number: Double, into output: inout some JSONOutput) {
         if number.rounded() == number, abs(number) < 9.0e15 {
-            output.append(contentsOf: String(Int64(number)).utf8)
+            output.appendBytes(String(Int64(number)).utf8)
         } else if number.isFinite {
-            output.append(contentsOf: "\(number)".utf8)
+            output.appendBytes("\(number)".utf8)
         } else {
-            output.append(contentsOf: "null".utf8)
+            output.appendBytes("null".utf8)
         }
     }
 
     private static let hexDigits = Array("0123456789abcdef".utf8)
 
-    private static func writeString(_ text: String, into output: inout [UInt8]) {
-        output.append(UInt8(ascii: "\""))
+    private static func writeString(_ text: String, into output: inout some JSONOutput) {
+        output.appendByte(UInt8(ascii: "\""))
         for byte in text.utf8 {
             switch byte {
-            case UInt8(ascii: "\""): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
-            case UInt8(ascii: "\\"): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-            case 0x0A: output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-            case 0x0D: output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-            case 0x09: output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+            case UInt8(ascii: "\""): output.appendBytes([UInt8(ascii: "\\"), UInt8(ascii: "\"")])
+            case UInt8(ascii: "\\"): output.appendBytes([UInt8(ascii: "\\"), UInt8(ascii: "\\")])
+            case 0x0A: output.appendBytes([UInt8(ascii: "\\"), UInt8(ascii: "n")])
+            case 0x0D: output.appendBytes([UInt8(ascii: "\\"), UInt8(ascii: "r")])
+            case 0x09: output.appendBytes([UInt8(ascii: "\\"), UInt8(ascii: "t")])
             case 0..<0x20:
-                output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
-                output.append(hexDigits[Int(byte >> 4)])
-                output.append(hexDigits[Int(byte & 0xF)])
-            default: output.append(byte)
+                output.appendBytes([UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
+                output.appendByte(hexDigits[Int(byte >> 4)])
+                output.appendByte(hexDigits[Int(byte & 0xF)])
+            default: output.appendByte(byte)
             }
         }
-        output.append(UInt8(ascii: "\""))
+        output.appendByte(UInt8(ascii: "\""))
     }
+}
+
+/// Where ``JSONWriter`` writes: bytes, bytes up to a limit, or only their count.
+private protocol JSONOutput {
+    mutating func appendByte(_ byte: UInt8)
+    mutating func appendBytes(_ bytes: some Collection<UInt8>)
+    /// Whether the output has passed its limit: the writer stops after the element or member it is in.
+    var isFull: Bool { get }
+}
+
+extension [UInt8]: JSONOutput {
+    mutating func appendByte(_ byte: UInt8) { append(byte) }
+    mutating func appendBytes(_ bytes: some Collection<UInt8>) { append(contentsOf: bytes) }
+    var isFull: Bool { false }
+}
+
+private struct LimitedBytes: JSONOutput {
+    let limit: Int
+    var bytes: [UInt8] = []
+
+    mutating func appendByte(_ byte: UInt8) { bytes.append(byte) }
+    mutating func appendBytes(_ more: some Collection<UInt8>) { bytes.append(contentsOf: more) }
+    var isFull: Bool { bytes.count > limit }
+}
+
+private struct ByteCounter: JSONOutput {
+    var count = 0
+
+    mutating func appendByte(_ byte: UInt8) { count += 1 }
+    mutating func appendBytes(_ bytes: some Collection<UInt8>) { count += bytes.count }
+    var isFull: Bool { false }
 }

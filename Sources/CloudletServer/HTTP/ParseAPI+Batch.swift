@@ -5,34 +5,46 @@ extension ParseAPI {
     /// The most operations one `POST /batch` may carry, as in Parse.
     static let maximumBatchSize = 50
 
-    /// Runs each operation of a batch in order, as the same caller; each answers
-    /// `{"success": …}` or `{"error": {"code": …, "error": …}}`, and one failing does not stop the rest.
-    /// Each operation counts against the app's rate limits as a request of its own.
-    func performBatch(_ call: ParseCall) async throws -> [ParseValue] {
+    /// Runs each operation of a batch in order, as the same caller, and answers the JSON array of
+    /// their outcomes: `{"success": …}` or `{"error": {"code": …, "error": …}}`. One failing — even
+    /// inside the server, or past the response budget — answers an error in its own entry and
+    /// does not stop the rest, so the writes that committed are always reported. Each operation counts
+    /// against the app's rate limits as a request of its own.
+    func performBatch(_ call: ParseCall) async throws -> [UInt8] {
         guard let requests = call.body["requests"]?.arrayValue else {
             throw ParseError.invalidJSON("batch needs a requests array")
         }
         guard requests.count <= Self.maximumBatchSize else {
             throw ParseError.invalidJSON("a batch may hold at most \(Self.maximumBatchSize) operations")
         }
-        var replies: [ParseValue] = []
-        for operation in requests {
+        var output: [UInt8] = [UInt8(ascii: "[")]
+        for (index, operation) in requests.enumerated() {
+            let entry: ParseValue
             do {
-                guard let methodName = operation["method"]?.stringValue, let method = HTTPRequest.Method(methodName.uppercased()),
-                    let path = operation["path"]?.stringValue, let endpoint = ParseEndpoint(path: path, mountPath: mountPath),
-                    endpoint != .batch
-                else { throw ParseError.invalidJSON("each batch operation needs a method and a path") }
-                let body = operation["body"]?.objectValue ?? [:]
-                let operationCall = call.with(method: method, body: body)
-                try await call.app.rateLimiter.admit(operationCall.rateLimited(path: endpoint.path), .all)
-                let reply = try await perform(endpoint, operationCall)
-                replies.append(["success": reply.body])
+                entry = ["success": try await performOperation(operation, call).body]
             } catch let error as ParseError {
-                replies.append(["error": error.body])
+                entry = ["error": error.body]
             } catch let refusal as RateLimitExceeded {
-                replies.append(["error": refusal.parseError.body])
+                entry = ["error": refusal.parseError.body]
+            } catch {
+                call.logger.error("batch operation failed", metadata: ["error": "\(String(reflecting: error))", "operation": "\(index)"])
+                entry = ["error": ParseError.internalError.body]
             }
+            if index > 0 { output.append(UInt8(ascii: ",")) }
+            let room = call.budget.maximumBytes - output.count - 1
+            output += JSONWriter.bytes(entry, limit: room) ?? JSONWriter.bytes(["error": call.budget.exceeded.body])
         }
-        return replies
+        output.append(UInt8(ascii: "]"))
+        return output
+    }
+
+    private func performOperation(_ operation: ParseValue, _ call: ParseCall) async throws -> Reply {
+        guard let methodName = operation["method"]?.stringValue, let method = HTTPRequest.Method(methodName.uppercased()),
+            let path = operation["path"]?.stringValue, let endpoint = ParseEndpoint(path: path, mountPath: mountPath),
+            endpoint != .batch
+        else { throw ParseError.invalidJSON("each batch operation needs a method and a path") }
+        let operationCall = call.with(method: method, body: operation["body"]?.objectValue ?? [:])
+        try await call.app.rateLimiter.admit(operationCall.rateLimited(path: endpoint.path), .all)
+        return try await perform(endpoint, operationCall)
     }
 }

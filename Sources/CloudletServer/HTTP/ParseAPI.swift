@@ -7,11 +7,12 @@ import NIOCore
 /// The Parse REST API over the hosted apps: authentication, body limits, and one `perform` that
 /// both the HTTP routes and `POST /batch` go through.
 public struct ParseAPI: Sendable {
-    /// What one call answers: a status and a JSON body.
+    /// What one call answers: a status and a JSON body, or (for a batch) the body already encoded.
     struct Reply: Sendable {
         var status: HTTPResponse.Status = .ok
         var body: ParseValue
         var location: String?
+        var encoded: [UInt8]?
     }
 
     let apps: AppDirectory
@@ -30,10 +31,14 @@ public struct ParseAPI: Sendable {
 
     /// Answers one HTTP request for `endpoint`, once the middleware has authenticated and limited it.
     func respond(to request: Request, context: CloudletRequestContext, endpoint: ParseEndpoint) async throws -> Response {
-        let reply = try await perform(endpoint, try ParseCall(request: request, state: context.parse))
+        let call = try ParseCall(request: request, state: context.parse, logger: context.logger)
+        let reply = try await perform(endpoint, call)
         var headers = context.parse.rateLimit?.headers ?? [:]
         if let location = reply.location { headers[.location] = location }
-        return JSONResponse.make(status: reply.status, body: reply.body, headers: headers)
+        guard let bytes = reply.encoded ?? JSONWriter.bytes(reply.body, limit: call.budget.maximumBytes) else {
+            throw call.budget.exceeded
+        }
+        return JSONResponse.make(status: reply.status, bytes: bytes, headers: headers)
     }
 
     /// Runs one call on `endpoint`, with the method the call carries.
@@ -53,13 +58,15 @@ public struct ParseAPI: Sendable {
         case (.classes(let className), .get):
             let parameters = try QueryParameters(className: className, call.query.merging(call.body) { _, body in body })
             var body: [String: ParseValue] = [:]
-            body["results"] = .array(try await runtime.find(parameters.query, caller: call.caller).map { .object($0.json) })
+            let found = try await runtime.find(parameters.query, caller: call.caller, budget: call.budget)
+            body["results"] = .array(found.map { .object($0.json) })
             if parameters.count { body["count"] = .number(Double(try await runtime.count(parameters.query, caller: call.caller))) }
             return Reply(body: .object(body))
         case (.object(let className, let id), .get):
             let parameters = try QueryParameters(className: className, call.query.merging(call.body) { _, body in body })
             let object = try await runtime.get(
-                className, id: id, caller: call.caller, include: parameters.query.include, keys: parameters.query.keys)
+                className, id: id, caller: call.caller, include: parameters.query.include, keys: parameters.query.keys,
+                budget: call.budget)
             return Reply(body: .object(object.json))
         case (.object(let className, let id), .put):
             let saved = try await runtime.update(className, id: id, body: call.body, caller: call.caller)
@@ -75,7 +82,7 @@ public struct ParseAPI: Sendable {
             let result = try await runtime.callFunction(name, params: call.body, caller: call.caller)
             return Reply(body: ["result": result])
         case (.batch, .post):
-            return Reply(body: .array(try await performBatch(call)))
+            return Reply(body: .null, encoded: try await performBatch(call))
         case (.users, _), (.user, _), (.currentUser, _), (.login, _), (.logout, _):
             return try await performUsers(endpoint, call)
         default:

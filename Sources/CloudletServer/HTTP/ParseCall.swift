@@ -1,6 +1,8 @@
 import Cloudlet
 import HTTPTypes
 import Hummingbird
+import Foundation
+import Logging
 
 /// One authenticated Parse REST call as a route performs it: the app, who makes it, the method it
 /// means, and its inputs. Built from what the middleware learnt (``ParseRequestState``).
@@ -18,17 +20,36 @@ struct ParseCall: Sendable {
     private(set) var body: [String: ParseValue]
     /// The URL's query parameters, as strings.
     private(set) var query: [String: ParseValue]
+    /// What the request may read and answer, shared by the operations of a batch.
+    let budget: ReadBudget
+    /// The request's logger.
+    let logger: Logger
 
-    init(request: Request, state: ParseRequestState) throws {
+    init(request: Request, state: ParseRequestState, logger: Logger) throws {
         app = try state.requireApp()
         caller = try state.requireCaller()
         sessionToken = state.sessionToken
         address = state.address
         method = state.method ?? request.method
         body = state.body ?? [:]
-        var query: [String: ParseValue] = [:]
-        for (key, value) in request.uri.queryParameters { query[String(key)] = .string(String(value)) }
-        self.query = query
+        query = Self.formDecoded(request.uri.query ?? "")
+        self.budget = app.runtime.newBudget()
+        self.logger = logger
+    }
+
+    /// The members of a query string, decoded as HTML forms encode them (`+` is a space, as
+    /// `curl --data-urlencode` sends it), each as a string.
+    static func formDecoded(_ query: String) -> [String: ParseValue] {
+        var members: [String: ParseValue] = [:]
+        for pair in query.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            func decoded(_ text: Substring) -> String {
+                let spaced = text.replacingOccurrences(of: "+", with: " ")
+                return spaced.removingPercentEncoding ?? spaced
+            }
+            members[decoded(parts[0])] = .string(parts.count > 1 ? decoded(parts[1]) : "")
+        }
+        return members
     }
 
     /// The call as made by the same client to another path (for `POST /batch`).

@@ -31,9 +31,13 @@ extension ParseError: HTTPResponseError {
 /// Builds JSON responses from Parse values.
 enum JSONResponse {
     static func make(status: HTTPResponse.Status, body: ParseValue, headers: HTTPFields = [:]) -> Response {
+        make(status: status, bytes: JSONWriter.bytes(body), headers: headers)
+    }
+
+    /// A response whose body is the JSON `bytes`.
+    static func make(status: HTTPResponse.Status, bytes: [UInt8], headers: HTTPFields = [:]) -> Response {
         var fields = headers
         fields[.contentType] = "application/json; charset=utf-8"
-        let bytes = JSONWriter.bytes(body)
         return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 }

@@ -27,6 +27,7 @@ extension AppRuntime {
     ) async throws -> SaveResult {
         try Self.checkWritable(className, caller)
         let requested = try WriteBody(body, isCreate: true).changes
+        try Self.checkClientWritable(className, requested, caller)
         let proposed = try requested.applied(to: ParseObject(className: className))
         var object = proposed
         if hasHook(.beforeSave, className) {
@@ -55,6 +56,7 @@ extension AppRuntime {
     /// Updates the object as ``update(_:id:body:caller:)`` does, with `changes` already validated.
     func update(_ className: String, id: String, changes: ObjectChanges, caller: Caller) async throws -> SaveResult {
         var changes = changes
+        try Self.checkClientWritable(className, changes, caller)
         var hookChanged: Set<String> = []
         var original: ParseObject?
         if hasHook(.beforeSave, className) || hasHook(.afterSave, className) {
@@ -112,6 +114,17 @@ extension AppRuntime {
         guard caller.isMaster || !masterWrittenClasses.contains(className) else {
             throw ParseError(code: 119, message: "only the master key may change \(className)", httpStatus: 403)
         }
+    }
+
+    /// Fields of `_User` that only the server (or the master key) sets.
+    static let serverWrittenUserFields: Set<String> = ["emailVerified", "authData", "sessionToken"]
+
+    /// Throws 119, before anything is written, for a client setting a field only the server sets.
+    static func checkClientWritable(_ className: String, _ changes: ObjectChanges, _ caller: Caller) throws {
+        guard !caller.isMaster, className == "_User",
+            let field = changes.fields.keys.first(where: serverWrittenUserFields.contains)
+        else { return }
+        throw ParseError(code: 119, message: "clients may not set \(field)", httpStatus: 403)
     }
 
     /// Throws "not found" (as Parse does, so as not to reveal the object) if the caller may not write it.

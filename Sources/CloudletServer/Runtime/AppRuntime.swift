@@ -18,17 +18,20 @@ public final class AppRuntime: Sendable {
         public var maximumConcurrentHooks: Int
         /// The most that wait for a slot; past them, 503.
         public var maximumQueuedHooks: Int
+        /// The most bytes one request (or one store call of a hook) may read and answer; see ``ReadBudget``.
+        public var maximumResponseBytes: Int
 
         /// Limits with Cloudlet's defaults.
         public init(
             maximumHookDepth: Int = 8, sessionLifetime: Duration = .seconds(365 * 86_400), passwordHasher: PasswordHasher = PasswordHasher(),
-            maximumConcurrentHooks: Int = 32, maximumQueuedHooks: Int = 256
+            maximumConcurrentHooks: Int = 32, maximumQueuedHooks: Int = 256, maximumResponseBytes: Int = ReadBudget.defaultMaximumBytes
         ) {
             self.maximumHookDepth = maximumHookDepth
             self.sessionLifetime = sessionLifetime
             self.passwordHasher = passwordHasher
             self.maximumConcurrentHooks = maximumConcurrentHooks
             self.maximumQueuedHooks = maximumQueuedHooks
+            self.maximumResponseBytes = maximumResponseBytes
         }
     }
 
@@ -43,6 +46,8 @@ public final class AppRuntime: Sendable {
     /// How often each hook ran, failed and timed out.
     public let statistics = HookStatistics()
     let limits: Limits
+    /// The fields only their owner and the master key may see.
+    public let protectedFields: ProtectedFields
     /// Failed logins per username and client address.
     public let loginThrottle: LoginThrottle
     let logger: Logger
@@ -52,13 +57,15 @@ public final class AppRuntime: Sendable {
     /// Outbox events being run right now, so that a replay never runs one twice at once.
     let eventsInFlight = Mutex<Set<String>>([])
 
-    /// A runtime for `appId`. `logger` receives the runtime's own messages; `hookLogger` is the app's
+    /// A runtime for `appId`, hiding `protectedFields` from readers other than their owner.
+    /// `logger` receives the runtime's own messages; `hookLogger` is the app's
     /// hook log, which hooks write to through `request.logger`.
     public init(
         appId: String, storage: any AppStorage, executor: any HookExecutor, clock: any CloudletClock,
-        limits: Limits = Limits(), logger: Logger, hookLogger: Logger
+        limits: Limits = Limits(), protectedFields: ProtectedFields = .standard, logger: Logger, hookLogger: Logger
     ) {
         self.appId = appId
+        self.protectedFields = protectedFields
         self.storage = storage
         self.executor = executor
         self.clock = clock

@@ -34,14 +34,15 @@ public struct CloudletApplication: Sendable {
             }
             let keys = try host.ensureApp(definition.id, clientKey: definition.clientKey, masterKey: definition.masterKey)
             let storage = try SQLiteObjectStorage(
-                path: appsFolder.appendingPathComponent("\(definition.id).sqlite").path, durability: configuration.durability)
+                path: appsFolder.appendingPathComponent("\(definition.id).sqlite").path, durability: configuration.durability,
+                maximumObjectBytes: configuration.maximumObjectBytes)
+            let limits = AppRuntime.Limits(
+                passwordHasher: PasswordHasher(cost: configuration.passwordHashCost),
+                maximumConcurrentHooks: definition.rateLimits.maximumConcurrentHooks,
+                maximumQueuedHooks: definition.rateLimits.maximumQueuedHooks, maximumResponseBytes: configuration.maximumResponseBytes)
             let runtime = AppRuntime(
-                appId: definition.id, storage: storage, executor: definition.executor, clock: clock,
-                limits: AppRuntime.Limits(
-                    passwordHasher: PasswordHasher(cost: configuration.passwordHashCost),
-                    maximumConcurrentHooks: definition.rateLimits.maximumConcurrentHooks,
-                    maximumQueuedHooks: definition.rateLimits.maximumQueuedHooks),
-                logger: logger, hookLogger: Logger(label: "cloudlet.hooks"))
+                appId: definition.id, storage: storage, executor: definition.executor, clock: clock, limits: limits,
+                protectedFields: definition.protectedFields, logger: logger, hookLogger: Logger(label: "cloudlet.hooks"))
             hosted.append(
                 HostedApp(
                     id: definition.id, keys: keys, runtime: runtime,

@@ -20,14 +20,23 @@ public struct ServerConfiguration: Sendable {
     /// Proxies whose `X-Forwarded-For` names the client (for login throttling). Default none: the
     /// socket's peer is the client.
     public var trustedProxies: TrustedProxies
+    /// The most bytes one request may read and answer (objects found, copies made by `include`);
+    /// past it the request answers 154 (HTTP 400). Default 16 MiB.
+    public var maximumResponseBytes: Int
+    /// The largest object stored, as JSON of its fields and ACL, after field operations; past it a
+    /// write answers 116 (HTTP 413). Default 1 MiB.
+    public var maximumObjectBytes: Int
 
     public init(
         host: String = "127.0.0.1", port: Int = 1337, dataDirectory: String = "./data", mountPath: String = "/parse",
         maximumBodyBytes: Int = 1 << 20, durability: SQLiteObjectStorage.Durability = .normal,
-        passwordHashCost: UInt8 = 10, trustedProxies: TrustedProxies = .none
+        passwordHashCost: UInt8 = 10, maximumResponseBytes: Int = ReadBudget.defaultMaximumBytes,
+        maximumObjectBytes: Int = SQLiteObjectStorage.defaultMaximumObjectBytes, trustedProxies: TrustedProxies = .none
     ) {
         self.trustedProxies = trustedProxies
         self.passwordHashCost = passwordHashCost
+        self.maximumResponseBytes = maximumResponseBytes
+        self.maximumObjectBytes = maximumObjectBytes
         self.host = host
         self.port = port
         self.dataDirectory = dataDirectory
@@ -57,12 +66,15 @@ public struct AppDefinition: Sendable {
     public var services: [any Service]
     /// The app's rate limits. Default: none on requests (``RateLimitPolicy/off``).
     public var rateLimits: RateLimitPolicy
+    /// The fields only their owner and the master key may read or query. Default ``ProtectedFields/standard``.
+    public var protectedFields: ProtectedFields
 
     public init(
         id: String, executor: any HookExecutor, clientKey: String? = nil, masterKey: String? = nil, services: [any Service] = [],
-        rateLimits: RateLimitPolicy = .off
+        rateLimits: RateLimitPolicy = .off, protectedFields: ProtectedFields = .standard
     ) {
         self.rateLimits = rateLimits
+        self.protectedFields = protectedFields
         self.id = id
         self.executor = executor
         self.clientKey = clientKey

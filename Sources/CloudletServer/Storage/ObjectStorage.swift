@@ -52,10 +52,14 @@ public struct StorageQuery: Sendable {
     public var query: ParseQuery
     /// The ACL identities of the reader (`*`, user id, roles); nil reads as master (no ACL filter).
     public var readerIdentities: [String]?
+    /// What the request may still read: each object found is charged to it as it is read. Nil for
+    /// the server's own reads (sessions, roles), which are not bounded.
+    public var budget: ReadBudget?
 
-    public init(query: ParseQuery, readerIdentities: [String]?) {
+    public init(query: ParseQuery, readerIdentities: [String]?, budget: ReadBudget? = nil) {
         self.query = query
         self.readerIdentities = readerIdentities
+        self.budget = budget
     }
 }
 

@@ -20,7 +20,7 @@ extension SQLiteObjectStorage: AccountStorage {
     }
 
     public func insertUser(_ user: ParseObject, passwordHash: String, session: SessionRecord, outbox: OutboxEvent?) async throws {
-        let arguments = Self.insertArguments(user)
+        let arguments = try insertArguments(user)
         try await write { db in
             try Self.checkUniqueness(of: user, db)
             try self.schema.check(user, db)

@@ -4,7 +4,7 @@ import GRDB
 
 extension SQLiteObjectStorage {
     public func insert(_ object: ParseObject, outbox: OutboxEvent?) async throws {
-        let arguments = Self.insertArguments(object)
+        let arguments = try insertArguments(object)
         let outboxRow = outbox.map(Self.outboxArguments)
         try await write { db in
             try Self.checkUniqueness(of: object, db)
@@ -32,6 +32,7 @@ extension SQLiteObjectStorage {
             try Self.checkUniqueness(of: object, db)
             try self.schema.check(object, db)
             let row = Self.columns(object)
+            try self.checkSize(row)
             try db.execute(
                 sql: "UPDATE objects SET updated_at = ?, acl = ?, data = ? WHERE class = ? AND id = ?",
                 arguments: [row.updatedAt, row.acl, row.data, className, id])
@@ -54,9 +55,19 @@ extension SQLiteObjectStorage {
         }
     }
 
-    static func insertArguments(_ object: ParseObject) -> StatementArguments {
-        let row = columns(object)
+    /// The columns of a new row for `object`; throws 116 if it is too large to store.
+    func insertArguments(_ object: ParseObject) throws -> StatementArguments {
+        let row = Self.columns(object)
+        try checkSize(row)
         return [object.className, object.objectId, row.createdAt, row.updatedAt, row.acl, row.data]
+    }
+
+    /// Throws 116 (413) when a row's fields and ACL are larger than ``maximumObjectBytes``: checked on
+    /// every write, after field operations such as `Add` have been applied, so no object grows past it.
+    func checkSize(_ row: (createdAt: String, updatedAt: String, acl: String?, data: String)) throws {
+        guard row.data.utf8.count + (row.acl?.utf8.count ?? 0) <= maximumObjectBytes else {
+            throw ParseError(code: 116, message: "the object would be larger than \(maximumObjectBytes) bytes")
+        }
     }
 
     /// The stored text of an object's timestamps, ACL and fields.

@@ -16,12 +16,29 @@ public final class SQLiteObjectStorage: ObjectStorage {
         case full
     }
 
+    /// The largest object stored by default: 1 MiB of fields and ACL, as JSON.
+    public static let defaultMaximumObjectBytes = 1 << 20
+    /// The match steps one query's `$regex` patterns may take together by default: about 0.3 s of one
+    /// core in a release build (the matcher takes ~160 million steps a second there).
+    public static let defaultRegexStepsPerQuery = 50_000_000
+
     let pool: DatabasePool
     let schema = FieldSchemaCache()
     let completedEvents = CompletedOutboxEvents()
+    /// The most bytes an object's fields and ACL may take as stored JSON; a write past it answers 116.
+    let maximumObjectBytes: Int
+    /// The match steps one query's `$regex` patterns may take together.
+    let regexStepsPerQuery: Int
 
-    /// Opens (creating if needed) the database at `path`.
-    public init(path: String, durability: Durability = .normal) throws {
+    /// Opens (creating if needed) the database at `path`. Writes of objects larger than
+    /// `maximumObjectBytes` are refused (116), and a query's `$regex` patterns may take at most
+    /// `regexStepsPerQuery` match steps in all (102 past them).
+    public init(
+        path: String, durability: Durability = .normal, maximumObjectBytes: Int = defaultMaximumObjectBytes,
+        regexStepsPerQuery: Int = defaultRegexStepsPerQuery
+    ) throws {
+        self.maximumObjectBytes = maximumObjectBytes
+        self.regexStepsPerQuery = regexStepsPerQuery
         var configuration = Configuration()
         configuration.prepareDatabase { db in
             try db.execute(sql: durability == .full ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL")
@@ -67,11 +84,18 @@ public final class SQLiteObjectStorage: ObjectStorage {
         ).map { try object(className, $0) }
     }
 
+    /// The objects matching `query`, each charged to the query's budget as it is read, so that a
+    /// read past the budget stops at it.
     public func find(_ query: StorageQuery) async throws -> [ParseObject] {
         let statement = try SQLiteQueryBuilder.select(query)
         return try await pool.read { db in
-            try Row.fetchAll(db, sql: statement.sql, arguments: statement.arguments).map {
-                try Self.object(query.query.className, $0)
+            try SQLiteRegex.running(statement.patterns, steps: self.regexStepsPerQuery) {
+                var objects: [ParseObject] = []
+                let rows = try Row.fetchCursor(db, sql: statement.sql, arguments: statement.arguments)
+                while let row = try rows.next() {
+                    objects.append(try Self.object(query.query.className, row, budget: query.budget))
+                }
+                return objects
             }
         }
     }
@@ -79,13 +103,17 @@ public final class SQLiteObjectStorage: ObjectStorage {
     public func count(_ query: StorageQuery) async throws -> Int {
         let statement = try SQLiteQueryBuilder.count(query)
         return try await pool.read { db in
-            try Int.fetchOne(db, sql: statement.sql, arguments: statement.arguments) ?? 0
+            try SQLiteRegex.running(statement.patterns, steps: self.regexStepsPerQuery) {
+                try Int.fetchOne(db, sql: statement.sql, arguments: statement.arguments) ?? 0
+            }
         }
     }
 
-    static func object(_ className: String, _ row: Row) throws -> ParseObject {
+    /// The object in `row`, charged to `budget` (if any) before it is parsed.
+    static func object(_ className: String, _ row: Row, budget: ReadBudget? = nil) throws -> ParseObject {
         let data: String = row["data"]
         let acl: String? = row["acl"]
+        try budget?.charge(bytes: ReadBudget.storedSize(data: data, acl: acl))
         return ParseObject(
             className: className,
             objectId: row["id"],

@@ -2,17 +2,30 @@ import Cloudlet
 import GRDB
 
 /// Turns a Parse query into SQL over the `objects` table. Field paths go in as bound JSON paths and
-/// values as bound parameters; nothing from the client is spliced into the SQL text.
+/// values as bound parameters; nothing from the client is spliced into the SQL text. Lists (`$in`,
+/// `$nin`, `$all`) are bound as one JSON array each, and long `$or`/`$and` lists are nested as
+/// balanced trees, so that no query reaches SQLite's expression depth limit.
 struct SQLiteQueryBuilder {
     struct Statement {
         var sql: String
         var arguments: StatementArguments
+        /// The compiled `$regex` patterns, by the handle the SQL binds for each.
+        var patterns: [Int64: RegexProgram]
     }
 
     /// The most results one query returns, as on Parse.com.
     static let maximumLimit = 1000
+    /// The most values one statement may bind (SQLite allows 32,766); a query past it answers 102.
+    static let maximumArguments = 30_000
+    /// The most sort keys one query may give; more answer 102.
+    static let maximumOrderKeys = 64
 
-    private var arguments = StatementArguments()
+    var arguments = StatementArguments()
+    private var patterns: [Int64: RegexProgram] = [:]
+    /// The reader's ACL test and its arguments, repeated in front of every `$regex` so that a
+    /// pattern never runs on a row the reader may not see (SQLite may test the other terms of a
+    /// WHERE in any order; a CASE is evaluated in order).
+    private var readable: (sql: String, arguments: StatementArguments)?
 
     static func select(_ query: StorageQuery) throws -> Statement {
         var builder = SQLiteQueryBuilder()
@@ -21,15 +34,21 @@ struct SQLiteQueryBuilder {
         let limit = min(max(query.query.limit, 0), maximumLimit)
         guard query.query.skip >= 0 else { throw ParseError.invalidQuery("skip must not be negative") }
         builder.arguments += [limit, query.query.skip]
-        return Statement(
-            sql: "SELECT id, created_at, updated_at, acl, data FROM objects WHERE \(filter) ORDER BY \(order) LIMIT ? OFFSET ?",
-            arguments: builder.arguments)
+        return try builder.statement(
+            "SELECT id, created_at, updated_at, acl, data FROM objects WHERE \(filter) ORDER BY \(order) LIMIT ? OFFSET ?")
     }
 
     static func count(_ query: StorageQuery) throws -> Statement {
         var builder = SQLiteQueryBuilder()
         let filter = try builder.filter(query)
-        return Statement(sql: "SELECT COUNT(*) FROM objects WHERE \(filter)", arguments: builder.arguments)
+        return try builder.statement("SELECT COUNT(*) FROM objects WHERE \(filter)")
+    }
+
+    private func statement(_ sql: String) throws -> Statement {
+        guard sql.utf8.count(where: { $0 == UInt8(ascii: "?") }) <= Self.maximumArguments else {
+            throw ParseError.invalidQuery("the query is too large: ask for fewer values at once")
+        }
+        return Statement(sql: sql, arguments: arguments, patterns: patterns)
     }
 
     private mutating func filter(_ query: StorageQuery) throws -> String {
@@ -37,12 +56,20 @@ struct SQLiteQueryBuilder {
         var clauses = ["class = ?"]
         if let identities = query.readerIdentities {
             let marks = Array(repeating: "?", count: identities.count).joined(separator: ", ")
+            let test = "(acl IS NULL OR EXISTS (SELECT 1 FROM json_each(acl) WHERE key IN (\(marks)) AND json_extract(value, '$.read') = 1))"
+            readable = (test, StatementArguments(identities))
             arguments += StatementArguments(identities)
-            clauses.append(
-                "(acl IS NULL OR EXISTS (SELECT 1 FROM json_each(acl) WHERE key IN (\(marks)) AND json_extract(value, '$.read') = 1))")
+            clauses.append(test)
         }
         clauses.append(try clause(for: query.query.constraints, depth: 0))
         return clauses.joined(separator: " AND ")
+    }
+
+    /// `parts` joined by `AND` or `OR` as a balanced tree: depth log2(n), not n.
+    static func joined(_ parts: some Collection<String>, _ connective: String) -> String {
+        guard parts.count > 1 else { return parts.first ?? (connective == "AND" ? "1" : "0") }
+        let middle = parts.index(parts.startIndex, offsetBy: parts.count / 2)
+        return "(" + joined(parts[..<middle], connective) + " \(connective) " + joined(parts[middle...], connective) + ")"
     }
 
     // MARK: - Constraints
@@ -61,7 +88,7 @@ struct SQLiteQueryBuilder {
                     guard let members = branch.objectValue else { throw ParseError.invalidQuery("\(key) needs queries") }
                     return try clause(for: members, depth: depth + 1)
                 }
-                clauses.append("(" + parts.joined(separator: key == "$or" ? " OR " : " AND ") + ")")
+                clauses.append(Self.joined(parts, key == "$or" ? "OR" : "AND"))
             default:
                 try ParseNames.validateFieldPath(key)
                 let field = QueryField(path: key)
@@ -72,7 +99,7 @@ struct SQLiteQueryBuilder {
                 }
             }
         }
-        return clauses.isEmpty ? "1" : clauses.joined(separator: " AND ")
+        return Self.joined(clauses, "AND")
     }
 
     private mutating func operatorClauses(_ field: QueryField, _ operators: [String: ParseValue]) throws -> String {
@@ -87,11 +114,10 @@ struct SQLiteQueryBuilder {
                 clauses.append(try comparison(field, symbol, operand))
             case "$in", "$nin", "$all":
                 guard let values = operand.arrayValue else { throw ParseError.invalidQuery("\(op) needs an array") }
-                let parts = try values.map { try equality(field, $0) }
                 switch op {
-                case "$in": clauses.append(parts.isEmpty ? "0" : "(" + parts.joined(separator: " OR ") + ")")
-                case "$nin": clauses.append(parts.isEmpty ? "1" : "NOT COALESCE((" + parts.joined(separator: " OR ") + "), 0)")
-                default: clauses.append(parts.isEmpty ? "1" : "(" + parts.joined(separator: " AND ") + ")")
+                case "$in": clauses.append(try membership(field, values))
+                case "$nin": clauses.append("NOT COALESCE(\(try membership(field, values)), 0)")
+                default: clauses.append(try containsAll(field, values))
                 }
             case "$exists":
                 guard let exists = operand.boolValue else { throw ParseError.invalidQuery("$exists needs true or false") }
@@ -104,27 +130,40 @@ struct SQLiteQueryBuilder {
                 throw ParseError.invalidQuery("unsupported query operator \(op)")
             }
         }
-        return clauses.isEmpty ? "1" : clauses.joined(separator: " AND ")
+        return Self.joined(clauses, "AND")
     }
 
     /// `field = value`, where a value matches only values of its own JSON type; for an array field,
     /// also true when the array holds such an element.
-    private mutating func equality(_ field: QueryField, _ value: ParseValue) throws -> String {
+    mutating func equality(_ field: QueryField, _ value: ParseValue) throws -> String {
         if case .null = value { return field.isColumn ? "0" : "(\(field.value(&arguments)) IS NULL)" }
         if let column = field.column {
-            let operand = try columnOperand(field, value)
-            arguments += [operand]
+            arguments += [try columnOperand(field, value)]
             return "(\(column) = ?)"
         }
         let operand = try Operand(value, field: field)
-        let direct = typed(field, operand, comparison: "= ?")
-        guard operand.canBeElement else { return direct }
+        return match(field, operand.kind, operand.bound.map { .value(Operand.databaseValue($0)) })
+    }
+
+    /// The field holds a value of `kind` equal to `comparand` (any such value when nil), or, for
+    /// an array field, an element that is.
+    mutating func match(_ field: QueryField, _ kind: Operand.Kind, _ comparand: Comparand?) -> String {
+        let path = field.jsonPath + kind.suffix
+        let types = kind.types.map { "'\($0)'" }.joined(separator: ", ")
+        arguments += [path]
+        var direct = "(json_type(data, ?) IN (\(types))"
+        if let comparand {
+            arguments += [path]
+            direct += " AND json_extract(data, ?)" + comparand.sql(&arguments)
+        }
+        direct += ")"
+        guard kind.canBeElement else { return direct }
         arguments += [field.jsonPath, field.jsonPath]
-        let elementTypes = operand.suffix.isEmpty ? operand.types : ["object"]
+        let elementTypes = kind.suffix.isEmpty ? kind.types : ["object"]
         var test = "json_each.type IN (\(elementTypes.map { "'\($0)'" }.joined(separator: ", ")))"
-        if let bound = operand.value {
-            test += " AND " + (operand.suffix.isEmpty ? "json_each.value" : "json_extract(json_each.value, '$\(operand.suffix)')") + " = ?"
-            arguments += [bound]
+        if let comparand {
+            test += " AND " + (kind.suffix.isEmpty ? "json_each.value" : "json_extract(json_each.value, '$\(kind.suffix)')")
+            test += comparand.sql(&arguments)
         }
         let elements = "json_each(CASE WHEN json_type(data, ?) = 'array' THEN json_extract(data, ?) ELSE '[]' END)"
         return "(\(direct) OR EXISTS (SELECT 1 FROM \(elements) WHERE \(test)))"
@@ -140,21 +179,16 @@ struct SQLiteQueryBuilder {
             arguments += [try columnOperand(field, value)]
             return "(\(column) \(symbol) ?)"
         }
-        return typed(field, try Operand(value, field: field), comparison: "\(symbol) ?")
-    }
-
-    /// `(json_type(...) IN types AND json_extract(...) <comparison>)`, binding the path and operand.
-    private mutating func typed(_ field: QueryField, _ operand: Operand, comparison: String) -> String {
-        let path = field.jsonPath + operand.suffix
-        let types = operand.types.map { "'\($0)'" }.joined(separator: ", ")
-        arguments += [path]
-        guard let bound = operand.value else { return "(json_type(data, ?) IN (\(types)))" }
-        arguments += [path, bound]
-        return "(json_type(data, ?) IN (\(types)) AND json_extract(data, ?) \(comparison))"
+        let operand = try Operand(value, field: field)
+        guard let bound = operand.bound else { throw ParseError.invalidQuery("\(field.path): cannot compare this type") }
+        let path = field.jsonPath + operand.kind.suffix
+        let types = operand.kind.types.map { "'\($0)'" }.joined(separator: ", ")
+        arguments += [path, path, Operand.databaseValue(bound)]
+        return "(json_type(data, ?) IN (\(types)) AND json_extract(data, ?) \(symbol) ?)"
     }
 
     /// The value to compare `objectId`, `createdAt` or `updatedAt` with.
-    private func columnOperand(_ field: QueryField, _ value: ParseValue) throws -> String {
+    func columnOperand(_ field: QueryField, _ value: ParseValue) throws -> String {
         if field.column == "id" {
             guard let id = value.stringValue else { throw ParseError.invalidQuery("objectId must be a string") }
             return id
@@ -165,22 +199,32 @@ struct SQLiteQueryBuilder {
 
     private mutating func regex(_ field: QueryField, _ pattern: ParseValue, options: ParseValue?) throws -> String {
         guard let text = pattern.stringValue else { throw ParseError.invalidQuery("$regex needs a string") }
-        var flags = ""
+        var letters = ""
         if let options {
-            guard let letters = options.stringValue, letters.allSatisfy({ "imsx".contains($0) }) else {
+            guard let given = options.stringValue, given.allSatisfy({ "imsx".contains($0) }) else {
                 throw ParseError.invalidQuery("$options may hold only i, m, s and x")
             }
-            flags = letters.isEmpty ? "" : "(?\(letters))"
+            letters = given
         }
-        let full = flags + text
-        do { _ = try SQLiteRegex.compiled(full) } catch { throw ParseError.invalidQuery("invalid $regex") }
-        arguments += [full]
-        return "regexp(?, \(field.value(&arguments)))"
+        let program: RegexProgram
+        do { program = try RegexProgram(pattern: text, options: letters) } catch { throw ParseError.invalidQuery(error.message) }
+        let handle = SQLiteRegex.newHandle()
+        patterns[handle] = program
+        guard let readable else {
+            arguments += [handle]
+            return "cloudlet_regexp(?, \(field.value(&arguments)))"
+        }
+        arguments += readable.arguments
+        arguments += [handle]
+        return "(CASE WHEN \(readable.sql) THEN cloudlet_regexp(?, \(field.value(&arguments))) ELSE 0 END)"
     }
 
     // MARK: - Order
 
     private mutating func orderClause(_ keys: [String]) throws -> String {
+        guard keys.count <= Self.maximumOrderKeys else {
+            throw ParseError.invalidQuery("order may name at most \(Self.maximumOrderKeys) keys")
+        }
         var terms: [String] = []
         for key in keys where !key.isEmpty {
             let descending = key.hasPrefix("-")
@@ -199,69 +243,5 @@ struct SQLiteQueryBuilder {
         terms.append("created_at ASC")
         terms.append("id ASC")
         return terms.joined(separator: ", ")
-    }
-}
-
-/// A query value as SQLite compares it: the JSON types it may match, the path suffix inside the
-/// field (`.iso` for a Date, `.objectId` for a Pointer) and the bound operand (none for Booleans,
-/// which match on type alone).
-private struct Operand {
-    let types: [String]
-    let suffix: String
-    let value: (any DatabaseValueConvertible & Sendable)?
-    let canBeElement: Bool
-
-    init(_ parseValue: ParseValue, field: QueryField) throws {
-        switch parseValue {
-        case .bool(let flag): (types, suffix, value, canBeElement) = ([flag ? "true" : "false"], "", nil, true)
-        case .string(let text): (types, suffix, value, canBeElement) = (["text"], "", text, true)
-        case .number(let number): (types, suffix, value, canBeElement) = (["integer", "real"], "", number, true)
-        case .array: (types, suffix, value, canBeElement) = (["array"], "", JSONWriter.string(parseValue), false)
-        case .object:
-            if parseValue.parseType == "Date", let date = parseValue.dateValue {
-                (types, suffix, value, canBeElement) = (["text"], ".iso", ParseDate.string(from: date), false)
-            } else if let pointer = parseValue.pointerValue {
-                (types, suffix, value, canBeElement) = (["text"], ".objectId", pointer.objectId, true)
-            } else if parseValue.parseType == nil {
-                (types, suffix, value, canBeElement) = (["object"], "", JSONWriter.string(parseValue), false)
-            } else {
-                throw ParseError.invalidQuery("\(field.path): cannot compare this type")
-            }
-        case .null:
-            throw ParseError.invalidQuery("\(field.path): cannot compare with null")
-        }
-    }
-}
-
-/// A field named in a query: one of the object's columns, or a path into its JSON fields.
-struct QueryField {
-    let path: String
-
-    /// The column behind `objectId`, `createdAt` and `updatedAt`.
-    var column: String? {
-        switch path {
-        case "objectId": "id"
-        case "createdAt": "created_at"
-        case "updatedAt": "updated_at"
-        default: nil
-        }
-    }
-
-    var isColumn: Bool { column != nil }
-
-    /// The JSON path, such as `$.address.city` (names are validated identifiers, so no quoting is needed).
-    var jsonPath: String { "$." + path }
-
-    /// `json_extract(data, ?)`, with the path (plus `suffix`, such as `.iso`) appended to `arguments`.
-    func value(_ arguments: inout StatementArguments, suffix: String = "") -> String {
-        if let column { return column }
-        arguments += [jsonPath + suffix]
-        return "json_extract(data, ?)"
-    }
-
-    /// `json_type(data, ?)` with the path appended to `arguments`.
-    func type(_ arguments: inout StatementArguments) -> String {
-        arguments += [jsonPath]
-        return "json_type(data, ?)"
     }
 }

@@ -1,0 +1,16 @@
+/// The options in force at a point of a pattern.
+struct RegexFlags {
+    var caseless = false, multiline = false, dotAll = false, extended = false
+
+    mutating func apply(_ letters: some Sequence<Character>, on: Bool = true) {
+        for letter in letters {
+            switch letter {
+            case "i": caseless = on
+            case "m": multiline = on
+            case "s": dotAll = on
+            case "x": extended = on
+            default: break
+            }
+        }
+    }
+}

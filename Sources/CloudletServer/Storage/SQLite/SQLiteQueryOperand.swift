@@ -1,0 +1,102 @@
+import Cloudlet
+import GRDB
+
+/// A query value as SQLite compares it: its ``Kind`` and the bound operand (none for Booleans and
+/// null, which match on type alone).
+struct Operand {
+    /// The JSON types a value may match, the path suffix inside the field (`.iso` for a Date,
+    /// `.objectId` for a Pointer), and whether it also matches as an element of an array field.
+    struct Kind: Hashable {
+        let types: [String]
+        let suffix: String
+        let canBeElement: Bool
+    }
+
+    let kind: Kind
+    /// The value to compare with: a string or a number.
+    let bound: ParseValue?
+
+    init(_ parseValue: ParseValue, field: QueryField) throws {
+        switch parseValue {
+        case .bool(let flag): (kind, bound) = (Kind(types: [flag ? "true" : "false"], suffix: "", canBeElement: true), nil)
+        case .string: (kind, bound) = (Kind(types: ["text"], suffix: "", canBeElement: true), parseValue)
+        case .number: (kind, bound) = (Kind(types: ["integer", "real"], suffix: "", canBeElement: true), parseValue)
+        case .array: (kind, bound) = (Kind(types: ["array"], suffix: "", canBeElement: false), .string(JSONWriter.string(parseValue)))
+        case .object:
+            if parseValue.parseType == "Date", let date = parseValue.dateValue {
+                (kind, bound) = (Kind(types: ["text"], suffix: ".iso", canBeElement: false), .string(ParseDate.string(from: date)))
+            } else if let pointer = parseValue.pointerValue {
+                (kind, bound) = (Kind(types: ["text"], suffix: ".objectId", canBeElement: true), .string(pointer.objectId))
+            } else if parseValue.parseType == nil {
+                (kind, bound) = (Kind(types: ["object"], suffix: "", canBeElement: false), .string(JSONWriter.string(parseValue)))
+            } else {
+                throw ParseError.invalidQuery("\(field.path): cannot compare this type")
+            }
+        case .null:
+            throw ParseError.invalidQuery("\(field.path): cannot compare with null")
+        }
+    }
+
+    /// `bound` as SQLite binds it.
+    static func databaseValue(_ bound: ParseValue) -> DatabaseValue {
+        switch bound {
+        case .number(let number): number.databaseValue
+        default: (bound.stringValue ?? "").databaseValue
+        }
+    }
+}
+
+/// What a field's value is compared with: one bound value, any value of a bound JSON array (one
+/// argument however long the list), or a column of an enclosing query.
+enum Comparand {
+    case value(DatabaseValue)
+    case anyOf(jsonArray: String)
+    case column(String)
+
+    /// `= ?`, `IN (SELECT value FROM json_each(?))` or `= <column>`, binding what it needs.
+    func sql(_ arguments: inout StatementArguments) -> String {
+        switch self {
+        case .value(let value):
+            arguments += [value]
+            return " = ?"
+        case .anyOf(let jsonArray):
+            arguments += [jsonArray]
+            return " IN (SELECT value FROM json_each(?))"
+        case .column(let name):
+            return " = " + name
+        }
+    }
+}
+
+/// A field named in a query: one of the object's columns, or a path into its JSON fields.
+struct QueryField {
+    let path: String
+
+    /// The column behind `objectId`, `createdAt` and `updatedAt`.
+    var column: String? {
+        switch path {
+        case "objectId": "id"
+        case "createdAt": "created_at"
+        case "updatedAt": "updated_at"
+        default: nil
+        }
+    }
+
+    var isColumn: Bool { column != nil }
+
+    /// The JSON path, such as `$.address.city` (names are validated identifiers, so no quoting is needed).
+    var jsonPath: String { "$." + path }
+
+    /// `json_extract(data, ?)`, with the path (plus `suffix`, such as `.iso`) appended to `arguments`.
+    func value(_ arguments: inout StatementArguments, suffix: String = "") -> String {
+        if let column { return column }
+        arguments += [jsonPath + suffix]
+        return "json_extract(data, ?)"
+    }
+
+    /// `json_type(data, ?)` with the path appended to `arguments`.
+    func type(_ arguments: inout StatementArguments) -> String {
+        arguments += [jsonPath]
+        return "json_type(data, ?)"
+    }
+}
