@@ -78,12 +78,12 @@ struct RateLimiterTests {
 
     @Test func rulesCountByTheirZone() async throws {
         let clock = ManualClock()
-        let rule = { (zone: RateLimitRule.Zone) in
+        let rule = { (zone: RateLimitZone) in
             RateLimitRule(
                 requestPath: PathPattern("/functions/*")!, requestMethods: ["post"], quota: .init(count: 2, window: .seconds(60)),
                 errorResponseMessage: "slow down", zone: zone)
         }
-        for zone in RateLimitRule.Zone.allCases {
+        for zone in RateLimitZone.allCases {
             let limiter = RateLimiter(policy: RateLimitPolicy(quota: nil, rules: [rule(zone)]), clock: clock)
             let ada = Self.request("/functions/hello", method: "POST", address: "198.51.100.1", userId: "ada")
             let bob = Self.request("/functions/hello", method: "POST", address: "198.51.100.2", userId: "bob")

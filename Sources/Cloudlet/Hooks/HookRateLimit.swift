@@ -6,25 +6,13 @@
 /// ```
 public struct HookRateLimit: Sendable, Hashable {
     /// Whose calls are counted together.
-    public enum Scope: String, Sendable, Hashable, CaseIterable {
-        /// Every call of the hook.
-        case global
-        /// Each client address.
-        case ip
-        /// Each logged-in user (callers with no session count by address).
-        case user
-        /// Each session (callers with no session count by address).
-        case session
-    }
-
-    /// Whose calls are counted together.
-    public var scope: Scope
+    public var scope: RateLimitZone
     /// Calls allowed per ``window`` (and at most at once).
     public var count: Int
     /// The window the count refills over.
     public var window: Duration
 
-    public init(scope: Scope, count: Int, window: Duration) {
+    public init(scope: RateLimitZone, count: Int, window: Duration) {
         self.scope = scope
         self.count = max(1, count)
         self.window = window
@@ -40,6 +28,18 @@ public struct HookRateLimit: Sendable, Hashable {
     }
     /// `count` calls per `period` in all.
     public static func global(_ count: Int, per period: Duration) -> HookRateLimit { .init(scope: .global, count: count, window: period) }
+}
+
+/// What a rate limit counts requests by.
+public enum RateLimitZone: String, Sendable, Hashable, CaseIterable {
+    /// All requests together.
+    case global
+    /// Each client address (the socket's peer, or `X-Forwarded-For` from a trusted proxy).
+    case ip
+    /// Each logged-in user; callers with no session count by address.
+    case user
+    /// Each session; callers with no session count by address.
+    case session
 }
 
 extension Duration {

@@ -44,14 +44,14 @@ extension HookRegistry.Summary {
             kind: kind.wire, name: name, timeLimitMilliseconds: Int64(timeLimit / .milliseconds(1)),
             rateLimit: rateLimit.map {
                 WireHello.RateLimit(
-                    scope: UInt8(HookRateLimit.Scope.allCases.firstIndex(of: $0.scope)! + 1), count: UInt32(clamping: $0.count),
+                    scope: UInt8(RateLimitZone.allCases.firstIndex(of: $0.scope)! + 1), count: UInt32(clamping: $0.count),
                     windowMilliseconds: Int64($0.window / .milliseconds(1)))
             })
     }
 
     /// The hook a worker announced.
     package init(_ wire: WireHello.Hook) {
-        let scopes = HookRateLimit.Scope.allCases
+        let scopes = RateLimitZone.allCases
         self.init(
             kind: HookKind(wire.kind), name: wire.name, timeLimit: .milliseconds(wire.timeLimitMilliseconds),
             rateLimit: wire.rateLimit.flatMap { limit in

@@ -7,18 +7,6 @@ import Cloudlet
 ///  "requestCount": 5, "zone": "ip", "errorResponseMessage": "Slow down"}
 /// ```
 public struct RateLimitRule: Sendable, Hashable {
-    /// What one rule counts requests by.
-    public enum Zone: String, Sendable, Hashable, CaseIterable {
-        /// All of the app's requests that match, together.
-        case global
-        /// Each client address (the socket's peer, or `X-Forwarded-For` from a trusted proxy).
-        case ip
-        /// Each logged-in user; callers with no session count by address.
-        case user
-        /// Each session; callers with no session count by address.
-        case session
-    }
-
     /// The paths the rule covers, below the mount path.
     public var requestPath: PathPattern
     /// The methods it covers (upper case); nil for all.
@@ -28,7 +16,7 @@ public struct RateLimitRule: Sendable, Hashable {
     /// The message refused requests get; Parse Server's default when nil.
     public var errorResponseMessage: String?
     /// What requests are counted by.
-    public var zone: Zone
+    public var zone: RateLimitZone
     /// Whether master-key requests count too. Default false.
     public var includeMasterKey: Bool
     /// Whether the store calls hooks make count too. Default false.
@@ -36,7 +24,7 @@ public struct RateLimitRule: Sendable, Hashable {
 
     public init(
         requestPath: PathPattern, requestMethods: Set<String>? = nil, quota: RateLimitQuota, errorResponseMessage: String? = nil,
-        zone: Zone = .ip, includeMasterKey: Bool = false, includeInternalRequests: Bool = false
+        zone: RateLimitZone = .ip, includeMasterKey: Bool = false, includeInternalRequests: Bool = false
     ) {
         self.requestPath = requestPath
         self.requestMethods = requestMethods.map { Set($0.map { $0.uppercased() }) }
@@ -80,9 +68,9 @@ extension RateLimitRule {
             }
             methods = Set(names.map { $0.uppercased() })
         }
-        var zone = Zone.ip
+        var zone = RateLimitZone.ip
         if let zoneValue = members["zone"] {
-            guard let name = zoneValue.stringValue, let parsed = Zone(rawValue: name) else {
+            guard let name = zoneValue.stringValue, let parsed = RateLimitZone(rawValue: name) else {
                 throw invalid("zone must be one of global, ip, user, session")
             }
             zone = parsed

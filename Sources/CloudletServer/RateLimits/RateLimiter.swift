@@ -78,7 +78,7 @@ public struct RateLimiter: Sendable {
             remaining: states[tightest].remaining)
     }
 
-    private static func zoneKey(_ zone: RateLimitRule.Zone, _ request: RateLimitedRequest) -> String {
+    private static func zoneKey(_ zone: RateLimitZone, _ request: RateLimitedRequest) -> String {
         let address = "ip:" + (request.address ?? "unknown")
         switch zone {
         case .global: return "global"

@@ -77,7 +77,7 @@ extension HookExecutor {
             RateLimitRule(
                 requestPath: PathPattern("/functions/" + name) ?? PathPattern("/functions/*")!,
                 quota: RateLimitQuota(count: limit.count, window: limit.window),
-                zone: RateLimitRule.Zone(rawValue: limit.scope.rawValue) ?? .ip)
+                zone: limit.scope)
         ]
     }
 }
