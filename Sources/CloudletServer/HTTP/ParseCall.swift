@@ -45,13 +45,13 @@ struct ParseCall: Sendable {
         }
         var isMaster = false
         if let masterKey = headers[Self.masterKeyHeader] ?? bodyMasterKey {
-            guard AppKeys.matches(masterKey, app.keys.masterKey) else {
+            guard app.keys.acceptsMasterKey(masterKey) else {
                 throw ParseError(code: 119, message: "unauthorized: wrong master key", httpStatus: 403)
             }
             isMaster = true
         } else {
             let presented = Self.clientKeyHeaders.lazy.compactMap { headers[$0] }.first ?? bodyClientKey
-            guard let presented, AppKeys.matches(presented, app.keys.clientKey) else {
+            guard let presented, app.keys.acceptsClientKey(presented) else {
                 throw ParseError(code: 119, message: "unauthorized: missing or wrong client key", httpStatus: 403)
             }
         }

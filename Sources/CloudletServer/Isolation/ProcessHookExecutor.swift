@@ -12,6 +12,8 @@ public struct ProcessHookExecutor: HookExecutor {
         self.pool = pool
     }
 
+    public var hooks: [HookDescription] { pool.announcedHooks }
+
     public func timeLimit(of kind: HookKind, for name: String) -> Duration? {
         pool.timeLimit(of: kind, for: name)
     }

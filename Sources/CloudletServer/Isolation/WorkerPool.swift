@@ -94,6 +94,15 @@ public final class WorkerPool: Service, Sendable {
         state.withLock { $0.hooks?[WorkerPoolState.hookKey(kind, name)] }
     }
 
+    /// The hooks the workers announced in their hello, with their time limits.
+    public var announcedHooks: [HookDescription] {
+        state.withLock { $0.hooks ?? [:] }.compactMap { key, timeLimit in
+            let parts = key.split(separator: " ", maxSplits: 1).map(String.init)
+            guard parts.count == 2, let kind = HookKind(rawValue: parts[0]) else { return nil }
+            return HookDescription(kind: kind, name: parts[1], timeLimit: timeLimit)
+        }
+    }
+
     func spawn(_ slot: Int) throws {
         try state.withLock { state in
             guard !state.isShuttingDown else { return }

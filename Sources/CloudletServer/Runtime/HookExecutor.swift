@@ -3,6 +3,9 @@ import Cloudlet
 /// Runs an app's hook code. The runtime decides when a hook runs and holds it to its deadline; an
 /// executor decides where the code runs: in this process, or (with isolation) in a worker process.
 public protocol HookExecutor: Sendable {
+    /// Every hook the executor runs, with its time limit (for the manifest and the per-app cap).
+    var hooks: [HookDescription] { get }
+
     /// The time limit of the hook of `kind` for `name` (class or function), or nil if there is none.
     func timeLimit(of kind: HookKind, for name: String) -> Duration?
 
@@ -19,6 +22,24 @@ public protocol HookExecutor: Sendable {
     func function(_ name: String, _ request: FunctionRequest) async throws -> ParseValue
 }
 
+/// One hook an executor runs: its kind, its class or function name, and its time limit.
+public struct HookDescription: Sendable, Hashable {
+    public var kind: HookKind
+    public var name: String
+    public var timeLimit: Duration
+
+    public init(kind: HookKind, name: String, timeLimit: Duration) {
+        self.kind = kind
+        self.name = name
+        self.timeLimit = timeLimit
+    }
+}
+
+extension HookExecutor {
+    /// None, for executors that cannot list their hooks.
+    public var hooks: [HookDescription] { [] }
+}
+
 /// Runs hooks as closures in this process: fast, but a hook that traps takes the process with it.
 public struct InProcessHookExecutor: HookExecutor {
     private let registry: HookRegistry
@@ -26,6 +47,10 @@ public struct InProcessHookExecutor: HookExecutor {
     /// An executor for the hooks in `registry`.
     public init(registry: HookRegistry) {
         self.registry = registry
+    }
+
+    public var hooks: [HookDescription] {
+        registry.summary.map { HookDescription(kind: $0.kind, name: $0.name, timeLimit: $0.timeLimit) }
     }
 
     public func timeLimit(of kind: HookKind, for name: String) -> Duration? {

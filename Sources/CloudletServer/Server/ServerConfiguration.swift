@@ -20,12 +20,16 @@ public struct ServerConfiguration: Sendable {
     /// Proxies whose `X-Forwarded-For` names the client (for login throttling). Default none: the
     /// socket's peer is the client.
     public var trustedProxies: TrustedProxies
+    /// The key that opens the admin API. Default nil: the one kept in the registry, if any (else the
+    /// admin API refuses every request).
+    public var operatorKey: OperatorKey?
 
     public init(
         host: String = "127.0.0.1", port: Int = 1337, dataDirectory: String = "./data", mountPath: String = "/parse",
         maximumBodyBytes: Int = 1 << 20, durability: SQLiteObjectStorage.Durability = .normal,
-        passwordHashCost: UInt8 = 10, trustedProxies: TrustedProxies = .none
+        passwordHashCost: UInt8 = 10, trustedProxies: TrustedProxies = .none, operatorKey: OperatorKey? = nil
     ) {
+        self.operatorKey = operatorKey
         self.trustedProxies = trustedProxies
         self.passwordHashCost = passwordHashCost
         self.host = host
@@ -43,7 +47,8 @@ public struct ServerConfiguration: Sendable {
     }
 }
 
-/// An app to host: its id, its hook code and, optionally, fixed keys.
+/// An app to host whose hook executor the embedding code makes: its id, its hook code and,
+/// optionally, fixed keys. It is made sure to exist in the registry.
 public struct AppDefinition: Sendable {
     /// The app id.
     public var id: String
