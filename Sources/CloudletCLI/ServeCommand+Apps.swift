@@ -20,9 +20,9 @@ struct HostedExecutable: ExpressibleByArgument {
 /// What `serve` tells the registry at start: the default app (this binary's hooks, with the worker
 /// settings and quota of the flags), each `--app`, and each app of the config file.
 struct StartingApps {
-    /// The apps made sure to exist, in the order they were named; `masterKey` is set for those whose
-    /// master key was made or given now (it is printed once).
-    var ensured: [AppRegistry.EnsuredApp] = []
+    /// The apps made sure to exist, in the order they were first named; `masterKey` is set for those
+    /// whose master key was made or given now (it is printed once).
+    private(set) var ensured: [AppRegistry.EnsuredApp] = []
 
     /// `settings` (what `serve` says about the default app and `--app` apps) over the registry's.
     struct ServeFlags {
@@ -46,18 +46,27 @@ struct StartingApps {
         main.isolation = serve.isolation
         main.rateLimits.quota = serve.quota
         workers(&main)
-        ensured.append(try registry.ensure(defaultApp, settings: main, clientKey: clientKey, masterKey: masterKey))
+        add(try registry.ensure(defaultApp, settings: main, clientKey: clientKey, masterKey: masterKey))
         for other in otherApps {
             var settings = try stored(other.appId)
             settings.hooksExecutable = other.executablePath
             settings.isolation = .process
             workers(&settings)
-            ensured.append(try registry.ensure(other.appId, settings: settings))
+            add(try registry.ensure(other.appId, settings: settings))
         }
         for app in file?.apps ?? [] {
             let settings = try stored(app.id).applying(app.settings)
-            ensured.append(try registry.ensure(app.id, settings: settings, clientKey: app.clientKey, masterKey: app.masterKey))
+            add(try registry.ensure(app.id, settings: settings, clientKey: app.clientKey, masterKey: app.masterKey))
         }
+    }
+
+    /// Adds `app`, or, when it was named before (the default app may also be in the file), updates
+    /// it, keeping a master key made earlier in this start.
+    private mutating func add(_ app: AppRegistry.EnsuredApp) {
+        guard let index = ensured.firstIndex(where: { $0.record.id == app.record.id }) else { return ensured.append(app) }
+        let earlierKey = ensured[index].masterKey
+        ensured[index] = app
+        ensured[index].masterKey = app.masterKey ?? earlierKey
     }
 
     /// The banner's lines about the apps other than the default one.

@@ -81,7 +81,7 @@ struct ServeCommand<Hooks: HookModule>: AsyncParsableCommand {
             FileHandle.standardError.write(Data("error: \(error.message)\n".utf8))
             throw ExitCode.failure
         }
-        print(server.supervisor.manifests.map(\.text).joined(separator: "\n"))
+        FileHandle.standardOutput.write(Data((server.supervisor.manifests.map(\.text).joined(separator: "\n") + "\n").utf8))
         let main = apps.ensured[0]
         let mount = configuration.normalizedMountPath
         let reload = ReloadOnHangup(pools: { server.supervisor.pools }, logger: Logger(label: "cloudlet.workers"))
