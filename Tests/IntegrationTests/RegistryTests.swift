@@ -26,6 +26,19 @@ extension ProcessTests {
             return run.stdout
         }
 
+        /// The live (not zombie) child processes of `pid`, from `/proc/<pid>/stat`.
+        static func childProcesses(of pid: Int32) throws -> Set<Int32> {
+            let entries = try FileManager.default.contentsOfDirectory(atPath: "/proc").compactMap(Int32.init)
+            return Set(
+                entries.filter { child in
+                    guard let stat = try? String(contentsOfFile: "/proc/\(child)/stat", encoding: .utf8),
+                        let end = stat.lastIndex(of: ")")
+                    else { return false }
+                    let fields = stat[stat.index(after: end)...].split(separator: " ")
+                    return fields.count > 2 && fields[0] != "Z" && fields[1] == "\(pid)"
+                })
+        }
+
         @Test func appsMadeWithTheCommandLineServeAndStopWithoutARestart() async throws {
             let data = try ServerProcess.temporaryFolder("registry")
             defer { try? FileManager.default.removeItem(at: data) }
@@ -54,6 +67,28 @@ extension ProcessTests {
             #expect(try await Self.eventually { try await rotated.get("/classes/Posts").status == 403 })
             let refused = try await rotated.get("/classes/Posts")
             #expect(refused["code"] == 119)
+            #expect(try await server.stop() == .exit(0))
+        }
+
+        @Test func aWorkerPoolStartedWhileServingIsReplacedWhenItsSettingsChangeAndEndsWithTheServer() async throws {
+            let data = try ServerProcess.temporaryFolder("registry-pool")
+            defer { try? FileManager.default.removeItem(at: data) }
+            let server = try await ServerProcess.serve(.cloudlet, data: data, arguments: ["--isolation", "in-process"])
+            defer { server.killIfRunning() }
+
+            let created = try JSONParser.parse(
+                try await Self.apps(["create", "pooled", "--workers", "1", "--rate-limit", "off", "--json"], data: data))
+            let pooled = server.client(
+                appId: "pooled", clientKey: created["clientKey"]?.stringValue ?? "", masterKey: created["masterKey"]?.stringValue ?? "")
+            #expect(try await Self.eventually { try await pooled.post("/functions/hello", ["name": "Ada"])["result"] == "Hello, Ada!" })
+            let workers = { try Self.childProcesses(of: server.pid) }
+            let first = try workers()
+            #expect(first.count == 1, "one worker process of the new app")
+
+            _ = try await Self.apps(["update", "pooled", "--workers", "2"], data: data)
+            #expect(try await Self.eventually { try workers().subtracting(first).count == 2 }, "a new pool of two workers")
+            #expect(try await pooled.post("/functions/hello", ["name": "Bo"])["result"] == "Hello, Bo!")
+            // The old pool drains for its longest hook time limit (15 s here); a graceful stop cuts that short.
             #expect(try await server.stop() == .exit(0))
         }
 

@@ -10,20 +10,15 @@ public struct AppLauncher: Sendable {
     public var ownHooks: HookRegistry?
     /// The serving binary, for ``AppSettings/selfExecutable`` in worker processes; nil if it cannot serve as a worker.
     public var ownExecutablePath: String?
-    /// Changes the configuration of each pool before it is launched (tests shorten its timeouts).
-    public var adjustPool: @Sendable (inout WorkerPoolConfiguration) -> Void
     let logger: Logger
     let hookLogger: Logger
 
     /// A launcher for a binary whose own hooks are `ownHooks` and which is `ownExecutablePath`.
     public init(
-        ownHooks: HookRegistry? = nil, ownExecutablePath: String? = nil,
-        adjustPool: @escaping @Sendable (inout WorkerPoolConfiguration) -> Void = { _ in },
-        logger: Logger = Logger(label: "cloudlet.workers"), hookLogger: Logger = Logger(label: "cloudlet.hooks")
+        ownHooks: HookRegistry? = nil, ownExecutablePath: String? = nil, logger: Logger = Logger(label: "cloudlet.workers"), hookLogger: Logger = Logger(label: "cloudlet.hooks")
     ) {
         self.ownHooks = ownHooks
         self.ownExecutablePath = ownExecutablePath
-        self.adjustPool = adjustPool
         self.logger = logger
         self.hookLogger = hookLogger
     }
@@ -44,9 +39,8 @@ public struct AppLauncher: Sendable {
             guard FileManager.default.isExecutableFile(atPath: path) else {
                 throw AppSettings.invalid("app \(id): \(path) is not an executable file")
             }
-            var configuration = WorkerPoolConfiguration(
+            let configuration = WorkerPoolConfiguration(
                 appId: id, executablePath: path, workerCount: settings.workerCount, memoryLimitMegabytes: settings.workerMemoryMegabytes)
-            adjustPool(&configuration)
             let pool = try await WorkerPool.launch(configuration, logger: logger, hookLogger: hookLogger)
             return (ProcessHookExecutor(pool: pool), pool)
         }

@@ -11,7 +11,9 @@ import Foundation
 ///   function     authenticate  15 s
 /// ```
 public struct AppManifest: Sendable {
+    /// The app.
     public var appId: String
+    /// Its settings: where hooks run, the cap, the limits.
     public var settings: AppSettings
     /// The hooks, sorted by name then kind.
     public var hooks: [HookDescription]

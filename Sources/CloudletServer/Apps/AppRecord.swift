@@ -12,12 +12,17 @@ public enum AppKeyKind: String, Sendable, Hashable, CaseIterable {
 public struct StoredAppKey: Sendable, Hashable {
     /// Whether a key is the one to use, or the previous one, still accepted until it is retired.
     public enum State: String, Sendable, Hashable {
-        case active, retiring
+        /// The key to use.
+        case active
+        /// The key a rotation replaced, accepted until it is retired.
+        case retiring
     }
 
+    /// Client or master.
     public var kind: AppKeyKind
     /// The key itself (client keys) or the hex SHA-256 of it (master keys).
     public var value: String
+    /// Active, or retiring (still accepted until retired).
     public var state: State
     /// When the key was made, ISO 8601.
     public var createdAt: String
@@ -25,8 +30,11 @@ public struct StoredAppKey: Sendable, Hashable {
 
 /// One app in the registry: its id, settings, keys and when it was created and last changed.
 public struct AppRecord: Sendable, Hashable {
+    /// The app id clients send as `X-Parse-Application-Id`.
     public var id: String
+    /// Where its hooks run and its limits.
     public var settings: AppSettings
+    /// Its client and master keys, active and retiring, oldest first.
     public var keys: [StoredAppKey]
     /// ISO 8601.
     public var createdAt: String
@@ -58,7 +66,7 @@ public struct AppRecord: Sendable, Hashable {
 /// Lowercase hexadecimal text of bytes, as the host database keeps hashes.
 enum HexBytes {
     static func encode(_ bytes: [UInt8]) -> String {
-        bytes.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
+        bytes.map { String($0 >> 4, radix: 16) + String($0 & 0x0F, radix: 16) }.joined()
     }
 
     static func decode(_ text: String) -> [UInt8] {

@@ -34,6 +34,7 @@ extension AppRegistry {
 
     /// What ``ensure(_:settings:clientKey:masterKey:)`` did.
     public struct EnsuredApp: Sendable {
+        /// The app as the registry keeps it.
         public var record: AppRecord
         /// The client key in use.
         public var clientKey: String

@@ -17,8 +17,11 @@ public final class AppRegistry: Sendable {
 
     /// An app just created, with its keys as they are (the master key is not kept as it is).
     public struct CreatedApp: Sendable {
+        /// The app as the registry keeps it.
         public var record: AppRecord
+        /// Its client key.
         public var clientKey: String
+        /// Its master key, of which the registry keeps only the hash.
         public var masterKey: String
     }
 

@@ -24,8 +24,11 @@ public protocol HookExecutor: Sendable {
 
 /// One hook an executor runs: its kind, its class or function name, and its time limit.
 public struct HookDescription: Sendable, Hashable {
+    /// beforeSave, afterSave, beforeDelete, afterDelete or function.
     public var kind: HookKind
+    /// The class (triggers) or the function's name.
     public var name: String
+    /// The hook's own time limit.
     public var timeLimit: Duration
 
     public init(kind: HookKind, name: String, timeLimit: Duration) {
