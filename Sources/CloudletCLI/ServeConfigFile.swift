@@ -65,7 +65,6 @@ struct ServeConfigFile {
         switch members[member] {
         case .string(let text): text
         case .number(let number): number.rounded() == number ? String(Int(number)) : String(number)
-        case .bool(let flag): String(flag)
         case .array(let items): items.compactMap(\.stringValue).joined(separator: ",")
         default: nil
         }

@@ -1,6 +1,7 @@
 import Cloudlet
 import CloudletServer
 import Foundation
+import GRDB
 import Testing
 
 @Suite("App registry: apps and keys in host.sqlite")
@@ -86,5 +87,28 @@ struct AppRegistryTests {
         let error = try #require(throws: ParseError.self) { try manifest.checkTimeLimits() }
         #expect(error.message.contains("function hook report has a time limit of 30.0 seconds, over the app's cap of 10.0 seconds"))
         try AppManifest(appId: "shop", settings: AppSettings(maximumHookTimeLimit: .seconds(30)), hooks: hooks).checkTimeLimits()
+    }
+
+    @Test("a host database from before the registry keeps its apps and keys, the master key now hashed")
+    func upgradesTheFirstSchema() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cloudlet-upgrade-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try DatabaseQueue(path: folder.appendingPathComponent("host.sqlite").path).write { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY);
+                    INSERT INTO grdb_migrations VALUES ('apps');
+                    CREATE TABLE apps (id TEXT PRIMARY KEY, client_key TEXT NOT NULL, master_key TEXT NOT NULL, created_at TEXT NOT NULL);
+                    INSERT INTO apps VALUES ('dev', 'old-client', 'old-master', '2026-01-01T00:00:00Z');
+                    """)
+        }
+        let registry = try AppRegistry(dataDirectory: folder.path)
+        let dev = try #require(try registry.app("dev"))
+        #expect(dev.acceptedKeys.acceptsClientKey("old-client"))
+        #expect(dev.acceptedKeys.acceptsMasterKey("old-master"))
+        #expect(dev.settings == AppSettings())
+        #expect(dev.createdAt == "2026-01-01T00:00:00Z")
+        #expect(!dev.keys.contains { $0.value == "old-master" })
     }
 }
