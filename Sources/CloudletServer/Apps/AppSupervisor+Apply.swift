@@ -16,7 +16,7 @@ extension AppSupervisor {
                 if let entry = current[record.id] {
                     try await update(entry, to: record)
                 } else {
-                    try await add(record, replaying: !strict)
+                    try await add(record, whileServing: !strict)
                 }
             } catch {
                 if strict { throw error }
@@ -36,13 +36,19 @@ extension AppSupervisor {
         return refused
     }
 
-    /// Starts serving `record`: its database, its executor (and pool), its runtime.
-    private func add(_ record: AppRecord, replaying: Bool) async throws {
+    /// Starts serving `record`: its database, its executor (and pool), its runtime. An app added
+    /// `whileServing` has its manifest logged and the after hooks an earlier run left pending replayed.
+    private func add(_ record: AppRecord, whileServing: Bool) async throws {
         let (executor, pool) = try await self.executor(for: record)
         let hosted = try install(record, executor: executor, pool: pool)
-        guard replaying else { return }
-        logger.notice("app added from the registry\n\(entries.withLock { $0[record.id]?.manifest.text ?? "" })", metadata: ["app": "\(record.id)"])
-        _ = try? await hosted.runtime.replayPendingAfterHooks()
+        guard whileServing else { return }
+        let manifest = AppManifest(appId: record.id, settings: record.settings, hooks: executor.hooks)
+        logger.notice("app added from the registry\n\(manifest.text)", metadata: ["app": "\(record.id)"])
+        do {
+            _ = try await hosted.runtime.replayPendingAfterHooks()
+        } catch {
+            logger.error("could not replay after hooks", metadata: ["app": "\(record.id)", "error": "\(error)"])
+        }
     }
 
     /// Serves `record` with `executor`, once its hooks are checked against the app's cap; `pool`
