@@ -85,7 +85,7 @@ struct AppsCommand: AsyncParsableCommand {
             try reportingErrors {
                 guard let record = try options.registry().app(id) else { throw ValidationError("no app \(id)") }
                 if options.json { return print(JSONWriter.string(record.json)) }
-                print(AppManifest(appId: id, settings: record.settings, hooks: []).text.split(separator: "\n").prefix(2).joined(separator: "\n"))
+                AppManifest(appId: id, settings: record.settings, hooks: []).settingsLines.forEach { print($0) }
                 for key in record.keys {
                     print("  \(key.kind.rawValue) key (\(key.state.rawValue)): \(key.kind == .client ? key.value : "kept hashed")")
                 }

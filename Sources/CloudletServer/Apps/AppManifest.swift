@@ -33,19 +33,9 @@ public struct AppManifest: Sendable {
         )
     }
 
-    /// The manifest as text, one block per app.
+    /// The manifest as text: ``settingsLines``, then one line per hook.
     public var text: String {
-        let placement =
-            settings.isolation == .inProcess
-            ? "hooks in the server's process"
-            : "hooks in \(settings.workerCount) worker process\(settings.workerCount == 1 ? "" : "es") of \(settings.hooksExecutable) "
-                + "(\(settings.workerMemoryMegabytes == 0 ? "no memory limit" : "\(settings.workerMemoryMegabytes) MiB each"))"
-        let limits = settings.rateLimits
-        var lines = [
-            "app \"\(appId)\": \(placement); hook time limits capped at \(settings.maximumHookTimeLimit)",
-            "  rate \(RateLimitPolicy.text(of: limits.quota)), \(limits.rules.count) rule\(limits.rules.count == 1 ? "" : "s"), "
-                + "\(limits.maximumConcurrentHooks) concurrent hooks, \(limits.maximumQueuedHooks) queued",
-        ]
+        var lines = settingsLines
         let nameWidth = hooks.map(\.name.count).max() ?? 0
         for hook in hooks {
             lines.append(
@@ -54,5 +44,20 @@ public struct AppManifest: Sendable {
         }
         if hooks.isEmpty { lines.append("  no hooks") }
         return lines.joined(separator: "\n")
+    }
+
+    /// Two lines: where the hooks run and their cap, then the rate limits.
+    public var settingsLines: [String] {
+        let placement =
+            settings.isolation == .inProcess
+            ? "hooks in the server's process"
+            : "hooks in \(settings.workerCount) worker process\(settings.workerCount == 1 ? "" : "es") of \(settings.hooksExecutable) "
+                + "(\(settings.workerMemoryMegabytes == 0 ? "no memory limit" : "\(settings.workerMemoryMegabytes) MiB each"))"
+        let limits = settings.rateLimits
+        return [
+            "app \"\(appId)\": \(placement); hook time limits capped at \(settings.maximumHookTimeLimit)",
+            "  rate \(RateLimitPolicy.text(of: limits.quota)), \(limits.rules.count) rule\(limits.rules.count == 1 ? "" : "s"), "
+                + "\(limits.maximumConcurrentHooks) concurrent hooks, \(limits.maximumQueuedHooks) queued",
+        ]
     }
 }
