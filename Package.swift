@@ -174,6 +174,7 @@ let package = Package(
                 "CloudletServer",
                 "CloudletTesting",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: swiftSettings
         ),

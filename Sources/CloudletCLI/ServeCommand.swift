@@ -6,28 +6,34 @@ import Hummingbird
 import Logging
 import NIOCore
 
-/// `cloudlet serve`: runs the server with the app's hooks. Each flag can also come from an
-/// environment variable `CLOUDLET_<NAME>`; the flag wins.
+/// `cloudlet serve`: runs the server with the app's hooks and the registry's other apps. Each flag
+/// can also come from an environment variable `CLOUDLET_<NAME>` or a member of the config file:
+/// flags win over variables, variables over the file.
 struct ServeCommand<Hooks: HookModule>: AsyncParsableCommand {
     static var configuration: CommandConfiguration {
         CommandConfiguration(commandName: "serve", abstract: "Serve the app's hooks and the Parse REST API.")
     }
 
+    @Option(help: "A JSON config file with settings (one member per flag) and apps (CLOUDLET_CONFIG).") var config: String?
     @Option(help: "Address to listen on (CLOUDLET_HOST). Default 127.0.0.1.") var host: String?
     @Option(help: "Port to listen on, 0 for any free one (CLOUDLET_PORT). Default 1337.") var port: Int?
     @Option(help: "Folder for the databases (CLOUDLET_DATA). Default ./data.") var data: String?
     @Option(help: "Path prefix of the REST API (CLOUDLET_MOUNT_PATH). Default /parse.") var mountPath: String?
     @Option(help: "App id clients send (CLOUDLET_APP_ID). Default dev.") var appId: String?
     @Option(help: "Fixed client key (CLOUDLET_CLIENT_KEY). Default: random on first start, then kept.") var clientKey: String?
-    @Option(help: "Fixed master key (CLOUDLET_MASTER_KEY). Default: random on first start, then kept.") var masterKey: String?
+    @Option(help: "Fixed master key (CLOUDLET_MASTER_KEY). Default: random on first start, then kept hashed.") var masterKey: String?
     @Option(help: "Largest request body in bytes (CLOUDLET_MAX_BODY_BYTES). Default 1048576.") var maxBodyBytes: Int?
     @Option(help: "Most bytes one request may read and answer (CLOUDLET_MAX_RESPONSE_BYTES). Default 16777216.") var maxResponseBytes: Int?
     @Option(help: "Largest stored object in bytes (CLOUDLET_MAX_OBJECT_BYTES). Default 1048576.") var maxObjectBytes: Int?
     @Option(help: "Commit durability, normal or full (CLOUDLET_DURABILITY). Default normal.") var durability: SQLiteObjectStorage.Durability?
     @Option(help: "Log level: trace, debug, info, notice, warning, error (CLOUDLET_LOG_LEVEL). Default info.") var logLevel: Logger.Level?
-    @Option(help: "Where hooks run: process or in-process (CLOUDLET_ISOLATION). Default process.") var isolation: Isolation?
+    @Option(help: "Where the app's hooks run: process or in-process (CLOUDLET_ISOLATION). Default process.") var isolation: HookIsolation?
     @Option(help: "Worker processes per app (CLOUDLET_WORKERS). Default: the number of cores.") var workers: Int?
     @Option(help: "Memory limit of each worker in MiB, 0 for none (CLOUDLET_WORKER_MEMORY_MB). Default 512.") var workerMemoryMb: Int?
+    @Option(help: "The app's request quota: 40/s,burst=80, 600/min or off (CLOUDLET_RATE_LIMIT). Default 40/s,burst=80.")
+    var rateLimit: String?
+    @Option(help: "The key of the admin API (CLOUDLET_OPERATOR_KEY). Default: generated on first start, printed once, kept hashed.")
+    var operatorKey: String?
     @Option(
         name: .customLong("trusted-proxy"),
         help: "A proxy (address or network such as 10.0.0.0/8) whose X-Forwarded-For names the client; repeatable (CLOUDLET_TRUSTED_PROXIES, comma-separated). Default none.")
@@ -36,81 +42,89 @@ struct ServeCommand<Hooks: HookModule>: AsyncParsableCommand {
     var otherApps: [HostedExecutable] = []
 
     func run() async throws {
-        let environment = Settings(ProcessInfo.processInfo.environment)
-        let level = try environment.value(logLevel, "LOG_LEVEL", default: Logger.Level.info) { Logger.Level(rawValue: $0) }
+        let environment = ProcessInfo.processInfo.environment
+        let file = try (config ?? environment["CLOUDLET_CONFIG"]).map(ServeConfigFile.init(path:))
+        let settings = ServeSettings(environment, file: file)
+        let level = try settings.value(logLevel, "logLevel", default: Logger.Level.info) { Logger.Level(rawValue: $0) }
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = level
             return handler
         }
-        let configuration = ServerConfiguration(
-            host: try environment.value(host, "HOST", default: "127.0.0.1") { $0 },
-            port: try environment.value(port, "PORT", default: 1337) { Int($0) },
-            dataDirectory: try environment.value(data, "DATA", default: "./data") { $0 },
-            mountPath: try environment.value(mountPath, "MOUNT_PATH", default: "/parse") { $0 },
-            maximumBodyBytes: try environment.value(maxBodyBytes, "MAX_BODY_BYTES", default: 1 << 20) { Int($0) },
-            durability: try environment.value(durability, "DURABILITY", default: .normal) {
-                SQLiteObjectStorage.Durability(rawValue: $0)
-            },
-            maximumResponseBytes: try environment.value(maxResponseBytes, "MAX_RESPONSE_BYTES", default: 16 << 20) { Int($0) },
-            maximumObjectBytes: try environment.value(maxObjectBytes, "MAX_OBJECT_BYTES", default: 1 << 20) { Int($0) },
+        var configuration = ServerConfiguration(
+            host: try settings.value(host, "host", default: "127.0.0.1") { $0 },
+            port: try settings.value(port, "port", default: 1337) { Int($0) },
+            dataDirectory: try settings.value(data, "data", default: "./data") { $0 },
+            mountPath: try settings.value(mountPath, "mountPath", default: "/parse") { $0 },
+            maximumBodyBytes: try settings.value(maxBodyBytes, "maxBodyBytes", default: 1 << 20) { Int($0) },
+            durability: try settings.value(durability, "durability", default: .normal) { SQLiteObjectStorage.Durability(rawValue: $0) },
+            maximumResponseBytes: try settings.value(maxResponseBytes, "maxResponseBytes", default: 16 << 20) { Int($0) },
+            maximumObjectBytes: try settings.value(maxObjectBytes, "maxObjectBytes", default: 1 << 20) { Int($0) },
             trustedProxies: try TrustedProxies(
-                environment.value(trustedProxies.isEmpty ? nil : trustedProxies, "TRUSTED_PROXIES", default: []) {
+                settings.value(trustedProxies.isEmpty ? nil : trustedProxies, "trustedProxies", default: []) {
                     $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
                 }))
-        let workerSettings = WorkerSettings(
-            isolation: try environment.value(isolation, "ISOLATION", default: .process) { Isolation(rawValue: $0) },
-            workerCount: try environment.value(workers, "WORKERS", default: ProcessInfo.processInfo.activeProcessorCount) { Int($0) },
-            memoryLimitMegabytes: try environment.value(workerMemoryMb, "WORKER_MEMORY_MB", default: 512) { Int($0) })
-        let app = try await workerSettings.definition(
-            id: try environment.value(appId, "APP_ID", default: "dev") { $0 }, registry: Hooks.registry(),
-            clientKey: environment.optional(clientKey, "CLIENT_KEY"), masterKey: environment.optional(masterKey, "MASTER_KEY"))
-        var apps = [app]
-        for other in otherApps {
-            apps.append(try await workerSettings.definition(id: other.appId, executablePath: other.executablePath))
+        let registry = try AppRegistry(dataDirectory: configuration.dataDirectory)
+        let flags = StartingApps.ServeFlags(
+            isolation: try settings.value(isolation, "isolation", default: .process) { HookIsolation(rawValue: $0) },
+            workerCount: try settings.value(workers, "workers", default: ProcessInfo.processInfo.activeProcessorCount) { Int($0) },
+            workerMemoryMegabytes: try settings.value(workerMemoryMb, "workerMemoryMb", default: 512) { Int($0) },
+            quota: try Self.quota(settings.value(rateLimit, "rateLimit", default: "40/s,burst=80") { $0 }))
+        let apps = try StartingApps(
+            registry: registry, defaultApp: try settings.value(appId, "appId", default: "dev") { $0 },
+            clientKey: settings.optional(clientKey, "clientKey"), masterKey: settings.optional(masterKey, "masterKey"), serve: flags,
+            otherApps: otherApps, file: file)
+        let operatorKeyLine = try Self.resolveOperatorKey(settings.optional(operatorKey, "operatorKey"), registry: registry, into: &configuration)
+        let server = try CloudletApplication(
+            configuration: configuration, registry: registry,
+            launcher: AppLauncher(ownHooks: Hooks.registry(), ownExecutablePath: Bundle.main.executablePath ?? CommandLine.arguments[0]),
+            logger: Logger(label: "cloudlet"))
+        do {
+            try await server.loadApps()
+        } catch let error as ParseError {
+            FileHandle.standardError.write(Data("error: \(error.message)\n".utf8))
+            throw ExitCode.failure
         }
-        let pools = apps.flatMap(\.services).compactMap { $0 as? WorkerPool }
-        if !pools.isEmpty { apps[0].services.append(ReloadOnHangup(pools: pools, logger: Logger(label: "cloudlet.workers"))) }
-        let server = try CloudletApplication(configuration: configuration, apps: apps, logger: Logger(label: "cloudlet"))
-        let hosted = server.apps.app(app.id)!
-        let alsoServing = otherApps.compactMap { server.apps.app($0.appId) }.map {
-            "  also serving app \"\($0.id)\": client key \($0.keys.clientKey), master key \($0.keys.masterKey)\n"
-        }.joined()
+        FileHandle.standardOutput.write(Data((server.supervisor.manifests.map(\.text).joined(separator: "\n") + "\n").utf8))
+        let main = apps.ensured[0]
         let mount = configuration.normalizedMountPath
-        try await server.application { channel in
+        let reload = ReloadOnHangup(pools: { server.supervisor.pools }, logger: Logger(label: "cloudlet.workers"))
+        try await server.application(services: [reload]) { [configuration] channel in
             let port = channel.localAddress?.port ?? configuration.port
             FileHandle.standardOutput.write(
                 Data(
                     """
-                Cloudlet is serving app "\(hosted.id)" at http://\(configuration.host):\(port)\(mount)
-                  client key: \(hosted.keys.clientKey)
-                  master key: \(hosted.keys.masterKey)
+                Cloudlet is serving app "\(main.record.id)" at http://\(configuration.host):\(port)\(mount)
+                  client key: \(main.clientKey)
+                  master key: \(main.masterKey ?? "kept hashed in host.sqlite; make a new one with: cloudlet apps rotate-key \(main.record.id) master")
+                  operator key: \(operatorKeyLine)
                   data:       \(configuration.dataDirectory)
-                \(alsoServing)
+                \(apps.alsoServing)
                 """.utf8))
         }.runService()
     }
-}
 
-/// Settings from `CLOUDLET_*` environment variables, under the flags.
-struct Settings {
-    let environment: [String: String]
-
-    init(_ environment: [String: String]) {
-        self.environment = environment
+    /// The request quota written as `--rate-limit` takes it.
+    static func quota(_ text: String) throws -> RateLimitQuota? {
+        do {
+            return try RateLimitPolicy.quota(text: text)
+        } catch let error as ParseError {
+            throw ValidationError(error.message)
+        }
     }
 
-    /// The flag if given, else the variable `CLOUDLET_<name>` read by `parse`, else `fallback`.
-    func value<Value>(_ flag: Value?, _ name: String, default fallback: Value, parse: (String) -> Value?) throws -> Value {
-        if let flag { return flag }
-        guard let text = environment["CLOUDLET_" + name] else { return fallback }
-        guard let value = parse(text) else { throw ValidationError("CLOUDLET_\(name) has an invalid value: \(text)") }
-        return value
-    }
-
-    /// The flag if given, else the variable `CLOUDLET_<name>`, else nil.
-    func optional(_ flag: String?, _ name: String) -> String? {
-        flag ?? environment["CLOUDLET_" + name]
+    /// Sets the operator key: the one given (whose hash is then kept), else the one kept, else a new
+    /// one, kept hashed. Answers what the banner says about it.
+    static func resolveOperatorKey(_ given: String?, registry: AppRegistry, into configuration: inout ServerConfiguration) throws -> String {
+        if let given {
+            configuration.operatorKey = OperatorKey(given)
+            try registry.setOperatorKey(OperatorKey(given))
+            return "as given"
+        }
+        if try registry.operatorKey() != nil { return "kept hashed in host.sqlite" }
+        let key = AppKeys.randomKey()
+        try registry.setOperatorKey(OperatorKey(key))
+        return "\(key)  (shown this once: only its hash is kept)"
     }
 }
 

@@ -28,8 +28,8 @@ extension ProcessTests {
 
             let restarted = try await ServerProcess.serve(.fixture, data: data)
             defer { restarted.killIfRunning() }
-            #expect(restarted.banner.masterKey == keys.masterKey)
-            let client = restarted.client()
+            #expect(restarted.banner.clientKey == keys.clientKey)
+            let client = restarted.client(masterKey: keys.masterKey)
             let crashes = try await client.query("Crash")
             #expect(crashes.count == 1, "the save committed before the after hook must be kept")
             let crash = try #require(crashes.first)

@@ -36,7 +36,7 @@ extension ProcessTests {
 
             let again = try await ServerProcess.serve(.cloudlet, data: data)
             defer { again.killIfRunning() }
-            let restarted = again.client()
+            let restarted = again.client(masterKey: server.banner.masterKey)
             let stored = try await restarted.get("/classes/Posts/\(firstId)")
             #expect(stored.status == 200)
             #expect(stored["title"] == "First post")

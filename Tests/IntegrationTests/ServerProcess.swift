@@ -55,7 +55,8 @@ final class ServerProcess: Sendable {
         let port: Int
         let mountPath: String
         let clientKey: String
-        let masterKey: String
+        /// The master key, when this start made it or was given it; nil when it is kept hashed.
+        let masterKey: String?
     }
 
     private let process: Mutex<Process>
@@ -112,14 +113,15 @@ final class ServerProcess: Sendable {
         return ServerProcess(process: process, outputFolder: outputFolder)
     }
 
-    /// Starts `<binary> serve --port 0 --data <data> <arguments>` and waits until it serves.
+    /// Starts `<binary> serve --port 0 --data <data> <arguments>` and waits until it serves. Without
+    /// a `CLOUDLET_RATE_LIMIT` in `environment`, the apps' request quota is off.
     static func serve(
         _ binary: Binary, data: URL, arguments: [String] = [], environment: [String: String] = [:],
         port: Int? = 0
     ) async throws -> ServerProcess {
         var all = ["serve", "--data", data.path]
         if let port { all += ["--port", String(port)] }
-        let server = try start(binary, arguments: all + arguments, environment: environment)
+        let server = try start(binary, arguments: all + arguments, environment: ["CLOUDLET_RATE_LIMIT": "off"].merging(environment) { _, given in given })
         do {
             try await server.waitForBanner()
         } catch {
@@ -168,6 +170,7 @@ final class ServerProcess: Sendable {
         var serving: (String, Int, String)?
         var clientKey: String?
         var masterKey: String?
+        var sawMasterKey = false
         for line in text.split(separator: "\n", omittingEmptySubsequences: true) {
             let trimmed = line.trimmingCharacters(in: .whitespaces)
             if let match = trimmed.firstMatch(of: /Cloudlet is serving app "([^"]*)" at http:\/\/[^\/]+:(\d+)(\S*)/) {
@@ -176,10 +179,12 @@ final class ServerProcess: Sendable {
                 clientKey = trimmed.dropFirst("client key:".count).trimmingCharacters(in: .whitespaces)
             } else if trimmed.hasPrefix("master key:") {
                 masterKey = trimmed.dropFirst("master key:".count).trimmingCharacters(in: .whitespaces)
+                sawMasterKey = true
             }
         }
-        guard let serving, let clientKey, let masterKey else { return nil }
-        return Banner(appId: serving.0, port: serving.1, mountPath: serving.2, clientKey: clientKey, masterKey: masterKey)
+        guard let serving, let clientKey, sawMasterKey else { return nil }
+        let shown = masterKey.flatMap { $0.hasPrefix("kept hashed") ? nil : $0 }
+        return Banner(appId: serving.0, port: serving.1, mountPath: serving.2, clientKey: clientKey, masterKey: shown)
     }
 
     // MARK: Stopping
@@ -236,7 +241,7 @@ final class ServerProcess: Sendable {
     func client(appId: String? = nil, clientKey: String? = nil, masterKey: String? = nil, timeout: Duration = .seconds(15)) -> ParseTestClient {
         let banner = banner
         return ParseTestClient(
-            appId: appId ?? banner.appId, clientKey: clientKey ?? banner.clientKey, masterKey: masterKey ?? banner.masterKey,
+            appId: appId ?? banner.appId, clientKey: clientKey ?? banner.clientKey, masterKey: masterKey ?? banner.masterKey ?? "",
             mountPath: banner.mountPath, transport: Self.transport(port: banner.port, timeout: timeout))
     }
 

@@ -1,30 +1,52 @@
-/// The keys of one app: the client key that apps ship with, and the master key that bypasses ACLs.
+import Crypto
+
+/// The keys a server accepts for one app: its client keys as they are, and its master keys as
+/// SHA-256 hashes. During a rotation an app has two keys of a kind (the active one and the retiring
+/// one) and both are accepted until the retiring one is retired.
+///
+/// ```swift
+/// let keys = AppKeys(clientKeys: ["abc"], masterKeyHashes: [AppKeys.hash("secret")])
+/// keys.acceptsMasterKey("secret") // true
+/// ```
 public struct AppKeys: Sendable, Hashable {
-    /// Sent by client apps as `X-Parse-REST-API-Key`, `X-Parse-Client-Key` or `X-Parse-Javascript-Key`.
-    public var clientKey: String
-    /// Sent as `X-Parse-Master-Key` by trusted code only.
-    public var masterKey: String
+    /// Keys sent by client apps as `X-Parse-REST-API-Key`, `X-Parse-Client-Key` or `X-Parse-Javascript-Key`.
+    public var clientKeys: [String]
+    /// SHA-256 hashes of the keys sent as `X-Parse-Master-Key` by trusted code only.
+    public var masterKeyHashes: [[UInt8]]
 
-    public init(clientKey: String, masterKey: String) {
-        self.clientKey = clientKey
-        self.masterKey = masterKey
+    /// Keys that accept `clientKeys` and the master keys whose hashes are `masterKeyHashes`.
+    public init(clientKeys: [String], masterKeyHashes: [[UInt8]]) {
+        self.clientKeys = clientKeys
+        self.masterKeyHashes = masterKeyHashes
     }
 
-    /// New random keys: 32 letters and digits each, from the system's secure random source.
-    public static func random() -> AppKeys {
-        AppKeys(clientKey: randomKey(), masterKey: randomKey())
+    /// Whether `presented` is one of the app's client keys: each is compared, in constant time.
+    public func acceptsClientKey(_ presented: String) -> Bool {
+        let bytes = Array(presented.utf8)
+        return clientKeys.filter { Self.matches(bytes, Array($0.utf8)) }.count > 0
     }
 
-    private static func randomKey() -> String {
+    /// Whether `presented` is one of the app's master keys: hashed once, then compared in constant time.
+    public func acceptsMasterKey(_ presented: String) -> Bool {
+        let hash = Self.hash(presented)
+        return masterKeyHashes.filter { Self.matches(hash, $0) }.count > 0
+    }
+
+    /// A new random key: 32 letters and digits from the system's secure random source.
+    public static func randomKey() -> String {
         let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
         var generator = SystemRandomNumberGenerator()
         return String((0..<32).map { _ in alphabet[Int(generator.next(upperBound: UInt(alphabet.count)))] })
     }
 
-    /// Compares a presented key with an expected one in time that does not depend on where they differ.
-    static func matches(_ presented: String, _ expected: String) -> Bool {
-        let a = Array(presented.utf8), b = Array(expected.utf8)
-        guard a.count == b.count else { return false }
-        return zip(a, b).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
+    /// The SHA-256 of `key`, as the host database keeps master keys.
+    public static func hash(_ key: String) -> [UInt8] {
+        Array(SHA256.hash(data: Array(key.utf8)))
+    }
+
+    /// Compares two byte strings in time that does not depend on where they differ.
+    static func matches(_ presented: [UInt8], _ expected: [UInt8]) -> Bool {
+        guard presented.count == expected.count else { return false }
+        return zip(presented, expected).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
     }
 }

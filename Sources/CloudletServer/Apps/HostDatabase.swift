@@ -1,15 +1,34 @@
+import Cloudlet
 import Foundation
 import GRDB
 
-/// The host's own database (`host.sqlite`): which apps exist and their keys.
-public final class HostDatabase: Sendable {
-    private let queue: DatabaseQueue
+/// The host's own database (`host.sqlite`): the app registry (apps, their settings and keys) and
+/// the operator key's hash.
+final class HostDatabase: Sendable {
+    /// The connection that reads and writes.
+    let queue: DatabaseQueue
+    /// A second connection that only asks `PRAGMA data_version`, which changes when another connection
+    /// (this process's `queue`, a `cloudlet apps` command) commits.
+    private let watcher: DatabaseQueue
 
-    /// Opens (creating if needed) the host database at `path`.
-    public init(path: String) throws {
+    /// Opens (creating if needed) the host database at `path` and brings its schema up to date.
+    init(path: String) throws {
         var configuration = Configuration()
+        configuration.busyMode = .timeout(5)
         configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA journal_mode = WAL") }
         queue = try DatabaseQueue(path: path, configuration: configuration)
+        try Self.migrator.migrate(queue)
+        watcher = try DatabaseQueue(path: path, configuration: configuration)
+    }
+
+    /// A number that changes whenever the database was changed through another connection.
+    func dataVersion() throws -> Int {
+        try watcher.read { db in try Int.fetchOne(db, sql: "PRAGMA data_version") ?? 0 }
+    }
+
+    static func now() -> String { ISO8601DateFormatter().string(from: Date()) }
+
+    private static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("apps") { db in
             try db.execute(
@@ -19,35 +38,35 @@ public final class HostDatabase: Sendable {
                     )
                     """)
         }
-        try migrator.migrate(queue)
-    }
-
-    /// The keys of `appId`, or nil if there is no such app.
-    public func keys(of appId: String) throws -> AppKeys? {
-        try queue.read { db in
-            try Row.fetchOne(db, sql: "SELECT client_key, master_key FROM apps WHERE id = ?", arguments: [appId]).map {
-                AppKeys(clientKey: $0["client_key"], masterKey: $0["master_key"])
+        migrator.registerMigration("registry") { db in
+            let existing = try Row.fetchAll(db, sql: "SELECT id, client_key, master_key, created_at FROM apps")
+            try db.execute(
+                sql: """
+                    DROP TABLE apps;
+                    CREATE TABLE apps (
+                        id TEXT PRIMARY KEY, hooks_executable TEXT NOT NULL, isolation TEXT NOT NULL, workers INTEGER NOT NULL,
+                        worker_memory_mb INTEGER NOT NULL, max_hook_time_limit_ms INTEGER NOT NULL, rate_limits TEXT NOT NULL,
+                        created_at TEXT NOT NULL, updated_at TEXT NOT NULL
+                    );
+                    CREATE TABLE app_keys (
+                        app TEXT NOT NULL REFERENCES apps(id) ON DELETE CASCADE,
+                        kind TEXT NOT NULL CHECK (kind IN ('client', 'master')),
+                        value TEXT NOT NULL,
+                        state TEXT NOT NULL CHECK (state IN ('active', 'retiring')),
+                        created_at TEXT NOT NULL
+                    );
+                    CREATE INDEX app_keys_by_app ON app_keys (app);
+                    CREATE TABLE host_settings (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+                    """)
+            // Apps from before the registry keep their keys (the master key now hashed) and get the
+            // default settings.
+            for row in existing {
+                let id: String = row["id"], createdAt: String = row["created_at"]
+                try AppRegistry.insertApp(id, settings: AppSettings(), at: createdAt, db)
+                try AppRegistry.insertKey(id, .client, value: row["client_key"], at: createdAt, db)
+                try AppRegistry.insertKey(id, .master, value: HexBytes.encode(AppKeys.hash(row["master_key"])), at: createdAt, db)
             }
         }
-    }
-
-    /// Makes sure `appId` exists and returns its keys: those given (which replace stored ones), else
-    /// the stored ones, else new random keys, which are then kept for later starts.
-    public func ensureApp(_ appId: String, clientKey: String? = nil, masterKey: String? = nil) throws -> AppKeys {
-        try queue.write { db in
-            let stored = try Row.fetchOne(db, sql: "SELECT client_key, master_key FROM apps WHERE id = ?", arguments: [appId])
-                .map { AppKeys(clientKey: $0["client_key"], masterKey: $0["master_key"]) }
-            let fresh = stored ?? AppKeys.random()
-            let keys = AppKeys(clientKey: clientKey ?? fresh.clientKey, masterKey: masterKey ?? fresh.masterKey)
-            if keys != stored {
-                try db.execute(
-                    sql: """
-                        INSERT INTO apps (id, client_key, master_key, created_at) VALUES (?, ?, ?, ?)
-                        ON CONFLICT (id) DO UPDATE SET client_key = excluded.client_key, master_key = excluded.master_key
-                        """,
-                    arguments: [appId, keys.clientKey, keys.masterKey, ISO8601DateFormatter().string(from: Date())])
-            }
-            return keys
-        }
+        return migrator
     }
 }

@@ -16,18 +16,3 @@ public struct HostedApp: Sendable {
         self.rateLimiter = rateLimiter
     }
 }
-
-/// The apps a server hosts, by id.
-public struct AppDirectory: Sendable {
-    private let apps: [String: HostedApp]
-
-    public init(_ apps: [HostedApp]) {
-        self.apps = Dictionary(apps.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
-    }
-
-    /// The app `id`, or nil.
-    public func app(_ id: String) -> HostedApp? { apps[id] }
-
-    /// Every hosted app.
-    public var all: [HostedApp] { Array(apps.values) }
-}

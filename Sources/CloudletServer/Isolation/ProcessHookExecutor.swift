@@ -12,6 +12,8 @@ public struct ProcessHookExecutor: HookExecutor {
         self.pool = pool
     }
 
+    public var hooks: [HookRegistry.Summary] { pool.announcedHooks }
+
     public func hook(_ kind: HookKind, _ name: String) -> HookRegistry.Summary? {
         pool.hook(kind, name)
     }

@@ -94,6 +94,11 @@ public final class WorkerPool: Service, Sendable {
         state.withLock { $0.hooks?[WorkerPoolState.hookKey(kind, name)] }
     }
 
+    /// The hooks the workers announced in their hello, with their time limits.
+    public var announcedHooks: [HookRegistry.Summary] {
+        state.withLock { $0.hooks.map { Array($0.values) } ?? [] }.sorted { ($0.name, $0.kind.rawValue) < ($1.name, $1.kind.rawValue) }
+    }
+
     func spawn(_ slot: Int) throws {
         try state.withLock { state in
             guard !state.isShuttingDown else { return }

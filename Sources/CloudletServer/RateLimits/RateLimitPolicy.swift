@@ -83,13 +83,13 @@ extension RateLimitPolicy {
             guard let rules = list.arrayValue else { throw invalid("rules must be an array") }
             self.rules = try rules.map(RateLimitRule.init(json:))
         }
-        func positive(_ name: String) throws -> Int? {
+        func integer(_ name: String, atLeast minimum: Int) throws -> Int? {
             guard let value = members[name] else { return nil }
-            guard let number = value.intValue, number > 0 else { throw invalid("\(name) must be a positive integer") }
+            guard let number = value.intValue, number >= minimum else { throw invalid("\(name) must be an integer of at least \(minimum)") }
             return number
         }
-        maximumConcurrentHooks = try positive("maxConcurrentHooks") ?? maximumConcurrentHooks
-        maximumQueuedHooks = try positive("maxQueuedHooks") ?? maximumQueuedHooks
+        maximumConcurrentHooks = try integer("maxConcurrentHooks", atLeast: 1) ?? maximumConcurrentHooks
+        maximumQueuedHooks = try integer("maxQueuedHooks", atLeast: 0) ?? maximumQueuedHooks
     }
 
     /// The policy's JSON form.

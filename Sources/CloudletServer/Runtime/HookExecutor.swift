@@ -3,6 +3,10 @@ import Cloudlet
 /// Runs an app's hook code. The runtime decides when a hook runs and holds it to its deadline; an
 /// executor decides where the code runs: in this process, or (with isolation) in a worker process.
 public protocol HookExecutor: Sendable {
+    /// Every hook the executor runs, with its time and rate limits (for the manifest and the
+    /// per-app cap).
+    var hooks: [HookRegistry.Summary] { get }
+
     /// The hook of `kind` for `name` (class or function) — its time limit and declared rate
     /// limit — or nil if there is none.
     func hook(_ kind: HookKind, _ name: String) -> HookRegistry.Summary?
@@ -28,6 +32,8 @@ public struct InProcessHookExecutor: HookExecutor {
     public init(registry: HookRegistry) {
         self.registry = registry
     }
+
+    public var hooks: [HookRegistry.Summary] { registry.summary }
 
     public func hook(_ kind: HookKind, _ name: String) -> HookRegistry.Summary? {
         func summary<H>(_ registration: HookRegistry.Registration<H>?) -> HookRegistry.Summary? {

@@ -15,46 +15,54 @@ import ServiceLifecycle
 /// try await server.application.runService()
 /// ```
 public struct CloudletApplication: Sendable {
-    /// The hosted apps, with their keys.
+    /// The hosted apps, with their keys, as they are now.
     public let apps: AppDirectory
+    /// The registry the apps come from (`host.sqlite` in the data folder).
+    public let registry: AppRegistry
+    /// Keeps the apps in step with the registry, and runs their worker pools.
+    public let supervisor: AppSupervisor
     /// The configuration the server was built with.
     public let configuration: ServerConfiguration
+    private let operatorKey: OperatorKey?
     private let logger: Logger
     private let appServices: [any Service]
 
-    /// Opens the databases and prepares each app. Creates the data folder if needed.
-    public init(configuration: ServerConfiguration, apps definitions: [AppDefinition], logger: Logger, clock: any CloudletClock = SystemClock()) throws {
+    /// Opens the registry and serves `definitions` (apps whose executor the caller made: each is
+    /// made sure to exist in the registry, with its keys if given) at once. Other apps of the
+    /// registry are started by ``loadApps()``, or when the server runs, with executors `launcher` makes.
+    /// Creates the data folder if needed.
+    public init(
+        configuration: ServerConfiguration, apps definitions: [AppDefinition] = [], registry: AppRegistry? = nil,
+        launcher: AppLauncher = AppLauncher(), logger: Logger, clock: any CloudletClock = SystemClock()
+    ) throws {
         let appsFolder = URL(fileURLWithPath: configuration.dataDirectory).appendingPathComponent("apps")
         try FileManager.default.createDirectory(at: appsFolder, withIntermediateDirectories: true)
-        let host = try HostDatabase(path: URL(fileURLWithPath: configuration.dataDirectory).appendingPathComponent("host.sqlite").path)
-        var hosted: [HostedApp] = []
+        let registry = try registry ?? AppRegistry(dataDirectory: configuration.dataDirectory)
+        let supervisor = AppSupervisor(
+            registry: registry, definitions: definitions, launcher: launcher, configuration: configuration, clock: clock, logger: logger)
         for definition in definitions {
-            guard ParseNames.isValidAppId(definition.id) else {
-                throw ParseError(code: 1, message: "invalid app id \(definition.id): use letters, digits, - and _")
-            }
-            let keys = try host.ensureApp(definition.id, clientKey: definition.clientKey, masterKey: definition.masterKey)
-            let storage = try SQLiteObjectStorage(
-                path: appsFolder.appendingPathComponent("\(definition.id).sqlite").path, durability: configuration.durability,
-                maximumObjectBytes: configuration.maximumObjectBytes)
-            let limits = AppRuntime.Limits(
-                passwordHasher: PasswordHasher(cost: configuration.passwordHashCost),
-                maximumConcurrentHooks: definition.rateLimits.maximumConcurrentHooks,
-                maximumQueuedHooks: definition.rateLimits.maximumQueuedHooks, maximumResponseBytes: configuration.maximumResponseBytes)
-            let runtime = AppRuntime(
-                appId: definition.id, storage: storage, executor: definition.executor, clock: clock, limits: limits,
-                protectedFields: definition.protectedFields, logger: logger, hookLogger: Logger(label: "cloudlet.hooks"))
-            hosted.append(
-                HostedApp(
-                    id: definition.id, keys: keys, runtime: runtime,
-                    rateLimiter: RateLimiter(policy: definition.rateLimits, clock: clock)))
+            var settings = try registry.app(definition.id)?.settings ?? AppSettings()
+            settings.rateLimits = definition.rateLimits
+            let app = try registry.ensure(
+                definition.id, settings: settings, clientKey: definition.clientKey, masterKey: definition.masterKey)
+            try supervisor.install(app.record, executor: definition.executor, pool: nil)
         }
-        self.apps = AppDirectory(hosted)
+        self.apps = supervisor.directory
+        self.registry = registry
+        self.supervisor = supervisor
+        self.operatorKey = try configuration.operatorKey ?? registry.operatorKey()
         self.configuration = configuration
         self.logger = logger
         self.appServices = definitions.flatMap(\.services)
     }
 
-    /// The Parse REST API's router, with request logging.
+    /// Starts every app of the registry not started yet (launching worker pools); throws the first
+    /// app's failure, such as a hook over its app's time-limit cap.
+    public func loadApps() async throws {
+        try await supervisor.loadAll()
+    }
+
+    /// The Parse REST API's router and the admin API, with request logging.
     public func router() -> Router<CloudletRequestContext> {
         let router = Router(context: CloudletRequestContext.self)
         router.add(middleware: RequestLogMiddleware())
@@ -62,18 +70,21 @@ public struct CloudletApplication: Sendable {
             apps: apps, mountPath: configuration.normalizedMountPath, maximumBodyBytes: configuration.maximumBodyBytes,
             trustedProxies: configuration.trustedProxies
         ).addRoutes(to: router)
+        AdminAPI(registry: registry, supervisor: supervisor, operatorKey: operatorKey).addRoutes(to: router)
         return router
     }
 
-    /// The HTTP application: the router, the apps' services (worker pools) and the outbox replay
-    /// service. Run it with `runService()`,
+    /// The HTTP application: the router, the apps' services (the supervisor and its worker pools),
+    /// the outbox replay service and `services`. Run it with `runService()`,
     /// which stops gracefully on SIGTERM or SIGINT, finishing requests in flight.
-    public func application(onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }) -> some ApplicationProtocol {
+    public func application(
+        services: [any Service] = [], onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
+    ) -> some ApplicationProtocol {
         Application(
             router: router(),
             server: .http1(configuration: .init(additionalChannelHandlers: [MalformedRequestHandler()])),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Cloudlet"),
-            services: appServices + [OutboxReplayService(apps: apps, logger: logger)],
+            services: appServices + [supervisor, OutboxReplayService(apps: apps, logger: logger)] + services,
             onServerRunning: onServerRunning,
             logger: logger)
     }

@@ -26,13 +26,18 @@ public struct ServerConfiguration: Sendable {
     /// The largest object stored, as JSON of its fields and ACL, after field operations; past it a
     /// write answers 116 (HTTP 413). Default 1 MiB.
     public var maximumObjectBytes: Int
+    /// The key that opens the admin API. Default nil: the one kept in the registry, if any (else the
+    /// admin API refuses every request).
+    public var operatorKey: OperatorKey?
 
     public init(
         host: String = "127.0.0.1", port: Int = 1337, dataDirectory: String = "./data", mountPath: String = "/parse",
         maximumBodyBytes: Int = 1 << 20, durability: SQLiteObjectStorage.Durability = .normal,
         passwordHashCost: UInt8 = 10, maximumResponseBytes: Int = ReadBudget.defaultMaximumBytes,
-        maximumObjectBytes: Int = SQLiteObjectStorage.defaultMaximumObjectBytes, trustedProxies: TrustedProxies = .none
+        maximumObjectBytes: Int = SQLiteObjectStorage.defaultMaximumObjectBytes, trustedProxies: TrustedProxies = .none,
+        operatorKey: OperatorKey? = nil
     ) {
+        self.operatorKey = operatorKey
         self.trustedProxies = trustedProxies
         self.passwordHashCost = passwordHashCost
         self.maximumResponseBytes = maximumResponseBytes
@@ -52,7 +57,8 @@ public struct ServerConfiguration: Sendable {
     }
 }
 
-/// An app to host: its id, its hook code and, optionally, fixed keys.
+/// An app to host whose hook executor the embedding code makes: its id, its hook code and,
+/// optionally, fixed keys. It is made sure to exist in the registry.
 public struct AppDefinition: Sendable {
     /// The app id.
     public var id: String

@@ -22,12 +22,12 @@ struct KeyMiddleware: RouterMiddleware {
         }
         let isMaster: Bool
         if let masterKey {
-            guard AppKeys.matches(masterKey, app.keys.masterKey) else {
+            guard app.keys.acceptsMasterKey(masterKey) else {
                 throw ParseError(code: 119, message: "unauthorized: wrong master key", httpStatus: 403)
             }
             isMaster = true
         } else {
-            guard let clientKey, AppKeys.matches(clientKey, app.keys.clientKey) else {
+            guard let clientKey, app.keys.acceptsClientKey(clientKey) else {
                 throw ParseError(code: 119, message: "unauthorized: missing or wrong client key", httpStatus: 403)
             }
             isMaster = false

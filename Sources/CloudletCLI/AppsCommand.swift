@@ -1,0 +1,141 @@
+import ArgumentParser
+import Cloudlet
+import CloudletServer
+import Foundation
+
+/// `cloudlet apps …`: the app registry in the data folder's `host.sqlite`. Works whether or not a
+/// server runs on that folder; a running server applies the change within half a second.
+struct AppsCommand: AsyncParsableCommand {
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            commandName: "apps", abstract: "Create, list, show, change and delete the apps a host serves, and rotate their keys.",
+            subcommands: [Create.self, List.self, Show.self, Update.self, RotateKey.self, RetireKey.self, Delete.self])
+    }
+
+    /// The data folder, as `serve` takes it.
+    struct DataOptions: ParsableArguments {
+        @Option(help: "Folder for the databases (CLOUDLET_DATA). Default ./data.") var data: String?
+        @Flag(help: "Print JSON.") var json = false
+
+        func registry() throws -> AppRegistry {
+            try AppRegistry(dataDirectory: data ?? ProcessInfo.processInfo.environment["CLOUDLET_DATA"] ?? "./data")
+        }
+    }
+
+    struct Create: AsyncParsableCommand {
+        static var configuration: CommandConfiguration {
+            CommandConfiguration(abstract: "Create an app; prints its keys (the master key only this once).")
+        }
+
+        @Argument(help: "The app id: letters, digits, - and _.") var id: String
+        @OptionGroup var settings: AppSettingsOptions
+        @Option(help: "A fixed client key. Default: random.") var clientKey: String?
+        @Option(help: "A fixed master key. Default: random.") var masterKey: String?
+        @OptionGroup var options: DataOptions
+
+        func run() async throws {
+            try reportingErrors {
+                let created = try options.registry().create(
+                    id, settings: try settings.applied(to: AppSettings()), clientKey: clientKey, masterKey: masterKey)
+                if options.json {
+                    var members = created.record.json.objectValue ?? [:]
+                    members["clientKey"] = .string(created.clientKey)
+                    members["masterKey"] = .string(created.masterKey)
+                    print(JSONWriter.string(.object(members)))
+                } else {
+                    print("created app \"\(id)\"")
+                    print("  client key: \(created.clientKey)")
+                    print("  master key: \(created.masterKey)  (shown this once: only its hash is kept)")
+                }
+            }
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static var configuration: CommandConfiguration {
+            CommandConfiguration(abstract: "One line per app: id, hooks, isolation, workers, memory MiB, hook cap ms, rate.")
+        }
+
+        @OptionGroup var options: DataOptions
+
+        func run() async throws {
+            try reportingErrors {
+                let records = try options.registry().list()
+                if options.json { return print(JSONWriter.string(.array(records.map(\.json)))) }
+                for record in records {
+                    let settings = record.settings.json
+                    let columns = ["hooks", "isolation", "workers", "workerMemoryMb", "maxHookTimeLimitMs"].map { name in
+                        settings[name].map { $0.stringValue ?? $0.intValue.map(String.init) ?? "" } ?? ""
+                    }
+                    print(([record.id] + columns + [RateLimitPolicy.text(of: record.settings.rateLimits.quota)]).joined(separator: "\t"))
+                }
+            }
+        }
+    }
+
+    struct Show: AsyncParsableCommand {
+        static var configuration: CommandConfiguration {
+            CommandConfiguration(abstract: "Show one app: settings, limits, client keys, and master keys by state.")
+        }
+
+        @Argument(help: "The app id.") var id: String
+        @OptionGroup var options: DataOptions
+
+        func run() async throws {
+            try reportingErrors {
+                guard let record = try options.registry().app(id) else { throw ValidationError("no app \(id)") }
+                if options.json { return print(JSONWriter.string(record.json)) }
+                AppManifest(appId: id, settings: record.settings, hooks: []).settingsLines.forEach { print($0) }
+                for key in record.keys {
+                    print("  \(key.kind.rawValue) key (\(key.state.rawValue)): \(key.kind == .client ? key.value : "kept hashed")")
+                }
+            }
+        }
+    }
+
+    struct Update: AsyncParsableCommand {
+        static var configuration: CommandConfiguration {
+            CommandConfiguration(abstract: "Change an app's settings; those not given stay as they are.")
+        }
+
+        @Argument(help: "The app id.") var id: String
+        @OptionGroup var settings: AppSettingsOptions
+        @OptionGroup var options: DataOptions
+
+        func run() async throws {
+            try reportingErrors {
+                let record = try options.registry().update(id) { $0 = try settings.applied(to: $0) }
+                print(options.json ? JSONWriter.string(record.json) : "updated app \"\(id)\"")
+            }
+        }
+    }
+
+    struct Delete: AsyncParsableCommand {
+        static var configuration: CommandConfiguration {
+            CommandConfiguration(abstract: "Delete an app from the registry (its data file stays in apps/).")
+        }
+
+        @Argument(help: "The app id.") var id: String
+        @OptionGroup var options: DataOptions
+
+        func run() async throws {
+            try reportingErrors {
+                try options.registry().delete(id)
+                print("deleted app \"\(id)\"")
+            }
+        }
+    }
+}
+
+extension AppKeyKind: ExpressibleByArgument {}
+extension HookIsolation: ExpressibleByArgument {}
+
+/// Runs `body`, printing a registry error's message (not its type) and exiting with status 1.
+func reportingErrors(_ body: () throws -> Void) throws {
+    do {
+        try body()
+    } catch let error as ParseError {
+        FileHandle.standardError.write(Data("error: \(error.message)\n".utf8))
+        throw ExitCode.failure
+    }
+}

@@ -1,0 +1,78 @@
+import ArgumentParser
+import Cloudlet
+import CloudletServer
+import Foundation
+
+/// Another app `serve` hosts, named on the command line as `--app id=path/to/executable`: its hooks
+/// run in worker processes started from that executable (built with `CloudletCommand`).
+struct HostedExecutable: ExpressibleByArgument {
+    let appId: String
+    let executablePath: String
+
+    init?(argument: String) {
+        let parts = argument.split(separator: "=", maxSplits: 1).map(String.init)
+        guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else { return nil }
+        appId = parts[0]
+        executablePath = URL(fileURLWithPath: parts[1]).standardizedFileURL.path
+    }
+}
+
+/// What `serve` tells the registry at start: the default app (this binary's hooks, with the worker
+/// settings and quota of the flags), each `--app`, and each app of the config file.
+struct StartingApps {
+    /// The apps made sure to exist, in the order they were first named; `masterKey` is set for those
+    /// whose master key was made or given now (it is printed once).
+    private(set) var ensured: [AppRegistry.EnsuredApp] = []
+
+    /// `settings` (what `serve` says about the default app and `--app` apps) over the registry's.
+    struct ServeFlags {
+        var isolation: HookIsolation
+        var workerCount: Int
+        var workerMemoryMegabytes: Int
+        var quota: RateLimitQuota?
+    }
+
+    init(
+        registry: AppRegistry, defaultApp: String, clientKey: String?, masterKey: String?, serve: ServeFlags,
+        otherApps: [HostedExecutable], file: ServeConfigFile?
+    ) throws {
+        func stored(_ id: String) throws -> AppSettings { try registry.app(id)?.settings ?? AppSettings() }
+        func workers(_ settings: inout AppSettings) {
+            settings.workerCount = serve.workerCount
+            settings.workerMemoryMegabytes = serve.workerMemoryMegabytes
+        }
+        var main = try stored(defaultApp)
+        main.hooksExecutable = AppSettings.selfExecutable
+        main.isolation = serve.isolation
+        main.rateLimits.quota = serve.quota
+        workers(&main)
+        add(try registry.ensure(defaultApp, settings: main, clientKey: clientKey, masterKey: masterKey))
+        for other in otherApps {
+            var settings = try stored(other.appId)
+            settings.hooksExecutable = other.executablePath
+            settings.isolation = .process
+            workers(&settings)
+            add(try registry.ensure(other.appId, settings: settings))
+        }
+        for app in file?.apps ?? [] {
+            let settings = try stored(app.id).applying(app.settings)
+            add(try registry.ensure(app.id, settings: settings, clientKey: app.clientKey, masterKey: app.masterKey))
+        }
+    }
+
+    /// Adds `app`, or, when it was named before (the default app may also be in the file), updates
+    /// it, keeping a master key made earlier in this start.
+    private mutating func add(_ app: AppRegistry.EnsuredApp) {
+        guard let index = ensured.firstIndex(where: { $0.record.id == app.record.id }) else { return ensured.append(app) }
+        let earlierKey = ensured[index].masterKey
+        ensured[index] = app
+        ensured[index].masterKey = app.masterKey ?? earlierKey
+    }
+
+    /// The banner's lines about the apps other than the default one.
+    var alsoServing: String {
+        ensured.dropFirst().map {
+            "  also serving app \"\($0.record.id)\": client key \($0.clientKey), master key \($0.masterKey ?? "kept hashed")\n"
+        }.joined()
+    }
+}

@@ -1,0 +1,24 @@
+import Synchronization
+
+/// The apps a server hosts, by id: read on every request (one lock, one dictionary lookup) and
+/// changed while the server runs as the registry changes.
+public final class AppDirectory: Sendable {
+    private let apps: Mutex<[String: HostedApp]>
+
+    /// A directory of `apps`.
+    public init(_ apps: [HostedApp] = []) {
+        self.apps = Mutex(Dictionary(apps.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last }))
+    }
+
+    /// The app `id`, or nil.
+    public func app(_ id: String) -> HostedApp? { apps.withLock { $0[id] } }
+
+    /// Every hosted app.
+    public var all: [HostedApp] { apps.withLock { Array($0.values) } }
+
+    /// Hosts `app`, in place of the app with its id if there is one.
+    func set(_ app: HostedApp) { apps.withLock { $0[app.id] = app } }
+
+    /// Stops hosting app `id`: from now on its requests are refused as from an unknown app.
+    func remove(_ id: String) { apps.withLock { _ = $0.removeValue(forKey: id) } }
+}

@@ -1,0 +1,48 @@
+import Cloudlet
+import Foundation
+import Logging
+
+/// Starts the hook executors of apps from their registry settings: a worker pool of the app's
+/// executable (or of the serving binary, for ``AppSettings/selfExecutable``), or the serving
+/// binary's own hooks in-process.
+public struct AppLauncher: Sendable {
+    /// The serving binary's own hooks, for ``AppSettings/selfExecutable`` in-process; nil if it has none.
+    public var ownHooks: HookRegistry?
+    /// The serving binary, for ``AppSettings/selfExecutable`` in worker processes; nil if it cannot serve as a worker.
+    public var ownExecutablePath: String?
+    let logger: Logger
+    let hookLogger: Logger
+
+    /// A launcher for a binary whose own hooks are `ownHooks` and which is `ownExecutablePath`.
+    public init(
+        ownHooks: HookRegistry? = nil, ownExecutablePath: String? = nil, logger: Logger = Logger(label: "cloudlet.workers"), hookLogger: Logger = Logger(label: "cloudlet.hooks")
+    ) {
+        self.ownHooks = ownHooks
+        self.ownExecutablePath = ownExecutablePath
+        self.logger = logger
+        self.hookLogger = hookLogger
+    }
+
+    /// The executor of app `id` with `settings`, and the pool it needs running, if any.
+    func executor(for id: String, _ settings: AppSettings) async throws -> (executor: any HookExecutor, pool: WorkerPool?) {
+        let isOwn = settings.hooksExecutable == AppSettings.selfExecutable
+        switch settings.isolation {
+        case .inProcess:
+            guard isOwn, let ownHooks else {
+                throw AppSettings.invalid("app \(id): in-process isolation runs only the serving binary's own hooks (hooks \"self\")")
+            }
+            return (InProcessHookExecutor(registry: ownHooks), nil)
+        case .process:
+            guard let path = isOwn ? ownExecutablePath : settings.hooksExecutable else {
+                throw AppSettings.invalid("app \(id): this server has no hooks of its own; give the app a hooks executable")
+            }
+            guard FileManager.default.isExecutableFile(atPath: path) else {
+                throw AppSettings.invalid("app \(id): \(path) is not an executable file")
+            }
+            let configuration = WorkerPoolConfiguration(
+                appId: id, executablePath: path, workerCount: settings.workerCount, memoryLimitMegabytes: settings.workerMemoryMegabytes)
+            let pool = try await WorkerPool.launch(configuration, logger: logger, hookLogger: hookLogger)
+            return (ProcessHookExecutor(pool: pool), pool)
+        }
+    }
+}

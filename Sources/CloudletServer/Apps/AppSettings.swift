@@ -1,0 +1,113 @@
+import Cloudlet
+
+/// Where an app's hooks run.
+public enum HookIsolation: String, Sendable, Hashable, CaseIterable {
+    /// In worker processes, a pool per app: a hook that traps or hangs costs only its worker.
+    case process
+    /// As closures in the server's own process: fastest, but a trap ends the server. Only for the
+    /// serving binary's own hooks.
+    case inProcess = "in-process"
+}
+
+/// What the operator sets for one app in the registry: where its hooks run, how many workers they
+/// get, the cap on its hooks' time limits, and its rate limits. Every member has a default.
+public struct AppSettings: Sendable, Hashable {
+    /// ``hooksExecutable`` naming the serving binary itself (whose hooks are built in).
+    public static let selfExecutable = "self"
+
+    /// The executable whose hooks the app runs (built with `CloudletCommand`), or ``selfExecutable``.
+    /// Default ``selfExecutable``.
+    public var hooksExecutable: String
+    /// Where the hooks run. Default ``HookIsolation/process``.
+    public var isolation: HookIsolation
+    /// Worker processes of the app (process isolation). Default 1.
+    public var workerCount: Int
+    /// Largest data segment of one worker in MiB, 0 for no limit. Default 512.
+    public var workerMemoryMegabytes: Int
+    /// The longest time limit one of the app's hooks may declare; an app with a hook over it is
+    /// refused. Default 60 s.
+    public var maximumHookTimeLimit: Duration
+    /// The app's rate limits. Default ``RateLimitPolicy/init(quota:rules:maximumConcurrentHooks:maximumQueuedHooks:)``
+    /// (40 requests/s, burst 80).
+    public var rateLimits: RateLimitPolicy
+
+    public init(
+        hooksExecutable: String = AppSettings.selfExecutable, isolation: HookIsolation = .process, workerCount: Int = 1,
+        workerMemoryMegabytes: Int = 512, maximumHookTimeLimit: Duration = .seconds(60), rateLimits: RateLimitPolicy = RateLimitPolicy()
+    ) {
+        self.hooksExecutable = hooksExecutable
+        self.isolation = isolation
+        self.workerCount = workerCount
+        self.workerMemoryMegabytes = workerMemoryMegabytes
+        self.maximumHookTimeLimit = maximumHookTimeLimit
+        self.rateLimits = rateLimits
+    }
+
+    /// The JSON members that name settings, as the admin API, `cloudlet apps` and the config file write them.
+    public static let memberNames: Set<String> = ["hooks", "isolation", "workers", "workerMemoryMb", "maxHookTimeLimitMs", "rateLimits"]
+
+    /// These settings with the members of `json` that name settings applied; other members are
+    /// left to the caller. Throws 142 naming the member when a value is out of bounds.
+    public func applying(_ json: [String: ParseValue]) throws -> AppSettings {
+        var settings = self
+        if let hooks = json["hooks"] {
+            guard let path = hooks.stringValue, !path.isEmpty, path.utf8.count <= 1024 else {
+                throw Self.invalid("hooks must be \"self\" or the path of an executable")
+            }
+            settings.hooksExecutable = path
+        }
+        if let isolation = json["isolation"] {
+            guard let mode = isolation.stringValue.flatMap(HookIsolation.init(rawValue:)) else {
+                throw Self.invalid("isolation must be process or in-process")
+            }
+            settings.isolation = mode
+        }
+        settings.workerCount = try Self.integer(json, "workers", in: 1...64) ?? settings.workerCount
+        settings.workerMemoryMegabytes = try Self.integer(json, "workerMemoryMb", in: 0...65_536) ?? settings.workerMemoryMegabytes
+        if let cap = try Self.integer(json, "maxHookTimeLimitMs", in: 1...3_600_000) {
+            settings.maximumHookTimeLimit = .milliseconds(cap)
+        }
+        if let policy = json["rateLimits"] {
+            do {
+                settings.rateLimits = try RateLimitPolicy(json: policy)
+            } catch let error as ParseError {
+                throw Self.invalid(error.message)
+            }
+        }
+        return settings
+    }
+
+    /// The settings as JSON, in the members ``applying(_:)`` reads.
+    public var json: [String: ParseValue] {
+        [
+            "hooks": .string(hooksExecutable), "isolation": .string(isolation.rawValue),
+            "workers": .number(Double(workerCount)), "workerMemoryMb": .number(Double(workerMemoryMegabytes)),
+            "maxHookTimeLimitMs": .number(Double(maximumHookTimeLimit.wholeMilliseconds)), "rateLimits": rateLimits.json,
+        ]
+    }
+
+    /// Whether the app's executor (and worker pool) must be rebuilt to go from these settings to `other`.
+    func needsNewExecutor(for other: AppSettings) -> Bool {
+        hooksExecutable != other.hooksExecutable || isolation != other.isolation || workerCount != other.workerCount
+            || workerMemoryMegabytes != other.workerMemoryMegabytes
+    }
+
+    private static func integer(_ json: [String: ParseValue], _ name: String, in range: ClosedRange<Int>) throws -> Int? {
+        guard let value = json[name] else { return nil }
+        guard let number = value.intValue, range.contains(number) else {
+            throw invalid("\(name) must be an integer from \(range.lowerBound) to \(range.upperBound)")
+        }
+        return number
+    }
+
+    static func invalid(_ message: String) -> ParseError {
+        ParseError(code: 142, message: message, httpStatus: 400)
+    }
+}
+
+extension Duration {
+    /// The duration in whole milliseconds.
+    var wholeMilliseconds: Int64 {
+        components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000
+    }
+}

@@ -1,0 +1,128 @@
+import Cloudlet
+import Foundation
+import Logging
+import Synchronization
+
+extension AppSupervisor {
+    /// Brings the served apps in line with the registry. With `strict`, the first failure is thrown
+    /// (at start, where the server then exits); otherwise each failure is logged, the app keeps
+    /// its previous version, and the failures are answered by app id.
+    func applyRegistry(strict: Bool) async throws -> [String: any Error] {
+        var refused: [String: any Error] = [:]
+        let records = try registry.list()
+        let current = entries.withLock { $0 }
+        for record in records where current[record.id]?.record != record {
+            do {
+                if let entry = current[record.id] {
+                    try await update(entry, to: record)
+                } else {
+                    try await add(record, whileServing: !strict)
+                }
+            } catch {
+                if strict { throw error }
+                refused[record.id] = error
+                logger.error(
+                    "registry change refused; the app keeps its previous version",
+                    metadata: ["app": "\(record.id)", "reason": "\((error as? ParseError)?.message ?? "\(error)")"])
+            }
+        }
+        let kept = Set(records.map(\.id))
+        for id in current.keys where !kept.contains(id) {
+            directory.remove(id)
+            let removed = entries.withLock { $0.removeValue(forKey: id) }
+            stop(removed?.pool)
+            logger.notice("app deleted from the registry; no longer served", metadata: ["app": "\(id)"])
+        }
+        return refused
+    }
+
+    /// Starts serving `record`: its database, its executor (and pool), its runtime. An app added
+    /// `whileServing` has its manifest logged and the after hooks an earlier run left pending replayed.
+    private func add(_ record: AppRecord, whileServing: Bool) async throws {
+        let (executor, pool) = try await self.executor(for: record)
+        let hosted = try install(record, executor: executor, pool: pool)
+        guard whileServing else { return }
+        let manifest = AppManifest(appId: record.id, settings: record.settings, hooks: executor.hooks)
+        logger.notice("app added from the registry\n\(manifest.text)", metadata: ["app": "\(record.id)"])
+        do {
+            _ = try await hosted.runtime.replayPendingAfterHooks()
+        } catch {
+            logger.error("could not replay after hooks", metadata: ["app": "\(record.id)", "error": "\(error)"])
+        }
+    }
+
+    /// Serves `record` with `executor`, once its hooks are checked against the app's cap; `pool`
+    /// then runs under this service, and is stopped if the app is refused.
+    @discardableResult
+    func install(_ record: AppRecord, executor: any HookExecutor, pool: WorkerPool?) throws -> HostedApp {
+        let group = pool.map(start)
+        let manifest = AppManifest(appId: record.id, settings: record.settings, hooks: executor.hooks)
+        let storage: SQLiteObjectStorage
+        do {
+            try manifest.checkTimeLimits()
+            storage = try SQLiteObjectStorage(
+                path: URL(fileURLWithPath: configuration.dataDirectory).appendingPathComponent("apps/\(record.id).sqlite").path,
+                durability: configuration.durability, maximumObjectBytes: configuration.maximumObjectBytes)
+        } catch {
+            stop(group)
+            throw error
+        }
+        let hosted = HostedApp(
+            id: record.id, keys: record.acceptedKeys, runtime: runtime(record, storage: storage, executor: executor),
+            rateLimiter: RateLimiter(policy: record.settings.rateLimits, clock: clock))
+        entries.withLock { $0[record.id] = Entry(record: record, hosted: hosted, manifest: manifest, pool: group) }
+        directory.set(hosted)
+        return hosted
+    }
+
+    /// Swaps in what changed: keys, limits and, when its executable or worker settings changed, a new pool.
+    private func update(_ entry: Entry, to record: AppRecord) async throws {
+        let needsExecutor = entry.record.settings.needsNewExecutor(for: record.settings) && definitions[record.id] == nil
+        var runtime = entry.hosted.runtime
+        var group = entry.pool
+        if needsExecutor {
+            let (executor, pool) = try await self.executor(for: record)
+            group = pool.map(start)
+            runtime = self.runtime(record, storage: runtime.storage, executor: executor)
+        }
+        let manifest = AppManifest(appId: record.id, settings: record.settings, hooks: runtime.executor.hooks)
+        do {
+            try manifest.checkTimeLimits()
+        } catch {
+            if needsExecutor { stop(group) }
+            throw error
+        }
+        let policy = record.settings.rateLimits
+        let rateLimiter =
+            entry.record.settings.rateLimits == policy ? entry.hosted.rateLimiter : RateLimiter(policy: policy, clock: clock)
+        runtime.bulkhead.resize(maximumRunning: policy.maximumConcurrentHooks, maximumWaiting: policy.maximumQueuedHooks)
+        let hosted = HostedApp(id: record.id, keys: record.acceptedKeys, runtime: runtime, rateLimiter: rateLimiter)
+        entries.withLock { $0[record.id] = Entry(record: record, hosted: hosted, manifest: manifest, pool: group) }
+        directory.set(hosted)
+        if needsExecutor {
+            // Calls already on the old pool end within their hooks' time limits; then it stops.
+            let longest = entry.manifest.hooks.map(\.timeLimit).max() ?? .zero
+            stop(entry.pool, after: longest + .seconds(1))
+        }
+        if entry.record.settings != record.settings {
+            logger.notice("app changed in the registry\n\(manifest.text)", metadata: ["app": "\(record.id)"])
+        }
+    }
+
+    private func executor(for record: AppRecord) async throws -> (executor: any HookExecutor, pool: WorkerPool?) {
+        if let definition = definitions[record.id] { return (definition.executor, nil) }
+        return try await launcher.executor(for: record.id, record.settings)
+    }
+
+    private func runtime(_ record: AppRecord, storage: any AppStorage, executor: any HookExecutor) -> AppRuntime {
+        let policy = record.settings.rateLimits
+        return AppRuntime(
+            appId: record.id, storage: storage, executor: executor, clock: clock,
+            limits: AppRuntime.Limits(
+                passwordHasher: PasswordHasher(cost: configuration.passwordHashCost),
+                maximumConcurrentHooks: policy.maximumConcurrentHooks, maximumQueuedHooks: policy.maximumQueuedHooks,
+                maximumResponseBytes: configuration.maximumResponseBytes),
+            protectedFields: definitions[record.id]?.protectedFields ?? .standard, logger: logger,
+            hookLogger: Logger(label: "cloudlet.hooks"))
+    }
+}

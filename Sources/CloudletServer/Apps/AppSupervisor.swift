@@ -1,0 +1,157 @@
+import Cloudlet
+import Logging
+import ServiceLifecycle
+import Synchronization
+
+/// Keeps the apps a server hosts in step with its registry while it runs: it polls the registry's
+/// `PRAGMA data_version` (so changes made by `cloudlet apps` in another process arrive within
+/// ``pollInterval``), and ``reload()`` applies changes at once (the admin API calls it). A new app
+/// gets its database, runtime and worker pool; a deleted one is refused at once and its pool
+/// stopped; changed keys and limits are swapped in; a pool whose executable or worker settings
+/// changed is replaced, the old one stopped once the calls it has could have ended.
+///
+/// The pools it starts run here, each in its own `ServiceGroup` inside this service's task group,
+/// so they end with the server's graceful shutdown.
+public final class AppSupervisor: Service, Sendable {
+    /// The apps being served.
+    public let directory = AppDirectory()
+    let registry: AppRegistry
+    let launcher: AppLauncher
+    let configuration: ServerConfiguration
+    let clock: any CloudletClock
+    let logger: Logger
+    /// How often the registry is checked for changes made by other processes.
+    let pollInterval: Duration
+    /// Apps whose executor is given by the embedding code rather than launched from their settings.
+    let definitions: [String: AppDefinition]
+    let entries = Mutex<[String: Entry]>([:])
+    private let gate = SerialGate()
+    private let poolCommands = AsyncStream.makeStream(of: PoolCommand.self)
+
+    /// One hosted app as the supervisor holds it.
+    struct Entry: Sendable {
+        var record: AppRecord
+        var hosted: HostedApp
+        var manifest: AppManifest
+        var pool: ServiceGroup?
+    }
+
+    /// What to do with a worker pool's service group.
+    enum PoolCommand: Sendable {
+        case run(ServiceGroup)
+        case stop(ServiceGroup, after: Duration)
+    }
+
+    init(
+        registry: AppRegistry, definitions: [AppDefinition], launcher: AppLauncher, configuration: ServerConfiguration,
+        clock: any CloudletClock, logger: Logger, pollInterval: Duration = .milliseconds(500)
+    ) {
+        self.registry = registry
+        self.launcher = launcher
+        self.configuration = configuration
+        self.clock = clock
+        self.logger = logger
+        self.pollInterval = pollInterval
+        self.definitions = Dictionary(definitions.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
+    }
+
+    /// The manifest of every app, by id.
+    public var manifests: [AppManifest] {
+        entries.withLock { $0.values.map(\.manifest) }.sorted { $0.appId < $1.appId }
+    }
+
+    /// The worker pools of the apps, as they are now.
+    public var pools: [WorkerPool] {
+        directory.all.compactMap { ($0.runtime.executor as? ProcessHookExecutor)?.pool }
+    }
+
+    /// Runs the pools, polls the registry, and applies its changes until graceful shutdown.
+    public func run() async throws {
+        await reload()
+        await withDiscardingTaskGroup { group in
+            group.addTask {
+                try? await cancelWhenGracefulShutdown {
+                    var seen = try? self.registry.dataVersion()
+                    while true {
+                        try await Task.sleep(for: self.pollInterval)
+                        let version = try? self.registry.dataVersion()
+                        if version != seen {
+                            seen = version
+                            await self.reload()
+                        }
+                    }
+                }
+                self.poolCommands.continuation.finish()
+            }
+            for await command in poolCommands.stream {
+                switch command {
+                case .run(let pool):
+                    group.addTask {
+                        do { try await pool.run() } catch { self.logger.error("a worker pool ended", metadata: ["error": "\(error)"]) }
+                    }
+                case .stop(let pool, let delay):
+                    group.addTask {
+                        try? await cancelWhenGracefulShutdown { try await Task.sleep(for: delay) }
+                        await pool.triggerGracefulShutdown()
+                    }
+                }
+            }
+        }
+    }
+
+    /// Applies the registry as it is now; an app that cannot be (re)started keeps its previous
+    /// version (or stays unknown), and the reason is logged and answered by app id.
+    @discardableResult
+    public func reload() async -> [String: any Error] {
+        (try? await apply(strict: false)) ?? [:]
+    }
+
+    /// Applies the registry as it is now, throwing the first app's failure (at start).
+    func loadAll() async throws {
+        try await apply(strict: true)
+    }
+
+    @discardableResult
+    private func apply(strict: Bool) async throws -> [String: any Error] {
+        await gate.enter()
+        do {
+            let refused = try await applyRegistry(strict: strict)
+            await gate.leave()
+            return refused
+        } catch {
+            await gate.leave()
+            throw error
+        }
+    }
+
+    /// Starts `pool` under this service.
+    func start(_ pool: WorkerPool) -> ServiceGroup {
+        let group = ServiceGroup(services: [pool], gracefulShutdownSignals: [], cancellationSignals: [], logger: logger)
+        poolCommands.continuation.yield(.run(group))
+        return group
+    }
+
+    /// Stops the pool that `group` runs, after `delay`.
+    func stop(_ group: ServiceGroup?, after delay: Duration = .zero) {
+        guard let group else { return }
+        poolCommands.continuation.yield(.stop(group, after: delay))
+    }
+}
+
+/// Lets one task at a time through, in order of arrival.
+actor SerialGate {
+    private var isBusy = false
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    func enter() async {
+        guard isBusy else {
+            isBusy = true
+            return
+        }
+        await withCheckedContinuation { waiting.append($0) }
+    }
+
+    func leave() {
+        if waiting.isEmpty { isBusy = false } else { waiting.removeFirst().resume() }
+    }
+}
