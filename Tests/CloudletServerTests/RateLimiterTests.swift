@@ -62,6 +62,15 @@ struct RateLimiterTests {
         #expect(abs(admitted - 400) <= 1, "\(admitted)")
     }
 
+    @Test func remainingCountsRightAtAnyTime() async throws {
+        // Dates far from 2001 keep fewer digits after the point; the count must not slip by one.
+        let clock = ManualClock(start: Date(timeIntervalSince1970: 1_795_000_000.123))
+        let limiter = RateLimiter(policy: RateLimitPolicy(quota: try RateLimitPolicy.quota(text: "5/s,burst=3")), clock: clock)
+        let first = try await limiter.admit(Self.request(), .all)
+        #expect(first.remaining == 2)
+        #expect(first.headers[HTTPField.Name("RateLimit")!] == "\"app\";r=2;t=1")
+    }
+
     @Test func aRefusalSaysWhenToComeBack() async throws {
         let clock = ManualClock()
         let limiter = RateLimiter(policy: RateLimitPolicy(quota: .init(count: 2, window: .seconds(10))), clock: clock)

@@ -61,10 +61,10 @@ public final class InMemoryRateLimitStore: RateLimitStore {
                 let start = max(table[charge.key] ?? now, now)
                 let after = start.addingTimeInterval(interval)
                 let load = after.timeIntervalSince(now)
-                if load <= window + 1e-9 {
+                if load <= window + Self.tolerance {
                     states.append(
                         RateLimitState(
-                            allowed: true, remaining: Int(((window - load) / interval + 1e-9).rounded(.down)), resetAfter: load,
+                            allowed: true, remaining: Int(((window - load + Self.tolerance) / interval).rounded(.down)), resetAfter: load,
                             retryAfter: 0))
                 } else {
                     let current = start.timeIntervalSince(now)
@@ -81,6 +81,10 @@ public final class InMemoryRateLimitStore: RateLimitStore {
             return states
         }
     }
+
+    /// Slack for the rounding of `Date` (whose seconds since 2001 keep about 0.1 µs), so that a
+    /// request exactly on time is let through and counted right.
+    private static let tolerance = 0.000_01
 
     /// How many keys are held now.
     public var keyCount: Int { fullAt.withLock { $0.count } }
