@@ -31,6 +31,24 @@ struct WorkerSettings {
     var isolation: Isolation
     var workerCount: Int
     var memoryLimitMegabytes: Int
+    /// The host's data folder; each app's workers get `workers/<app>` in it as their own folder.
+    var dataDirectory: String
+    /// How workers are fenced in: with Landlock through this binary's `confine`, where the kernel has it.
+    let confinement: WorkerConfinement? = Landlock.abiVersion == nil ? nil : WorkerConfinement(launcher: [hostExecutable, "confine"])
+
+    /// This very executable.
+    static var hostExecutable: String { Bundle.main.executablePath ?? CommandLine.arguments[0] }
+
+    /// Says how far workers are fenced in on this system (once, at start).
+    func logConfinement(_ logger: Logger) {
+        guard isolation == .process else { return }
+        if let abi = Landlock.abiVersion {
+            logger.info("workers are confined to their own folder by Landlock", metadata: ["landlock.abi": "\(abi)"])
+        } else {
+            logger.warning(
+                "Landlock is not available: workers get a scrubbed environment and their own folder, but can read what the host's user can read")
+        }
+    }
 
     /// The app `id` whose hooks are `registry`: in-process, or in a pool of workers running this very
     /// executable in worker mode.
@@ -38,14 +56,15 @@ struct WorkerSettings {
         guard isolation == .process else {
             return AppDefinition(id: id, executor: InProcessHookExecutor(registry: registry), clientKey: clientKey, masterKey: masterKey)
         }
-        let executable = Bundle.main.executablePath ?? CommandLine.arguments[0]
-        return try await definition(id: id, executablePath: executable, clientKey: clientKey, masterKey: masterKey)
+        return try await definition(id: id, executablePath: Self.hostExecutable, clientKey: clientKey, masterKey: masterKey)
     }
 
     /// The app `id` whose hooks run in a pool of workers started from `executablePath`.
     func definition(id: String, executablePath: String, clientKey: String? = nil, masterKey: String? = nil) async throws -> AppDefinition {
+        let workingFolder = URL(fileURLWithPath: dataDirectory).appendingPathComponent("workers").appendingPathComponent(id).path
         let configuration = WorkerPoolConfiguration(
-            appId: id, executablePath: executablePath, workerCount: workerCount, memoryLimitMegabytes: memoryLimitMegabytes)
+            appId: id, executablePath: executablePath, workerCount: workerCount, memoryLimitMegabytes: memoryLimitMegabytes,
+            workingFolder: workingFolder, confinement: confinement)
         let pool = try await WorkerPool.launch(
             configuration, logger: Logger(label: "cloudlet.workers"), hookLogger: Logger(label: "cloudlet.hooks"))
         return AppDefinition(id: id, executor: ProcessHookExecutor(pool: pool), clientKey: clientKey, masterKey: masterKey, services: [pool])

@@ -49,7 +49,9 @@ struct ServeCommand<Hooks: HookModule>: AsyncParsableCommand {
         let workerSettings = WorkerSettings(
             isolation: try environment.value(isolation, "ISOLATION", default: .process) { Isolation(rawValue: $0) },
             workerCount: try environment.value(workers, "WORKERS", default: ProcessInfo.processInfo.activeProcessorCount) { Int($0) },
-            memoryLimitMegabytes: try environment.value(workerMemoryMb, "WORKER_MEMORY_MB", default: 512) { Int($0) })
+            memoryLimitMegabytes: try environment.value(workerMemoryMb, "WORKER_MEMORY_MB", default: 512) { Int($0) },
+            dataDirectory: configuration.dataDirectory)
+        workerSettings.logConfinement(Logger(label: "cloudlet.workers"))
         let app = try await workerSettings.definition(
             id: try environment.value(appId, "APP_ID", default: "dev") { $0 }, registry: Hooks.registry(),
             clientKey: environment.optional(clientKey, "CLIENT_KEY"), masterKey: environment.optional(masterKey, "MASTER_KEY"))

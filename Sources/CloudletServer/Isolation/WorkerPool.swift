@@ -50,14 +50,18 @@ public final class WorkerPool: Service, Sendable {
         _ configuration: WorkerPoolConfiguration, logger: Logger, hookLogger: Logger? = nil, clock: any CloudletClock = SystemClock()
     ) async throws -> WorkerPool {
         let pool = WorkerPool(configuration: configuration, logger: logger, hookLogger: hookLogger ?? logger, clock: clock)
+        try FileManager.default.createDirectory(
+            atPath: configuration.workingFolder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .childChannelInitializer { child in
-                child.eventLoop.makeCompletedFuture {
+                PeerCredentials.processId(of: child).flatMapThrowing { processId in
                     try WireFraming.addHandlers(to: child.pipeline.syncOperations)
-                    let peer = WorkerPeer()
+                    let peer = WorkerPeer(processId: processId)
                     // A worker whose connection closes is ending (its exit is handled when it comes), or
                     // misses its next health check and is killed.
-                    let connection = try WireConnection(channel: child, onMessage: { pool.received($0, from: peer) })
+                    let connection = try WireConnection(
+                        channel: child, onMessage: { pool.received($0, from: peer) },
+                        onOversized: { pool.receivedOversized($0, from: peer) })
                     peer.connection.withLock { $0 = connection }
                 }
             }
@@ -192,10 +196,16 @@ public final class WorkerPool: Service, Sendable {
     }
 }
 
-/// The host's view of one worker connection: the connection, and the worker once it said hello.
+/// The host's view of one worker connection: the pid of the process that connected (as the kernel
+/// reports it, where it does), the connection, and the worker once it said hello.
 final class WorkerPeer: Sendable {
+    let processId: Int32?
     let connection = Mutex<WireConnection?>(nil)
     let process = Mutex<WorkerProcess?>(nil)
+
+    init(processId: Int32?) {
+        self.processId = processId
+    }
 }
 
 extension ParseError {

@@ -40,6 +40,8 @@ public final class AppRuntime: Sendable {
     let hookLogger: Logger
     /// Outbox events being run right now, so that a replay never runs one twice at once.
     let eventsInFlight = Mutex<Set<String>>([])
+    /// After hooks owed a retry, with their backoff.
+    let afterHookRetries = Mutex(AfterHookRetries())
 
     /// A runtime for `appId`. `logger` receives the runtime's own messages; `hookLogger` is the app's
     /// hook log, which hooks write to through `request.logger`.

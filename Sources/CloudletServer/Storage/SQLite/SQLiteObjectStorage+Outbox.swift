@@ -2,61 +2,82 @@ import Cloudlet
 import GRDB
 import Synchronization
 
-/// Outbox events whose hooks have run, waiting to be deleted. Deleting them rides along with the
-/// next write transaction (or a flush once enough pile up, or at shutdown) instead of costing a
-/// commit each. A crash before the deletion commits only means a hook runs again, which
-/// at-least-once delivery allows.
+/// Outbox events whose hooks have run, waiting for their rows to be deleted. One flush at a time
+/// deletes every id that has piled up, in one transaction, and wakes their waiters once it has
+/// committed: a completion is durable before it returns, and under load one commit carries many.
 final class CompletedOutboxEvents: Sendable {
-    static let flushThreshold = 64
-    private let ids = Mutex<[String]>([])
+    private struct State {
+        var ids: [String] = []
+        var waiters: [CheckedContinuation<Void, any Error>] = []
+        var isFlushing = false
+    }
 
-    var pending: Set<String> { Set(ids.withLock { $0 }) }
+    private let state = Mutex(State())
 
-    /// Adds an id; returns whether enough have piled up to flush now.
-    func add(_ id: String) -> Bool {
-        ids.withLock { ids in
-            ids.append(id)
-            return ids.count >= Self.flushThreshold
+    /// Marks `id` done and returns once its row's deletion has committed through `pool`.
+    func complete(_ id: String, in pool: DatabasePool) async throws {
+        try await withCheckedThrowingContinuation { continuation in
+            let startsFlush = state.withLock { state in
+                state.ids.append(id)
+                state.waiters.append(continuation)
+                defer { state.isFlushing = true }
+                return !state.isFlushing
+            }
+            if startsFlush { Task { await self.flush(pool) } }
         }
     }
 
-    /// Deletes the completed events' rows inside the transaction of `db`; if that transaction rolls
-    /// back, the ids are kept for the next one.
-    func delete(in db: Database) throws {
-        let taken = ids.withLock { ids in
-            defer { ids.removeAll() }
-            return ids
+    /// Deletes what has piled up, again and again until nothing has.
+    private func flush(_ pool: DatabasePool) async {
+        while true {
+            let (ids, waiters) = state.withLock { state in
+                defer { state.ids = []; state.waiters = [] }
+                if state.ids.isEmpty { state.isFlushing = false }
+                return (state.ids, state.waiters)
+            }
+            guard !ids.isEmpty else { return }
+            do {
+                try await pool.write { db in
+                    let statement = try db.cachedStatement(sql: "DELETE FROM outbox WHERE id = ?")
+                    for id in ids { try statement.execute(arguments: [id]) }
+                }
+                for waiter in waiters { waiter.resume() }
+            } catch {
+                for waiter in waiters { waiter.resume(throwing: error) }
+            }
         }
-        guard !taken.isEmpty else { return }
-        let statement = try db.cachedStatement(sql: "DELETE FROM outbox WHERE id = ?")
-        for id in taken { try statement.execute(arguments: [id]) }
-        db.afterNextTransaction(onCommit: { _ in }, onRollback: { _ in self.ids.withLock { $0.append(contentsOf: taken) } })
     }
 }
 
 extension SQLiteObjectStorage {
     public func pendingOutboxEvents() async throws -> [OutboxEvent] {
-        let completed = completedEvents.pending
-        return try await pool.read { db in
+        try await pool.read { db in
             try String.fetchAll(db, sql: "SELECT event FROM outbox ORDER BY seq").compactMap {
                 OutboxEventCoding.decode(try JSONParser.parse($0))
             }
-        }.filter { !completed.contains($0.id) }
+        }
+    }
+
+    public func isOutboxEventPending(_ id: String) async throws -> Bool {
+        try await pool.read { db in
+            try Bool.fetchOne(db, sql: "SELECT 1 FROM outbox WHERE id = ?", arguments: [id]) ?? false
+        }
     }
 
     public func completeOutboxEvent(_ id: String) async throws {
-        if completedEvents.add(id) { try await flushCompletedOutboxEvents() }
+        try await completedEvents.complete(id, in: pool)
     }
 
-    public func flushCompletedOutboxEvents() async throws {
-        try await write { _ in }
-    }
-
-    /// A write transaction that also deletes the outbox rows of completed events.
+    /// A write transaction for a caller: if the caller has a ``WriteDeadline`` and it passes while
+    /// the transaction runs, the transaction rolls back instead of committing (the caller has had
+    /// its 504 by then).
     func write<Value: Sendable>(_ body: @escaping @Sendable (Database) throws -> Value) async throws -> Value {
-        try await pool.write { db in
-            try self.completedEvents.delete(in: db)
-            return try body(db)
+        let deadline = WriteDeadline.current
+        try deadline?.check()
+        return try await pool.write { db in
+            let value = try body(db)
+            try deadline?.check()
+            return value
         }
     }
 
@@ -79,6 +100,7 @@ enum OutboxEventCoding {
     static func encode(_ event: OutboxEvent) -> ParseValue {
         var caller: [String: ParseValue] = [
             "master": .bool(event.caller.isMaster), "requestId": .string(event.caller.requestId),
+            "roles": .array(event.caller.roles.map(ParseValue.string)),
         ]
         caller["userId"] = event.caller.userId.map(ParseValue.string)
         caller["installationId"] = event.caller.installationId.map(ParseValue.string)
@@ -99,7 +121,8 @@ enum OutboxEventCoding {
             id: id, kind: kind, object: ParseObject(className: className, json: object),
             original: value["original"]?.objectValue.map { ParseObject(className: className, json: $0) },
             caller: Caller(
-                userId: caller["userId"]?.stringValue, isMaster: caller["master"]?.boolValue ?? false,
+                userId: caller["userId"]?.stringValue, roles: caller["roles"]?.arrayValue?.compactMap(\.stringValue) ?? [],
+                isMaster: caller["master"]?.boolValue ?? false,
                 installationId: caller["installationId"]?.stringValue, requestId: requestId))
     }
 }
