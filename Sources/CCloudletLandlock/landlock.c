@@ -3,6 +3,8 @@
 
 #include <fcntl.h>
 #include <sys/prctl.h>
+#include <errno.h>
+#include <linux/capability.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -52,4 +54,13 @@ int cloudlet_landlock_restrict_self(int ruleset_fd) {
 
 int cloudlet_open_path(const char *path) {
     return open(path, O_PATH | O_CLOEXEC);
+}
+
+int cloudlet_drop_capabilities(void) {
+    if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0 && errno != EINVAL) return -1;
+    for (int capability = 0; capability <= 63; capability++) {
+        if (prctl(PR_CAPBSET_READ, capability, 0, 0, 0) != 1) continue;
+        if (prctl(PR_CAPBSET_DROP, capability, 0, 0, 0) != 0 && errno != EPERM) return -1;
+    }
+    return 0;
 }

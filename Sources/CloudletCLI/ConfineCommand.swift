@@ -7,7 +7,7 @@ import Glibc
 #endif
 
 /// `cloudlet confine --read <path>… --write <folder> -- <command>…`: restricts this process with
-/// Landlock to the given paths, then executes the command in its place. Hidden: a host starts its
+/// Landlock to the given paths, drops every capability, then executes the command in its place. Hidden: a host starts its
 /// workers through it (see `WorkerConfinement`).
 struct ConfineCommand: ParsableCommand {
     static var configuration: CommandConfiguration {
@@ -21,6 +21,7 @@ struct ConfineCommand: ParsableCommand {
     func run() throws {
         guard let executable = command.first else { throw ValidationError("no command to run after --") }
         try Landlock.restrictSelf(readable: readable, writable: writable, devices: WorkerConfinement.devices)
+        try Landlock.dropCapabilities()
         let arguments = command.map { strdup($0) } + [nil]
         execv(executable, arguments)
         throw ValidationError("could not execute \(executable) (errno \(errno))")

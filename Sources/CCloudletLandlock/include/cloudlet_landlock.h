@@ -26,4 +26,9 @@ struct cloudlet_peer_credentials {
 /// Sets no_new_privs and restricts the calling thread (and what it executes) to the ruleset. 0 or -1 with errno.
 int cloudlet_landlock_restrict_self(int ruleset_fd);
 
+/// Empties the capability bounding set and the ambient set, so that what this process executes next
+/// holds no capability, even as root. 0 or -1 with errno (without CAP_SETPCAP, a non-root process
+/// has none to drop: that is not an error).
+int cloudlet_drop_capabilities(void);
+
 #endif

@@ -38,6 +38,15 @@ public enum Landlock {
     /// The rights that apply to a file (the others are about folders).
     private static let fileRights = execute | writeFile | readFile | truncate | ioctlDevice
 
+    /// Empties the capability bounding set, so that what this process executes next holds no
+    /// capability, even as root (which Landlock alone would not take away: a root worker could
+    /// still, say, load a kernel module).
+    public static func dropCapabilities() throws(Failure) {
+        #if os(Linux)
+        guard cloudlet_drop_capabilities() == 0 else { throw Failure(operation: "dropping capabilities", errorNumber: errno) }
+        #endif
+    }
+
     /// Every file access right the kernel's `abi` knows: all of them are denied but where a rule allows.
     static func handledAccess(abi: Int) -> UInt64 {
         var rights: UInt64 = (1 << 13) - 1

@@ -21,19 +21,22 @@ public struct WorkerConfinement: Sendable {
     }
 
     /// What a worker reads of the system: programs and libraries, the loader's cache, time zones,
-    /// certificates and name resolution. Not the rest of `/etc`, nor `/proc` or `/home`.
+    /// certificates and name resolution; of `/proc` only its own process (`/proc/self` is resolved
+    /// when the rules are made, by the process that then becomes the worker: the Swift runtime reads
+    /// its arguments there) and the CPU counts. Not the rest of `/etc`, `/proc` or `/sys`, nor `/home`.
     public static let systemPaths = [
         "/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin", "/etc/ld.so.cache", "/etc/localtime", "/etc/ssl",
         "/etc/ca-certificates", "/etc/resolv.conf", "/etc/hosts", "/etc/nsswitch.conf", "/etc/gai.conf",
-        "/etc/host.conf", "/etc/services", "/etc/protocols",
+        "/etc/host.conf", "/etc/services", "/etc/protocols", "/proc/self", "/proc/stat", "/sys/devices/system/cpu",
     ]
 
     /// The device files a worker may read and write.
     public static let devices = ["/dev/null", "/dev/zero", "/dev/random", "/dev/urandom"]
 
-    /// The command line that runs `command` confined, with read and write access to `workingFolder`.
+    /// The command line that runs `command` confined: its executable (`command[0]`, and no more of
+    /// its folder) readable too, and `workingFolder` readable and writable.
     func command(_ command: [String], workingFolder: String) -> [String] {
-        launcher + readable.flatMap { ["--read", $0] } + ["--write", workingFolder, "--"] + command
+        launcher + (readable + command.prefix(1)).flatMap { ["--read", $0] } + ["--write", workingFolder, "--"] + command
     }
 
     /// The folders of the shared libraries mapped into this process outside ``systemPaths`` (such as

@@ -8,7 +8,8 @@ import Glibc
 /// Hooks that reach beyond their worker, or send the host more than it should take:
 ///
 /// - `function("snoop")`: tries to read the files `paths` (answering, for each, the bytes it could
-///   read or null) and reports its environment (`environment`: variable → value) and working folder.
+///   read or null) and reports its environment (`environment`: variable → value), working folder and
+///   effective capabilities (`capabilities`, as `/proc/self/status` shows them).
 /// - `function("big")`: answers a string of `bytes` bytes.
 /// - `function("shout")`: writes one line of `bytes` bytes to standard error.
 /// - `function("saveLate")`: under a 300 ms limit, blocks for `ms` milliseconds (ignoring
@@ -22,8 +23,10 @@ extension FixtureHooks {
             for path in request.params["paths"]?.arrayValue?.compactMap(\.stringValue) ?? [] {
                 files[path] = FileManager.default.contents(atPath: path).map { .number(Double($0.count)) } ?? .null
             }
+            let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+            let capabilities = status.split(separator: "\n").first { $0.hasPrefix("CapEff:") }?.split(separator: "\t").last
             return [
-                "files": .object(files),
+                "files": .object(files), "capabilities": capabilities.map { .string(String($0)) } ?? .null,
                 "environment": .object(ProcessInfo.processInfo.environment.mapValues(ParseValue.string)),
                 "folder": .string(FileManager.default.currentDirectoryPath),
             ]
