@@ -38,7 +38,7 @@ extension ProcessTests {
             for path in paths { #expect(found["files"]?[path] == .null, "the hook read \(path)") }
             #expect(found["files"]?["/etc/hostname"] == .null, "nor the rest of /etc")
             let host = "/proc/\(apps.server.pid)"
-            let fromProc = try await snoop(apps, paths: ["\(host)/environ", "\(host)/cmdline", "\(host)/cwd/host.sqlite"])
+            let fromProc = try await snoop(apps, paths: ["\(host)/environ", "\(host)/cwd/host.sqlite", "\(host)/root\(apps.data.path)/host.sqlite"])
             #expect(fromProc["files"]?.objectValue?.values.allSatisfy { $0 == .null } == true, "the host's process: \(fromProc)")
             #expect(found["capabilities"] == "0000000000000000", "a worker holds no capability, even when the host is root")
             try await apps.expectOtherAppAnswers()

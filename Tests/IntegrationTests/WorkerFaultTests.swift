@@ -45,7 +45,7 @@ extension ProcessTests {
             let worker = try await apps.fixtureWorker()
             let before = try HostUsage(pid: apps.server.pid)
             let reply = try await apps.fixture.post("/functions/big", ["bytes": .number(Double(17 << 20))])
-            #expect(reply.status == 500)
+            #expect(reply.status == 400)
             #expect(reply.body == ["code": 141, "error": "hook result too large"])
             let after = try HostUsage(pid: apps.server.pid)
             #expect(after.residentKiB <= before.residentKiB + 16 * 1024, "RSS \(before.residentKiB) → \(after.residentKiB) KiB")

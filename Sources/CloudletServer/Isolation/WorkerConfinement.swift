@@ -21,13 +21,15 @@ public struct WorkerConfinement: Sendable {
     }
 
     /// What a worker reads of the system: programs and libraries, the loader's cache, time zones,
-    /// certificates and name resolution; of `/proc` only its own process (`/proc/self` is resolved
-    /// when the rules are made, by the process that then becomes the worker: the Swift runtime reads
-    /// its arguments there) and the CPU counts. Not the rest of `/etc`, `/proc` or `/sys`, nor `/home`.
+    /// certificates, name resolution, CPU counts and `/proc` (the Swift runtime reads its own entry
+    /// there; a rule on `/proc/self` alone does not hold, as the kernel makes those entries anew).
+    /// Other processes' entries stay closed where it matters (`environ`, `cwd`, `mem`), as a worker
+    /// holds no capability and Landlock keeps it from tracing processes outside its own domain. Not
+    /// the rest of `/etc` or `/sys`, nor `/home`.
     public static let systemPaths = [
         "/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin", "/etc/ld.so.cache", "/etc/localtime", "/etc/ssl",
         "/etc/ca-certificates", "/etc/resolv.conf", "/etc/hosts", "/etc/nsswitch.conf", "/etc/gai.conf",
-        "/etc/host.conf", "/etc/services", "/etc/protocols", "/proc/self", "/proc/stat", "/sys/devices/system/cpu",
+        "/etc/host.conf", "/etc/services", "/etc/protocols", "/proc", "/sys/devices/system/cpu", "/sys/fs/cgroup",
     ]
 
     /// The device files a worker may read and write.

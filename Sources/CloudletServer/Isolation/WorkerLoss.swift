@@ -47,8 +47,8 @@ extension ParseError {
     /// (HTTP 503, code 141). Charges no circuit: the call is not known to be at fault.
     static let workerLost = ParseError(code: 141, message: "worker lost", httpStatus: 503)
 
-    /// A hook's result was over the wire's frame bound (HTTP 500, code 141).
-    static let resultTooLarge = ParseError(code: 141, message: "hook result too large", httpStatus: 500)
+    /// A hook's result was over the wire's frame bound: code 141, as the worker itself answers it.
+    static let resultTooLarge = ParseError.failed("hook result too large")
 
     /// Whether the error means the hook never ran to an answer of its own: its worker ended, or the
     /// pool could not take the call (circuit open, queue full, shutting down). An after hook that

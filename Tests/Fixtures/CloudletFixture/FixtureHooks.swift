@@ -3,9 +3,10 @@ import Foundation
 
 /// Hooks for the integration tests, served by `cloudlet-fixture serve`.
 ///
-/// - `afterSave("Crash")`: for an object with `hang: true`, logs "after hook hanging: <event id>"
-///   once the save is committed, then hangs for a minute so that the test can kill the process
-///   mid-hook. Otherwise records the save as a `CrashLog` object (`savedId`, `eventId`, `userId`).
+/// - `afterSave("Crash")`: the first time it runs for an object with `hang: true` (it leaves a mark
+///   in the worker's own folder), logs "after hook hanging: <event id>" once the save is committed,
+///   then hangs for a minute so that the test can kill the process mid-hook. Otherwise records the
+///   save as a `CrashLog` object (`savedId`, `eventId`, `userId`).
 /// - `function("slow")`: sleeps `ms` milliseconds, then answers "done".
 /// - `function("spin")`: `while true {}` that ignores cancellation, under a 1 s limit; only a kill ends it.
 /// - `function("spinBriefly")`: the same under a 100 ms limit.
@@ -17,7 +18,9 @@ import Foundation
 enum FixtureHooks: HookModule {
     static func register(_ hooks: inout HookRegistry) {
         hooks.afterSave("Crash", timeLimit: .seconds(60)) { request in
-            if request.object["hang"] == true {
+            let mark = "hung-\(request.object.objectId ?? "")"
+            if request.object["hang"] == true, !FileManager.default.fileExists(atPath: mark) {
+                _ = FileManager.default.createFile(atPath: mark, contents: Data())
                 request.logger.notice("after hook hanging: \(request.eventId ?? "")")
                 try await Task.sleep(for: .seconds(60))
                 return
