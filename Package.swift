@@ -168,6 +168,9 @@ let package = Package(
             dependencies: [
                 "CloudletServer",
                 "CloudletTesting",
+                "CloudletWire",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             swiftSettings: swiftSettings

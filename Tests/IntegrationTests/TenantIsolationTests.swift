@@ -1,5 +1,6 @@
 import Cloudlet
 import CloudletServer
+import CloudletWire
 import CloudletTesting
 import Foundation
 import Testing
@@ -42,6 +43,23 @@ extension ProcessTests {
             #expect(fromProc["files"]?.objectValue?.values.allSatisfy { $0 == .null } == true, "the host's process: \(fromProc)")
             #expect(found["capabilities"] == "0000000000000000", "a worker holds no capability, even when the host is root")
             try await apps.expectOtherAppAnswers()
+        }
+
+        @Test func aProcessClaimingToBeAWorkerIsRefusedAndTheWorkerKeepsItsCalls() async throws {
+            let apps = try await TwoApps.start()
+            defer { apps.stop() }
+            let worker = try await apps.fixtureWorker()
+            let socket = try ImpostorWorker.workerSocket(ofServer: apps.server.pid, appId: "fixture")
+            let impostor = Task {
+                try await ImpostorWorker.claim(
+                    Int32(worker), hooks: [WireHello.Hook(kind: .function, name: "pid", timeLimitMilliseconds: 15_000)],
+                    at: socket, wait: .seconds(2))
+            }
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(try await apps.fixtureWorker() == worker, "the real worker still answers its calls")
+            let (closed, invocations) = try await impostor.value
+            #expect(closed, "the host closes a connection whose peer is not the process it claims to be")
+            #expect(invocations == 0)
         }
     }
 }
