@@ -7,7 +7,8 @@ import Glibc
 #endif
 
 /// `cloudlet confine --read <path>… --write <folder> -- <command>…`: restricts this process with
-/// Landlock to the given paths, drops every capability, then executes the command in its place. Hidden: a host starts its
+/// Landlock to the given paths (where the kernel has it), drops every capability, then executes the
+/// command in its place. Hidden: a host starts its
 /// workers through it (see `WorkerConfinement`).
 struct ConfineCommand: ParsableCommand {
     static var configuration: CommandConfiguration {
@@ -20,7 +21,9 @@ struct ConfineCommand: ParsableCommand {
 
     func run() throws {
         guard let executable = command.first else { throw ValidationError("no command to run after --") }
-        try Landlock.restrictSelf(readable: readable, writable: writable, devices: WorkerConfinement.devices)
+        if Landlock.abiVersion != nil {
+            try Landlock.restrictSelf(readable: readable, writable: writable, devices: WorkerConfinement.devices)
+        }
         try Landlock.dropCapabilities()
         let arguments = command.map { strdup($0) } + [nil]
         execv(executable, arguments)

@@ -33,8 +33,15 @@ struct WorkerSettings {
     var memoryLimitMegabytes: Int
     /// The host's data folder; each app's workers get `workers/<app>` in it as their own folder.
     var dataDirectory: String
-    /// How workers are fenced in: with Landlock through this binary's `confine`, where the kernel has it.
-    let confinement: WorkerConfinement? = Landlock.abiVersion == nil ? nil : WorkerConfinement(launcher: [hostExecutable, "confine"])
+    /// How workers are fenced in: through this binary's `confine` (Landlock where the kernel has it,
+    /// no capabilities), on Linux.
+    var confinement: WorkerConfinement? {
+        #if os(Linux)
+        WorkerConfinement(launcher: [Self.hostExecutable, "confine"])
+        #else
+        nil
+        #endif
+    }
 
     /// This very executable.
     static var hostExecutable: String { Bundle.main.executablePath ?? CommandLine.arguments[0] }

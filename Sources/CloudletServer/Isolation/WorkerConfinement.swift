@@ -1,8 +1,9 @@
 import Foundation
 
-/// How a worker is fenced in on Linux with Landlock: it starts as the host's `confine` command (the
-/// hidden subcommand of every `CloudletCommand` binary), which restricts itself and then executes
-/// the worker, so the rules hold for the app's executable whatever it does.
+/// How a worker is fenced in on Linux: it starts as the host's `confine` command (the hidden
+/// subcommand of every `CloudletCommand` binary), which applies Landlock's rules (where the kernel
+/// has it), drops every capability and then executes the worker, so all of it holds for the app's
+/// executable whatever it does.
 ///
 /// The worker may read and execute the system's folders and the Swift runtime's, read and write a few
 /// device files and everything in its own working folder, and nothing else: not the host's data
