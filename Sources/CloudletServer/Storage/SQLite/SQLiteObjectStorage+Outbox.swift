@@ -2,14 +2,16 @@ import Cloudlet
 import GRDB
 import Synchronization
 
-/// Outbox events whose hooks have run, waiting for their rows to be deleted. One flush at a time
-/// deletes every id that has piled up, in one transaction, and wakes their waiters once it has
-/// committed: a completion is durable before it returns, and under load one commit carries many.
+/// Outbox events whose hooks have run, waiting for their rows to be deleted. The deletion rides
+/// along with the next write transaction to start (under load, another save's, already queued), or
+/// with a flush queued for it when none is; a completion returns once that transaction has
+/// committed. So a completed event is never replayed, and it costs no commit of its own under load.
 final class CompletedOutboxEvents: Sendable {
     private struct State {
         var ids: [String] = []
         var waiters: [CheckedContinuation<Void, any Error>] = []
-        var isFlushing = false
+        /// Whether a flush is queued in the writer and has not started yet.
+        var isFlushQueued = false
     }
 
     private let state = Mutex(State())
@@ -17,32 +19,52 @@ final class CompletedOutboxEvents: Sendable {
     /// Marks `id` done and returns once its row's deletion has committed through `pool`.
     func complete(_ id: String, in pool: DatabasePool) async throws {
         try await withCheckedThrowingContinuation { continuation in
-            let startsFlush = state.withLock { state in
+            let queuesFlush = state.withLock { state in
                 state.ids.append(id)
                 state.waiters.append(continuation)
-                defer { state.isFlushing = true }
-                return !state.isFlushing
+                defer { state.isFlushQueued = true }
+                return !state.isFlushQueued
             }
-            if startsFlush { Task { await self.flush(pool) } }
+            if queuesFlush { queueFlush(pool) }
         }
     }
 
-    /// Deletes what has piled up, again and again until nothing has.
-    private func flush(_ pool: DatabasePool) async {
-        while true {
-            let (ids, waiters) = state.withLock { state in
-                defer { state.ids = []; state.waiters = [] }
-                if state.ids.isEmpty { state.isFlushing = false }
-                return (state.ids, state.waiters)
-            }
-            guard !ids.isEmpty else { return }
+    /// Deletes the completed events' rows inside the transaction of `db`, and wakes their waiters
+    /// when it commits; if it rolls back, they wait for a flush.
+    func delete(in db: Database, pool: DatabasePool) throws {
+        let (ids, waiters) = state.withLock { state in
+            defer { state.ids = []; state.waiters = [] }
+            return (state.ids, state.waiters)
+        }
+        guard !ids.isEmpty else { return }
+        db.afterNextTransaction(
+            onCommit: { _ in for waiter in waiters { waiter.resume() } },
+            onRollback: { _ in
+                let queuesFlush = self.state.withLock { state in
+                    state.ids += ids
+                    state.waiters += waiters
+                    defer { state.isFlushQueued = true }
+                    return !state.isFlushQueued
+                }
+                if queuesFlush { self.queueFlush(pool) }
+            })
+        let statement = try db.cachedStatement(sql: "DELETE FROM outbox WHERE id = ?")
+        for id in ids { try statement.execute(arguments: [id]) }
+    }
+
+    /// Queues a transaction that deletes whatever has piled up when it starts.
+    private func queueFlush(_ pool: DatabasePool) {
+        Task {
             do {
                 try await pool.write { db in
-                    let statement = try db.cachedStatement(sql: "DELETE FROM outbox WHERE id = ?")
-                    for id in ids { try statement.execute(arguments: [id]) }
+                    self.state.withLock { $0.isFlushQueued = false }
+                    try self.delete(in: db, pool: pool)
                 }
-                for waiter in waiters { waiter.resume() }
             } catch {
+                let waiters = self.state.withLock { state in
+                    defer { state.ids = []; state.waiters = []; state.isFlushQueued = false }
+                    return state.waiters
+                }
                 for waiter in waiters { waiter.resume(throwing: error) }
             }
         }
@@ -68,13 +90,14 @@ extension SQLiteObjectStorage {
         try await completedEvents.complete(id, in: pool)
     }
 
-    /// A write transaction for a caller: if the caller has a ``WriteDeadline`` and it passes while
-    /// the transaction runs, the transaction rolls back instead of committing (the caller has had
-    /// its 504 by then).
+    /// A write transaction that also deletes the outbox rows of completed events. If the caller has
+    /// a ``WriteDeadline`` and it passes while the transaction runs, the transaction rolls back
+    /// instead of committing (the caller has had its 504 by then).
     func write<Value: Sendable>(_ body: @escaping @Sendable (Database) throws -> Value) async throws -> Value {
         let deadline = WriteDeadline.current
         try deadline?.check()
         return try await pool.write { db in
+            try self.completedEvents.delete(in: db, pool: self.pool)
             let value = try body(db)
             try deadline?.check()
             return value
