@@ -62,8 +62,9 @@ public struct WorkerPoolConfiguration: Sendable {
         self.circuitOpenDuration = circuitOpenDuration
         self.restartDelay = restartDelay
         self.maximumRestartDelay = maximumRestartDelay
+        // Absolute: the folder is named to the worker's launcher, which already runs inside it.
         self.workingFolder =
-            workingFolder
+            workingFolder.map { URL(fileURLWithPath: $0).absoluteURL.standardizedFileURL.path }
             ?? FileManager.default.temporaryDirectory.appendingPathComponent("cloudlet-workers/\(appId)").path
         self.confinement = confinement
     }
