@@ -25,7 +25,7 @@ extension WorkerPool {
             kind: kind.wire, name: name, context: context, input: input.jsonBuffer, original: original?.jsonBuffer)
         var attempt = 0
         while true {
-            switch try await runOnce(request, hook: hook, alone: attempt > 0) {
+            switch try await runOnce(request, alone: attempt > 0) {
             case .answered(let outcome):
                 state.withLock { $0.breakers[hook]?.recordSuccess() }
                 return try outcome.value()
@@ -34,6 +34,7 @@ extension WorkerPool {
             case .lost(let loss):
                 switch loss.verdict(attempt: attempt, deadlinePassed: clock.now >= context.deadline) {
                 case .retryAlone:
+                    try Task.checkCancellation()
                     attempt += 1
                 case .crashed:
                     state.withLock { $0.breakers[hook]?.recordCrash(at: clock.now) }
@@ -70,12 +71,12 @@ extension WorkerPool {
     }
 
     /// Sends one attempt of a call to a worker (alone on it, if `alone`) and waits for how it ends.
-    private func runOnce(_ request: InvocationRequest, hook: String, alone: Bool) async throws -> WorkerPoolState.Ending {
+    private func runOnce(_ request: InvocationRequest, alone: Bool) async throws -> WorkerPoolState.Ending {
         let id = state.withLock { state in
             defer { state.nextInvocationId += 1 }
             return state.nextInvocationId
         }
-        let process = try await acquireWorker(for: id, hook: hook, context: request.context, alone: alone)
+        let process = try await acquireWorker(for: id, context: request.context, alone: alone)
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 let early = state.withLock { state -> WorkerPoolState.Ending? in
@@ -100,14 +101,14 @@ extension WorkerPool {
 
     /// Waits (in the bounded queue, if every worker is full or restarting) for room on a worker. A
     /// call to run `alone` waits for an idle worker, ahead of the queue and beyond its bound.
-    private func acquireWorker(for id: UInt64, hook: String, context: HookContext, alone: Bool) async throws -> WorkerProcess {
+    private func acquireWorker(for id: UInt64, context: HookContext, alone: Bool) async throws -> WorkerProcess {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 let immediate = state.withLock { state -> Result<WorkerProcess, any Error>? in
                     if state.isShuttingDown { return .failure(ParseError.unavailable("the server is shutting down")) }
-                    if let process = state.reserve(id, hook: hook, context: context, exclusive: alone) { return .success(process) }
+                    if let process = state.reserve(id, context: context, exclusive: alone) { return .success(process) }
                     if Task.isCancelled { return .failure(CancellationError()) }
-                    let waiter = WorkerPoolState.Waiter(id: id, hook: hook, context: context, exclusive: alone, continuation: continuation)
+                    let waiter = WorkerPoolState.Waiter(id: id, context: context, exclusive: alone, continuation: continuation)
                     if alone {
                         state.waiters.insert(waiter, at: 0)
                         return nil

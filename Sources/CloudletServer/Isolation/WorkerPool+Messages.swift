@@ -130,7 +130,7 @@ extension WorkerPool {
     func exited(_ process: WorkerProcess, _ ending: WorkerProcess.Ending) {
         let now = clock.now
         let ranOutOfMemory = process.ranOutOfMemory
-        let failed = state.withLock { state -> (lost: [(WorkerPoolState.Invocation, WorkerLoss)], wasKilled: Bool)? in
+        let failed = state.withLock { state -> (lost: [WorkerPoolState.Invocation], loss: WorkerLoss)? in
             let worker: WorkerPoolState.Worker
             let servedSlot = state.workers[process.slot]?.process === process
             if servedSlot {
@@ -143,14 +143,14 @@ extension WorkerPool {
             var lifecycle = worker.lifecycle
             let (unanswered, wasKilled) = lifecycle.exited()
             let loss = WorkerLoss(wasKilled: wasKilled, callsInFlight: unanswered.count, ranOutOfMemory: ranOutOfMemory)
-            var lost: [(WorkerPoolState.Invocation, WorkerLoss)] = []
+            var lost: [WorkerPoolState.Invocation] = []
             for id in unanswered {
                 guard let invocation = state.invocations[id] else { continue }
                 if invocation.continuation == nil {
                     state.invocations[id]?.early = .lost(loss)
                 } else {
                     state.invocations.removeValue(forKey: id)
-                    lost.append((invocation, loss))
+                    lost.append(invocation)
                 }
             }
             if servedSlot && !state.isShuttingDown {
@@ -159,17 +159,17 @@ extension WorkerPool {
                 let delay = wasKilled ? .zero : state.backoffs[process.slot].nextDelay()
                 state.restarts[process.slot] = now.addingTimeInterval(delay.seconds)
             }
-            return (lost, wasKilled)
+            return (lost, loss)
         }
         guard let failed else { return }
         var metadata: Logger.Metadata = ["worker.pid": "\(process.pid)", "worker.exit": "\(ending)"]
         if let fatalErrorLine = process.fatalErrorLine { metadata["worker.fatal_error"] = "\(fatalErrorLine)" }
         if failed.lost.isEmpty {
-            hookLogger.log(level: failed.wasKilled ? .info : .error, "worker ended", metadata: metadata)
+            hookLogger.log(level: failed.loss.wasKilled ? .info : .error, "worker ended", metadata: metadata)
         }
-        for (invocation, loss) in failed.lost {
-            invocation.context.logger.error(failed.wasKilled ? "worker killed" : "worker crashed", metadata: metadata)
-            invocation.continuation?.resume(returning: .lost(loss))
+        for invocation in failed.lost {
+            invocation.context.logger.error(failed.loss.wasKilled ? "worker killed" : "worker crashed", metadata: metadata)
+            invocation.continuation?.resume(returning: .lost(failed.loss))
         }
     }
 }

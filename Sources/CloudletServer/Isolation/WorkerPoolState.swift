@@ -24,7 +24,6 @@ struct WorkerPoolState {
     /// An invocation sent (or about to be sent) to `process`.
     struct Invocation {
         let process: WorkerProcess
-        let hook: String
         let context: HookContext
         var continuation: CheckedContinuation<Ending, Never>?
         /// Set when the invocation ended before its caller started waiting.
@@ -34,7 +33,6 @@ struct WorkerPoolState {
     /// A caller waiting for a worker with a free slot (or, for a retry, an idle worker to run alone on).
     struct Waiter {
         let id: UInt64
-        let hook: String
         let context: HookContext
         let exclusive: Bool
         let continuation: CheckedContinuation<WorkerProcess, any Error>
@@ -64,7 +62,7 @@ struct WorkerPoolState {
 
     /// Gives invocation `id` a place on the least busy worker that has one (an idle one, alone, if
     /// `exclusive`); nil if none has.
-    mutating func reserve(_ id: UInt64, hook: String, context: HookContext, exclusive: Bool = false) -> WorkerProcess? {
+    mutating func reserve(_ id: UInt64, context: HookContext, exclusive: Bool = false) -> WorkerProcess? {
         let now = context.clock.now
         let free = workers.filter { $0.value.lifecycle.canAccept(at: now, exclusive: exclusive) }
         guard let slot = free.min(by: { $0.value.lifecycle.inFlight.count < $1.value.lifecycle.inFlight.count })?.key,
@@ -73,7 +71,7 @@ struct WorkerPoolState {
             return nil
         }
         workers[slot]?.lifecycle.sent(id, deadline: context.deadline, exclusive: exclusive)
-        invocations[id] = Invocation(process: process, hook: hook, context: context)
+        invocations[id] = Invocation(process: process, context: context)
         return process
     }
 
@@ -90,7 +88,7 @@ struct WorkerPoolState {
     mutating func serveWaiters() -> [(CheckedContinuation<WorkerProcess, any Error>, WorkerProcess)] {
         var served: [(CheckedContinuation<WorkerProcess, any Error>, WorkerProcess)] = []
         while let waiter = waiters.first,
-            let process = reserve(waiter.id, hook: waiter.hook, context: waiter.context, exclusive: waiter.exclusive)
+            let process = reserve(waiter.id, context: waiter.context, exclusive: waiter.exclusive)
         {
             waiters.removeFirst()
             served.append((waiter.continuation, process))
