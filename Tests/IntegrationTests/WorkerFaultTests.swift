@@ -32,7 +32,7 @@ extension ProcessTests {
             let started = ContinuousClock.now
             let quick = try await apps.fixture.post("/functions/slow", ["ms": 10])
             #expect(quick.status == 200 && quick["result"] == "done")
-            #expect(ContinuousClock.now - started < .milliseconds(600), "answered while the spin still runs on the same worker")
+            #expect(ContinuousClock.now - started < .milliseconds(900), "answered while the spin still runs: it is killed only 1.05 s after this call starts")
             let overlapping = Task { try await apps.fixture.post("/functions/slow", ["ms": 1500]) }
             #expect(try await spin.value.status == 504)
             let survivor = try await overlapping.value
