@@ -49,9 +49,11 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        .target(name: "CCloudletLandlock"),
         .target(
             name: "CloudletServer",
             dependencies: [
+                "CCloudletLandlock",
                 "Cloudlet",
                 "CloudletWire",
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -154,7 +156,9 @@ let package = Package(
         ),
         .testTarget(
             name: "CloudletWireTests",
-            dependencies: ["CloudletWire", .product(name: "NIOCore", package: "swift-nio")],
+            dependencies: [
+                "CloudletWire", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -191,7 +195,11 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
+                "CloudletServer",
                 "CloudletTesting",
+                "CloudletWire",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             swiftSettings: swiftSettings

@@ -75,9 +75,11 @@ struct ServeCommand<Hooks: HookModule>: AsyncParsableCommand {
             clientKey: settings.optional(clientKey, "clientKey"), masterKey: settings.optional(masterKey, "masterKey"), serve: flags,
             otherApps: otherApps, file: file)
         let operatorKeyLine = try Self.resolveOperatorKey(settings.optional(operatorKey, "operatorKey"), registry: registry, into: &configuration)
+        let executable = Bundle.main.executablePath ?? CommandLine.arguments[0]
+        let confinement = Self.confinement(launcher: executable, logger: Logger(label: "cloudlet.workers"))
         let server = try CloudletApplication(
             configuration: configuration, registry: registry,
-            launcher: AppLauncher(ownHooks: Hooks.registry(), ownExecutablePath: Bundle.main.executablePath ?? CommandLine.arguments[0]),
+            launcher: AppLauncher(ownHooks: Hooks.registry(), ownExecutablePath: executable, confinement: confinement),
             logger: Logger(label: "cloudlet"))
         do {
             try await server.loadApps()

@@ -35,7 +35,7 @@ public enum WireMessage: Sendable, Equatable {
     public static let version: UInt8 = 1
 
     /// The type byte of each message.
-    enum MessageType: UInt8 {
+    public enum MessageType: UInt8, Sendable {
         case invoke = 0x01
         case storeReply = 0x02
         case cancel = 0x03

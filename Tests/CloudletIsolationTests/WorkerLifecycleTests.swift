@@ -89,4 +89,16 @@ import Testing
         lifecycle.drain()
         #expect(lifecycle.verdict(at: start + 4) == .kill("a hook ran past its deadline"))
     }
+
+    @Test func aCallRunAloneNeedsAnIdleWorkerAndKeepsOthersOffIt() {
+        var lifecycle = ready()
+        lifecycle.sent(1, deadline: start + 3)
+        #expect(!lifecycle.canAccept(at: start, exclusive: true), "a busy worker cannot run a call alone")
+        lifecycle.answered(1)
+        #expect(lifecycle.canAccept(at: start, exclusive: true))
+        lifecycle.sent(2, deadline: start + 3, exclusive: true)
+        #expect(!lifecycle.canAccept(at: start), "no other call joins a call that runs alone")
+        lifecycle.answered(2)
+        #expect(lifecycle.canAccept(at: start))
+    }
 }

@@ -9,17 +9,16 @@ extension ProcessTests {
         @Test func afterHookCutOffByACrashRunsOnTheNextStart() async throws {
             let data = try ServerProcess.temporaryFolder("crash")
             defer { try? FileManager.default.removeItem(at: data) }
-            let marker = data.appendingPathComponent("hook-started")
 
-            let crashing = try await ServerProcess.serve(
-                .fixture, data: data, environment: ["CLOUDLET_FIXTURE_HANG_MARKER": marker.path])
+            let crashing = try await ServerProcess.serve(.fixture, data: data)
             defer { crashing.killIfRunning() }
             let keys = crashing.banner
             // The save answers only once its after hook is done, which never happens here.
-            let hungSave = Task { try await crashing.client().post("/classes/Crash", ["note": "about to crash"]) }
+            let hungSave = Task { try await crashing.client().post("/classes/Crash", ["note": "about to crash", "hang": true]) }
             defer { hungSave.cancel() }
-            try await poll("the after hook to start") { FileManager.default.fileExists(atPath: marker.path) ? true : nil }
-            let firstEventId = try String(contentsOf: marker, encoding: .utf8)
+            let firstEventId = try await poll("the after hook to start") {
+                crashing.stderr.firstMatch(of: /after hook hanging: (\S+)/).map { String($0.1) }
+            }
             #expect(try await crashing.kill() == .signal(SIGKILL))
             hungSave.cancel()
             if case .success(let reply) = await hungSave.result {
@@ -57,6 +56,41 @@ extension ProcessTests {
             #expect(normalLogs.count == 1)
             #expect(normalLogs.first?["eventId"]?.stringValue.map { !$0.isEmpty && $0 != eventId } == true)
             #expect(try await restarted.stop() == .exit(0))
+        }
+
+        @Test func anAfterHookThatCompletedIsNotReplayedAfterAKill() async throws {
+            let data = try ServerProcess.temporaryFolder("completed")
+            defer { try? FileManager.default.removeItem(at: data) }
+            let first = try await ServerProcess.serve(.fixture, data: data)
+            defer { first.killIfRunning() }
+            let saved = try await first.client().post("/classes/Crash", ["note": "fine"])
+            #expect(saved.status == 201)
+            let savedId = try #require(saved["objectId"]?.stringValue)
+            #expect(try await first.kill() == .signal(SIGKILL), "killed at once after its answer: no later write, no clean stop")
+
+            let restarted = try await ServerProcess.serve(.fixture, data: data)
+            defer { restarted.killIfRunning() }
+            try await Task.sleep(for: .milliseconds(1500))
+            let logs = try await restarted.client().query("CrashLog", where: ["savedId": .string(savedId)])
+            #expect(logs.count == 1, "the after hook ran once and completed; the restart must not run it again")
+            #expect(try await restarted.stop() == .exit(0))
+        }
+
+        @Test func anAfterHookWhoseWorkerDiedStaysOwedAndIsRetried() async throws {
+            let data = try ServerProcess.temporaryFolder("flaky")
+            defer { try? FileManager.default.removeItem(at: data) }
+            let server = try await ServerProcess.serve(.fixture, data: data, arguments: ["--workers", "1"])
+            defer { server.killIfRunning() }
+            let client = server.client()
+            let saved = try await client.post("/classes/Flaky", ["note": "crashes its first worker"])
+            #expect(saved.status == 201, "an after hook's failure never fails the save")
+            let savedId = try #require(saved["objectId"]?.stringValue)
+            let logs = try await poll("the retried after hook's FlakyLog") {
+                let logs = try await client.query("FlakyLog", where: ["savedId": .string(savedId)])
+                return logs.isEmpty ? nil : logs
+            }
+            #expect(logs.count == 1)
+            #expect(try await server.stop() == .exit(0))
         }
     }
 }

@@ -20,12 +20,12 @@ extension ProcessTests {
             let other: ParseTestClient
             let data: URL
 
-            static func start(_ arguments: [String] = []) async throws -> TwoApps {
+            static func start(_ arguments: [String] = [], environment: [String: String] = [:]) async throws -> TwoApps {
                 let data = try ServerProcess.temporaryFolder("isolation")
                 let server = try await ServerProcess.serve(
                     .fixture, data: data,
                     arguments: ["--app-id", "fixture", "--workers", "1", "--app", "other=\(ServerProcess.Binary.cloudlet.url.path)"]
-                        + arguments)
+                        + arguments, environment: environment)
                 let line = try #require(server.stdout.firstMatch(of: /also serving app "other": client key (\S+), master key (\S+)/))
                 let other = server.client(appId: "other", clientKey: String(line.1), masterKey: String(line.2))
                 return TwoApps(server: server, fixture: server.client(), other: other, data: data)
@@ -246,7 +246,7 @@ private final class ReloadFlag: Sendable {
 }
 
 /// A process's thread count and resident memory, from `/proc/<pid>/status`.
-private struct HostUsage {
+struct HostUsage {
     let threads: Int
     let residentKiB: Int
 

@@ -32,7 +32,7 @@ public struct HookWorker: Sendable {
             .connect(unixDomainSocketPath: socketPath).get()
         let session = WorkerSession(registry: registry, clock: WorkerClock(eventLoop: channel.eventLoop))
         let connection = try await channel.eventLoop.submit {
-            try WireConnection(channel: channel, onMessage: session.receive, onClose: { exit(0) })
+            try WireConnection(channel: channel, onMessage: session.receive, onOversized: session.receiveOversized, onClose: { exit(0) })
         }.get()
         session.start(on: connection)
         try await channel.closeFuture.get()

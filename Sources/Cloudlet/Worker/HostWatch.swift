@@ -1,8 +1,8 @@
 import Foundation
 
 /// Ends a worker process as soon as the host that started it is gone. A plain thread polls the
-/// parent's pid, so this works even while a hook spins on the worker's event loop and the closed
-/// connection can never be noticed there (a host killed with SIGKILL leaves no other trace).
+/// parent's pid, so this holds whatever the worker's other threads are doing (hooks that spin on
+/// every thread of the concurrency pool included), even if the closed connection went unnoticed.
 enum HostWatch {
     /// How often the parent is checked.
     static let interval: useconds_t = 200_000

@@ -37,14 +37,16 @@ final class WorkerSession: Sendable {
         guard let connection = state.withLock({ $0.connection }) else { return }
         switch message {
         case .invoke(let invocation):
-            // The hook starts on this thread and runs here until it first suspends, so that a hook
-            // that does not wait answers without a hop to another thread and back.
-            let task = Task.immediate {
+            // Hooks run on Swift's concurrency pool, never on this event loop: a hook that computes
+            // for long must not hold up the frames of the other calls, nor the answers to health checks.
+            let task = Task {
                 let outcome = await WireOutcome.of { try await self.run(invocation, on: connection) }
                 self.state.withLock { state in
                     if state.invocations.removeValue(forKey: invocation.id) == nil { state.finishedEarly.insert(invocation.id) }
                 }
-                connection.send(.result(id: invocation.id, outcome))
+                if !connection.send(.result(id: invocation.id, outcome)) {
+                    connection.send(.result(id: invocation.id, Self.resultTooLarge))
+                }
             }
             state.withLock { state in
                 if state.finishedEarly.remove(invocation.id) == nil { state.invocations[invocation.id] = task }
@@ -60,6 +62,23 @@ final class WorkerSession: Sendable {
         }
     }
 
+    /// A frame from the host over the size bound: the call it belonged to is refused.
+    func receiveOversized(_ head: WireFrameHead) {
+        guard let connection = state.withLock({ $0.connection }) else { return }
+        switch head.type {
+        case .invoke:
+            connection.send(.result(id: head.id, .refused(code: 141, message: "hook input too large")))
+        case .storeReply:
+            state.withLock { $0.storeCalls.removeValue(forKey: head.id) }?
+                .resume(returning: .refused(code: 141, message: "store reply too large"))
+        default:
+            connection.close()
+        }
+    }
+
+    /// What a hook whose result is over the frame bound answers instead.
+    static let resultTooLarge = WireOutcome.refused(code: 141, message: "hook result too large")
+
     /// Sends a store call for `invocationId` and waits for the host's reply.
     func storeCall(
         invocationId: UInt64, operation: WireStoreOperation, asMaster: Bool, arguments: ParseValue
@@ -72,8 +91,11 @@ final class WorkerSession: Sendable {
                 state.storeCalls[id] = continuation
                 return (state.connection, id)
             }
-            connection?.send(
-                .storeCall(WireStoreCall(id: id, invocationId: invocationId, operation: operation, asMaster: asMaster, arguments: json)))
+            let call = WireStoreCall(id: id, invocationId: invocationId, operation: operation, asMaster: asMaster, arguments: json)
+            if connection?.send(.storeCall(call)) == false {
+                state.withLock { $0.storeCalls.removeValue(forKey: id) }?
+                    .resume(returning: .refused(code: 141, message: "store call too large"))
+            }
         }
     }
 

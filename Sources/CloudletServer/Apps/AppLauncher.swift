@@ -10,21 +10,27 @@ public struct AppLauncher: Sendable {
     public var ownHooks: HookRegistry?
     /// The serving binary, for ``AppSettings/selfExecutable`` in worker processes; nil if it cannot serve as a worker.
     public var ownExecutablePath: String?
+    /// How workers are fenced in before they run hooks (Landlock, no capabilities); nil for not at all.
+    public var confinement: WorkerConfinement?
     let logger: Logger
     let hookLogger: Logger
 
-    /// A launcher for a binary whose own hooks are `ownHooks` and which is `ownExecutablePath`.
+    /// A launcher for a binary whose own hooks are `ownHooks` and which is `ownExecutablePath`,
+    /// fencing workers in with `confinement`.
     public init(
-        ownHooks: HookRegistry? = nil, ownExecutablePath: String? = nil, logger: Logger = Logger(label: "cloudlet.workers"), hookLogger: Logger = Logger(label: "cloudlet.hooks")
+        ownHooks: HookRegistry? = nil, ownExecutablePath: String? = nil, confinement: WorkerConfinement? = nil,
+        logger: Logger = Logger(label: "cloudlet.workers"), hookLogger: Logger = Logger(label: "cloudlet.hooks")
     ) {
         self.ownHooks = ownHooks
         self.ownExecutablePath = ownExecutablePath
+        self.confinement = confinement
         self.logger = logger
         self.hookLogger = hookLogger
     }
 
-    /// The executor of app `id` with `settings`, and the pool it needs running, if any.
-    func executor(for id: String, _ settings: AppSettings) async throws -> (executor: any HookExecutor, pool: WorkerPool?) {
+    /// The executor of app `id` with `settings`, and the pool it needs running, if any; workers get
+    /// `workers/<id>` in `dataDirectory` as their own folder.
+    func executor(for id: String, _ settings: AppSettings, dataDirectory: String) async throws -> (executor: any HookExecutor, pool: WorkerPool?) {
         let isOwn = settings.hooksExecutable == AppSettings.selfExecutable
         switch settings.isolation {
         case .inProcess:
@@ -40,7 +46,8 @@ public struct AppLauncher: Sendable {
                 throw AppSettings.invalid("app \(id): \(path) is not an executable file")
             }
             let configuration = WorkerPoolConfiguration(
-                appId: id, executablePath: path, workerCount: settings.workerCount, memoryLimitMegabytes: settings.workerMemoryMegabytes)
+                appId: id, executablePath: path, workerCount: settings.workerCount, memoryLimitMegabytes: settings.workerMemoryMegabytes,
+                workingFolder: URL(fileURLWithPath: dataDirectory).appendingPathComponent("workers/\(id)").path, confinement: confinement)
             let pool = try await WorkerPool.launch(configuration, logger: logger, hookLogger: hookLogger)
             return (ProcessHookExecutor(pool: pool), pool)
         }

@@ -111,7 +111,7 @@ extension AppSupervisor {
 
     private func executor(for record: AppRecord) async throws -> (executor: any HookExecutor, pool: WorkerPool?) {
         if let definition = definitions[record.id] { return (definition.executor, nil) }
-        return try await launcher.executor(for: record.id, record.settings)
+        return try await launcher.executor(for: record.id, record.settings, dataDirectory: configuration.dataDirectory)
     }
 
     private func runtime(_ record: AppRecord, storage: any AppStorage, executor: any HookExecutor) -> AppRuntime {

@@ -46,6 +46,9 @@ struct WorkerLifecycle: Sendable {
     private(set) var state: State
     /// Invocations sent and not yet answered, with their deadlines.
     private(set) var inFlight: [UInt64: Date] = [:]
+    /// An invocation that runs alone on the worker (a retry whose worker died under it): while it is
+    /// in flight the worker takes no other call, so that a crash can be laid at its door for sure.
+    private(set) var exclusive: UInt64?
     private var lastHealthy: Date
     private var pingSentAt: Date?
     let limits: Limits
@@ -57,10 +60,13 @@ struct WorkerLifecycle: Sendable {
         self.limits = limits
     }
 
-    /// Whether the worker has room for one more invocation at `now`: it serves, is not full, and runs
-    /// no call past its deadline (such a worker is about to be killed, and would take the call along).
-    func canAccept(at now: Date) -> Bool {
-        state == .ready && inFlight.count < limits.maximumInFlight && !(inFlight.values.min().map { $0 <= now } ?? false)
+    /// Whether the worker has room for one more invocation at `now`: it serves, is not full, runs no
+    /// call alone, and runs no call past its deadline (such a worker is about to be killed, and would
+    /// take the call along). An `exclusive` call needs a worker that runs nothing else.
+    func canAccept(at now: Date, exclusive wantsExclusive: Bool = false) -> Bool {
+        guard state == .ready, exclusive == nil else { return false }
+        if wantsExclusive { return inFlight.isEmpty }
+        return inFlight.count < limits.maximumInFlight && !(inFlight.values.min().map { $0 <= now } ?? false)
     }
 
     /// Whether the worker is serving and running at least one invocation.
@@ -73,14 +79,16 @@ struct WorkerLifecycle: Sendable {
         lastHealthy = now
     }
 
-    /// Invocation `id` was sent, to be answered by `deadline`.
-    mutating func sent(_ id: UInt64, deadline: Date) {
+    /// Invocation `id` was sent, to be answered by `deadline`; alone on the worker if `exclusive`.
+    mutating func sent(_ id: UInt64, deadline: Date, exclusive isExclusive: Bool = false) {
         inFlight[id] = deadline
+        if isExclusive { exclusive = id }
     }
 
     /// Invocation `id` was answered.
     mutating func answered(_ id: UInt64) {
         inFlight.removeValue(forKey: id)
+        if exclusive == id { exclusive = nil }
     }
 
     /// A health check was sent at `now`.
@@ -136,7 +144,7 @@ struct WorkerLifecycle: Sendable {
     mutating func exited() -> (unanswered: [UInt64], wasKilled: Bool) {
         let wasKilled = if case .killed = state { true } else { false }
         state = .exited
-        defer { inFlight = [:] }
+        defer { inFlight = [:]; exclusive = nil }
         return (inFlight.keys.sorted(), wasKilled)
     }
 }

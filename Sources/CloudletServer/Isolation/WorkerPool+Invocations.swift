@@ -1,64 +1,122 @@
 import Cloudlet
 import CloudletWire
 import Foundation
+import NIOCore
 import Synchronization
 
 extension WorkerPool {
     /// Runs the hook of `kind` for `name` on a worker and returns its answer as JSON.
     ///
     /// Throws 503 while the hook's circuit is open or the queue of waiting calls is full, 500/141
-    /// "hook crashed" if the worker ends before answering, and the hook's own error otherwise.
+    /// "hook crashed" if the call brought its worker down, 503/141 "worker lost" if the worker ended
+    /// under it for another reason and it could not be retried (see ``WorkerLoss``), and the hook's
+    /// own error otherwise.
     func invoke(_ kind: HookKind, _ name: String, input: ParseValue, original: ParseValue?, context: HookContext) async throws -> ParseValue {
         let hook = WorkerPoolState.hookKey(kind, name)
         let now = clock.now
-        let (id, admitted) = state.withLock { state in
+        let admitted = state.withLock { state in
             var breaker = state.breakers[hook]
                 ?? CircuitBreaker(threshold: configuration.crashesToOpenCircuit, openDuration: configuration.circuitOpenDuration)
-            let admitted = breaker.admit(at: now)
-            state.breakers[hook] = breaker
-            defer { state.nextInvocationId += 1 }
-            return (state.nextInvocationId, admitted)
+            defer { state.breakers[hook] = breaker }
+            return breaker.admit(at: now)
         }
         guard admitted else { throw ParseError.unavailable("\(kind.rawValue) hook on \(name) is unavailable after repeated crashes") }
-        let process = try await acquireWorker(for: id, hook: hook, context: context)
-        let invocation = WireInvocation(
-            id: id, deadlineMilliseconds: Int64((context.deadline.timeIntervalSince1970 * 1000).rounded()), kind: kind.wire,
-            name: name, appId: context.appId, requestId: context.requestId, userId: context.user?.id, isMaster: context.isMaster,
-            installationId: context.installationId, eventId: context.eventId, input: input.jsonBuffer,
-            original: original?.jsonBuffer)
-        let result = await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                let pending = state.withLock { state -> Bool in
-                    guard state.invocations[id] != nil else { return false }
-                    state.invocations[id]?.continuation = continuation
-                    return true
+        let request = InvocationRequest(
+            kind: kind.wire, name: name, context: context, input: input.jsonBuffer, original: original?.jsonBuffer)
+        var attempt = 0
+        while true {
+            switch try await runOnce(request, alone: attempt > 0) {
+            case .answered(let outcome):
+                state.withLock { $0.breakers[hook]?.recordSuccess() }
+                return try outcome.value()
+            case .refused(let error):
+                throw error
+            case .lost(let loss):
+                switch loss.verdict(attempt: attempt, deadlinePassed: clock.now >= context.deadline) {
+                case .retryAlone:
+                    try Task.checkCancellation()
+                    attempt += 1
+                case .crashed:
+                    state.withLock { $0.breakers[hook]?.recordCrash(at: clock.now) }
+                    throw loss.ranOutOfMemory
+                        ? ParseError.hookCrashed("hook crashed: it ran out of memory (limit \(configuration.memoryLimitMegabytes) MiB)")
+                        : ParseError.hookCrashed()
+                case .overran:
+                    state.withLock { state in
+                        if state.breakers[hook]?.isHalfOpen == true { state.breakers[hook]?.recordCrash(at: clock.now) }
+                    }
+                    throw ParseError.hookCrashed()
+                case .lost:
+                    throw ParseError.workerLost
                 }
-                if pending {
-                    process.send(.invoke(invocation))
+            }
+        }
+    }
+
+    /// What one attempt of a call sends.
+    private struct InvocationRequest: Sendable {
+        let kind: WireHookKind
+        let name: String
+        let context: HookContext
+        let input: ByteBuffer
+        let original: ByteBuffer?
+
+        func invocation(id: UInt64) -> WireInvocation {
+            WireInvocation(
+                id: id, deadlineMilliseconds: Int64((context.deadline.timeIntervalSince1970 * 1000).rounded()), kind: kind,
+                name: name, appId: context.appId, requestId: context.requestId, userId: context.user?.id,
+                isMaster: context.isMaster, installationId: context.installationId, eventId: context.eventId, input: input,
+                original: original)
+        }
+    }
+
+    /// Sends one attempt of a call to a worker (alone on it, if `alone`) and waits for how it ends.
+    private func runOnce(_ request: InvocationRequest, alone: Bool) async throws -> WorkerPoolState.Ending {
+        let id = state.withLock { state in
+            defer { state.nextInvocationId += 1 }
+            return state.nextInvocationId
+        }
+        let process = try await acquireWorker(for: id, context: request.context, alone: alone)
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let early = state.withLock { state -> WorkerPoolState.Ending? in
+                    guard let invocation = state.invocations[id] else { return .refused(.workerLost) }
+                    if let early = invocation.early {
+                        state.invocations.removeValue(forKey: id)
+                        return early
+                    }
+                    state.invocations[id]?.continuation = continuation
+                    return nil
+                }
+                if let early {
+                    continuation.resume(returning: early)
                 } else {
-                    continuation.resume(returning: .failure(.hookCrashed()))
+                    process.send(.invoke(request.invocation(id: id)))
                 }
             }
         } onCancel: {
             if state.withLock({ $0.invocations[id] != nil }) { process.send(.cancel(id: id)) }
         }
-        let outcome = try result.get()
-        state.withLock { $0.breakers[hook]?.recordSuccess() }
-        return try outcome.value()
     }
 
-    /// Waits (in the bounded queue, if every worker is full or restarting) for room on a worker.
-    private func acquireWorker(for id: UInt64, hook: String, context: HookContext) async throws -> WorkerProcess {
+    /// Waits (in the bounded queue, if every worker is full or restarting) for room on a worker. A
+    /// call to run `alone` waits for an idle worker, ahead of the queue and beyond its bound.
+    private func acquireWorker(for id: UInt64, context: HookContext, alone: Bool) async throws -> WorkerProcess {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 let immediate = state.withLock { state -> Result<WorkerProcess, any Error>? in
                     if state.isShuttingDown { return .failure(ParseError.unavailable("the server is shutting down")) }
-                    if let process = state.reserve(id, hook: hook, context: context) { return .success(process) }
+                    if let process = state.reserve(id, context: context, exclusive: alone) { return .success(process) }
                     if Task.isCancelled { return .failure(CancellationError()) }
+                    let waiter = WorkerPoolState.Waiter(id: id, context: context, exclusive: alone, continuation: continuation)
+                    if alone {
+                        state.waiters.insert(waiter, at: 0)
+                        return nil
+                    }
                     guard state.waiters.count < configuration.maximumQueuedInvocations else {
                         return .failure(ParseError.unavailable("too many hook calls are waiting; retry later", code: 155))
                     }
-                    state.waiters.append(WorkerPoolState.Waiter(id: id, hook: hook, context: context, continuation: continuation))
+                    state.waiters.append(waiter)
                     return nil
                 }
                 if let immediate { continuation.resume(with: immediate) }

@@ -5,22 +5,19 @@ import Synchronization
 import Logging
 
 extension WorkerPool {
-    /// Handles a message from a worker (on its connection's event loop).
+    /// Handles a message from a worker (on its connection's event loop). Before its hello, a
+    /// connection may say nothing else; after it, it speaks only for its own worker's invocations.
     func received(_ message: WireMessage, from peer: WorkerPeer) {
+        if case .hello(let hello) = message { return helloReceived(hello, from: peer) }
+        guard let process = peer.process.withLock({ $0 }) else {
+            peer.connection.withLock { $0 }?.close()
+            return
+        }
         switch message {
-        case .hello(let hello):
-            helloReceived(hello, from: peer)
         case .result(let id, let outcome):
-            let continuation = state.withLock { state -> CheckedContinuation<Result<WireOutcome, ParseError>, Never>? in
-                guard let invocation = state.invocations.removeValue(forKey: id) else { return nil }
-                state.updateLifecycle(of: invocation.process) { $0.answered(id) }
-                state.backoffs[invocation.process.slot].reset()
-                return invocation.continuation
-            }
-            serveWaiters()
-            continuation?.resume(returning: .success(outcome))
+            finish(id, .answered(outcome), from: process)
         case .storeCall(let call):
-            let context = state.withLock { $0.invocations[call.invocationId]?.context }
+            let context = invocationContext(call.invocationId, on: process)
             let connection = peer.connection.withLock { $0 }
             guard let context else {
                 connection?.send(.storeReply(id: call.id, .failed(description: "the invocation has ended")))
@@ -31,24 +28,35 @@ extension WorkerPool {
                 connection?.send(.storeReply(id: call.id, outcome))
             }
         case .log(let record):
-            guard let context = state.withLock({ $0.invocations[record.invocationId]?.context }) else { return }
+            guard let context = invocationContext(record.invocationId, on: process) else { return }
             let metadata = (try? ParseValue(json: record.metadata).objectValue)?.mapValues { Logger.MetadataValue.string($0.stringValue ?? "") }
             let level = Logger.Level.allCases[Int(min(record.level, UInt8(Logger.Level.allCases.count - 1)))]
             context.logger.log(level: level, "\(record.message)", metadata: metadata)
         case .pong:
-            guard let process = peer.process.withLock({ $0 }) else { return }
             let now = clock.now
             state.withLock { $0.updateLifecycle(of: process) { $0.ponged(at: now) } }
-        case .invoke, .storeReply, .cancel, .ping:
+        case .hello, .invoke, .storeReply, .cancel, .ping:
             peer.connection.withLock { $0 }?.close()
+        }
+    }
+
+    /// The context of invocation `id` if it runs on `process`.
+    private func invocationContext(_ id: UInt64, on process: WorkerProcess) -> HookContext? {
+        state.withLock { state in
+            guard let invocation = state.invocations[id], invocation.process === process else { return nil }
+            return invocation.context
         }
     }
 
     private func helloReceived(_ hello: WireHello, from peer: WorkerPeer) {
         let now = clock.now
         guard let connection = peer.connection.withLock({ $0 }) else { return }
+        // The kernel's word on who connected is what counts; a claim that differs from it is refused.
+        let processId = peer.processId ?? hello.processId
         let process = state.withLock { state -> WorkerProcess? in
-            guard let (slot, worker) = state.workers.first(where: { $0.value.process.pid == hello.processId }) else { return nil }
+            guard processId == hello.processId,
+                let (slot, worker) = state.workers.first(where: { $0.value.process.pid == processId })
+            else { return nil }
             worker.process.attach(connection)
             state.workers[slot]?.lifecycle.becameReady(at: now)
             if state.hooks == nil || state.hooksNeedRefresh {
@@ -60,7 +68,9 @@ extension WorkerPool {
             return worker.process
         }
         guard let process else {
-            logger.warning("a process that is not one of the pool's workers connected", metadata: ["worker.pid": "\(hello.processId)"])
+            logger.warning(
+                "a process that is not one of the pool's workers connected",
+                metadata: ["peer.pid": "\(peer.processId.map(String.init) ?? "unknown")", "claimed.pid": "\(hello.processId)"])
             connection.close()
             return
         }
@@ -81,11 +91,46 @@ extension WorkerPool {
         logger.log(level: isError ? .warning : .info, "\(line)")
     }
 
-    /// A worker ended: fail its unanswered invocations, count crashes against their hooks' circuits,
-    /// and schedule the slot's restart.
+    /// A frame from a worker over the size bound: a result fails its call, a store call is refused,
+    /// a log line is dropped. The connection carries on.
+    func receivedOversized(_ head: WireFrameHead, from peer: WorkerPeer) {
+        let connection = peer.connection.withLock { $0 }
+        guard let process = peer.process.withLock({ $0 }) else {
+            connection?.close()
+            return
+        }
+        switch head.type {
+        case .result:
+            finish(head.id, .refused(.resultTooLarge), from: process)
+        case .storeCall:
+            connection?.send(.storeReply(id: head.id, .refused(code: 141, message: "store call too large")))
+        case .log:
+            hookLogger.warning("dropped a hook's log line over the frame bound", metadata: ["bytes": "\(head.length)"])
+        default:
+            connection?.close()
+        }
+    }
+
+    /// Invocation `id` ended on its worker `process`: frees its place and hands the ending to its caller.
+    private func finish(_ id: UInt64, _ ending: WorkerPoolState.Ending, from process: WorkerProcess) {
+        let continuation = state.withLock { state -> CheckedContinuation<WorkerPoolState.Ending, Never>? in
+            guard state.invocations[id]?.process === process, let invocation = state.invocations.removeValue(forKey: id) else {
+                return nil
+            }
+            state.updateLifecycle(of: invocation.process) { $0.answered(id) }
+            state.backoffs[invocation.process.slot].reset()
+            return invocation.continuation
+        }
+        serveWaiters()
+        continuation?.resume(returning: ending)
+    }
+
+    /// A worker ended: hand each unanswered invocation its loss (the caller decides, by
+    /// ``WorkerLoss``, whether to retry or whom to blame), and schedule the slot's restart.
     func exited(_ process: WorkerProcess, _ ending: WorkerProcess.Ending) {
         let now = clock.now
-        let failed = state.withLock { state -> (lost: [WorkerPoolState.Invocation], wasKilled: Bool)? in
+        let ranOutOfMemory = process.ranOutOfMemory
+        let failed = state.withLock { state -> (lost: [WorkerPoolState.Invocation], loss: WorkerLoss)? in
             let worker: WorkerPoolState.Worker
             let servedSlot = state.workers[process.slot]?.process === process
             if servedSlot {
@@ -97,9 +142,16 @@ extension WorkerPool {
             }
             var lifecycle = worker.lifecycle
             let (unanswered, wasKilled) = lifecycle.exited()
-            let lost = unanswered.compactMap { state.invocations.removeValue(forKey: $0) }
-            for invocation in lost where !wasKilled || state.breakers[invocation.hook]?.isHalfOpen == true {
-                state.breakers[invocation.hook]?.recordCrash(at: now)
+            let loss = WorkerLoss(wasKilled: wasKilled, callsInFlight: unanswered.count, ranOutOfMemory: ranOutOfMemory)
+            var lost: [WorkerPoolState.Invocation] = []
+            for id in unanswered {
+                guard let invocation = state.invocations[id] else { continue }
+                if invocation.continuation == nil {
+                    state.invocations[id]?.early = .lost(loss)
+                } else {
+                    state.invocations.removeValue(forKey: id)
+                    lost.append(invocation)
+                }
             }
             if servedSlot && !state.isShuttingDown {
                 // A worker the pool killed (a hook overran) was healthy: replace it at once. Only
@@ -107,20 +159,17 @@ extension WorkerPool {
                 let delay = wasKilled ? .zero : state.backoffs[process.slot].nextDelay()
                 state.restarts[process.slot] = now.addingTimeInterval(delay.seconds)
             }
-            return (lost, wasKilled)
+            return (lost, loss)
         }
         guard let failed else { return }
-        let error: ParseError =
-            process.ranOutOfMemory
-            ? .hookCrashed("hook crashed: it ran out of memory (limit \(configuration.memoryLimitMegabytes) MiB)") : .hookCrashed()
         var metadata: Logger.Metadata = ["worker.pid": "\(process.pid)", "worker.exit": "\(ending)"]
         if let fatalErrorLine = process.fatalErrorLine { metadata["worker.fatal_error"] = "\(fatalErrorLine)" }
         if failed.lost.isEmpty {
-            hookLogger.log(level: failed.wasKilled ? .info : .error, "worker ended", metadata: metadata)
+            hookLogger.log(level: failed.loss.wasKilled ? .info : .error, "worker ended", metadata: metadata)
         }
         for invocation in failed.lost {
-            invocation.context.logger.error(failed.wasKilled ? "worker killed" : "hook crashed", metadata: metadata)
-            invocation.continuation?.resume(returning: .failure(error))
+            invocation.context.logger.error(failed.loss.wasKilled ? "worker killed" : "worker crashed", metadata: metadata)
+            invocation.continuation?.resume(returning: .lost(failed.loss))
         }
     }
 }

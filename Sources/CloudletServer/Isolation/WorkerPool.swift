@@ -25,6 +25,8 @@ public final class WorkerPool: Service, Sendable {
     let hookLogger: Logger
     let clock: any CloudletClock
     let state: Mutex<WorkerPoolState>
+    /// Keeps the workers' CPU below the host's and in the app's own share.
+    let cpuShare: WorkerCPUShare
     private let listener = Mutex<(any Channel)?>(nil)
 
     private init(configuration: WorkerPoolConfiguration, logger: Logger, hookLogger: Logger, clock: any CloudletClock) {
@@ -39,6 +41,7 @@ public final class WorkerPool: Service, Sendable {
         hookLogger[metadataKey: "app"] = .string(configuration.appId)
         self.hookLogger = hookLogger
         self.clock = clock
+        cpuShare = WorkerCPUShare(appId: configuration.appId)
         state = Mutex(
             WorkerPoolState(
                 slots: configuration.workerCount,
@@ -50,14 +53,18 @@ public final class WorkerPool: Service, Sendable {
         _ configuration: WorkerPoolConfiguration, logger: Logger, hookLogger: Logger? = nil, clock: any CloudletClock = SystemClock()
     ) async throws -> WorkerPool {
         let pool = WorkerPool(configuration: configuration, logger: logger, hookLogger: hookLogger ?? logger, clock: clock)
+        try FileManager.default.createDirectory(
+            atPath: configuration.workingFolder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .childChannelInitializer { child in
-                child.eventLoop.makeCompletedFuture {
+                PeerCredentials.processId(of: child).flatMapThrowing { processId in
                     try WireFraming.addHandlers(to: child.pipeline.syncOperations)
-                    let peer = WorkerPeer()
+                    let peer = WorkerPeer(processId: processId)
                     // A worker whose connection closes is ending (its exit is handled when it comes), or
                     // misses its next health check and is killed.
-                    let connection = try WireConnection(channel: child, onMessage: { pool.received($0, from: peer) })
+                    let connection = try WireConnection(
+                        channel: child, onMessage: { pool.received($0, from: peer) },
+                        onOversized: { pool.receivedOversized($0, from: peer) })
                     peer.connection.withLock { $0 = connection }
                 }
             }
@@ -106,6 +113,7 @@ public final class WorkerPool: Service, Sendable {
                 slot: slot, configuration: configuration, socketPath: socketPath,
                 onOutput: { [weak self] in self?.output($0, line: $1, isError: $2) },
                 onExit: { [weak self] in self?.exited($0, $1) })
+            cpuShare.adopt(process.pid)
             state.workers[slot] = WorkerPoolState.Worker(
                 process: process, lifecycle: WorkerLifecycle(spawnedAt: clock.now, limits: configuration.lifecycleLimits))
         }
@@ -197,10 +205,16 @@ public final class WorkerPool: Service, Sendable {
     }
 }
 
-/// The host's view of one worker connection: the connection, and the worker once it said hello.
+/// The host's view of one worker connection: the pid of the process that connected (as the kernel
+/// reports it, where it does), the connection, and the worker once it said hello.
 final class WorkerPeer: Sendable {
+    let processId: Int32?
     let connection = Mutex<WireConnection?>(nil)
     let process = Mutex<WorkerProcess?>(nil)
+
+    init(processId: Int32?) {
+        self.processId = processId
+    }
 }
 
 extension ParseError {

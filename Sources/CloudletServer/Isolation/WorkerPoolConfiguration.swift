@@ -32,6 +32,11 @@ public struct WorkerPoolConfiguration: Sendable {
     public var restartDelay: Duration
     /// Longest delay between restarts. Default 5 s.
     public var maximumRestartDelay: Duration
+    /// The workers' own folder: their working directory, `HOME` and `TMPDIR`, created at launch.
+    /// Never the host's data folder. Default: `cloudlet-workers/<app>` in the temporary folder.
+    public var workingFolder: String
+    /// How workers are fenced in with Landlock; nil for not at all. Default nil.
+    public var confinement: WorkerConfinement?
 
     public init(
         appId: String, executablePath: String, arguments: [String] = [],
@@ -39,7 +44,8 @@ public struct WorkerPoolConfiguration: Sendable {
         maximumInFlightPerWorker: Int = 16, maximumQueuedInvocations: Int = 256, killGrace: Duration = .milliseconds(250),
         startupTimeout: Duration = .seconds(10), healthCheckInterval: Duration = .seconds(5),
         healthCheckTimeout: Duration = .seconds(5), crashesToOpenCircuit: Int = 3, circuitOpenDuration: Duration = .seconds(10),
-        restartDelay: Duration = .milliseconds(100), maximumRestartDelay: Duration = .seconds(5)
+        restartDelay: Duration = .milliseconds(100), maximumRestartDelay: Duration = .seconds(5), workingFolder: String? = nil,
+        confinement: WorkerConfinement? = nil
     ) {
         self.appId = appId
         self.executablePath = executablePath
@@ -56,6 +62,30 @@ public struct WorkerPoolConfiguration: Sendable {
         self.circuitOpenDuration = circuitOpenDuration
         self.restartDelay = restartDelay
         self.maximumRestartDelay = maximumRestartDelay
+        // Absolute: the folder is named to the worker's launcher, which already runs inside it.
+        self.workingFolder =
+            workingFolder.map { URL(fileURLWithPath: $0).absoluteURL.standardizedFileURL.path }
+            ?? FileManager.default.temporaryDirectory.appendingPathComponent("cloudlet-workers/\(appId)").path
+        self.confinement = confinement
+    }
+
+    /// The whole environment a worker starts with: nothing of the host's but the language and the
+    /// backtrace setting (no `CLOUDLET_*` variable, no key, no credential).
+    var workerEnvironment: [String: String] {
+        let host = ProcessInfo.processInfo.environment
+        return [
+            "PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": workingFolder, "TMPDIR": workingFolder,
+            "LANG": host["LANG"] ?? "C.UTF-8",
+            // A trap ends the worker at once instead of after seconds of backtracing, unless asked otherwise.
+            "SWIFT_BACKTRACE": host["SWIFT_BACKTRACE"] ?? "enable=no",
+        ]
+    }
+
+    /// The command line of a worker that connects to `socketPath`: confined, if so configured.
+    func workerCommand(socketPath: String) -> [String] {
+        let command =
+            [executablePath] + arguments + ["worker", "--socket", socketPath, "--memory-limit-mb", String(memoryLimitMegabytes)]
+        return confinement?.command(command, workingFolder: workingFolder) ?? command
     }
 
     var lifecycleLimits: WorkerLifecycle.Limits {

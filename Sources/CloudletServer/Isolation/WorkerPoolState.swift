@@ -11,19 +11,30 @@ struct WorkerPoolState {
         var lifecycle: WorkerLifecycle
     }
 
+    /// How an invocation on a worker ended.
+    enum Ending: Sendable {
+        /// The worker answered.
+        case answered(WireOutcome)
+        /// The worker ended first.
+        case lost(WorkerLoss)
+        /// The answer could not be taken (it was over the frame bound).
+        case refused(ParseError)
+    }
+
     /// An invocation sent (or about to be sent) to `process`.
     struct Invocation {
         let process: WorkerProcess
-        let hook: String
         let context: HookContext
-        var continuation: CheckedContinuation<Result<WireOutcome, ParseError>, Never>?
+        var continuation: CheckedContinuation<Ending, Never>?
+        /// Set when the invocation ended before its caller started waiting.
+        var early: Ending?
     }
 
-    /// A caller waiting for a worker with a free slot.
+    /// A caller waiting for a worker with a free slot (or, for a retry, an idle worker to run alone on).
     struct Waiter {
         let id: UInt64
-        let hook: String
         let context: HookContext
+        let exclusive: Bool
         let continuation: CheckedContinuation<WorkerProcess, any Error>
     }
 
@@ -49,17 +60,18 @@ struct WorkerPoolState {
 
     static func hookKey(_ kind: HookKind, _ name: String) -> String { "\(kind.rawValue) \(name)" }
 
-    /// Gives invocation `id` a place on the least busy worker that has one; nil if none has.
-    mutating func reserve(_ id: UInt64, hook: String, context: HookContext) -> WorkerProcess? {
+    /// Gives invocation `id` a place on the least busy worker that has one (an idle one, alone, if
+    /// `exclusive`); nil if none has.
+    mutating func reserve(_ id: UInt64, context: HookContext, exclusive: Bool = false) -> WorkerProcess? {
         let now = context.clock.now
-        let free = workers.filter { $0.value.lifecycle.canAccept(at: now) }
+        let free = workers.filter { $0.value.lifecycle.canAccept(at: now, exclusive: exclusive) }
         guard let slot = free.min(by: { $0.value.lifecycle.inFlight.count < $1.value.lifecycle.inFlight.count })?.key,
             let process = workers[slot]?.process
         else {
             return nil
         }
-        workers[slot]?.lifecycle.sent(id, deadline: context.deadline)
-        invocations[id] = Invocation(process: process, hook: hook, context: context)
+        workers[slot]?.lifecycle.sent(id, deadline: context.deadline, exclusive: exclusive)
+        invocations[id] = Invocation(process: process, context: context)
         return process
     }
 
@@ -75,7 +87,9 @@ struct WorkerPoolState {
     /// Hands free worker slots to waiting callers, first come first served; returns whom to resume.
     mutating func serveWaiters() -> [(CheckedContinuation<WorkerProcess, any Error>, WorkerProcess)] {
         var served: [(CheckedContinuation<WorkerProcess, any Error>, WorkerProcess)] = []
-        while let waiter = waiters.first, let process = reserve(waiter.id, hook: waiter.hook, context: waiter.context) {
+        while let waiter = waiters.first,
+            let process = reserve(waiter.id, context: waiter.context, exclusive: waiter.exclusive)
+        {
             waiters.removeFirst()
             served.append((waiter.continuation, process))
         }

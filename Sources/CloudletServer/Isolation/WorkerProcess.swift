@@ -30,7 +30,8 @@ final class WorkerProcess: Sendable {
         self.pid = pid
     }
 
-    /// Starts `executable arguments… worker --socket <socketPath> --memory-limit-mb <limit>` for `slot`.
+    /// Starts `executable arguments… worker --socket <socketPath> --memory-limit-mb <limit>` for `slot`
+    /// (through the confinement's launcher, if any), in its working folder with a scrubbed environment.
     /// Each line the worker writes goes to `onOutput` (with whether it came on standard error); its end
     /// goes to `onExit`.
     static func spawn(
@@ -39,18 +40,15 @@ final class WorkerProcess: Sendable {
         onExit: @escaping @Sendable (WorkerProcess, Ending) -> Void
     ) throws -> WorkerProcess {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: configuration.executablePath)
-        process.arguments = configuration.arguments + [
-            "worker", "--socket", socketPath, "--memory-limit-mb", String(configuration.memoryLimitMegabytes),
-        ]
+        let command = configuration.workerCommand(socketPath: socketPath)
+        process.executableURL = URL(fileURLWithPath: command[0])
+        process.arguments = Array(command.dropFirst())
+        process.currentDirectoryURL = URL(fileURLWithPath: configuration.workingFolder)
+        process.environment = configuration.workerEnvironment
         let output = Pipe(), errors = Pipe()
         process.standardOutput = output
         process.standardError = errors
         process.standardInput = FileHandle.nullDevice
-        var environment = ProcessInfo.processInfo.environment
-        // A trap ends the worker at once instead of after seconds of backtracing, unless asked otherwise.
-        if environment["SWIFT_BACKTRACE"] == nil { environment["SWIFT_BACKTRACE"] = "enable=no" }
-        process.environment = environment
         let started = Mutex<WorkerProcess?>(nil)
         let ends = Mutex((seen: 0, reported: false))
         // The exit is reported once the process has ended and both pipes are drained, so that its
@@ -84,7 +82,7 @@ final class WorkerProcess: Sendable {
         for (pipe, isError) in [(output, false), (errors, true)] {
             let handle = pipe.fileHandleForReading
             let reader = Thread {
-                let lines = LineSplitter()
+                var lines = LineSplitter()
                 while true {
                     let data = handle.availableData
                     if data.isEmpty { break }
@@ -138,26 +136,46 @@ private func sendKillSignal(to pid: Int32) {
     #endif
 }
 
-/// Splits a byte stream into lines.
-private final class LineSplitter: Sendable {
-    private let pending = Mutex(Data())
+/// Splits a byte stream into lines, each cut at ``maximumLineBytes`` (with a note that it was): a
+/// worker that prints without end costs the host a bounded buffer and log line, not its memory.
+struct LineSplitter {
+    /// The longest line kept, in bytes.
+    static let maximumLineBytes = 8 << 10
+    /// What ends a line that was cut.
+    static let cutMarker = " [… line cut at \(maximumLineBytes) bytes]"
 
-    func append(_ data: Data) -> [String] {
-        pending.withLock { pending in
-            pending.append(data)
-            var lines: [String] = []
-            while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
-                lines.append(String(decoding: pending[pending.startIndex..<newline], as: UTF8.self))
-                pending.removeSubrange(pending.startIndex...newline)
+    private var pending = Data()
+    /// Whether the current line has been cut and the rest of it is being dropped.
+    private var cutting = false
+
+    /// The lines that `data` completes.
+    mutating func append(_ data: Data) -> [String] {
+        var lines: [String] = []
+        var rest = data[...]
+        while !rest.isEmpty {
+            let newline = rest.firstIndex(of: UInt8(ascii: "\n"))
+            let chunk = rest[..<(newline ?? rest.endIndex)]
+            if !cutting {
+                let room = Self.maximumLineBytes - pending.count
+                pending.append(chunk.prefix(room))
+                if chunk.count > room {
+                    lines.append(String(decoding: pending, as: UTF8.self) + Self.cutMarker)
+                    pending = Data()
+                    cutting = true
+                }
             }
-            return lines
+            guard let newline else { break }
+            if !cutting { lines.append(String(decoding: pending, as: UTF8.self)) }
+            pending = Data()
+            cutting = false
+            rest = rest[rest.index(after: newline)...]
         }
+        return lines
     }
 
-    func finish() -> [String] {
-        pending.withLock { pending in
-            defer { pending = Data() }
-            return pending.isEmpty ? [] : [String(decoding: pending, as: UTF8.self)]
-        }
+    /// The last line, if the stream ended without a newline.
+    mutating func finish() -> [String] {
+        defer { pending = Data() }
+        return pending.isEmpty || cutting ? [] : [String(decoding: pending, as: UTF8.self)]
     }
 }

@@ -5,7 +5,9 @@ import Synchronization
 
 extension AppRuntime {
     /// Runs the after hook an outbox event owes and marks the event done. The hook's failure or
-    /// timeout is logged and counted, and never fails the write it follows.
+    /// timeout is logged and counted, and never fails the write it follows. If the hook did not run
+    /// to an end of its own (its worker ended under it, or the pool could not take it), the event
+    /// stays owed and is tried again with backoff (``retryDueAfterHooks()``).
     func runAfterHook(_ event: OutboxEvent) async {
         let className = event.object.className
         do {
@@ -18,11 +20,18 @@ extension AppRuntime {
                     try await executor.delete(event.kind, DeleteRequest(object: event.object, context: context))
                 }
             }
+        } catch let error as ParseError where error.leftHookUnfinished {
+            let due = afterHookRetries.withLock { $0.failed(event, at: clock.now) }
+            logger.warning(
+                "after hook did not run to its end; it stays owed",
+                metadata: ["hook": "\(event.kind.rawValue) \(className)", "event_id": "\(event.id)", "error": "\(error)", "retry_at": "\(due)"])
+            return
         } catch {
             logger.warning(
                 "after hook did not complete",
                 metadata: ["hook": "\(event.kind.rawValue) \(className)", "event_id": "\(event.id)", "error": "\(error)"])
         }
+        afterHookRetries.withLock { $0.succeeded(event.id) }
         do {
             try await storage.completeOutboxEvent(event.id)
         } catch {
@@ -36,8 +45,7 @@ extension AppRuntime {
     public func replayPendingAfterHooks() async throws -> Int {
         var replayed = 0
         for event in try await storage.pendingOutboxEvents() {
-            let claimed = eventsInFlight.withLock { $0.insert(event.id).inserted }
-            guard claimed else { continue }
+            guard try await claimForReplay(event.id) else { continue }
             defer { _ = eventsInFlight.withLock { $0.remove(event.id) } }
             logger.info("replaying after hook", metadata: ["event_id": "\(event.id)", "hook": "\(event.kind.rawValue) \(event.object.className)"])
             await runAfterHook(event)
@@ -46,8 +54,29 @@ extension AppRuntime {
         return replayed
     }
 
+    /// Runs the after hooks whose retry is due. Returns how many ran.
+    @discardableResult
+    public func retryDueAfterHooks() async -> Int {
+        let due = afterHookRetries.withLock { $0.takeDue(at: clock.now) }
+        for event in due {
+            await withEventInFlight(event.id) { await runAfterHook(event) }
+        }
+        return due.count
+    }
+
+    /// Marks event `id` in flight if it is neither running nor already completed (by a live write
+    /// that finished after the pending events were read).
+    private func claimForReplay(_ id: String) async throws -> Bool {
+        guard eventsInFlight.withLock({ $0.insert(id).inserted }) else { return false }
+        guard try await storage.isOutboxEventPending(id) else {
+            _ = eventsInFlight.withLock { $0.remove(id) }
+            return false
+        }
+        return true
+    }
+
     /// Runs `body` with the event `id` marked as in flight, so that a replay leaves it alone.
-    func withEventInFlight<Value>(_ id: String?, _ body: () async throws -> Value) async throws -> Value {
+    func withEventInFlight<Value>(_ id: String?, _ body: () async throws -> Value) async rethrows -> Value {
         guard let id else { return try await body() }
         eventsInFlight.withLock { _ = $0.insert(id) }
         defer { _ = eventsInFlight.withLock { $0.remove(id) } }

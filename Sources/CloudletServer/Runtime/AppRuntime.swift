@@ -56,6 +56,8 @@ public final class AppRuntime: Sendable {
     public let bulkhead: HookBulkhead
     /// Outbox events being run right now, so that a replay never runs one twice at once.
     let eventsInFlight = Mutex<Set<String>>([])
+    /// After hooks owed a retry, with their backoff.
+    let afterHookRetries = Mutex(AfterHookRetries())
 
     /// A runtime for `appId`, hiding `protectedFields` from readers other than their owner.
     /// `logger` receives the runtime's own messages; `hookLogger` is the app's

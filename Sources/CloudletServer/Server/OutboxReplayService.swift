@@ -2,11 +2,13 @@ import Logging
 import ServiceLifecycle
 
 /// At start, runs the after hooks that a previous run committed but did not finish (it crashed or was
-/// killed between the write and the end of the hook), for every app; at shutdown, removes the
-/// outbox rows of the hooks that did finish.
+/// killed between the write and the end of the hook), for every app; then, until shutdown, retries
+/// the after hooks whose worker ended under them, as their backoff comes due.
 struct OutboxReplayService: Service {
     let apps: AppDirectory
     let logger: Logger
+    /// How often due retries are looked for.
+    var retryInterval: Duration = .milliseconds(250)
 
     func run() async throws {
         for app in apps.all {
@@ -17,12 +19,10 @@ struct OutboxReplayService: Service {
                 logger.error("could not replay after hooks", metadata: ["app": "\(app.id)", "error": "\(error)"])
             }
         }
-        try? await gracefulShutdown()
-        for app in apps.all {
-            do {
-                try await app.runtime.storage.flushCompletedOutboxEvents()
-            } catch {
-                logger.error("could not flush completed after hooks", metadata: ["app": "\(app.id)", "error": "\(error)"])
+        try? await cancelWhenGracefulShutdown {
+            while true {
+                try await Task.sleep(for: retryInterval)
+                for app in apps.all { await app.runtime.retryDueAfterHooks() }
             }
         }
     }

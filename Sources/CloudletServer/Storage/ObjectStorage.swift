@@ -38,12 +38,12 @@ public protocol ObjectStorage: Sendable {
     /// The after-hook events committed but not yet completed, oldest first.
     func pendingOutboxEvents() async throws -> [OutboxEvent]
 
-    /// Marks the event `id` as done. Its removal may wait for a later write: after a crash, an event
-    /// marked done but not yet removed runs again (at least once).
-    func completeOutboxEvent(_ id: String) async throws
+    /// Whether the event `id` is still owed (committed and not completed).
+    func isOutboxEventPending(_ id: String) async throws -> Bool
 
-    /// Removes the events marked done now (at shutdown, so that a clean restart replays none of them).
-    func flushCompletedOutboxEvents() async throws
+    /// Marks the event `id` as done, and returns once that is durable: a completed event is never
+    /// replayed. (Concurrent completions may share one commit.)
+    func completeOutboxEvent(_ id: String) async throws
 }
 
 /// A query as storage runs it.

@@ -3,9 +3,10 @@ import Foundation
 
 /// Hooks for the integration tests, served by `cloudlet-fixture serve`.
 ///
-/// - `afterSave("Crash")`: with `CLOUDLET_FIXTURE_HANG_MARKER` set, writes that file (holding the
-///   event id) once the save is committed, then hangs for a minute so that the test can kill the
-///   process mid-hook. Without it, records the save as a `CrashLog` object (`savedId`, `eventId`).
+/// - `afterSave("Crash")`: the first time it runs for an object with `hang: true` (it leaves a mark
+///   in the worker's own folder), logs "after hook hanging: <event id>" once the save is committed,
+///   then hangs for a minute so that the test can kill the process mid-hook. Otherwise records the
+///   save as a `CrashLog` object (`savedId`, `eventId`, `userId`).
 /// - `function("slow")`: sleeps `ms` milliseconds, then answers "done".
 /// - `function("spin")`: `while true {}` that ignores cancellation, under a 1 s limit; only a kill ends it.
 /// - `function("spinBriefly")`: the same under a 100 ms limit.
@@ -15,12 +16,12 @@ import Foundation
 /// - `function("log")`: logs `text` through `request.logger` (with metadata `source: fixture`) and
 ///   writes it to standard error.
 enum FixtureHooks: HookModule {
-    static let hangMarkerVariable = "CLOUDLET_FIXTURE_HANG_MARKER"
-
     static func register(_ hooks: inout HookRegistry) {
         hooks.afterSave("Crash", timeLimit: .seconds(60)) { request in
-            if let marker = ProcessInfo.processInfo.environment[hangMarkerVariable], !marker.isEmpty {
-                try Data((request.eventId ?? "").utf8).write(to: URL(fileURLWithPath: marker), options: .atomic)
+            let mark = "hung-\(request.object.objectId ?? "")"
+            if request.object["hang"] == true, !FileManager.default.fileExists(atPath: mark) {
+                _ = FileManager.default.createFile(atPath: mark, contents: Data())
+                request.logger.notice("after hook hanging: \(request.eventId ?? "")")
                 try await Task.sleep(for: .seconds(60))
                 return
             }
@@ -29,6 +30,7 @@ enum FixtureHooks: HookModule {
                 fields: [
                     "savedId": request.object.objectId.map(ParseValue.string) ?? .null,
                     "eventId": request.eventId.map(ParseValue.string) ?? .null,
+                    "userId": request.user.map { .string($0.id) } ?? .null,
                 ])
             _ = try await request.store.asMaster.save(log)
         }
@@ -38,6 +40,7 @@ enum FixtureHooks: HookModule {
             return "done"
         }
         registerMisbehaving(&hooks)
+        registerHostile(&hooks)
     }
 
     /// Hooks that hang, trap or exhaust memory, for the isolation tests.

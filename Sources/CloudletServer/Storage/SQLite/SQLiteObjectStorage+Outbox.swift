@@ -2,61 +2,105 @@ import Cloudlet
 import GRDB
 import Synchronization
 
-/// Outbox events whose hooks have run, waiting to be deleted. Deleting them rides along with the
-/// next write transaction (or a flush once enough pile up, or at shutdown) instead of costing a
-/// commit each. A crash before the deletion commits only means a hook runs again, which
-/// at-least-once delivery allows.
+/// Outbox events whose hooks have run, waiting for their rows to be deleted. The deletion rides
+/// along with the next write transaction to start (under load, another save's, already queued), or
+/// with a flush queued for it when none is; a completion returns once that transaction has
+/// committed. So a completed event is never replayed, and it costs no commit of its own under load.
 final class CompletedOutboxEvents: Sendable {
-    static let flushThreshold = 64
-    private let ids = Mutex<[String]>([])
+    private struct State {
+        var ids: [String] = []
+        var waiters: [CheckedContinuation<Void, any Error>] = []
+        /// Whether a flush is queued in the writer and has not started yet.
+        var isFlushQueued = false
+    }
 
-    var pending: Set<String> { Set(ids.withLock { $0 }) }
+    private let state = Mutex(State())
 
-    /// Adds an id; returns whether enough have piled up to flush now.
-    func add(_ id: String) -> Bool {
-        ids.withLock { ids in
-            ids.append(id)
-            return ids.count >= Self.flushThreshold
+    /// Marks `id` done and returns once its row's deletion has committed through `pool`.
+    func complete(_ id: String, in pool: DatabasePool) async throws {
+        try await withCheckedThrowingContinuation { continuation in
+            let queuesFlush = state.withLock { state in
+                state.ids.append(id)
+                state.waiters.append(continuation)
+                defer { state.isFlushQueued = true }
+                return !state.isFlushQueued
+            }
+            if queuesFlush { queueFlush(pool) }
         }
     }
 
-    /// Deletes the completed events' rows inside the transaction of `db`; if that transaction rolls
-    /// back, the ids are kept for the next one.
-    func delete(in db: Database) throws {
-        let taken = ids.withLock { ids in
-            defer { ids.removeAll() }
-            return ids
+    /// Deletes the completed events' rows inside the transaction of `db`, and wakes their waiters
+    /// when it commits; if it rolls back, they wait for a flush.
+    func delete(in db: Database, pool: DatabasePool) throws {
+        let (ids, waiters) = state.withLock { state in
+            defer { state.ids = []; state.waiters = [] }
+            return (state.ids, state.waiters)
         }
-        guard !taken.isEmpty else { return }
+        guard !ids.isEmpty else { return }
+        db.afterNextTransaction(
+            onCommit: { _ in for waiter in waiters { waiter.resume() } },
+            onRollback: { _ in
+                let queuesFlush = self.state.withLock { state in
+                    state.ids += ids
+                    state.waiters += waiters
+                    defer { state.isFlushQueued = true }
+                    return !state.isFlushQueued
+                }
+                if queuesFlush { self.queueFlush(pool) }
+            })
         let statement = try db.cachedStatement(sql: "DELETE FROM outbox WHERE id = ?")
-        for id in taken { try statement.execute(arguments: [id]) }
-        db.afterNextTransaction(onCommit: { _ in }, onRollback: { _ in self.ids.withLock { $0.append(contentsOf: taken) } })
+        for id in ids { try statement.execute(arguments: [id]) }
+    }
+
+    /// Queues a transaction that deletes whatever has piled up when it starts.
+    private func queueFlush(_ pool: DatabasePool) {
+        Task {
+            do {
+                try await pool.write { db in
+                    self.state.withLock { $0.isFlushQueued = false }
+                    try self.delete(in: db, pool: pool)
+                }
+            } catch {
+                let waiters = self.state.withLock { state in
+                    defer { state.ids = []; state.waiters = []; state.isFlushQueued = false }
+                    return state.waiters
+                }
+                for waiter in waiters { waiter.resume(throwing: error) }
+            }
+        }
     }
 }
 
 extension SQLiteObjectStorage {
     public func pendingOutboxEvents() async throws -> [OutboxEvent] {
-        let completed = completedEvents.pending
-        return try await pool.read { db in
+        try await pool.read { db in
             try String.fetchAll(db, sql: "SELECT event FROM outbox ORDER BY seq").compactMap {
                 OutboxEventCoding.decode(try JSONParser.parse($0))
             }
-        }.filter { !completed.contains($0.id) }
+        }
+    }
+
+    public func isOutboxEventPending(_ id: String) async throws -> Bool {
+        try await pool.read { db in
+            try Bool.fetchOne(db, sql: "SELECT 1 FROM outbox WHERE id = ?", arguments: [id]) ?? false
+        }
     }
 
     public func completeOutboxEvent(_ id: String) async throws {
-        if completedEvents.add(id) { try await flushCompletedOutboxEvents() }
+        try await completedEvents.complete(id, in: pool)
     }
 
-    public func flushCompletedOutboxEvents() async throws {
-        try await write { _ in }
-    }
-
-    /// A write transaction that also deletes the outbox rows of completed events.
+    /// A write transaction that also deletes the outbox rows of completed events. If the caller has
+    /// a ``WriteDeadline`` and it passes while the transaction runs, the transaction rolls back
+    /// instead of committing (the caller has had its 504 by then).
     func write<Value: Sendable>(_ body: @escaping @Sendable (Database) throws -> Value) async throws -> Value {
-        try await pool.write { db in
-            try self.completedEvents.delete(in: db)
-            return try body(db)
+        let deadline = WriteDeadline.current
+        try deadline?.check()
+        return try await pool.write { db in
+            try self.completedEvents.delete(in: db, pool: self.pool)
+            let value = try body(db)
+            try deadline?.check()
+            return value
         }
     }
 
@@ -79,6 +123,7 @@ enum OutboxEventCoding {
     static func encode(_ event: OutboxEvent) -> ParseValue {
         var caller: [String: ParseValue] = [
             "master": .bool(event.caller.isMaster), "requestId": .string(event.caller.requestId),
+            "roles": .array(event.caller.roles.map(ParseValue.string)),
         ]
         caller["userId"] = event.caller.userId.map(ParseValue.string)
         caller["installationId"] = event.caller.installationId.map(ParseValue.string)
@@ -99,7 +144,8 @@ enum OutboxEventCoding {
             id: id, kind: kind, object: ParseObject(className: className, json: object),
             original: value["original"]?.objectValue.map { ParseObject(className: className, json: $0) },
             caller: Caller(
-                userId: caller["userId"]?.stringValue, isMaster: caller["master"]?.boolValue ?? false,
+                userId: caller["userId"]?.stringValue, roles: caller["roles"]?.arrayValue?.compactMap(\.stringValue) ?? [],
+                isMaster: caller["master"]?.boolValue ?? false,
                 installationId: caller["installationId"]?.stringValue, requestId: requestId))
     }
 }

@@ -1,0 +1,67 @@
+import Cloudlet
+import Foundation
+import Testing
+
+@testable import CloudletServer
+
+/// Whom a worker's end is laid on, and which calls run again: no process, no socket.
+@Suite struct WorkerLossTests {
+    @Test func aWorkerThatCrashedUnderOneCallWasCrashedByIt() {
+        let loss = WorkerLoss(wasKilled: false, callsInFlight: 1)
+        #expect(loss.verdict(attempt: 0, deadlinePassed: false) == .crashed)
+        #expect(loss.verdict(attempt: 1, deadlinePassed: false) == .crashed, "a retry runs alone: its crash is its own")
+    }
+
+    @Test func callsBesideACrashAreSuspectsRetriedOnceAloneOrLostWithoutBlame() {
+        let loss = WorkerLoss(wasKilled: false, callsInFlight: 3)
+        #expect(loss.verdict(attempt: 0, deadlinePassed: false) == .retryAlone)
+        #expect(loss.verdict(attempt: 0, deadlinePassed: true) == .lost)
+        #expect(loss.verdict(attempt: 1, deadlinePassed: false) == .lost)
+    }
+
+    @Test func aKilledWorkersOverdueCallOverranAndItsOtherCallsAreRetried() {
+        let loss = WorkerLoss(wasKilled: true, callsInFlight: 2)
+        #expect(loss.verdict(attempt: 0, deadlinePassed: true) == .overran)
+        #expect(loss.verdict(attempt: 0, deadlinePassed: false) == .retryAlone)
+        #expect(loss.verdict(attempt: 1, deadlinePassed: false) == .lost)
+        #expect(WorkerLoss(wasKilled: true, callsInFlight: 1).verdict(attempt: 0, deadlinePassed: false) == .retryAlone)
+    }
+
+    @Test func onlyAWorkersOwnEndLeavesAnAfterHookOwed() {
+        #expect(ParseError.workerLost.leftHookUnfinished)
+        #expect(ParseError.hookCrashed().leftHookUnfinished)
+        #expect(ParseError.unavailable("circuit open").leftHookUnfinished)
+        #expect(!ParseError.failed("the hook threw").leftHookUnfinished)
+        #expect(!ParseError(code: 124, message: "timed out", httpStatus: 504).leftHookUnfinished)
+        #expect(!ParseError.resultTooLarge.leftHookUnfinished)
+    }
+}
+
+/// A worker's output, cut into lines of bounded length.
+@Suite struct LineSplitterTests {
+    @Test func linesAreSplitAcrossChunks() {
+        var splitter = LineSplitter()
+        #expect(splitter.append(Data("one\ntw".utf8)) == ["one"])
+        #expect(splitter.append(Data("o\nthree".utf8)) == ["two"])
+        #expect(splitter.finish() == ["three"])
+    }
+
+    @Test func aLongLineIsCutOnceWithAMarkAndTheRestOfItDropped() {
+        var splitter = LineSplitter()
+        let long = Data(repeating: UInt8(ascii: "a"), count: LineSplitter.maximumLineBytes + 5000)
+        var lines: [String] = []
+        for chunk in stride(from: 0, to: long.count, by: 1000) {
+            lines += splitter.append(long[chunk..<min(chunk + 1000, long.count)])
+        }
+        lines += splitter.append(Data("\nnext\n".utf8))
+        #expect(lines.count == 2)
+        #expect(lines[0] == String(repeating: "a", count: LineSplitter.maximumLineBytes) + LineSplitter.cutMarker)
+        #expect(lines[1] == "next")
+    }
+
+    @Test func aLineOfExactlyTheBoundIsKeptWhole() {
+        var splitter = LineSplitter()
+        let line = String(repeating: "b", count: LineSplitter.maximumLineBytes)
+        #expect(splitter.append(Data((line + "\n").utf8)) == [line])
+    }
+}

@@ -1,0 +1,82 @@
+import Cloudlet
+import CloudletTesting
+import Foundation
+import Testing
+
+extension ProcessTests {
+    /// A hook that crashes, spins, answers too much, prints too much or writes too late hurts only
+    /// its own call. The fixture app runs one worker, so the calls here share it.
+    @Suite struct WorkerFaultTests {
+        typealias TwoApps = IsolationTests.TwoApps
+
+        @Test func aCrashFailsOnlyTheCrashingCallAndTheOthersOnItsWorkerAreRetried() async throws {
+            let apps = try await TwoApps.start()
+            defer { apps.stop() }
+            let innocent = Task { try await apps.fixture.post("/functions/slow", ["ms": 1500]) }
+            try await Task.sleep(for: .milliseconds(300))
+            let crashed = try await apps.fixture.post("/functions/crash", [:])
+            #expect(crashed.status == 500)
+            #expect(crashed.body == ["code": 141, "error": "hook crashed"])
+            let answered = try await innocent.value
+            #expect(answered.status == 200, "the call beside the crash is run again: \(JSONWriter.string(answered.body))")
+            #expect(answered["result"] == "done")
+            for _ in 0..<2 { _ = try await apps.fixture.post("/functions/slow", ["ms": 1]) }
+            #expect(try await apps.fixture.post("/functions/slow", ["ms": 1]).status == 200, "the innocent hook's circuit is closed")
+        }
+
+        @Test func aSpinningHookHoldsUpNoOtherCallOnItsWorker() async throws {
+            let apps = try await TwoApps.start()
+            defer { apps.stop() }
+            let spin = Task { try await apps.fixture.post("/functions/spin", [:]) }
+            try await Task.sleep(for: .milliseconds(200))
+            let started = ContinuousClock.now
+            let quick = try await apps.fixture.post("/functions/slow", ["ms": 10])
+            #expect(quick.status == 200 && quick["result"] == "done")
+            #expect(ContinuousClock.now - started < .milliseconds(900), "answered while the spin still runs: it is killed only 1.05 s after this call starts")
+            let overlapping = Task { try await apps.fixture.post("/functions/slow", ["ms": 1500]) }
+            #expect(try await spin.value.status == 504)
+            let survivor = try await overlapping.value
+            #expect(survivor.status == 200, "a call on the worker killed for the spin is run again: \(JSONWriter.string(survivor.body))")
+        }
+
+        @Test func aHookResultOverTheFrameBoundIsThatCallsErrorAndTheWorkerCarriesOn() async throws {
+            let apps = try await TwoApps.start()
+            defer { apps.stop() }
+            let worker = try await apps.fixtureWorker()
+            let before = try HostUsage(pid: apps.server.pid)
+            let reply = try await apps.fixture.post("/functions/big", ["bytes": .number(Double(17 << 20))])
+            #expect(reply.status == 400)
+            #expect(reply.body == ["code": 141, "error": "hook result too large"])
+            let after = try HostUsage(pid: apps.server.pid)
+            #expect(after.residentKiB <= before.residentKiB + 16 * 1024, "RSS \(before.residentKiB) → \(after.residentKiB) KiB")
+            #expect(try await apps.fixtureWorker() == worker, "the same worker answers the next call")
+        }
+
+        @Test func aWorkersOutputLineIsCutAtTheBound() async throws {
+            let apps = try await TwoApps.start()
+            defer { apps.stop() }
+            let reply = try await apps.fixture.post("/functions/shout", ["bytes": .number(Double(1 << 20))])
+            #expect(reply["result"] == "shouted")
+            let line = try await poll("the worker's cut line in the host log") {
+                apps.server.stderr.split(separator: "\n").first { $0.contains("shout: yyyy") }
+            }
+            #expect(line.utf8.count < 9 * 1024, "a line of \(line.utf8.count) bytes")
+            #expect(line.hasSuffix("[… line cut at 8192 bytes]"))
+            _ = try await apps.fixtureWorker()
+        }
+
+        @Test(arguments: [[String](), ["--isolation", "in-process"]])
+        func aHookThatSavesPastItsDeadlineWritesNothing(arguments: [String]) async throws {
+            let data = try ServerProcess.temporaryFolder("late")
+            defer { try? FileManager.default.removeItem(at: data) }
+            let server = try await ServerProcess.serve(.fixture, data: data, arguments: arguments)
+            defer { server.killIfRunning() }
+            let reply = try await server.client().post("/functions/saveLate", ["ms": 450])
+            #expect(reply.status == 504)
+            #expect(reply["code"] == 124)
+            try await Task.sleep(for: .milliseconds(1500))
+            #expect(try await server.client().query("LateWrite").isEmpty, "nothing is written after the caller got its 504")
+            #expect(try await server.stop() == .exit(0))
+        }
+    }
+}
