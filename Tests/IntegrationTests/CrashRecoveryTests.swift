@@ -71,7 +71,8 @@ extension ProcessTests {
             let restarted = try await ServerProcess.serve(.fixture, data: data)
             defer { restarted.killIfRunning() }
             try await Task.sleep(for: .milliseconds(1500))
-            let logs = try await restarted.client().query("CrashLog", where: ["savedId": .string(savedId)])
+            // The master key is shown when it is made, at the first start.
+            let logs = try await restarted.client(masterKey: first.banner.masterKey).query("CrashLog", where: ["savedId": .string(savedId)])
             #expect(logs.count == 1, "the after hook ran once and completed; the restart must not run it again")
             #expect(try await restarted.stop() == .exit(0))
         }
