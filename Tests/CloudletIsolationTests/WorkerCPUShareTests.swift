@@ -7,13 +7,13 @@ import Testing
 struct WorkerCPUShareTests {
     @Test func aWorkerRunsNicerThanTheHostAndInItsAppsGroup() throws {
         let share = WorkerCPUShare(appId: "cpu-share-test-\(getpid())")
-        defer { if let group = share.groupPath { rmdir(group) } }
+        defer { share.remove() }
         let child = Process()
         child.executableURL = URL(fileURLWithPath: "/bin/sleep")
         child.arguments = ["5"]
         try child.run()
         defer {
-            child.terminate()
+            kill(child.processIdentifier, SIGKILL)
             child.waitUntilExit()
         }
         let adopted = share.adopt(child.processIdentifier)
@@ -26,6 +26,8 @@ struct WorkerCPUShareTests {
             let members = try String(contentsOfFile: group + "/cgroup.procs", encoding: .utf8)
             #expect(members.split(separator: "\n").contains(Substring(String(child.processIdentifier))))
             #expect(try String(contentsOfFile: group + "/cpu.shares", encoding: .utf8).hasPrefix("\(WorkerCPUShare.appShares)"))
+            let parent = (group as NSString).deletingLastPathComponent
+            #expect(try String(contentsOfFile: parent + "/cpu.shares", encoding: .utf8).hasPrefix("\(WorkerCPUShare.allWorkersShares)"))
         } else {
             #expect(share.unavailableReason != nil)
         }

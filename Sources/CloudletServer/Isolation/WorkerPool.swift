@@ -81,7 +81,7 @@ public final class WorkerPool: Service, Sendable {
     }
 
     /// Supervises the workers until graceful shutdown, then kills them, closes the socket and returns
-    /// once their ends have been handled (or after a second).
+    /// once their ends have been handled (or after a second), leaving no CPU group behind.
     public func run() async throws {
         try? await cancelWhenGracefulShutdown {
             while true {
@@ -94,6 +94,7 @@ public final class WorkerPool: Service, Sendable {
         while ContinuousClock.now < giveUp, state.withLock({ !$0.workers.isEmpty || !$0.draining.isEmpty }) {
             try? await Task.sleep(for: .milliseconds(10))
         }
+        cpuShare.remove()
     }
 
     /// The hook of `kind` for `name` as the workers announced it: its time and rate limits.
