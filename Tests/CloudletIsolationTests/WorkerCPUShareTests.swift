@@ -2,34 +2,49 @@ import CloudletServer
 import Foundation
 import Testing
 
-/// Workers' CPU share: a lower priority always, and the app's own cgroup where the host may write it.
+/// Workers' CPU: each app's group, and the idle group a worker with a long call moves to.
 @Suite("Worker CPU share")
 struct WorkerCPUShareTests {
-    @Test func aWorkerRunsNicerThanTheHostAndInItsAppsGroup() throws {
+    @Test func aWorkerWithALongCallMovesToItsAppsIdleGroupAndBack() throws {
         let share = WorkerCPUShare(appId: "cpu-share-test-\(getpid())")
         defer { share.remove() }
         let child = Process()
         child.executableURL = URL(fileURLWithPath: "/bin/sleep")
-        child.arguments = ["5"]
+        child.arguments = ["30"]
         try child.run()
         defer {
             kill(child.processIdentifier, SIGKILL)
             child.waitUntilExit()
         }
-        let adopted = share.adopt(child.processIdentifier)
-        let fields = try String(contentsOfFile: "/proc/\(child.processIdentifier)/stat", encoding: .utf8)
-            .split(separator: ")").last!.split(separator: " ")
-        // Field 19 of /proc/<pid>/stat is the nice value; the split above starts at field 3.
-        #expect(Int(fields[16]) == Int(WorkerCPUShare.workerNiceness))
-        if let group = share.groupPath {
-            #expect(adopted)
-            let members = try String(contentsOfFile: group + "/cgroup.procs", encoding: .utf8)
-            #expect(members.split(separator: "\n").contains(Substring(String(child.processIdentifier))))
-            #expect(try String(contentsOfFile: group + "/cpu.shares", encoding: .utf8).hasPrefix("\(WorkerCPUShare.appShares)"))
-            let parent = (group as NSString).deletingLastPathComponent
-            #expect(try String(contentsOfFile: parent + "/cpu.shares", encoding: .utf8).hasPrefix("\(WorkerCPUShare.allWorkersShares)"))
-        } else {
+        let pid = child.processIdentifier
+        guard let group = share.groupPath else {
+            // No cgroups here: a demoted worker's threads run at nice 19, and back at 0.
             #expect(share.unavailableReason != nil)
+            #expect(share.demote(pid))
+            #expect(try Self.niceness(of: pid) == Int(WorkerCPUShare.demotedNiceness))
+            #expect(share.promote(pid))
+            #expect(try Self.niceness(of: pid) == 0)
+            return
         }
+        func members(_ folder: String) throws -> [Substring] {
+            try String(contentsOfFile: folder + "/cgroup.procs", encoding: .utf8).split(separator: "\n")
+        }
+        #expect(share.adopt(pid))
+        #expect(try members(group).contains(Substring(String(pid))))
+        #expect(try String(contentsOfFile: group + "/cpu.shares", encoding: .utf8).hasPrefix("\(WorkerCPUShare.appShares)"))
+        #expect(share.demote(pid))
+        #expect(try members(group + "/long").contains(Substring(String(pid))))
+        #expect(try !members(group).contains(Substring(String(pid))))
+        if FileManager.default.fileExists(atPath: group + "/long/cpu.idle") {
+            #expect(try String(contentsOfFile: group + "/long/cpu.idle", encoding: .utf8).hasPrefix("1"))
+        }
+        #expect(share.promote(pid))
+        #expect(try members(group).contains(Substring(String(pid))))
+    }
+
+    /// Field 19 of /proc/<pid>/stat: the nice value.
+    static func niceness(of pid: Int32) throws -> Int? {
+        let fields = try String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8).split(separator: ")").last!.split(separator: " ")
+        return Int(fields[16])
     }
 }

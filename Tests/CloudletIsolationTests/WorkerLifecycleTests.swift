@@ -26,9 +26,9 @@ import Testing
     @Test func aReadyWorkerTakesCallsUpToItsLimitAndIsBusyWhileItRunsThem() {
         var lifecycle = ready()
         #expect(lifecycle.canAccept(at: start) && !lifecycle.isBusy)
-        lifecycle.sent(1, deadline: start + 3)
+        lifecycle.sent(1, at: start, deadline: start + 3)
         #expect(lifecycle.isBusy && lifecycle.canAccept(at: start))
-        lifecycle.sent(2, deadline: start + 3)
+        lifecycle.sent(2, at: start, deadline: start + 3)
         #expect(!lifecycle.canAccept(at: start))
         lifecycle.answered(1)
         #expect(lifecycle.canAccept(at: start))
@@ -38,7 +38,7 @@ import Testing
 
     @Test func aCallPastItsDeadlineAndTheGraceGetsTheWorkerKilled() {
         var lifecycle = ready()
-        lifecycle.sent(1, deadline: start + 3)
+        lifecycle.sent(1, at: start, deadline: start + 3)
         #expect(lifecycle.verdict(at: start + 3.2) == .healthy)
         #expect(lifecycle.verdict(at: start + 3.3) == .kill("a hook ran past its deadline"))
         #expect(!lifecycle.canAccept(at: start + 3.1), "a worker with an overdue call takes no more")
@@ -52,8 +52,8 @@ import Testing
 
     @Test func aWorkerThatExitsOnItsOwnLeavesItsCallsUnansweredAndCountsAsACrash() {
         var lifecycle = ready()
-        lifecycle.sent(4, deadline: start + 3)
-        lifecycle.sent(2, deadline: start + 3)
+        lifecycle.sent(4, at: start, deadline: start + 3)
+        lifecycle.sent(2, at: start, deadline: start + 3)
         let ending = lifecycle.exited()
         #expect(ending.unanswered == [2, 4])
         #expect(!ending.wasKilled)
@@ -74,7 +74,7 @@ import Testing
 
     @Test func aDrainingWorkerTakesNoNewCallsFinishesItsOwnAndIsThenEnded() {
         var lifecycle = ready()
-        lifecycle.sent(1, deadline: start + 3)
+        lifecycle.sent(1, at: start, deadline: start + 3)
         lifecycle.drain()
         #expect(lifecycle.state == .draining)
         #expect(!lifecycle.canAccept(at: start))
@@ -85,20 +85,32 @@ import Testing
 
     @Test func aDrainingWorkerStillGetsKilledWhenACallRunsPastItsDeadline() {
         var lifecycle = ready()
-        lifecycle.sent(1, deadline: start + 3)
+        lifecycle.sent(1, at: start, deadline: start + 3)
         lifecycle.drain()
         #expect(lifecycle.verdict(at: start + 4) == .kill("a hook ran past its deadline"))
     }
 
     @Test func aCallRunAloneNeedsAnIdleWorkerAndKeepsOthersOffIt() {
         var lifecycle = ready()
-        lifecycle.sent(1, deadline: start + 3)
+        lifecycle.sent(1, at: start, deadline: start + 3)
         #expect(!lifecycle.canAccept(at: start, exclusive: true), "a busy worker cannot run a call alone")
         lifecycle.answered(1)
         #expect(lifecycle.canAccept(at: start, exclusive: true))
-        lifecycle.sent(2, deadline: start + 3, exclusive: true)
+        lifecycle.sent(2, at: start, deadline: start + 3, exclusive: true)
         #expect(!lifecycle.canAccept(at: start), "no other call joins a call that runs alone")
         lifecycle.answered(2)
         #expect(lifecycle.canAccept(at: start))
+    }
+
+    @Test func aCallRunningLongMarksItsWorkerUntilItIsAnswered() {
+        var lifecycle = ready()
+        lifecycle.sent(1, at: start, deadline: start + 3)
+        lifecycle.sent(2, at: start + 0.5, deadline: start + 3)
+        #expect(!lifecycle.runsACall(longerThan: .milliseconds(100), at: start + 0.05))
+        #expect(lifecycle.runsACall(longerThan: .milliseconds(100), at: start + 0.1))
+        lifecycle.answered(1)
+        #expect(!lifecycle.runsACall(longerThan: .milliseconds(100), at: start + 0.55), "the other call is young")
+        lifecycle.answered(2)
+        #expect(!lifecycle.runsACall(longerThan: .milliseconds(100), at: start + 10))
     }
 }

@@ -1,34 +1,36 @@
 import Foundation
 import Glibc
 
-/// Keeps an app's workers from taking CPU from the host and from other apps: each worker runs at
-/// a lower scheduling priority than the host (`nice` 10), and, where the host may write the
-/// kernel's cgroup v1 `cpu` controller (as root, usually), in a group of its app's own,
-/// `/sys/fs/cgroup/cpu/cloudlet/<app>`. All apps' groups sit in `cloudlet`, whose `cpu.shares` of
-/// 64 weighs every worker of every app together at a sixteenth of one host thread (1024) when the
-/// host is busy; inside it the apps weigh the same (1024 each), so one app's spinning hooks share
-/// with the other apps' hooks instead of taking a core each. When the host is idle, workers may
-/// use all of the CPU.
+/// Keeps one app's hooks from taking the CPU the host and the other apps need, without slowing
+/// the hooks that behave. Where the host may write the kernel's cgroup v1 `cpu` controller (as
+/// root, usually), each app's workers run in a group of their own, `/sys/fs/cgroup/cpu/cloudlet/<app>`,
+/// all apps weighing the same (`cpu.shares` 1024). A worker whose call has run longer than
+/// ``WorkerPoolConfiguration/demotionDelay`` — a hook that spins, or computes for long — is moved
+/// to the app's `long` group, an idle group (`cpu.idle` 1; `cpu.shares` 2 where the kernel lacks
+/// it): the host's threads, which serve every app's requests, take the CPU from it the moment they
+/// need it. It moves back once its long calls end. Without cgroups, a demoted worker's threads
+/// run at `nice` 19 instead.
 public struct WorkerCPUShare: Sendable {
     /// The app's cgroup folder, or nil where cgroups cannot be used here.
     public let groupPath: String?
     /// Why the cgroup is not used, if it is not.
     public let unavailableReason: String?
-    /// The `nice` value workers run at.
-    public static let workerNiceness: Int32 = 10
-    /// The `cpu.shares` of all workers together, against the host's threads at 1024 each.
-    public static let allWorkersShares = 64
-    /// Each app group's `cpu.shares`, among the apps.
+    /// Each app group's `cpu.shares`.
     public static let appShares = 1024
+    /// The `nice` value of a demoted worker's threads where there are no cgroups.
+    public static let demotedNiceness: Int32 = 19
 
-    /// Sets up the share of `appId` under `root` (the cgroup v1 `cpu` controller's mount).
+    /// Sets up the groups of `appId` under `root` (the cgroup v1 `cpu` controller's mount).
     public init(appId: String, root: String = "/sys/fs/cgroup/cpu") {
-        let parent = root + "/cloudlet"
-        let group = parent + "/" + appId
+        let group = root + "/cloudlet/" + appId
         do {
-            try FileManager.default.createDirectory(atPath: group, withIntermediateDirectories: true)
-            try Self.write(String(Self.allWorkersShares), to: parent + "/cpu.shares")
+            try FileManager.default.createDirectory(atPath: group + "/long", withIntermediateDirectories: true)
             try Self.write(String(Self.appShares), to: group + "/cpu.shares")
+            if FileManager.default.fileExists(atPath: group + "/long/cpu.idle") {
+                try Self.write("1", to: group + "/long/cpu.idle")
+            } else {
+                try Self.write("2", to: group + "/long/cpu.shares")
+            }
             groupPath = group
             unavailableReason = nil
         } catch {
@@ -37,17 +39,42 @@ public struct WorkerCPUShare: Sendable {
         }
     }
 
-    /// Lowers worker `pid`'s priority and moves it into the app's group. Returns false if either failed.
+    /// Moves worker `pid` (all its threads) into the app's group. Returns false if that failed.
     @discardableResult
     public func adopt(_ pid: Int32) -> Bool {
-        let reniced = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(pid), Self.workerNiceness) == 0
-        guard let groupPath else { return reniced }
-        return reniced && (try? Self.write(String(pid), to: groupPath + "/cgroup.procs")) != nil
+        guard let groupPath else { return true }
+        return (try? Self.write(String(pid), to: groupPath + "/cgroup.procs")) != nil
     }
 
-    /// Removes the app's group once its workers are gone (the kernel refuses while any is left).
+    /// Moves worker `pid` to the idle `long` group (or lowers its threads' priority).
+    @discardableResult
+    public func demote(_ pid: Int32) -> Bool {
+        guard let groupPath else { return Self.renice(pid, Self.demotedNiceness) }
+        return (try? Self.write(String(pid), to: groupPath + "/long/cgroup.procs")) != nil
+    }
+
+    /// Moves worker `pid` back into the app's group (or back to the host's priority).
+    @discardableResult
+    public func promote(_ pid: Int32) -> Bool {
+        guard groupPath != nil else { return Self.renice(pid, 0) }
+        return adopt(pid)
+    }
+
+    /// Removes the app's groups once its workers are gone (the kernel refuses while any is left).
     public func remove() {
-        if let groupPath { rmdir(groupPath) }
+        guard let groupPath else { return }
+        rmdir(groupPath + "/long")
+        rmdir(groupPath)
+    }
+
+    /// Sets every thread of `pid` to `niceness` (`setpriority` on Linux acts on one thread).
+    private static func renice(_ pid: Int32, _ niceness: Int32) -> Bool {
+        let threads = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        var all = !threads.isEmpty
+        for thread in threads.compactMap({ id_t($0) }) {
+            all = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), thread, niceness) == 0 && all
+        }
+        return all
     }
 
     private static func write(_ text: String, to path: String) throws {

@@ -46,6 +46,8 @@ struct WorkerLifecycle: Sendable {
     private(set) var state: State
     /// Invocations sent and not yet answered, with their deadlines.
     private(set) var inFlight: [UInt64: Date] = [:]
+    /// When each invocation in flight was sent.
+    private var sentAt: [UInt64: Date] = [:]
     /// An invocation that runs alone on the worker (a retry whose worker died under it): while it is
     /// in flight the worker takes no other call, so that a crash can be laid at its door for sure.
     private(set) var exclusive: UInt64?
@@ -79,16 +81,25 @@ struct WorkerLifecycle: Sendable {
         lastHealthy = now
     }
 
-    /// Invocation `id` was sent, to be answered by `deadline`; alone on the worker if `exclusive`.
-    mutating func sent(_ id: UInt64, deadline: Date, exclusive isExclusive: Bool = false) {
+    /// Invocation `id` was sent at `now`, to be answered by `deadline`; alone on the worker if `exclusive`.
+    mutating func sent(_ id: UInt64, at now: Date, deadline: Date, exclusive isExclusive: Bool = false) {
         inFlight[id] = deadline
+        sentAt[id] = now
         if isExclusive { exclusive = id }
     }
 
     /// Invocation `id` was answered.
     mutating func answered(_ id: UInt64) {
         inFlight.removeValue(forKey: id)
+        sentAt.removeValue(forKey: id)
         if exclusive == id { exclusive = nil }
+    }
+
+    /// Whether one of the worker's calls has run for `duration` or more at `now` (a hook that
+    /// spins or computes for long, whose worker then yields the CPU to the host).
+    func runsACall(longerThan duration: Duration, at now: Date) -> Bool {
+        guard let oldest = sentAt.values.min() else { return false }
+        return now.timeIntervalSince(oldest) >= duration.seconds
     }
 
     /// A health check was sent at `now`.
@@ -144,7 +155,7 @@ struct WorkerLifecycle: Sendable {
     mutating func exited() -> (unanswered: [UInt64], wasKilled: Bool) {
         let wasKilled = if case .killed = state { true } else { false }
         state = .exited
-        defer { inFlight = [:]; exclusive = nil }
+        defer { inFlight = [:]; sentAt = [:]; exclusive = nil }
         return (inFlight.keys.sorted(), wasKilled)
     }
 }

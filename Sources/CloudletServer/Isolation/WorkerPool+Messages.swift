@@ -131,6 +131,7 @@ extension WorkerPool {
         let now = clock.now
         let ranOutOfMemory = process.ranOutOfMemory
         let failed = state.withLock { state -> (lost: [WorkerPoolState.Invocation], loss: WorkerLoss)? in
+            state.demoted.remove(process.pid)
             let worker: WorkerPoolState.Worker
             let servedSlot = state.workers[process.slot]?.process === process
             if servedSlot {

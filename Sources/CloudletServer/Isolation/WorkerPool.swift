@@ -130,14 +130,21 @@ public final class WorkerPool: Service, Sendable {
         }
     }
 
-    /// One supervision tick: kill overdue or unhealthy workers, send health checks, restart slots.
+    /// One supervision tick: kill overdue or unhealthy workers, send health checks, move workers
+    /// whose call runs long to their app's idle CPU group (and back), restart slots.
     private func supervise() {
         let now = clock.now
         var kills: [(WorkerProcess, String)] = []
         var pings: [WorkerProcess] = []
         var restarts: [Int] = []
+        var demotions: [(pid: Int32, demote: Bool)] = []
         state.withLock { state in
             for worker in Array(state.workers.values) + Array(state.draining.values) {
+                let long = worker.lifecycle.runsACall(longerThan: configuration.demotionDelay, at: now)
+                if long != state.demoted.contains(worker.process.pid) {
+                    if long { state.demoted.insert(worker.process.pid) } else { state.demoted.remove(worker.process.pid) }
+                    demotions.append((worker.process.pid, long))
+                }
                 switch worker.lifecycle.verdict(at: now) {
                 case .healthy: break
                 case .ping:
@@ -158,6 +165,9 @@ public final class WorkerPool: Service, Sendable {
             process.kill()
         }
         for process in pings { process.send(.ping(id: UInt64(process.pid))) }
+        for (pid, demote) in demotions {
+            if demote { cpuShare.demote(pid) } else { cpuShare.promote(pid) }
+        }
         for slot in restarts {
             do {
                 try spawn(slot)

@@ -20,6 +20,9 @@ public struct WorkerPoolConfiguration: Sendable {
     public var killGrace: Duration
     /// How long a worker may take to connect and say hello. Default 10 s.
     public var startupTimeout: Duration
+    /// How long one call may run before its worker yields the CPU to the host (see
+    /// ``WorkerCPUShare``). Default 100 ms.
+    public var demotionDelay: Duration
     /// How often an idle worker is health-checked, and how long it may take to answer. Default 5 s each.
     public var healthCheckInterval: Duration
     /// How long a health check may go unanswered before the worker is killed. Default 5 s.
@@ -45,8 +48,9 @@ public struct WorkerPoolConfiguration: Sendable {
         startupTimeout: Duration = .seconds(10), healthCheckInterval: Duration = .seconds(5),
         healthCheckTimeout: Duration = .seconds(5), crashesToOpenCircuit: Int = 3, circuitOpenDuration: Duration = .seconds(10),
         restartDelay: Duration = .milliseconds(100), maximumRestartDelay: Duration = .seconds(5), workingFolder: String? = nil,
-        confinement: WorkerConfinement? = nil
+        confinement: WorkerConfinement? = nil, demotionDelay: Duration = .milliseconds(100)
     ) {
+        self.demotionDelay = demotionDelay
         self.appId = appId
         self.executablePath = executablePath
         self.arguments = arguments

@@ -42,6 +42,8 @@ struct WorkerPoolState {
     var workers: [Int: Worker] = [:]
     /// Workers replaced by a reload, by pid: they finish their calls, take no new ones, and are then ended.
     var draining: [Int32: Worker] = [:]
+    /// Workers moved to their app's idle CPU group for a long call, by pid.
+    var demoted: Set<Int32> = []
     var restarts: [Int: Date] = [:]
     var backoffs: [RestartBackoff]
     var invocations: [UInt64: Invocation] = [:]
@@ -70,7 +72,7 @@ struct WorkerPoolState {
         else {
             return nil
         }
-        workers[slot]?.lifecycle.sent(id, deadline: context.deadline, exclusive: exclusive)
+        workers[slot]?.lifecycle.sent(id, at: now, deadline: context.deadline, exclusive: exclusive)
         invocations[id] = Invocation(process: process, context: context)
         return process
     }
