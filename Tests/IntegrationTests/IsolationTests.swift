@@ -50,6 +50,31 @@ extension ProcessTests {
             }
         }
 
+        /// A hook that spins past 100 ms moves its worker into the app's idle CPU group (or to
+        /// nice 19 where there are no cgroups), so the host's threads take the CPU when they need it.
+        @Test func aSpinningHooksWorkerYieldsTheCPUToTheHost() async throws {
+            let apps = try await TwoApps.start()
+            defer { apps.stop() }
+            let worker = try await apps.fixtureWorker()
+            let hang = Task { try? await apps.fixture.post("/functions/spin", [:]) }
+            defer { hang.cancel() }
+            let longGroup = "/sys/fs/cgroup/cpu/cloudlet/fixture/long/cgroup.procs"
+            if FileManager.default.fileExists(atPath: longGroup) {
+                let members = try await poll("the spinning worker in the idle group") {
+                    let text = try String(contentsOfFile: longGroup, encoding: .utf8)
+                    return text.split(separator: "\n").contains(Substring(String(worker))) ? text : nil
+                }
+                #expect(!members.isEmpty)
+            } else {
+                let stat = "/proc/\(worker)/stat"
+                _ = try await poll("the spinning worker at nice 19") {
+                    let fields = try String(contentsOfFile: stat, encoding: .utf8).split(separator: ")").last!.split(separator: " ")
+                    return fields[16] == "19" ? true : nil
+                }
+            }
+            try await apps.expectOtherAppAnswers()
+        }
+
         @Test func aHangingHookTimesOutItsWorkerIsReplacedAndTheOtherAppKeepsAnswering() async throws {
             let apps = try await TwoApps.start()
             defer { apps.stop() }
