@@ -1,7 +1,7 @@
 import ArgumentParser
 import Cloudlet
 
-/// The `cloudlet` command line for an app whose hooks are `Hooks`: `serve`, `invoke` and `hooks`, and
+/// The `cloudlet` command line for an app whose hooks are `Hooks`: `serve`, `invoke`, `hooks` and `logs`, and
 /// the hidden `worker` that a host starts to run the hooks in a separate process.
 /// An app's own executable is one line: `await CloudletCommand<MyHooks>.runCommandLine()`.
 public struct CloudletCommand<Hooks: HookModule>: AsyncParsableCommand {
@@ -10,7 +10,7 @@ public struct CloudletCommand<Hooks: HookModule>: AsyncParsableCommand {
             commandName: "cloudlet",
             abstract: "Runs Swift hooks behind a Parse-compatible REST API.",
             subcommands: [
-                ServeCommand<Hooks>.self, InvokeCommand<Hooks>.self, HooksCommand<Hooks>.self, WorkerCommand<Hooks>.self,
+                ServeCommand<Hooks>.self, InvokeCommand<Hooks>.self, HooksCommand<Hooks>.self, LogsCommand.self, WorkerCommand<Hooks>.self,
             ])
     }
 

@@ -31,6 +31,8 @@ struct WorkerSettings {
     var isolation: Isolation
     var workerCount: Int
     var memoryLimitMegabytes: Int
+    /// Where the pools count worker restarts.
+    var metrics: CloudletMetrics
 
     /// The app `id` whose hooks are `registry`: in-process, or in a pool of workers running this very
     /// executable in worker mode.
@@ -47,7 +49,7 @@ struct WorkerSettings {
         let configuration = WorkerPoolConfiguration(
             appId: id, executablePath: executablePath, workerCount: workerCount, memoryLimitMegabytes: memoryLimitMegabytes)
         let pool = try await WorkerPool.launch(
-            configuration, logger: Logger(label: "cloudlet.workers"), hookLogger: Logger(label: "cloudlet.hooks"))
+            configuration, logger: Logger(label: "cloudlet.workers"), hookLogger: Logger(label: "cloudlet.hooks"), metrics: metrics)
         return AppDefinition(id: id, executor: ProcessHookExecutor(pool: pool), clientKey: clientKey, masterKey: masterKey, services: [pool])
     }
 }

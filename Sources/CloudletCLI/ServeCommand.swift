@@ -32,15 +32,22 @@ struct ServeCommand<Hooks: HookModule>: AsyncParsableCommand {
     var trustedProxies: [String] = []
     @Option(name: .customLong("app"), help: "Also host app <id> whose hooks are in <executable>, as id=executable; repeatable.")
     var otherApps: [HostedExecutable] = []
+    @Option(help: "Log line format, logfmt or json (CLOUDLET_LOG_FORMAT). Default logfmt.") var logFormat: LogFormat?
+    @Option(help: "Hook runs each app's hook log keeps, the newest (CLOUDLET_HOOK_LOG_RETENTION). Default 10000.") var hookLogRetention: Int?
+    @Option(help: "Key for /metrics and the hook logs API (CLOUDLET_OPERATOR_KEY). Default none: they refuse every caller.")
+    var operatorKey: String?
 
     func run() async throws {
         let environment = Settings(ProcessInfo.processInfo.environment)
         let level = try environment.value(logLevel, "LOG_LEVEL", default: Logger.Level.info) { Logger.Level(rawValue: $0) }
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
+        let format = try environment.value(logFormat, "LOG_FORMAT", default: .logfmt) { LogFormat(rawValue: $0) }
+        LoggingSystem.bootstrap(
+            { label, provider in
+                var handler = StructuredLogHandler(label: label, format: format, metadataProvider: provider)
+                handler.logLevel = level
+                return handler
+            }, metadataProvider: RequestIdentity.metadataProvider)
+        let metrics = CloudletMetrics()
         let configuration = ServerConfiguration(
             host: try environment.value(host, "HOST", default: "127.0.0.1") { $0 },
             port: try environment.value(port, "PORT", default: 1337) { Int($0) },
@@ -53,11 +60,14 @@ struct ServeCommand<Hooks: HookModule>: AsyncParsableCommand {
             trustedProxies: try TrustedProxies(
                 environment.value(trustedProxies.isEmpty ? nil : trustedProxies, "TRUSTED_PROXIES", default: []) {
                     $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-                }))
+                }),
+            operatorKey: environment.optional(operatorKey, "OPERATOR_KEY").map(OperatorKey.init),
+            hookRunRetention: try environment.value(hookLogRetention, "HOOK_LOG_RETENTION", default: 10_000) { Int($0) })
         let workerSettings = WorkerSettings(
             isolation: try environment.value(isolation, "ISOLATION", default: .process) { Isolation(rawValue: $0) },
             workerCount: try environment.value(workers, "WORKERS", default: ProcessInfo.processInfo.activeProcessorCount) { Int($0) },
-            memoryLimitMegabytes: try environment.value(workerMemoryMb, "WORKER_MEMORY_MB", default: 512) { Int($0) })
+            memoryLimitMegabytes: try environment.value(workerMemoryMb, "WORKER_MEMORY_MB", default: 512) { Int($0) },
+            metrics: metrics)
         let app = try await workerSettings.definition(
             id: try environment.value(appId, "APP_ID", default: "dev") { $0 }, registry: Hooks.registry(),
             clientKey: environment.optional(clientKey, "CLIENT_KEY"), masterKey: environment.optional(masterKey, "MASTER_KEY"))
@@ -67,7 +77,7 @@ struct ServeCommand<Hooks: HookModule>: AsyncParsableCommand {
         }
         let pools = apps.flatMap(\.services).compactMap { $0 as? WorkerPool }
         if !pools.isEmpty { apps[0].services.append(ReloadOnHangup(pools: pools, logger: Logger(label: "cloudlet.workers"))) }
-        let server = try CloudletApplication(configuration: configuration, apps: apps, logger: Logger(label: "cloudlet"))
+        let server = try CloudletApplication(configuration: configuration, apps: apps, logger: Logger(label: "cloudlet"), metrics: metrics)
         let hosted = server.apps.app(app.id)!
         let alsoServing = otherApps.compactMap { server.apps.app($0.appId) }.map {
             "  also serving app \"\($0.id)\": client key \($0.keys.clientKey), master key \($0.keys.masterKey)\n"
@@ -112,3 +122,4 @@ struct Settings {
 
 extension SQLiteObjectStorage.Durability: ExpressibleByArgument {}
 extension Logger.Level: @retroactive ExpressibleByArgument {}
+extension LogFormat: ExpressibleByArgument {}

@@ -7,7 +7,8 @@ extension WorkerPool {
     /// Runs the hook of `kind` for `name` on a worker and returns its answer as JSON.
     ///
     /// Throws 503 while the hook's circuit is open or the queue of waiting calls is full, 500/141
-    /// "hook crashed" if the worker ends before answering, and the hook's own error otherwise.
+    /// "hook crashed" if the worker ends before answering (each as a ``HookDispatchError``), and the
+    /// hook's own error otherwise.
     func invoke(_ kind: HookKind, _ name: String, input: ParseValue, original: ParseValue?, context: HookContext) async throws -> ParseValue {
         let hook = WorkerPoolState.hookKey(kind, name)
         let now = clock.now
@@ -19,7 +20,10 @@ extension WorkerPool {
             defer { state.nextInvocationId += 1 }
             return (state.nextInvocationId, admitted)
         }
-        guard admitted else { throw ParseError.unavailable("\(kind.rawValue) hook on \(name) is unavailable after repeated crashes") }
+        guard admitted else {
+            throw HookDispatchError(
+                outcome: .circuitOpen, error: .unavailable("\(kind.rawValue) hook on \(name) is unavailable after repeated crashes"))
+        }
         let process = try await acquireWorker(for: id, hook: hook, context: context)
         let invocation = WireInvocation(
             id: id, deadlineMilliseconds: Int64((context.deadline.timeIntervalSince1970 * 1000).rounded()), kind: kind.wire,
@@ -42,7 +46,7 @@ extension WorkerPool {
         } onCancel: {
             if state.withLock({ $0.invocations[id] != nil }) { process.send(.cancel(id: id)) }
         }
-        let outcome = try result.get()
+        let outcome = try result.mapError { HookDispatchError(outcome: .crash, error: $0) }.get()
         state.withLock { $0.breakers[hook]?.recordSuccess() }
         return try outcome.value()
     }
@@ -56,7 +60,8 @@ extension WorkerPool {
                     if let process = state.reserve(id, hook: hook, context: context) { return .success(process) }
                     if Task.isCancelled { return .failure(CancellationError()) }
                     guard state.waiters.count < configuration.maximumQueuedInvocations else {
-                        return .failure(ParseError.unavailable("too many hook calls are waiting; retry later", code: 155))
+                        return .failure(
+                            HookDispatchError(outcome: .rejected, error: .unavailable("too many hook calls are waiting; retry later", code: 155)))
                     }
                     state.waiters.append(WorkerPoolState.Waiter(id: id, hook: hook, context: context, continuation: continuation))
                     return nil

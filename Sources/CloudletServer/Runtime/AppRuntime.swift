@@ -38,15 +38,21 @@ public final class AppRuntime: Sendable {
     public let loginThrottle: LoginThrottle
     let logger: Logger
     let hookLogger: Logger
+    /// The app's hook log: each run with its outcome and lines.
+    let hookRuns: HookRunLog?
+    let metrics: CloudletMetrics?
     /// Outbox events being run right now, so that a replay never runs one twice at once.
     let eventsInFlight = Mutex<Set<String>>([])
 
     /// A runtime for `appId`. `logger` receives the runtime's own messages; `hookLogger` is the app's
-    /// hook log, which hooks write to through `request.logger`.
+    /// hook log, which hooks write to through `request.logger`. Each hook run is kept in `hookRuns`
+    /// and counted in `metrics`, when given.
     public init(
         appId: String, storage: any AppStorage, executor: any HookExecutor, clock: any CloudletClock,
-        limits: Limits = Limits(), logger: Logger, hookLogger: Logger
+        limits: Limits = Limits(), logger: Logger, hookLogger: Logger, hookRuns: HookRunLog? = nil, metrics: CloudletMetrics? = nil
     ) {
+        self.hookRuns = hookRuns
+        self.metrics = metrics
         self.appId = appId
         self.storage = storage
         self.executor = executor
@@ -83,6 +89,8 @@ public final class AppRuntime: Sendable {
         var logger = hookLogger
         logger[metadataKey: "hook"] = .string("\(kind.rawValue) \(name)")
         logger[metadataKey: "request_id"] = .string(caller.requestId)
+        let run = HookRunObservation(kind, name, requestId: caller.requestId, startedAt: clock.now)
+        logger = run.capture.capturing(logger)
         var inner = caller
         inner.deadline = deadline
         inner.depth += 1
@@ -92,18 +100,28 @@ public final class AppRuntime: Sendable {
             logger: logger, store: RuntimeHookStore(runtime: self, caller: inner), clock: clock)
         statistics.record(kind, name) { $0.invocations += 1 }
         do {
-            return try await DeadlineRace.run(until: deadline, clock: clock) { try await body(context) }
+            let value = try await DeadlineRace.run(until: deadline, clock: clock) { try await body(context) }
+            finish(run, .ok)
+            return value
         } catch is DeadlineRace.DeadlineExceeded {
             statistics.record(kind, name) { $0.timeouts += 1 }
             logger.warning("hook timed out")
-            throw ParseError(code: 124, message: "\(kind.rawValue) hook on \(name) timed out after \(timeLimit)", httpStatus: 504)
+            let error = ParseError(code: 124, message: "\(kind.rawValue) hook on \(name) timed out after \(timeLimit)", httpStatus: 504)
+            finish(run, .timeout, error: error.message)
+            throw error
+        } catch let failure as HookDispatchError {
+            statistics.record(kind, name) { $0.failures += 1 }
+            finish(run, failure.outcome, error: failure.error.message)
+            throw failure.error
         } catch let error as ParseError {
             statistics.record(kind, name) { $0.failures += 1 }
             logger.info("hook refused", metadata: ["code": "\(error.code)", "error": "\(error.message)"])
+            finish(run, .error, error: error.message)
             throw error
         } catch {
             statistics.record(kind, name) { $0.failures += 1 }
             logger.error("hook failed", metadata: ["error": "\(String(reflecting: error))"])
+            finish(run, .error, error: String(describing: error))
             throw ParseError.failed("\(kind.rawValue) hook on \(name) failed")
         }
     }

@@ -19,11 +19,19 @@ public struct CloudletApplication: Sendable {
     public let apps: AppDirectory
     /// The configuration the server was built with.
     public let configuration: ServerConfiguration
+    /// The server's metrics, served at `/metrics`.
+    public let metrics: CloudletMetrics
     private let logger: Logger
+    private let clock: any CloudletClock
     private let appServices: [any Service]
 
-    /// Opens the databases and prepares each app. Creates the data folder if needed.
-    public init(configuration: ServerConfiguration, apps definitions: [AppDefinition], logger: Logger, clock: any CloudletClock = SystemClock()) throws {
+    /// Opens the databases and prepares each app. Creates the data folder if needed. Requests and
+    /// hook runs are counted in `metrics` (a new registry by default; pass the one the worker
+    /// pools count restarts in).
+    public init(
+        configuration: ServerConfiguration, apps definitions: [AppDefinition], logger: Logger, clock: any CloudletClock = SystemClock(),
+        metrics: CloudletMetrics = CloudletMetrics()
+    ) throws {
         let appsFolder = URL(fileURLWithPath: configuration.dataDirectory).appendingPathComponent("apps")
         try FileManager.default.createDirectory(at: appsFolder, withIntermediateDirectories: true)
         let host = try HostDatabase(path: URL(fileURLWithPath: configuration.dataDirectory).appendingPathComponent("host.sqlite").path)
@@ -37,7 +45,10 @@ public struct CloudletApplication: Sendable {
                 path: appsFolder.appendingPathComponent("\(definition.id).sqlite").path, durability: configuration.durability)
             let runtime = AppRuntime(
                 appId: definition.id, storage: storage, executor: definition.executor, clock: clock,
-                limits: AppRuntime.Limits(passwordHasher: PasswordHasher(cost: configuration.passwordHashCost)), logger: logger, hookLogger: Logger(label: "cloudlet.hooks"))
+                limits: AppRuntime.Limits(passwordHasher: PasswordHasher(cost: configuration.passwordHashCost)), logger: logger,
+                hookLogger: Logger(label: "cloudlet.hooks"),
+                hookRuns: HookRunLog(appId: definition.id, storage: storage, retention: configuration.hookRunRetention, metrics: metrics),
+                metrics: metrics)
             hosted.append(
                 HostedApp(
                     id: definition.id, keys: keys, runtime: runtime,
@@ -45,14 +56,20 @@ public struct CloudletApplication: Sendable {
         }
         self.apps = AppDirectory(hosted)
         self.configuration = configuration
+        self.metrics = metrics
+        self.clock = clock
         self.logger = logger
         self.appServices = definitions.flatMap(\.services)
     }
 
-    /// The Parse REST API's router, with request logging.
+    /// The router: the Parse REST API, `/health`, `/ready`, `/metrics` and the hook logs API, with
+    /// every request logged and counted.
     public func router() -> Router<CloudletRequestContext> {
         let router = Router(context: CloudletRequestContext.self)
-        router.add(middleware: RequestLogMiddleware())
+        router.add(middleware: RequestLogMiddleware(apps: apps, metrics: metrics))
+        OperationsRoutes(apps: apps, metrics: metrics, operatorKey: configuration.operatorKey, mountPath: configuration.normalizedMountPath)
+            .add(to: router)
+        AdminLogsRoute(apps: apps, operatorKey: configuration.operatorKey, clock: clock).add(to: router)
         ParseAPI(
             apps: apps, mountPath: configuration.normalizedMountPath, maximumBodyBytes: configuration.maximumBodyBytes,
             trustedProxies: configuration.trustedProxies
@@ -60,15 +77,18 @@ public struct CloudletApplication: Sendable {
         return router
     }
 
-    /// The HTTP application: the router, the apps' services (worker pools) and the outbox replay
-    /// service. Run it with `runService()`,
+    /// The HTTP application: the router, the apps' services (worker pools), the outbox replay
+    /// service and the hook log writer. Run it with `runService()`,
     /// which stops gracefully on SIGTERM or SIGINT, finishing requests in flight.
     public func application(onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }) -> some ApplicationProtocol {
         Application(
             router: router(),
             server: .http1(configuration: .init(additionalChannelHandlers: [MalformedRequestHandler()])),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Cloudlet"),
-            services: appServices + [OutboxReplayService(apps: apps, logger: logger)],
+            services: appServices + [
+                OutboxReplayService(apps: apps, logger: logger),
+                HookRunWriter(logs: apps.all.compactMap(\.runtime.hookRuns), interval: .milliseconds(500), logger: logger),
+            ],
             onServerRunning: onServerRunning,
             logger: logger)
     }

@@ -20,12 +20,19 @@ public struct ServerConfiguration: Sendable {
     /// Proxies whose `X-Forwarded-For` names the client (for login throttling). Default none: the
     /// socket's peer is the client.
     public var trustedProxies: TrustedProxies
+    /// The key that opens `/metrics` and the hook logs API. Default none: both refuse every caller.
+    public var operatorKey: OperatorKey?
+    /// How many hook runs each app's hook log keeps, the newest. Default 10,000.
+    public var hookRunRetention: Int
 
     public init(
         host: String = "127.0.0.1", port: Int = 1337, dataDirectory: String = "./data", mountPath: String = "/parse",
         maximumBodyBytes: Int = 1 << 20, durability: SQLiteObjectStorage.Durability = .normal,
-        passwordHashCost: UInt8 = 10, trustedProxies: TrustedProxies = .none
+        passwordHashCost: UInt8 = 10, trustedProxies: TrustedProxies = .none, operatorKey: OperatorKey? = nil,
+        hookRunRetention: Int = 10_000
     ) {
+        self.operatorKey = operatorKey
+        self.hookRunRetention = hookRunRetention
         self.trustedProxies = trustedProxies
         self.passwordHashCost = passwordHashCost
         self.host = host

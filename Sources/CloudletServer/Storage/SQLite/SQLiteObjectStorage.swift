@@ -53,6 +53,7 @@ public final class SQLiteObjectStorage: ObjectStorage {
                     """)
         }
         registerAccountTables(&migrator)
+        registerHookRunTable(&migrator)
         return migrator
     }
 
