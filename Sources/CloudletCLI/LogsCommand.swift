@@ -36,7 +36,8 @@ struct LogsCommand: AsyncParsableCommand {
         var query = HookRunQuery(hook: hook, since: since.flatMap { HookRunQuery.time($0, before: Date()) }, limit: limit)
         while true {
             let runs = try await storage.hookRuns(query)
-            for run in runs { print(json ? JSONWriter.string(run.json) : Self.text(run)) }
+            // Written unbuffered, so that a follower reading a pipe sees each run at once.
+            for run in runs { FileHandle.standardOutput.write(Data(((json ? JSONWriter.string(run.json) : Self.text(run)) + "\n").utf8)) }
             guard follow else { return }
             query.after = runs.last?.sequence ?? query.after
             query.since = nil
