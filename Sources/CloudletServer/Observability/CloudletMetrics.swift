@@ -38,6 +38,14 @@ public struct CloudletMetrics: Sendable {
         registry.emitToBuffer()
     }
 
+    /// Starts `app`'s counters of rare events at 0, so that they show (and `rate()` works) before
+    /// the first one happens.
+    func register(app: String) {
+        for label in ["cloudlet_rate_limited_total", "cloudlet_worker_restarts_total", "cloudlet_hook_runs_dropped_total"] {
+            Counter(label: label, dimensions: [("app", app)], factory: factory).increment(by: 0)
+        }
+    }
+
     /// A request answered `status` on `route` of `app` after `duration`:
     /// `cloudlet_http_requests_total{app,route,status}` and `cloudlet_http_request_duration_seconds{app,route}`.
     func requestAnswered(app: String, route: String, status: Int, duration: Duration) {

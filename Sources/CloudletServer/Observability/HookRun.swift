@@ -74,8 +74,8 @@ public struct HookRun: Sendable, Hashable {
         self.droppedLines = droppedLines
     }
 
-    /// How long it ran, in milliseconds.
-    public var durationMilliseconds: Double { duration.milliseconds }
+    /// How long it ran, in milliseconds, to the microsecond.
+    public var durationMilliseconds: Double { (duration.milliseconds * 1000).rounded() / 1000 }
 
     /// The run as JSON, as `cloudlet logs --json` and the admin API show it.
     public var json: ParseValue {

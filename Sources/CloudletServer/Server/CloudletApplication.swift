@@ -40,6 +40,7 @@ public struct CloudletApplication: Sendable {
             guard ParseNames.isValidAppId(definition.id) else {
                 throw ParseError(code: 1, message: "invalid app id \(definition.id): use letters, digits, - and _")
             }
+            metrics.register(app: definition.id)
             let keys = try host.ensureApp(definition.id, clientKey: definition.clientKey, masterKey: definition.masterKey)
             let storage = try SQLiteObjectStorage(
                 path: appsFolder.appendingPathComponent("\(definition.id).sqlite").path, durability: configuration.durability)
