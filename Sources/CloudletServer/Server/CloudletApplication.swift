@@ -88,7 +88,7 @@ public struct CloudletApplication: Sendable {
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Cloudlet"),
             services: appServices + [
                 OutboxReplayService(apps: apps, logger: logger),
-                HookRunWriter(logs: apps.all.compactMap(\.runtime.hookRuns), interval: .milliseconds(500), logger: logger),
+                HookRunWriter(logs: apps.all.compactMap(\.runtime.hookRuns), interval: .milliseconds(100), logger: logger),
             ],
             onServerRunning: onServerRunning,
             logger: logger)

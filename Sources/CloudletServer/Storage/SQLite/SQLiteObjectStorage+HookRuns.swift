@@ -20,23 +20,33 @@ extension SQLiteObjectStorage: HookRunStorage {
     }
 
     public func appendHookRuns(_ runs: [HookRun], retention: Int) async throws {
-        try await pool.write { db in
-            let insert = try db.cachedStatement(
-                sql: """
-                    INSERT INTO hook_runs (hook, request_id, started_at, duration_ms, outcome, error, lines, dropped_lines)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                    """)
-            for run in runs {
-                try insert.execute(arguments: [
-                    run.hook, run.requestId, run.startedAt.timeIntervalSince1970, run.duration.milliseconds, run.outcome.rawValue,
-                    run.error, JSONWriter.string(.array(run.lines.map(\.json))), run.droppedLines,
-                ])
+        // Rows are encoded before the write, and written in small transactions, so that saves
+        // waiting for the writer are held up briefly.
+        let rows: [StatementArguments] = runs.map { run in
+            [
+                run.hook, run.requestId, run.startedAt.timeIntervalSince1970, run.duration.milliseconds, run.outcome.rawValue, run.error,
+                JSONWriter.string(.array(run.lines.map(\.json))), run.droppedLines,
+            ]
+        }
+        for start in stride(from: 0, to: rows.count, by: Self.hookRunsPerTransaction) {
+            let batch = rows[start..<min(start + Self.hookRunsPerTransaction, rows.count)]
+            try await pool.write { db in
+                let insert = try db.cachedStatement(
+                    sql: """
+                        INSERT INTO hook_runs (hook, request_id, started_at, duration_ms, outcome, error, lines, dropped_lines)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                        """)
+                for row in batch { try insert.execute(arguments: row) }
+                // Sequence numbers are contiguous (rows go only at the top and leave only from the
+                // bottom), so the cut is one lookup of the newest rather than a walk over the kept rows.
+                try db.execute(
+                    sql: "DELETE FROM hook_runs WHERE seq <= (SELECT max(seq) FROM hook_runs) - ?", arguments: [max(retention, 0)])
             }
-            try db.execute(
-                sql: "DELETE FROM hook_runs WHERE seq <= (SELECT seq FROM hook_runs ORDER BY seq DESC LIMIT 1 OFFSET ?)",
-                arguments: [max(retention, 0)])
         }
     }
+
+    /// The most hook runs one write transaction stores.
+    private static let hookRunsPerTransaction = 256
 
     public func hookRuns(_ query: HookRunQuery) async throws -> [HookRun] {
         var conditions: [String] = []
