@@ -40,6 +40,7 @@ public final class AppRuntime: Sendable {
     let hookLogger: Logger
     /// The app's hook log: each run with its outcome and lines.
     let hookRuns: HookRunLog?
+    /// Where each hook run is counted by outcome and timed.
     let metrics: CloudletMetrics?
     /// Outbox events being run right now, so that a replay never runs one twice at once.
     let eventsInFlight = Mutex<Set<String>>([])
