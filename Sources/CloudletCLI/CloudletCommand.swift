@@ -1,9 +1,9 @@
 import ArgumentParser
 import Cloudlet
 
-/// The `cloudlet` command line for an app whose hooks are `Hooks`: `serve`, `apps`, `invoke` and `hooks`, and
-/// the hidden `worker` that a host starts to run the hooks in a separate process (through the hidden
-/// `confine`, which fences it in first).
+/// The `cloudlet` command line for an app whose hooks are `Hooks`: `serve`, `apps`, `invoke`, `hooks` and
+/// `logs`, and the hidden `worker` that a host starts to run the hooks in a separate process (through
+/// the hidden `confine`, which fences it in first).
 /// An app's own executable is one line: `await CloudletCommand<MyHooks>.runCommandLine()`.
 public struct CloudletCommand<Hooks: HookModule>: AsyncParsableCommand {
     public static var configuration: CommandConfiguration {
@@ -11,8 +11,8 @@ public struct CloudletCommand<Hooks: HookModule>: AsyncParsableCommand {
             commandName: "cloudlet",
             abstract: "Runs Swift hooks behind a Parse-compatible REST API.",
             subcommands: [
-                ServeCommand<Hooks>.self, AppsCommand.self, InvokeCommand<Hooks>.self, HooksCommand<Hooks>.self, WorkerCommand<Hooks>.self,
-                ConfineCommand.self,
+                ServeCommand<Hooks>.self, AppsCommand.self, InvokeCommand<Hooks>.self, HooksCommand<Hooks>.self, LogsCommand.self,
+                WorkerCommand<Hooks>.self, ConfineCommand.self,
             ])
     }
 

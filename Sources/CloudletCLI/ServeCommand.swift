@@ -32,7 +32,7 @@ struct ServeCommand<Hooks: HookModule>: AsyncParsableCommand {
     @Option(help: "Memory limit of each worker in MiB, 0 for none (CLOUDLET_WORKER_MEMORY_MB). Default 512.") var workerMemoryMb: Int?
     @Option(help: "The app's request quota: 40/s,burst=80, 600/min or off (CLOUDLET_RATE_LIMIT). Default 40/s,burst=80.")
     var rateLimit: String?
-    @Option(help: "The key of the admin API (CLOUDLET_OPERATOR_KEY). Default: generated on first start, printed once, kept hashed.")
+    @Option(help: "The key of the admin API, /metrics and the hook logs (CLOUDLET_OPERATOR_KEY). Default: generated on first start, printed once, kept hashed.")
     var operatorKey: String?
     @Option(
         name: .customLong("trusted-proxy"),
@@ -40,17 +40,21 @@ struct ServeCommand<Hooks: HookModule>: AsyncParsableCommand {
     var trustedProxies: [String] = []
     @Option(name: .customLong("app"), help: "Also host app <id> whose hooks are in <executable>, as id=executable; repeatable.")
     var otherApps: [HostedExecutable] = []
+    @Option(help: "Log line format, logfmt or json (CLOUDLET_LOG_FORMAT). Default logfmt.") var logFormat: LogFormat?
+    @Option(help: "Hook runs each app's hook log keeps, the newest (CLOUDLET_HOOK_LOG_RETENTION). Default 10000.") var hookLogRetention: Int?
 
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         let file = try (config ?? environment["CLOUDLET_CONFIG"]).map(ServeConfigFile.init(path:))
         let settings = ServeSettings(environment, file: file)
         let level = try settings.value(logLevel, "logLevel", default: Logger.Level.info) { Logger.Level(rawValue: $0) }
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
+        let format = try settings.value(logFormat, "logFormat", default: .logfmt) { LogFormat(rawValue: $0) }
+        LoggingSystem.bootstrap(
+            { label, provider in
+                var handler = StructuredLogHandler(label: label, format: format, metadataProvider: provider)
+                handler.logLevel = level
+                return handler
+            }, metadataProvider: RequestIdentity.metadataProvider)
         var configuration = ServerConfiguration(
             host: try settings.value(host, "host", default: "127.0.0.1") { $0 },
             port: try settings.value(port, "port", default: 1337) { Int($0) },
@@ -63,7 +67,8 @@ struct ServeCommand<Hooks: HookModule>: AsyncParsableCommand {
             trustedProxies: try TrustedProxies(
                 settings.value(trustedProxies.isEmpty ? nil : trustedProxies, "trustedProxies", default: []) {
                     $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-                }))
+                }),
+            hookRunRetention: try settings.value(hookLogRetention, "hookLogRetention", default: 10_000) { Int($0) })
         let registry = try AppRegistry(dataDirectory: configuration.dataDirectory)
         let flags = StartingApps.ServeFlags(
             isolation: try settings.value(isolation, "isolation", default: .process) { HookIsolation(rawValue: $0) },
@@ -132,3 +137,4 @@ struct ServeCommand<Hooks: HookModule>: AsyncParsableCommand {
 
 extension SQLiteObjectStorage.Durability: ExpressibleByArgument {}
 extension Logger.Level: @retroactive ExpressibleByArgument {}
+extension LogFormat: ExpressibleByArgument {}

@@ -15,7 +15,7 @@ struct ServeConfigFile {
     /// The server members the file may have.
     static let serverMembers: Set<String> = [
         "host", "port", "data", "mountPath", "appId", "clientKey", "masterKey", "maxBodyBytes", "maxResponseBytes",
-        "maxObjectBytes", "durability", "logLevel",
+        "maxObjectBytes", "durability", "logLevel", "logFormat", "hookLogRetention",
         "isolation", "workers", "workerMemoryMb", "trustedProxies", "rateLimit", "operatorKey", "apps",
     ]
 

@@ -17,7 +17,7 @@ extension ProcessTests {
             let hungSave = Task { try await crashing.client().post("/classes/Crash", ["note": "about to crash", "hang": true]) }
             defer { hungSave.cancel() }
             let firstEventId = try await poll("the after hook to start") {
-                crashing.stderr.firstMatch(of: /after hook hanging: (\S+)/).map { String($0.1) }
+                crashing.stderr.firstMatch(of: /after hook hanging: ([^\s"]+)/).map { String($0.1) }
             }
             #expect(try await crashing.kill() == .signal(SIGKILL))
             hungSave.cancel()

@@ -185,14 +185,14 @@ extension ProcessTests {
                 return log.contains("stderr: marmalade") && log.contains("/functions/log 200") ? log : nil
             }
             let requestLine = try #require(hostLog.split(separator: "\n").first { $0.contains("/functions/log 200") })
-            let requestId = try #require(requestLine.firstMatch(of: /hb\.request\.id=(\S+)/)?.1)
-            let loggerLine = try #require(hostLog.split(separator: "\n").first { $0.hasSuffix("marmalade") && $0.contains("notice") })
-            #expect(loggerLine.contains("app=fixture"))
-            #expect(loggerLine.contains("hook=function log"))
-            #expect(loggerLine.contains("request_id=\(requestId)"))
-            #expect(loggerLine.contains("source=fixture"))
-            let stderrLine = try #require(hostLog.split(separator: "\n").first { $0.hasSuffix("stderr: marmalade") })
-            #expect(stderrLine.contains("app=fixture") && stderrLine.contains("stream=stderr"))
+            let requestId = try #require(requestLine.firstMatch(of: /\ request_id=(\S+)/)?.1)
+            let loggerLine = try #require(hostLog.split(separator: "\n").first { $0.contains(" msg=marmalade ") && $0.contains("level=notice") })
+            #expect(loggerLine.contains(" app=fixture"))
+            #expect(loggerLine.contains(#" hook="function log""#))
+            #expect(loggerLine.contains(" request_id=\(requestId)"))
+            #expect(loggerLine.contains(" source=fixture"))
+            let stderrLine = try #require(hostLog.split(separator: "\n").first { $0.contains(#"msg="stderr: marmalade""#) })
+            #expect(stderrLine.contains(" app=fixture") && stderrLine.contains(" stream=stderr"))
         }
 
         @Test func sighupReplacesTheWorkersWithoutFailingARequestUnderLoad() async throws {

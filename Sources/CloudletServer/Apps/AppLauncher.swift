@@ -29,8 +29,10 @@ public struct AppLauncher: Sendable {
     }
 
     /// The executor of app `id` with `settings`, and the pool it needs running, if any; workers get
-    /// `workers/<id>` in `dataDirectory` as their own folder.
-    func executor(for id: String, _ settings: AppSettings, dataDirectory: String) async throws -> (executor: any HookExecutor, pool: WorkerPool?) {
+    /// `workers/<id>` in `dataDirectory` as their own folder, and their restarts count in `metrics`.
+    func executor(
+        for id: String, _ settings: AppSettings, dataDirectory: String, metrics: CloudletMetrics
+    ) async throws -> (executor: any HookExecutor, pool: WorkerPool?) {
         let isOwn = settings.hooksExecutable == AppSettings.selfExecutable
         switch settings.isolation {
         case .inProcess:
@@ -48,7 +50,7 @@ public struct AppLauncher: Sendable {
             let configuration = WorkerPoolConfiguration(
                 appId: id, executablePath: path, workerCount: settings.workerCount, memoryLimitMegabytes: settings.workerMemoryMegabytes,
                 workingFolder: URL(fileURLWithPath: dataDirectory).appendingPathComponent("workers/\(id)").path, confinement: confinement)
-            let pool = try await WorkerPool.launch(configuration, logger: logger, hookLogger: hookLogger)
+            let pool = try await WorkerPool.launch(configuration, logger: logger, hookLogger: hookLogger, metrics: metrics)
             return (ProcessHookExecutor(pool: pool), pool)
         }
     }

@@ -111,11 +111,12 @@ extension AppSupervisor {
 
     private func executor(for record: AppRecord) async throws -> (executor: any HookExecutor, pool: WorkerPool?) {
         if let definition = definitions[record.id] { return (definition.executor, nil) }
-        return try await launcher.executor(for: record.id, record.settings, dataDirectory: configuration.dataDirectory)
+        return try await launcher.executor(for: record.id, record.settings, dataDirectory: configuration.dataDirectory, metrics: metrics)
     }
 
     private func runtime(_ record: AppRecord, storage: any AppStorage, executor: any HookExecutor) -> AppRuntime {
         let policy = record.settings.rateLimits
+        metrics.register(app: record.id)
         return AppRuntime(
             appId: record.id, storage: storage, executor: executor, clock: clock,
             limits: AppRuntime.Limits(
@@ -123,6 +124,10 @@ extension AppSupervisor {
                 maximumConcurrentHooks: policy.maximumConcurrentHooks, maximumQueuedHooks: policy.maximumQueuedHooks,
                 maximumResponseBytes: configuration.maximumResponseBytes),
             protectedFields: definitions[record.id]?.protectedFields ?? .standard, logger: logger,
-            hookLogger: Logger(label: "cloudlet.hooks"))
+            hookLogger: Logger(label: "cloudlet.hooks"),
+            hookRuns: (storage as? any HookRunStorage).map {
+                HookRunLog(appId: record.id, storage: $0, retention: configuration.hookRunRetention, metrics: metrics)
+            },
+            metrics: metrics)
     }
 }

@@ -19,6 +19,8 @@ public final class AppSupervisor: Service, Sendable {
     let launcher: AppLauncher
     let configuration: ServerConfiguration
     let clock: any CloudletClock
+    /// Where the apps' requests, hook runs and worker restarts are counted.
+    let metrics: CloudletMetrics
     let logger: Logger
     /// How often the registry is checked for changes made by other processes.
     let pollInterval: Duration
@@ -44,9 +46,10 @@ public final class AppSupervisor: Service, Sendable {
 
     init(
         registry: AppRegistry, definitions: [AppDefinition], launcher: AppLauncher, configuration: ServerConfiguration,
-        clock: any CloudletClock, logger: Logger, pollInterval: Duration = .milliseconds(500)
+        clock: any CloudletClock, metrics: CloudletMetrics, logger: Logger, pollInterval: Duration = .milliseconds(500)
     ) {
         self.registry = registry
+        self.metrics = metrics
         self.launcher = launcher
         self.configuration = configuration
         self.clock = clock

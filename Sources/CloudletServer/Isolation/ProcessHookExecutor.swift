@@ -18,6 +18,10 @@ public struct ProcessHookExecutor: HookExecutor {
         pool.hook(kind, name)
     }
 
+    public var isReady: Bool { pool.isReady }
+
+    public var queuedInvocations: Int { pool.queuedInvocations }
+
     public func beforeSave(_ request: BeforeSaveRequest) async throws -> ParseObject {
         let className = request.object.className
         let value = try await pool.invoke(

@@ -9,8 +9,8 @@ extension WorkerPool {
     ///
     /// Throws 503 while the hook's circuit is open or the queue of waiting calls is full, 500/141
     /// "hook crashed" if the call brought its worker down, 503/141 "worker lost" if the worker ended
-    /// under it for another reason and it could not be retried (see ``WorkerLoss``), and the hook's
-    /// own error otherwise.
+    /// under it for another reason and it could not be retried (see ``WorkerLoss``) — each as a
+    /// ``HookDispatchError`` that says how the call ended — and the hook's own error otherwise.
     func invoke(_ kind: HookKind, _ name: String, input: ParseValue, original: ParseValue?, context: HookContext) async throws -> ParseValue {
         let hook = WorkerPoolState.hookKey(kind, name)
         let now = clock.now
@@ -20,7 +20,10 @@ extension WorkerPool {
             defer { state.breakers[hook] = breaker }
             return breaker.admit(at: now)
         }
-        guard admitted else { throw ParseError.unavailable("\(kind.rawValue) hook on \(name) is unavailable after repeated crashes") }
+        guard admitted else {
+            throw HookDispatchError(
+                outcome: .circuitOpen, error: .unavailable("\(kind.rawValue) hook on \(name) is unavailable after repeated crashes"))
+        }
         let request = InvocationRequest(
             kind: kind.wire, name: name, context: context, input: input.jsonBuffer, original: original?.jsonBuffer)
         var attempt = 0
@@ -38,16 +41,18 @@ extension WorkerPool {
                     attempt += 1
                 case .crashed:
                     state.withLock { $0.breakers[hook]?.recordCrash(at: clock.now) }
-                    throw loss.ranOutOfMemory
-                        ? ParseError.hookCrashed("hook crashed: it ran out of memory (limit \(configuration.memoryLimitMegabytes) MiB)")
-                        : ParseError.hookCrashed()
+                    throw HookDispatchError(
+                        outcome: .crash,
+                        error: loss.ranOutOfMemory
+                            ? .hookCrashed("hook crashed: it ran out of memory (limit \(configuration.memoryLimitMegabytes) MiB)")
+                            : .hookCrashed())
                 case .overran:
                     state.withLock { state in
                         if state.breakers[hook]?.isHalfOpen == true { state.breakers[hook]?.recordCrash(at: clock.now) }
                     }
-                    throw ParseError.hookCrashed()
+                    throw HookDispatchError(outcome: .crash, error: .hookCrashed())
                 case .lost:
-                    throw ParseError.workerLost
+                    throw HookDispatchError(outcome: .crash, error: .workerLost)
                 }
             }
         }
@@ -114,7 +119,8 @@ extension WorkerPool {
                         return nil
                     }
                     guard state.waiters.count < configuration.maximumQueuedInvocations else {
-                        return .failure(ParseError.unavailable("too many hook calls are waiting; retry later", code: 155))
+                        return .failure(
+                            HookDispatchError(outcome: .rejected, error: .unavailable("too many hook calls are waiting; retry later", code: 155)))
                     }
                     state.waiters.append(waiter)
                     return nil

@@ -24,13 +24,15 @@ public final class WorkerPool: Service, Sendable {
     let logger: Logger
     let hookLogger: Logger
     let clock: any CloudletClock
+    let metrics: CloudletMetrics?
     let state: Mutex<WorkerPoolState>
     /// Keeps the workers' CPU below the host's and in the app's own share.
     let cpuShare: WorkerCPUShare
     private let listener = Mutex<(any Channel)?>(nil)
 
-    private init(configuration: WorkerPoolConfiguration, logger: Logger, hookLogger: Logger, clock: any CloudletClock) {
+    private init(configuration: WorkerPoolConfiguration, logger: Logger, hookLogger: Logger, clock: any CloudletClock, metrics: CloudletMetrics?) {
         self.configuration = configuration
+        self.metrics = metrics
         let unique = UInt32.random(in: 0...UInt32.max)
         socketPath = FileManager.default.temporaryDirectory
             .appendingPathComponent("cloudlet-\(configuration.appId.prefix(24))-\(String(unique, radix: 36)).sock").path
@@ -48,11 +50,13 @@ public final class WorkerPool: Service, Sendable {
                 backoff: RestartBackoff(base: configuration.restartDelay, maximum: configuration.maximumRestartDelay)))
     }
 
-    /// Listens on a new socket, spawns the workers and waits until one has said hello.
+    /// Listens on a new socket, spawns the workers and waits until one has said hello. Restarts of
+    /// workers are counted in `metrics`, when given.
     public static func launch(
-        _ configuration: WorkerPoolConfiguration, logger: Logger, hookLogger: Logger? = nil, clock: any CloudletClock = SystemClock()
+        _ configuration: WorkerPoolConfiguration, logger: Logger, hookLogger: Logger? = nil, clock: any CloudletClock = SystemClock(),
+        metrics: CloudletMetrics? = nil
     ) async throws -> WorkerPool {
-        let pool = WorkerPool(configuration: configuration, logger: logger, hookLogger: hookLogger ?? logger, clock: clock)
+        let pool = WorkerPool(configuration: configuration, logger: logger, hookLogger: hookLogger ?? logger, clock: clock, metrics: metrics)
         try FileManager.default.createDirectory(
             atPath: configuration.workingFolder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
@@ -105,6 +109,18 @@ public final class WorkerPool: Service, Sendable {
     /// The hooks the workers announced in their hello, with their time limits.
     public var announcedHooks: [HookRegistry.Summary] {
         state.withLock { $0.hooks.map { Array($0.values) } ?? [] }.sorted { ($0.name, $0.kind.rawValue) < ($1.name, $1.kind.rawValue) }
+    }
+
+    /// Whether every slot has a worker that has said hello, and the pool is not stopping.
+    public var isReady: Bool {
+        state.withLock { state in
+            !state.isShuttingDown && (0..<configuration.workerCount).allSatisfy { state.workers[$0]?.lifecycle.state == .ready }
+        }
+    }
+
+    /// How many calls wait for a free worker now.
+    public var queuedInvocations: Int {
+        state.withLock { $0.waiters.count }
     }
 
     func spawn(_ slot: Int) throws {
@@ -171,6 +187,7 @@ public final class WorkerPool: Service, Sendable {
         for slot in restarts {
             do {
                 try spawn(slot)
+                metrics?.workerRestarted(app: configuration.appId)
             } catch {
                 logger.error("could not start worker", metadata: ["error": "\(error)"])
                 state.withLock { $0.restarts[slot] = now.addingTimeInterval(configuration.maximumRestartDelay.seconds) }

@@ -54,18 +54,26 @@ public final class AppRuntime: Sendable {
     let hookLogger: Logger
     /// Caps the app's hook invocations running and waiting at once.
     public let bulkhead: HookBulkhead
+    /// The app's hook log: each run with its outcome and lines.
+    let hookRuns: HookRunLog?
+    /// Where each hook run is counted by outcome and timed.
+    let metrics: CloudletMetrics?
     /// Outbox events being run right now, so that a replay never runs one twice at once.
     let eventsInFlight = Mutex<Set<String>>([])
     /// After hooks owed a retry, with their backoff.
     let afterHookRetries = Mutex(AfterHookRetries())
 
     /// A runtime for `appId`, hiding `protectedFields` from readers other than their owner.
-    /// `logger` receives the runtime's own messages; `hookLogger` is the app's
-    /// hook log, which hooks write to through `request.logger`.
+    /// `logger` receives the runtime's own messages; `hookLogger` is the app's hook log, which hooks
+    /// write to through `request.logger`. Each hook run is kept in `hookRuns` and counted in
+    /// `metrics`, when given.
     public init(
         appId: String, storage: any AppStorage, executor: any HookExecutor, clock: any CloudletClock,
-        limits: Limits = Limits(), protectedFields: ProtectedFields = .standard, logger: Logger, hookLogger: Logger
+        limits: Limits = Limits(), protectedFields: ProtectedFields = .standard, logger: Logger, hookLogger: Logger,
+        hookRuns: HookRunLog? = nil, metrics: CloudletMetrics? = nil
     ) {
+        self.hookRuns = hookRuns
+        self.metrics = metrics
         self.appId = appId
         self.protectedFields = protectedFields
         self.storage = storage
@@ -104,6 +112,8 @@ public final class AppRuntime: Sendable {
         var logger = hookLogger
         logger[metadataKey: "hook"] = .string("\(kind.rawValue) \(name)")
         logger[metadataKey: "request_id"] = .string(caller.requestId)
+        let run = HookRunObservation(kind, name, requestId: caller.requestId, startedAt: clock.now)
+        logger = run.capture.capturing(logger)
         var inner = caller
         inner.deadline = deadline
         inner.depth += 1
@@ -113,21 +123,36 @@ public final class AppRuntime: Sendable {
             logger: logger, store: RuntimeHookStore(runtime: self, caller: inner), clock: clock)
         statistics.record(kind, name) { $0.invocations += 1 }
         do {
-            return try await DeadlineRace.run(until: deadline, clock: clock) { [bulkhead] in
+            let value = try await DeadlineRace.run(until: deadline, clock: clock) { [bulkhead] in
                 // Nested hooks run in their caller's slot: a hook never waits on itself.
-                caller.depth == 0 ? try await bulkhead.run { try await body(context) } : try await body(context)
+                guard caller.depth == 0 else { return try await body(context) }
+                do {
+                    return try await bulkhead.run { try await body(context) }
+                } catch let refusal as ParseError where refusal == HookBulkhead.full {
+                    throw HookDispatchError(outcome: .rejected, error: refusal)
+                }
             }
+            finish(run, .ok)
+            return value
         } catch is DeadlineRace.DeadlineExceeded {
             statistics.record(kind, name) { $0.timeouts += 1 }
             logger.warning("hook timed out")
-            throw ParseError(code: 124, message: "\(kind.rawValue) hook on \(name) timed out after \(timeLimit)", httpStatus: 504)
+            let error = ParseError(code: 124, message: "\(kind.rawValue) hook on \(name) timed out after \(timeLimit)", httpStatus: 504)
+            finish(run, .timeout, error: error.message)
+            throw error
+        } catch let failure as HookDispatchError {
+            statistics.record(kind, name) { $0.failures += 1 }
+            finish(run, failure.outcome, error: failure.error.message)
+            throw failure.error
         } catch let error as ParseError {
             statistics.record(kind, name) { $0.failures += 1 }
             logger.info("hook refused", metadata: ["code": "\(error.code)", "error": "\(error.message)"])
+            finish(run, .error, error: error.message)
             throw error
         } catch {
             statistics.record(kind, name) { $0.failures += 1 }
             logger.error("hook failed", metadata: ["error": "\(String(reflecting: error))"])
+            finish(run, .error, error: String(describing: error))
             throw ParseError.failed("\(kind.rawValue) hook on \(name) failed")
         }
     }

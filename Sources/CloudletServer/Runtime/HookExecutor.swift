@@ -22,6 +22,17 @@ public protocol HookExecutor: Sendable {
 
     /// Runs the function hook `name` and returns its result.
     func function(_ name: String, _ request: FunctionRequest) async throws -> ParseValue
+
+    /// Whether hooks can run now (for `/ready`): every worker is up. Default true.
+    var isReady: Bool { get }
+
+    /// How many hook calls wait for room to run now (for `/metrics`). Default 0.
+    var queuedInvocations: Int { get }
+}
+
+extension HookExecutor {
+    public var isReady: Bool { true }
+    public var queuedInvocations: Int { 0 }
 }
 
 /// Runs hooks as closures in this process: fast, but a hook that traps takes the process with it.

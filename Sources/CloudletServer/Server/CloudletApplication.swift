@@ -23,23 +23,28 @@ public struct CloudletApplication: Sendable {
     public let supervisor: AppSupervisor
     /// The configuration the server was built with.
     public let configuration: ServerConfiguration
+    /// The server's metrics, served at `/metrics`.
+    public let metrics: CloudletMetrics
     private let operatorKey: OperatorKey?
+    private let clock: any CloudletClock
     private let logger: Logger
     private let appServices: [any Service]
 
     /// Opens the registry and serves `definitions` (apps whose executor the caller made: each is
     /// made sure to exist in the registry, with its keys if given) at once. Other apps of the
     /// registry are started by ``loadApps()``, or when the server runs, with executors `launcher` makes.
-    /// Creates the data folder if needed.
+    /// Requests, hook runs and worker restarts are counted in `metrics`. Creates the data folder if needed.
     public init(
         configuration: ServerConfiguration, apps definitions: [AppDefinition] = [], registry: AppRegistry? = nil,
-        launcher: AppLauncher = AppLauncher(), logger: Logger, clock: any CloudletClock = SystemClock()
+        launcher: AppLauncher = AppLauncher(), logger: Logger, clock: any CloudletClock = SystemClock(),
+        metrics: CloudletMetrics = CloudletMetrics()
     ) throws {
         let appsFolder = URL(fileURLWithPath: configuration.dataDirectory).appendingPathComponent("apps")
         try FileManager.default.createDirectory(at: appsFolder, withIntermediateDirectories: true)
         let registry = try registry ?? AppRegistry(dataDirectory: configuration.dataDirectory)
         let supervisor = AppSupervisor(
-            registry: registry, definitions: definitions, launcher: launcher, configuration: configuration, clock: clock, logger: logger)
+            registry: registry, definitions: definitions, launcher: launcher, configuration: configuration, clock: clock,
+            metrics: metrics, logger: logger)
         for definition in definitions {
             var settings = try registry.app(definition.id)?.settings ?? AppSettings()
             settings.rateLimits = definition.rateLimits
@@ -51,6 +56,8 @@ public struct CloudletApplication: Sendable {
         self.registry = registry
         self.supervisor = supervisor
         self.operatorKey = try configuration.operatorKey ?? registry.operatorKey()
+        self.metrics = metrics
+        self.clock = clock
         self.configuration = configuration
         self.logger = logger
         self.appServices = definitions.flatMap(\.services)
@@ -62,10 +69,14 @@ public struct CloudletApplication: Sendable {
         try await supervisor.loadAll()
     }
 
-    /// The Parse REST API's router and the admin API, with request logging.
+    /// The router: the Parse REST API, the admin API with the hook logs, `/health`, `/ready` and
+    /// `/metrics`, with every request logged and counted.
     public func router() -> Router<CloudletRequestContext> {
         let router = Router(context: CloudletRequestContext.self)
-        router.add(middleware: RequestLogMiddleware())
+        router.add(middleware: RequestLogMiddleware(apps: apps, metrics: metrics))
+        OperationsRoutes(apps: apps, metrics: metrics, operatorKey: operatorKey, mountPath: configuration.normalizedMountPath)
+            .add(to: router)
+        AdminLogsRoute(apps: apps, operatorKey: operatorKey, clock: clock).add(to: router)
         ParseAPI(
             apps: apps, mountPath: configuration.normalizedMountPath, maximumBodyBytes: configuration.maximumBodyBytes,
             trustedProxies: configuration.trustedProxies
@@ -75,7 +86,7 @@ public struct CloudletApplication: Sendable {
     }
 
     /// The HTTP application: the router, the apps' services (the supervisor and its worker pools),
-    /// the outbox replay service and `services`. Run it with `runService()`,
+    /// the outbox replay service, the hook log writer and `services`. Run it with `runService()`,
     /// which stops gracefully on SIGTERM or SIGINT, finishing requests in flight.
     public func application(
         services: [any Service] = [], onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
@@ -84,7 +95,10 @@ public struct CloudletApplication: Sendable {
             router: router(),
             server: .http1(configuration: .init(additionalChannelHandlers: [MalformedRequestHandler()])),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Cloudlet"),
-            services: appServices + [supervisor, OutboxReplayService(apps: apps, logger: logger)] + services,
+            services: appServices + [
+                supervisor, OutboxReplayService(apps: apps, logger: logger),
+                HookRunWriter(apps: apps, interval: .milliseconds(100), logger: logger),
+            ] + services,
             onServerRunning: onServerRunning,
             logger: logger)
     }

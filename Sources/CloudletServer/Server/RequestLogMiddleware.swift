@@ -1,29 +1,55 @@
+import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
 
-/// Logs each request once it is answered: method, path, status, time taken, tagged with the request id.
-struct RequestLogMiddleware<Context: RequestContext>: RouterMiddleware {
+/// Logs and counts each request once it is answered: a log line with method, path, status and
+/// time taken; `cloudlet_http_requests_total` and `cloudlet_http_request_duration_seconds` by app,
+/// route pattern and status; `cloudlet_rate_limited_total` when the app's limits refused it.
+/// While the request is served, ``RequestIdentity/requestId`` holds its id, so that every line
+/// logged for it carries `request_id`.
+///
+/// Labels stay bounded whatever a client sends: the app is the `X-Parse-Application-Id` only when
+/// it names a hosted app (else empty), and the route is the pattern that matched (`NotFound` if none).
+struct RequestLogMiddleware: RouterMiddleware {
+    typealias Context = CloudletRequestContext
+    let apps: AppDirectory
+    let metrics: CloudletMetrics
+    private static let applicationIdHeader = HTTPField.Name("X-Parse-Application-Id")!
+
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let start = ContinuousClock.now
-        do {
-            let response = try await next(request, context)
-            log(request, context, status: response.status.code, since: start)
-            return response
-        } catch let error as any HTTPResponseError {
-            log(request, context, status: error.status.code, since: start)
-            throw error
-        } catch {
-            log(request, context, status: 500, since: start)
-            context.logger.error("request failed", metadata: ["error": "\(String(reflecting: error))"])
-            throw error
+        return try await RequestIdentity.$requestId.withValue(context.id) {
+            do {
+                let response = try await next(request, context)
+                record(request, context, status: response.status.code, since: start)
+                return response
+            } catch let error as RateLimitExceeded {
+                metrics.rateLimited(app: app(of: request))
+                record(request, context, status: error.status.code, since: start)
+                throw error
+            } catch let error as any HTTPResponseError {
+                record(request, context, status: error.status.code, since: start)
+                throw error
+            } catch {
+                record(request, context, status: 500, since: start)
+                context.logger.error("request failed", metadata: ["error": "\(String(reflecting: error))"])
+                throw error
+            }
         }
     }
 
-    private func log(_ request: Request, _ context: Context, status: Int, since start: ContinuousClock.Instant) {
+    private func record(_ request: Request, _ context: Context, status: Int, since start: ContinuousClock.Instant) {
         let elapsed = ContinuousClock.now - start
+        metrics.requestAnswered(app: app(of: request), route: context.endpointPath ?? "NotFound", status: status, duration: elapsed)
         context.logger.info(
             "\(request.method) \(request.uri.path) \(status)",
             metadata: ["status": "\(status)", "ms": "\((elapsed.seconds * 100_000).rounded() / 100)"])
+    }
+
+    /// The hosted app the request names, or "" if it names none.
+    private func app(of request: Request) -> String {
+        guard let id = request.headers[Self.applicationIdHeader], apps.app(id) != nil else { return "" }
+        return id
     }
 }

@@ -29,15 +29,18 @@ public struct ServerConfiguration: Sendable {
     /// The key that opens the admin API. Default nil: the one kept in the registry, if any (else the
     /// admin API refuses every request).
     public var operatorKey: OperatorKey?
+    /// How many hook runs each app's hook log keeps, the newest. Default 10,000.
+    public var hookRunRetention: Int
 
     public init(
         host: String = "127.0.0.1", port: Int = 1337, dataDirectory: String = "./data", mountPath: String = "/parse",
         maximumBodyBytes: Int = 1 << 20, durability: SQLiteObjectStorage.Durability = .normal,
         passwordHashCost: UInt8 = 10, maximumResponseBytes: Int = ReadBudget.defaultMaximumBytes,
         maximumObjectBytes: Int = SQLiteObjectStorage.defaultMaximumObjectBytes, trustedProxies: TrustedProxies = .none,
-        operatorKey: OperatorKey? = nil
+        operatorKey: OperatorKey? = nil, hookRunRetention: Int = 10_000
     ) {
         self.operatorKey = operatorKey
+        self.hookRunRetention = hookRunRetention
         self.trustedProxies = trustedProxies
         self.passwordHashCost = passwordHashCost
         self.maximumResponseBytes = maximumResponseBytes

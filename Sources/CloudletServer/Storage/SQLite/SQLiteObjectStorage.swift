@@ -70,6 +70,7 @@ public final class SQLiteObjectStorage: ObjectStorage {
                     """)
         }
         registerAccountTables(&migrator)
+        registerHookRunTable(&migrator)
         return migrator
     }
 

@@ -1,0 +1,80 @@
+import Foundation
+import Logging
+import Synchronization
+
+/// Keeps the lines one hook run logs, up to a cap, while each line also goes on to the app's hook
+/// log. What the run logs after it has ended (a hook left running past its deadline) is not kept.
+final class HookRunCapture: Sendable {
+    /// The most lines one run keeps.
+    static let maximumLines = 50
+    /// The most bytes of messages and metadata one run keeps.
+    static let maximumBytes = 8 * 1024
+
+    private struct State {
+        var lines: [HookRun.Line] = []
+        var bytes = 0
+        var dropped = 0
+        var ended = false
+    }
+
+    private let state = Mutex(State())
+
+    /// `logger` with this capture in front of its handler.
+    func capturing(_ logger: Logger) -> Logger {
+        Logger(label: logger.label) { _ in CaptureHandler(upstream: logger.handler, capture: self) }
+    }
+
+    /// Ends the capture and answers the lines kept and how many were left out.
+    func end() -> (lines: [HookRun.Line], dropped: Int) {
+        state.withLock { state in
+            state.ended = true
+            return (state.lines, state.dropped)
+        }
+    }
+
+    fileprivate func keep(_ event: LogEvent) {
+        let metadata = (event.metadata ?? [:]).mapValues { "\($0)" }
+        let line = HookRun.Line(time: Date(), level: event.level.rawValue, message: "\(event.message)", metadata: metadata)
+        let size = line.message.utf8.count + metadata.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count }
+        state.withLock { state in
+            guard !state.ended else { return }
+            guard state.lines.count < Self.maximumLines, state.bytes + size <= Self.maximumBytes else {
+                state.dropped += 1
+                return
+            }
+            state.lines.append(line)
+            state.bytes += size
+        }
+    }
+}
+
+/// Passes every entry to the hook log's handler and keeps a copy in the run's capture.
+private struct CaptureHandler: LogHandler {
+    var upstream: any LogHandler
+    let capture: HookRunCapture
+
+    var logLevel: Logger.Level {
+        get { upstream.logLevel }
+        set { upstream.logLevel = newValue }
+    }
+
+    var metadata: Logger.Metadata {
+        get { upstream.metadata }
+        set { upstream.metadata = newValue }
+    }
+
+    var metadataProvider: Logger.MetadataProvider? {
+        get { upstream.metadataProvider }
+        set { upstream.metadataProvider = newValue }
+    }
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { upstream[metadataKey: key] }
+        set { upstream[metadataKey: key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        upstream.log(event: event)
+        capture.keep(event)
+    }
+}
