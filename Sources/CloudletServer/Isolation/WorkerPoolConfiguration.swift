@@ -21,7 +21,7 @@ public struct WorkerPoolConfiguration: Sendable {
     /// How long a worker may take to connect and say hello. Default 10 s.
     public var startupTimeout: Duration
     /// How long one call may run before its worker yields the CPU to the host (see
-    /// ``WorkerCPUShare``). Default 100 ms.
+    /// ``WorkerCPUShare``). Default 25 ms: a hook waiting on I/O takes no CPU, so only hooks that compute feel it.
     public var demotionDelay: Duration
     /// How often an idle worker is health-checked, and how long it may take to answer. Default 5 s each.
     public var healthCheckInterval: Duration
@@ -48,7 +48,7 @@ public struct WorkerPoolConfiguration: Sendable {
         startupTimeout: Duration = .seconds(10), healthCheckInterval: Duration = .seconds(5),
         healthCheckTimeout: Duration = .seconds(5), crashesToOpenCircuit: Int = 3, circuitOpenDuration: Duration = .seconds(10),
         restartDelay: Duration = .milliseconds(100), maximumRestartDelay: Duration = .seconds(5), workingFolder: String? = nil,
-        confinement: WorkerConfinement? = nil, demotionDelay: Duration = .milliseconds(100)
+        confinement: WorkerConfinement? = nil, demotionDelay: Duration = .milliseconds(25)
     ) {
         self.demotionDelay = demotionDelay
         self.appId = appId
