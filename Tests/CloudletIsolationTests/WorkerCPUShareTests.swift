@@ -2,7 +2,7 @@ import CloudletServer
 import Foundation
 import Testing
 
-/// Workers' CPU: each app's group, and the idle group a worker with a long call moves to.
+/// Workers' CPU: each app's group, and the top-level idle group a worker with a long call moves to.
 @Suite("Worker CPU share")
 struct WorkerCPUShareTests {
     @Test func aWorkerWithALongCallMovesToItsAppsIdleGroupAndBack() throws {
@@ -17,7 +17,7 @@ struct WorkerCPUShareTests {
             child.waitUntilExit()
         }
         let pid = child.processIdentifier
-        guard let group = share.groupPath else {
+        guard let group = share.groupPath, let idle = share.idleGroupPath else {
             // No cgroups here: a demoted worker's threads run at nice 19, and back at 0.
             #expect(share.unavailableReason != nil)
             #expect(share.demote(pid))
@@ -33,10 +33,11 @@ struct WorkerCPUShareTests {
         #expect(try members(group).contains(Substring(String(pid))))
         #expect(try String(contentsOfFile: group + "/cpu.shares", encoding: .utf8).hasPrefix("\(WorkerCPUShare.appShares)"))
         #expect(share.demote(pid))
-        #expect(try members(group + "/long").contains(Substring(String(pid))))
+        #expect(try members(idle).contains(Substring(String(pid))))
         #expect(try !members(group).contains(Substring(String(pid))))
-        if FileManager.default.fileExists(atPath: group + "/long/cpu.idle") {
-            #expect(try String(contentsOfFile: group + "/long/cpu.idle", encoding: .utf8).hasPrefix("1"))
+        let idleParent = (idle as NSString).deletingLastPathComponent
+        if FileManager.default.fileExists(atPath: idleParent + "/cpu.idle") {
+            #expect(try String(contentsOfFile: idleParent + "/cpu.idle", encoding: .utf8).hasPrefix("1"))
         }
         #expect(share.promote(pid))
         #expect(try members(group).contains(Substring(String(pid))))

@@ -58,7 +58,7 @@ extension ProcessTests {
             let worker = try await apps.fixtureWorker()
             let hang = Task { try? await apps.fixture.post("/functions/spin", [:]) }
             defer { hang.cancel() }
-            let longGroup = "/sys/fs/cgroup/cpu/cloudlet/fixture/long/cgroup.procs"
+            let longGroup = "/sys/fs/cgroup/cpu/cloudlet-idle/fixture/cgroup.procs"
             if FileManager.default.fileExists(atPath: longGroup) {
                 let members = try await poll("the spinning worker in the idle group") {
                     let text = try String(contentsOfFile: longGroup, encoding: .utf8)

@@ -5,14 +5,17 @@ import Glibc
 /// the hooks that behave. Where the host may write the kernel's cgroup v1 `cpu` controller (as
 /// root, usually), each app's workers run in a group of their own, `/sys/fs/cgroup/cpu/cloudlet/<app>`,
 /// all apps weighing the same (`cpu.shares` 1024). A worker whose call has run longer than
-/// ``WorkerPoolConfiguration/demotionDelay`` — a hook that spins, or computes for long — is moved
-/// to the app's `long` group, an idle group (`cpu.idle` 1; `cpu.shares` 2 where the kernel lacks
-/// it): the host's threads, which serve every app's requests, take the CPU from it the moment they
-/// need it. It moves back once its long calls end. Without cgroups, a demoted worker's threads
-/// run at `nice` 19 instead.
+/// ``WorkerPoolConfiguration/demotionDelay`` — a hook that spins, or computes for long — moves to
+/// `cloudlet-idle/<app>`: `cloudlet-idle` is an idle group at the top of the hierarchy (`cpu.idle`
+/// 1; `cpu.shares` 2 where the kernel lacks it), so the host's threads, which serve every app's
+/// requests, take the CPU from it the moment they need it, and the apps in it share what is left
+/// equally. It moves back once its long calls end. Without cgroups, a demoted worker's threads run
+/// at `nice` 19 instead.
 public struct WorkerCPUShare: Sendable {
     /// The app's cgroup folder, or nil where cgroups cannot be used here.
     public let groupPath: String?
+    /// The app's folder in the idle group, for workers with a long call.
+    public let idleGroupPath: String?
     /// Why the cgroup is not used, if it is not.
     public let unavailableReason: String?
     /// Each app group's `cpu.shares`.
@@ -23,18 +26,23 @@ public struct WorkerCPUShare: Sendable {
     /// Sets up the groups of `appId` under `root` (the cgroup v1 `cpu` controller's mount).
     public init(appId: String, root: String = "/sys/fs/cgroup/cpu") {
         let group = root + "/cloudlet/" + appId
+        let idleParent = root + "/cloudlet-idle"
         do {
-            try FileManager.default.createDirectory(atPath: group + "/long", withIntermediateDirectories: true)
-            try Self.write(String(Self.appShares), to: group + "/cpu.shares")
-            if FileManager.default.fileExists(atPath: group + "/long/cpu.idle") {
-                try Self.write("1", to: group + "/long/cpu.idle")
+            for folder in [group, idleParent + "/" + appId] {
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+                try Self.write(String(Self.appShares), to: folder + "/cpu.shares")
+            }
+            if FileManager.default.fileExists(atPath: idleParent + "/cpu.idle") {
+                try Self.write("1", to: idleParent + "/cpu.idle")
             } else {
-                try Self.write("2", to: group + "/long/cpu.shares")
+                try Self.write("2", to: idleParent + "/cpu.shares")
             }
             groupPath = group
+            idleGroupPath = idleParent + "/" + appId
             unavailableReason = nil
         } catch {
             groupPath = nil
+            idleGroupPath = nil
             unavailableReason = "the cgroup cpu controller at \(root) cannot be written here (\(error.localizedDescription))"
         }
     }
@@ -46,11 +54,11 @@ public struct WorkerCPUShare: Sendable {
         return (try? Self.write(String(pid), to: groupPath + "/cgroup.procs")) != nil
     }
 
-    /// Moves worker `pid` to the idle `long` group (or lowers its threads' priority).
+    /// Moves worker `pid` to the app's idle group (or lowers its threads' priority).
     @discardableResult
     public func demote(_ pid: Int32) -> Bool {
-        guard let groupPath else { return Self.renice(pid, Self.demotedNiceness) }
-        return (try? Self.write(String(pid), to: groupPath + "/long/cgroup.procs")) != nil
+        guard let idleGroupPath else { return Self.renice(pid, Self.demotedNiceness) }
+        return (try? Self.write(String(pid), to: idleGroupPath + "/cgroup.procs")) != nil
     }
 
     /// Moves worker `pid` back into the app's group (or back to the host's priority).
@@ -62,9 +70,8 @@ public struct WorkerCPUShare: Sendable {
 
     /// Removes the app's groups once its workers are gone (the kernel refuses while any is left).
     public func remove() {
-        guard let groupPath else { return }
-        rmdir(groupPath + "/long")
-        rmdir(groupPath)
+        if let idleGroupPath { rmdir(idleGroupPath) }
+        if let groupPath { rmdir(groupPath) }
     }
 
     /// Sets every thread of `pid` to `niceness` (`setpriority` on Linux acts on one thread).
