@@ -89,10 +89,7 @@ struct AdminAPI: Sendable {
     }
 
     private func authorize(_ request: Request) throws {
-        guard let operatorKey else {
-            throw ParseError(code: 119, message: "unauthorized: no operator key is set on this server", httpStatus: 401)
-        }
-        try operatorKey.check(request.headers)
+        try OperatorKey.require(operatorKey, in: request.headers)
     }
 
     private func keyRoute(_ context: CloudletRequestContext) throws -> (String, AppKeyKind) {

@@ -1,5 +1,4 @@
 import Cloudlet
-import Crypto
 import HTTPTypes
 
 /// The hosting operator's key: it opens the admin API, `/metrics` and the hook logs, and is never
@@ -12,7 +11,7 @@ public struct OperatorKey: Sendable, Hashable {
 
     /// The operator key `key`.
     public init(_ key: String) {
-        hash = Array(SHA256.hash(data: Array(key.utf8)))
+        hash = AppKeys.hash(key)
     }
 
     /// An operator key held as its SHA-256 (as the host database keeps it).
@@ -22,8 +21,7 @@ public struct OperatorKey: Sendable, Hashable {
 
     /// Whether `presented` is this key.
     public func matches(_ presented: String) -> Bool {
-        let other = Array(SHA256.hash(data: Array(presented.utf8)))
-        return zip(hash, other).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0 && hash.count == other.count
+        AppKeys.matches(AppKeys.hash(presented), hash)
     }
 
     static let header = HTTPField.Name("X-Cloudlet-Operator-Key")!
@@ -37,5 +35,13 @@ public struct OperatorKey: Sendable, Hashable {
         guard let presented, matches(presented) else {
             throw ParseError(code: 119, message: "unauthorized: this needs the operator key", httpStatus: 401)
         }
+    }
+}
+
+extension OperatorKey {
+    /// Throws 401 (code 119) unless `headers` carry `key`; with no key configured, refuses everyone.
+    static func require(_ key: OperatorKey?, in headers: HTTPFields) throws {
+        guard let key else { throw ParseError(code: 119, message: "unauthorized: no operator key is configured", httpStatus: 401) }
+        try key.check(headers)
     }
 }

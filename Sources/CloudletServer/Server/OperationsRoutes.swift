@@ -42,11 +42,3 @@ struct OperationsRoutes {
             body: .init(byteBuffer: ByteBuffer(bytes: metrics.exposition())))
     }
 }
-
-extension OperatorKey {
-    /// Throws 401 (code 119) unless `headers` carry `key`; with no key configured, refuses everyone.
-    static func require(_ key: OperatorKey?, in headers: HTTPFields) throws {
-        guard let key else { throw ParseError(code: 119, message: "unauthorized: no operator key is configured", httpStatus: 401) }
-        try key.check(headers)
-    }
-}
