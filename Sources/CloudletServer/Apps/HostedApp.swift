@@ -1,4 +1,4 @@
-/// One app the server hosts: its id, its keys, its rate limits and its runtime.
+/// One app the server hosts: its id, its keys, its rate limits, its runtime and its push providers.
 public struct HostedApp: Sendable {
     /// The app id clients send as `X-Parse-Application-Id`.
     public let id: String
@@ -8,11 +8,14 @@ public struct HostedApp: Sendable {
     public let runtime: AppRuntime
     /// The app's rate limits, applied before its requests do any work.
     public let rateLimiter: RateLimiter
+    /// Where the app's push notifications go, by device type.
+    public let pushProviders: PushProviders
 
-    public init(id: String, keys: AppKeys, runtime: AppRuntime, rateLimiter: RateLimiter) {
+    public init(id: String, keys: AppKeys, runtime: AppRuntime, rateLimiter: RateLimiter, pushProviders: PushProviders = PushProviders(fallback: nil)) {
         self.id = id
         self.keys = keys
         self.runtime = runtime
         self.rateLimiter = rateLimiter
+        self.pushProviders = pushProviders
     }
 }
