@@ -31,6 +31,9 @@ public struct ServerConfiguration: Sendable {
     public var operatorKey: OperatorKey?
     /// How many hook runs each app's hook log keeps, the newest. Default 10,000.
     public var hookRunRetention: Int
+    /// How the push delivery service sends the apps' notifications (concurrency per app, lease,
+    /// retries, fan-out pages).
+    public var pushDelivery = PushDeliveryConfiguration()
 
     public init(
         host: String = "127.0.0.1", port: Int = 1337, dataDirectory: String = "./data", mountPath: String = "/parse",

@@ -57,5 +57,5 @@ public struct SessionRecord: Sendable, Hashable {
     }
 }
 
-/// Both halves of an app's storage: objects, and the accounts beside them.
-public typealias AppStorage = ObjectStorage & AccountStorage
+/// Every part of an app's storage: objects, the accounts beside them, and push deliveries.
+public typealias AppStorage = ObjectStorage & AccountStorage & PushDeliveryStorage

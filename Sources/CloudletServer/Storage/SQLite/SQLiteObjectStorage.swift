@@ -71,6 +71,7 @@ public final class SQLiteObjectStorage: ObjectStorage {
         }
         registerAccountTables(&migrator)
         registerHookRunTable(&migrator)
+        registerPushTables(&migrator)
         return migrator
     }
 

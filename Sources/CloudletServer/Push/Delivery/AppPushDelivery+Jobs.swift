@@ -1,0 +1,92 @@
+import Cloudlet
+import Foundation
+
+extension AppPushDelivery {
+    /// The most jobs looked at in one pass.
+    static let jobsPerPass = 100
+
+    /// Starts, schedules or ends the app's jobs due to start, and writes pages of recipients of its
+    /// running jobs until each has ``PushDeliveryConfiguration/fanOutAhead`` deliveries waiting;
+    /// ends the jobs that have nothing left. Returns whether new deliveries were written.
+    func manageJobs(_ app: PushDeliveryApp, _ jobs: inout [String: JobEntry]) async -> Bool {
+        var wroteDeliveries = false
+        do {
+            for id in try await app.storage.pushJobsToStart(now: clock.now, limit: Self.jobsPerPass) {
+                try await start(id, app, &jobs)
+            }
+            for progress in try await app.storage.runningPushJobs(limit: Self.jobsPerPass) {
+                if try await advance(progress, app, &jobs) { wroteDeliveries = true }
+            }
+        } catch {
+            logger.error("could not manage push jobs", metadata: ["error": "\(error)"])
+        }
+        return wroteDeliveries
+    }
+
+    private func start(_ id: String, _ app: PushDeliveryApp, _ jobs: inout [String: JobEntry]) async throws {
+        let now = clock.now
+        switch await entry(id, app, &jobs) {
+        case .failed(let reason):
+            try await finish(id, .failed(reason: reason), app, &jobs)
+        case .ready(let job):
+            if [.succeeded, .failed, .expired].contains(job.status) {
+                try await finish(id, .untouched, app, &jobs)
+            } else if let expiration = job.expiration, expiration <= now {
+                try await finish(id, .expired, app, &jobs)
+            } else if let pushTime = job.pushTime, pushTime > now {
+                try await app.storage.schedulePushJob(id, at: pushTime, now: now)
+                jobs[id] = nil
+            } else {
+                try await app.storage.startPushJob(id, now: now)
+            }
+        }
+    }
+
+    /// Writes pages of the job's recipients as deliveries until enough wait to be sent, or ends it
+    /// if it has nothing left. Returns whether deliveries were written.
+    private func advance(_ progress: PushJobProgress, _ app: PushDeliveryApp, _ jobs: inout [String: JobEntry]) async throws -> Bool {
+        let id = progress.jobId
+        let job: PushJob
+        switch await entry(id, app, &jobs) {
+        case .failed(let reason):
+            try await finish(id, .failed(reason: reason), app, &jobs)
+            return false
+        case .ready(let ready): job = ready
+        }
+        if let expiration = job.expiration, expiration <= clock.now {
+            try await finish(id, .expired, app, &jobs)
+            return false
+        }
+        if progress.isExpanded {
+            if progress.pending == 0 { try await finish(id, .completed, app, &jobs) }
+            return false
+        }
+        let recipients = PushRecipients(storage: app.storage, query: job.query)
+        let incrementsBadge = job.data["badge"]?.stringValue?.lowercased() == "increment"
+        var pending = progress.pending
+        var cursor = progress.cursor
+        var wrote = false
+        while pending < configuration.fanOutAhead {
+            let page: [ParseObject]
+            do {
+                page = try await recipients.page(after: cursor, limit: configuration.pageSize)
+            } catch {
+                try await finish(id, .failed(reason: Self.message(of: error)), app, &jobs)
+                return wrote
+            }
+            let isLast = page.count < configuration.pageSize
+            cursor = page.last?.objectId ?? cursor
+            try await app.storage.expandPushJob(
+                id, recipients: page, cursor: cursor, isLast: isLast, incrementsBadge: incrementsBadge, now: clock.now)
+            pending += page.count
+            wrote = wrote || !page.isEmpty
+            if isLast { break }
+        }
+        return wrote
+    }
+
+    private func finish(_ id: String, _ ending: PushJobEnding, _ app: PushDeliveryApp, _ jobs: inout [String: JobEntry]) async throws {
+        try await app.storage.finishPushJob(id, ending, now: clock.now)
+        jobs[id] = nil
+    }
+}

@@ -1,0 +1,168 @@
+import Cloudlet
+import Foundation
+import Logging
+
+/// One app's delivery loop: starts its due jobs and writes their recipients as deliveries a few
+/// pages ahead of the sends (``AppPushDelivery+Jobs``), claims due deliveries in batches with a
+/// lease, sends at most ``PushDeliveryConfiguration/concurrency`` at once through the app's
+/// providers, and records the results in batches. It holds at most twice the concurrency of
+/// claimed deliveries and one batch of results, however large the job.
+struct AppPushDelivery: Sendable {
+    let appId: String
+    let apps: PushDeliveryApps
+    let configuration: PushDeliveryConfiguration
+    let clock: any CloudletClock
+    let logger: Logger
+
+    /// A job as the loop knows it: ready to send, or failed with a reason.
+    enum JobEntry: Sendable {
+        case ready(PushJob)
+        case failed(String)
+    }
+
+    private enum Event: Sendable {
+        /// The poll interval passed.
+        case tick
+        /// A send ended.
+        case sent(PushDeliveryResult)
+    }
+
+    /// Runs until the task is cancelled or the app is no longer served.
+    func run() async {
+        guard let first = apps.app(appId) else { return }
+        do {
+            try await first.storage.releasePushLeases(now: clock.now)
+        } catch {
+            logger.error("could not release push delivery claims", metadata: ["error": "\(error)"])
+        }
+        var jobs: [String: JobEntry] = [:]
+        await withTaskGroup(of: Event.self) { group in
+            var queue = ArraySlice<PushDelivery>()
+            var inFlight = 0
+            var results: [PushDeliveryResult] = []
+            var isTicking = false
+            var jobsDue = true
+            var mayClaim = true
+            while !Task.isCancelled, let app = apps.app(appId) {
+                if jobsDue {
+                    jobsDue = false
+                    if await manageJobs(app, &jobs) { mayClaim = true }
+                }
+                if mayClaim, queue.count <= configuration.concurrency / 2 {
+                    let wanted = 2 * configuration.concurrency - queue.count - inFlight
+                    let claimed = await claim(app, limit: wanted)
+                    queue.append(contentsOf: claimed)
+                    mayClaim = claimed.count == wanted
+                }
+                while inFlight < configuration.concurrency, let delivery = queue.popFirst() {
+                    let now = clock.now
+                    // A claim that ran out is due again, and will be claimed afresh.
+                    guard delivery.leaseUntil > now else { continue }
+                    switch await prepare(delivery, app, &jobs, now: now) {
+                    case .resolved(let resolution):
+                        results.append(PushDeliveryResult(delivery, resolution))
+                    case .send(let provider, let message):
+                        inFlight += 1
+                        group.addTask {
+                            let outcome = await provider.send(message)
+                            let resolution = PushDeliveryResolution(outcome, of: delivery, now: clock.now, configuration: configuration)
+                            return .sent(PushDeliveryResult(delivery, resolution))
+                        }
+                    }
+                }
+                if results.count >= configuration.resultsPerTransaction || (inFlight == 0 && !results.isEmpty) {
+                    await record(&results, app)
+                    mayClaim = true
+                }
+                if !isTicking {
+                    isTicking = true
+                    group.addTask {
+                        try? await Task.sleep(for: configuration.pollInterval)
+                        return .tick
+                    }
+                }
+                switch await group.next() {
+                case .tick:
+                    isTicking = false
+                    jobsDue = true
+                    mayClaim = true
+                    if !results.isEmpty { await record(&results, app) }
+                case .sent(let result):
+                    inFlight -= 1
+                    results.append(result)
+                    if case .jobFailed(let reason) = result.resolution { jobs[result.delivery.jobId] = .failed(reason) }
+                case nil:
+                    break
+                }
+            }
+            group.cancelAll()
+        }
+    }
+
+    private enum Preparation {
+        case resolved(PushDeliveryResolution)
+        case send(any PushProvider, PushMessage)
+    }
+
+    /// What to do with `delivery` now: send it, or end it without a send (its job failed or
+    /// expired, or no provider takes its device type).
+    private func prepare(_ delivery: PushDelivery, _ app: PushDeliveryApp, _ jobs: inout [String: JobEntry], now: Date) async -> Preparation {
+        let job: PushJob
+        switch await entry(delivery.jobId, app, &jobs) {
+        case .failed(let reason): return .resolved(.jobFailed(reason: reason))
+        case .ready(let ready): job = ready
+        }
+        if let expiration = job.expiration, expiration <= now { return .resolved(.expired) }
+        guard let provider = app.providers.provider(for: delivery.deviceType) else { return .resolved(.failed(reason: "NoProvider")) }
+        var data = job.data
+        if let badge = delivery.badge { data["badge"] = .number(Double(badge)) }
+        let message = PushMessage(
+            id: delivery.key, deviceType: delivery.deviceType, token: delivery.token, pushType: delivery.pushType, data: data,
+            expiration: job.expiration, collapseId: job.collapseId)
+        return .send(provider, message)
+    }
+
+    /// The job `id`, read from its `_PushStatus` object the first time it is needed.
+    func entry(_ id: String, _ app: PushDeliveryApp, _ jobs: inout [String: JobEntry]) async -> JobEntry {
+        if let known = jobs[id] { return known }
+        let entry: JobEntry
+        do {
+            if let object = try await app.storage.fetch("_PushStatus", id: id) {
+                entry = .ready(try PushJob(object))
+            } else {
+                entry = .failed("the job was deleted")
+            }
+        } catch {
+            entry = .failed(Self.message(of: error))
+        }
+        jobs[id] = entry
+        return entry
+    }
+
+    private func claim(_ app: PushDeliveryApp, limit: Int) async -> [PushDelivery] {
+        let now = clock.now
+        do {
+            return try await app.storage.claimPushDeliveries(
+                now: now, leaseUntil: now.addingTimeInterval(configuration.lease.seconds), limit: limit)
+        } catch {
+            logger.error("could not claim push deliveries", metadata: ["error": "\(error)"])
+            return []
+        }
+    }
+
+    /// Records `results` in one transaction and empties it. If that fails, the deliveries stay
+    /// claimed until their lease runs out, and are sent again then.
+    private func record(_ results: inout [PushDeliveryResult], _ app: PushDeliveryApp) async {
+        defer { results.removeAll(keepingCapacity: true) }
+        do {
+            try await app.storage.recordPushResults(results, now: clock.now)
+        } catch {
+            logger.error("could not record push results", metadata: ["error": "\(error)", "count": "\(results.count)"])
+        }
+    }
+
+    /// The text kept for `error`: a Parse error's message, else its description.
+    static func message(of error: any Error) -> String {
+        (error as? ParseError)?.message ?? String(describing: error)
+    }
+}

@@ -1,0 +1,37 @@
+/// How the push delivery service works through each app's deliveries.
+public struct PushDeliveryConfiguration: Sendable {
+    /// The most sends of one app in flight at once. Default 64.
+    public var concurrency: Int
+    /// How long a claimed delivery is held for its send; past it, it is due again. Default 30 s.
+    public var lease: Duration
+    /// How often each app is looked at for new, scheduled and retried work while it has none in
+    /// flight, and how long results wait at most before they are recorded. Default 250 ms.
+    public var pollInterval: Duration
+    /// The most attempts of one delivery; a retry past them fails with the last reason. Default 10.
+    public var maximumAttempts: Int
+    /// The wait before a retry the provider gave no time for.
+    public var backoff: PushBackoff
+    /// Installations read and written as deliveries at a time. Default 1,000.
+    public var pageSize: Int
+    /// How many deliveries of a job may wait to be sent before its next page is written: the
+    /// fan-out keeps this far ahead of the sends, so memory and the table's pending rows stay flat.
+    /// Default 4,000.
+    public var fanOutAhead: Int
+    /// The most results recorded in one transaction. Default 256.
+    public var resultsPerTransaction: Int
+
+    public init(
+        concurrency: Int = 64, lease: Duration = .seconds(30), pollInterval: Duration = .milliseconds(250), maximumAttempts: Int = 10,
+        backoff: PushBackoff = PushBackoff(), pageSize: Int = PushRecipients.defaultPageSize, fanOutAhead: Int = 4_000,
+        resultsPerTransaction: Int = 256
+    ) {
+        self.concurrency = max(concurrency, 1)
+        self.lease = lease
+        self.pollInterval = pollInterval
+        self.maximumAttempts = max(maximumAttempts, 1)
+        self.backoff = backoff
+        self.pageSize = max(pageSize, 1)
+        self.fanOutAhead = min(max(fanOutAhead, 1), PushJobProgress.pendingCountBound - 1)
+        self.resultsPerTransaction = max(resultsPerTransaction, 1)
+    }
+}

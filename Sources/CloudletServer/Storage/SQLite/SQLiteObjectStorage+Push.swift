@@ -1,0 +1,161 @@
+import Cloudlet
+import Foundation
+import GRDB
+
+/// The app's push deliveries, beside its objects: `push_jobs` (each `_PushStatus` job's fan-out:
+/// phase, cursor, count), `push_deliveries` (one row per job and installation, claimed with a
+/// lease) and `push_job_counts` (ended deliveries by outcome, device type and reason). A trigger
+/// enters every new `_PushStatus` object in `push_jobs`, so that the service finds new jobs with
+/// one indexed query, whatever wrote them.
+extension SQLiteObjectStorage: PushDeliveryStorage {
+    static func registerPushTables(_ migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("push_deliveries") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE push_jobs (
+                        job_id TEXT PRIMARY KEY, phase TEXT NOT NULL DEFAULT 'recorded', wake_at REAL,
+                        cursor TEXT, expanded INTEGER NOT NULL DEFAULT 0, count INTEGER NOT NULL DEFAULT 0
+                    ) WITHOUT ROWID;
+                    CREATE INDEX push_jobs_active ON push_jobs (phase, wake_at) WHERE phase != 'finished';
+                    CREATE TABLE push_deliveries (
+                        seq INTEGER PRIMARY KEY, job_id TEXT NOT NULL, installation_id TEXT NOT NULL,
+                        device_type TEXT NOT NULL, token TEXT NOT NULL, push_type TEXT, badge INTEGER,
+                        key TEXT NOT NULL UNIQUE, state TEXT NOT NULL DEFAULT 'pending',
+                        attempts INTEGER NOT NULL DEFAULT 0, due_at REAL NOT NULL, lease_until REAL, reason TEXT,
+                        UNIQUE (job_id, installation_id)
+                    );
+                    CREATE INDEX push_deliveries_due ON push_deliveries (due_at) WHERE state = 'pending';
+                    CREATE INDEX push_deliveries_pending ON push_deliveries (job_id) WHERE state = 'pending';
+                    CREATE TABLE push_job_counts (
+                        job_id TEXT NOT NULL, sent INTEGER NOT NULL, device_type TEXT NOT NULL, reason TEXT NOT NULL,
+                        n INTEGER NOT NULL, PRIMARY KEY (job_id, sent, device_type, reason)
+                    ) WITHOUT ROWID;
+                    CREATE TRIGGER push_job_recorded AFTER INSERT ON objects WHEN NEW.class = '_PushStatus'
+                    BEGIN INSERT OR IGNORE INTO push_jobs (job_id) VALUES (NEW.id); END;
+                    INSERT OR IGNORE INTO push_jobs (job_id)
+                        SELECT id FROM objects WHERE class = '_PushStatus'
+                        AND json_extract(data, '$.status') IN ('pending', 'scheduled', 'running');
+                    """)
+        }
+    }
+
+    public func releasePushLeases(now: Date) async throws {
+        try await write { db in
+            try db.execute(
+                sql: "UPDATE push_deliveries SET due_at = ?, lease_until = NULL WHERE state = 'pending' AND lease_until IS NOT NULL",
+                arguments: [now.timeIntervalSince1970])
+        }
+    }
+
+    public func pushJobsToStart(now: Date, limit: Int) async throws -> [String] {
+        try await pool.read { db in
+            try String.fetchAll(
+                db,
+                sql: """
+                    SELECT job_id FROM push_jobs WHERE phase = 'recorded'
+                    UNION ALL SELECT job_id FROM push_jobs WHERE phase = 'scheduled' AND wake_at <= ?
+                    LIMIT ?
+                    """,
+                arguments: [now.timeIntervalSince1970, limit])
+        }
+    }
+
+    public func runningPushJobs(limit: Int) async throws -> [PushJobProgress] {
+        try await pool.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT job_id, cursor, expanded,
+                        (SELECT count(*) FROM (SELECT 1 FROM push_deliveries d WHERE d.job_id = j.job_id AND d.state = 'pending' LIMIT ?)) AS pending
+                    FROM push_jobs j WHERE phase = 'running' LIMIT ?
+                    """,
+                arguments: [PushJobProgress.pendingCountBound, limit]
+            ).map { PushJobProgress(jobId: $0["job_id"], cursor: $0["cursor"], isExpanded: $0["expanded"], pending: $0["pending"]) }
+        }
+    }
+
+    public func schedulePushJob(_ id: String, at time: Date, now: Date) async throws {
+        try await write { db in
+            try db.execute(
+                sql: "UPDATE push_jobs SET phase = 'scheduled', wake_at = ? WHERE job_id = ?", arguments: [time.timeIntervalSince1970, id])
+            try self.setPushStatus(id, ["status": .string(PushJobStatus.scheduled.rawValue)], now: now, db)
+        }
+    }
+
+    public func startPushJob(_ id: String, now: Date) async throws {
+        try await write { db in
+            try db.execute(sql: "UPDATE push_jobs SET phase = 'running', wake_at = NULL WHERE job_id = ?", arguments: [id])
+            try self.setPushStatus(id, ["status": .string(PushJobStatus.running.rawValue)], now: now, db)
+        }
+    }
+
+    public func expandPushJob(
+        _ id: String, recipients: [ParseObject], cursor: String?, isLast: Bool, incrementsBadge: Bool, now: Date
+    ) async throws {
+        let due = now.timeIntervalSince1970
+        try await write { db in
+            if incrementsBadge, !recipients.isEmpty {
+                try self.schema.check(ParseObject(className: "_Installation", fields: ["badge": 1]), db)
+            }
+            let insert = try db.cachedStatement(
+                sql: """
+                    INSERT OR IGNORE INTO push_deliveries (job_id, installation_id, device_type, token, push_type, key, due_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    """)
+            var added = 0
+            for installation in recipients {
+                guard let installationId = installation.objectId, let token = installation.fields["deviceToken"]?.stringValue
+                else { continue }
+                try insert.execute(arguments: [
+                    id, installationId, installation.fields["deviceType"]?.stringValue ?? "", token,
+                    installation.fields["pushType"]?.stringValue, UUID().uuidString, due,
+                ])
+                guard db.changesCount > 0 else { continue }
+                added += 1
+                if incrementsBadge { try Self.incrementBadge(of: installationId, delivery: db.lastInsertedRowID, db) }
+            }
+            try db.execute(
+                sql: "UPDATE push_jobs SET cursor = ?, expanded = ?, count = count + ? WHERE job_id = ?",
+                arguments: [cursor, isLast, added, id])
+            try self.setPushCounts(of: id, status: nil, errorMessage: nil, now: now, db)
+        }
+    }
+
+    /// Increments the `badge` of installation `id` (from 0 when it has no number) and gives the
+    /// result to delivery `sequence`. The installation's `updatedAt` stays as it is: a badge is not
+    /// a new registration (see ``PushDeliveryResolution/invalidToken(reason:unregisteredAt:)``).
+    private static func incrementBadge(of id: String, delivery sequence: Int64, _ db: Database) throws {
+        let badge = try Int.fetchOne(
+            db.cachedStatement(
+                sql: """
+                    UPDATE objects SET data = json_set(data, '$.badge',
+                        CASE WHEN json_type(data, '$.badge') IN ('integer', 'real') THEN CAST(json_extract(data, '$.badge') AS INTEGER) + 1 ELSE 1 END)
+                    WHERE class = '_Installation' AND id = ? RETURNING CAST(json_extract(data, '$.badge') AS INTEGER)
+                    """),
+            arguments: [id])
+        try db.cachedStatement(sql: "UPDATE push_deliveries SET badge = ? WHERE seq = ?").execute(arguments: [badge, sequence])
+    }
+
+    public func claimPushDeliveries(now: Date, leaseUntil: Date, limit: Int) async throws -> [PushDelivery] {
+        try await write { db in
+            try Row.fetchAll(
+                db.cachedStatement(
+                    sql: """
+                        UPDATE push_deliveries SET due_at = ?1, lease_until = ?1, attempts = attempts + 1
+                        WHERE seq IN (SELECT seq FROM push_deliveries WHERE state = 'pending' AND due_at <= ?2 ORDER BY due_at LIMIT ?3)
+                        RETURNING seq, job_id, installation_id, device_type, token, push_type, badge, key, attempts
+                        """),
+                arguments: [leaseUntil.timeIntervalSince1970, now.timeIntervalSince1970, limit]
+            ).map {
+                PushDelivery(
+                    sequence: $0["seq"], jobId: $0["job_id"], installationId: $0["installation_id"], deviceType: $0["device_type"],
+                    token: $0["token"], pushType: $0["push_type"], badge: $0["badge"], key: $0["key"], attempts: $0["attempts"],
+                    leaseUntil: leaseUntil)
+            }
+        }
+    }
+
+    public func finishPushJob(_ id: String, _ ending: PushJobEnding, now: Date) async throws {
+        try await write { db in try self.finishPushJob(id, ending, now: now, db) }
+    }
+}
