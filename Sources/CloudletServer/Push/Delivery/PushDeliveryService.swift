@@ -15,7 +15,10 @@ public struct PushDeliveryService: Service {
     public let clock: any CloudletClock
     public let logger: Logger
 
-    public init(apps: PushDeliveryApps, configuration: PushDeliveryConfiguration = PushDeliveryConfiguration(), clock: any CloudletClock, logger: Logger) {
+    public init(
+        apps: PushDeliveryApps, configuration: PushDeliveryConfiguration = PushDeliveryConfiguration(), clock: any CloudletClock,
+        logger: Logger = Logger(label: "cloudlet.push")
+    ) {
         self.apps = apps
         self.configuration = configuration
         self.clock = clock

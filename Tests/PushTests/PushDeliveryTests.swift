@@ -1,0 +1,187 @@
+import Cloudlet
+import CloudletServer
+import CloudletTesting
+import Foundation
+import Testing
+
+@Suite struct PushDeliveryTests {
+    @Test func aFanOutDeliversToEveryInstallationWithATokenExactlyOnce() async throws {
+        let fixture = try DeliveryFixture()
+        try await fixture.addInstallations(3_000)
+        try await fixture.addInstallation("zNoToken", token: nil)
+        let provider = RecordingProvider()
+        try await fixture.recordJob()
+        let delivery = RunningDelivery([PushDeliveryApp.serving(fixture, provider)])
+        let status = try await finished(fixture)
+        await delivery.stop()
+
+        #expect(status["status"] == "succeeded")
+        #expect(status["count"] == 3_000)
+        #expect(status["numSent"] == 3_000)
+        #expect(status["numFailed"] == 0)
+        #expect(status["sentPerType"] == ["ios": 1_500, "android": 1_500])
+        let sent = provider.sent
+        #expect(sent.count == 3_000)
+        #expect(Set(sent.map(\.token)).count == 3_000)
+        #expect(Set(sent.map(\.id)).count == 3_000)
+        #expect(sent.allSatisfy { $0.data["alert"] == "Hello" })
+    }
+
+    @Test func aRestartMidFanOutResendsOnlyWhatWasInFlightWithTheSameIds() async throws {
+        let fixture = try DeliveryFixture()
+        try await fixture.addInstallations(3_000)
+        let provider = RecordingProvider { _, _ in
+            try? await Task.sleep(for: .milliseconds(1))
+            return .sent
+        }
+        var configuration = PushDeliveryConfiguration.fast
+        configuration.concurrency = 16
+        try await fixture.recordJob()
+        let first = RunningDelivery([PushDeliveryApp.serving(fixture, provider)], configuration: configuration)
+        try await eventually("a third is sent") { provider.sent.count >= 1_000 }
+        await first.stop()
+        let sentBeforeRestart = provider.sent.count
+        #expect(sentBeforeRestart < 3_000)
+
+        let restarted = try fixture.reopened()
+        let second = RunningDelivery(
+            [PushDeliveryApp(id: "app", storage: restarted, providers: PushProviders(fallback: provider))], configuration: configuration)
+        let status = try await finished(fixture)
+        await second.stop()
+
+        let sent = provider.sent
+        let idsByToken = Dictionary(grouping: sent, by: \.token).mapValues { Set($0.map(\.id)) }
+        #expect(idsByToken.count == 3_000)
+        #expect(idsByToken.values.allSatisfy { $0.count == 1 }, "a resend carries the delivery's first id")
+        let duplicates = sent.count - 3_000
+        // Only sends whose results were not yet recorded: at most those in flight and one batch of results.
+        #expect(duplicates <= configuration.concurrency + configuration.resultsPerTransaction)
+        #expect(status["status"] == "succeeded")
+        #expect(status["numSent"] == 3_000)
+    }
+
+    @Test func aJobWithNoProviderForItsDevicesFailsWithNoProvider() async throws {
+        let fixture = try DeliveryFixture()
+        try await fixture.addInstallations(4)
+        try await fixture.recordJob()
+        let delivery = RunningDelivery([PushDeliveryApp.serving(fixture, nil)])
+        let status = try await finished(fixture)
+        await delivery.stop()
+        #expect(status["status"] == "failed")
+        #expect(status["numFailed"] == 4)
+        #expect(status["failedPerReason"] == ["NoProvider": 4])
+        #expect(status["failedPerType"] == ["ios": 2, "android": 2])
+    }
+
+    @Test func aJobWithoutRecipientsSucceeds() async throws {
+        let fixture = try DeliveryFixture()
+        try await fixture.recordJob(query: ["channels": ["$in": ["nobody"]]])
+        let delivery = RunningDelivery([PushDeliveryApp.serving(fixture, RecordingProvider())])
+        let status = try await finished(fixture)
+        await delivery.stop()
+        #expect(status["status"] == "succeeded")
+        #expect(status["count"] == 0)
+    }
+
+    @Test func aBadJobFailsWithItsErrorMessage() async throws {
+        let fixture = try DeliveryFixture()
+        try await fixture.addInstallations(2)
+        try await fixture.storage.insert(
+            ParseObject(className: "_PushStatus", objectId: "bad", acl: ParseACL(), fields: ["status": "pending", "query": "{", "payload": "{}"]),
+            outbox: nil)
+        try await fixture.recordJob("badQuery", query: ["deviceType": ["$nope": 1]])
+        let provider = RecordingProvider()
+        let delivery = RunningDelivery([PushDeliveryApp.serving(fixture, provider)])
+        let bad = try await finished(fixture, "bad")
+        let badQuery = try await finished(fixture, "badQuery")
+        await delivery.stop()
+        #expect(bad["status"] == "failed")
+        #expect(bad["errorMessage"] == "push job has an invalid query")
+        #expect(badQuery["status"] == "failed")
+        #expect(badQuery["errorMessage"]?.stringValue?.isEmpty == false)
+        #expect(provider.sent.isEmpty)
+    }
+
+    @Test func aProvidersJobWideRefusalFailsTheJobAndEndsItsOtherDeliveries() async throws {
+        let fixture = try DeliveryFixture()
+        try await fixture.addInstallations(500)
+        let provider = RecordingProvider { _, _ in .jobFailed(reason: "PayloadTooLarge") }
+        var configuration = PushDeliveryConfiguration.fast
+        configuration.concurrency = 8
+        try await fixture.recordJob()
+        let delivery = RunningDelivery([PushDeliveryApp.serving(fixture, provider)], configuration: configuration)
+        let status = try await finished(fixture)
+        await delivery.stop()
+        #expect(status["status"] == "failed")
+        #expect(status["errorMessage"] == "PayloadTooLarge")
+        #expect(status["numSent"] == 0)
+        #expect(status["numFailed"] == status["count"])
+        #expect(status["failedPerReason"] == ["PayloadTooLarge": status["count"] ?? 0])
+        #expect(provider.sent.count <= 2 * configuration.concurrency)
+    }
+
+    @Test func invalidTokensAreUnsetUnlessTheInstallationWasUpdatedAfterAppleSaidSo() async throws {
+        let fixture = try DeliveryFixture()
+        let updated = Date(timeIntervalSince1970: 1_800_000_000)
+        try await fixture.addInstallation("a", token: "gone", updatedAt: updated)
+        try await fixture.addInstallation("b", token: "renewed", updatedAt: updated)
+        try await fixture.addInstallation("c", token: "stale", updatedAt: updated)
+        let provider = RecordingProvider { message, _ in
+            switch message.token {
+            case "gone": .invalidToken(reason: "BadDeviceToken")
+            case "renewed": .invalidToken(reason: "Unregistered", unregisteredAt: updated.addingTimeInterval(-60))
+            default: .invalidToken(reason: "Unregistered", unregisteredAt: updated.addingTimeInterval(60))
+            }
+        }
+        try await fixture.recordJob()
+        let delivery = RunningDelivery([PushDeliveryApp.serving(fixture, provider)])
+        let status = try await finished(fixture)
+        await delivery.stop()
+        #expect(status["status"] == "failed")
+        #expect(status["failedPerReason"] == ["BadDeviceToken": 1, "Unregistered": 2])
+        #expect(try await fixture.installation("a").fields["deviceToken"] == nil)
+        #expect(try await fixture.installation("b").fields["deviceToken"] == "renewed")
+        #expect(try await fixture.installation("c").fields["deviceToken"] == nil)
+    }
+
+    @Test func badgeIncrementResolvesEachInstallationsBadgeOncePerJob() async throws {
+        let fixture = try DeliveryFixture()
+        try await fixture.addInstallation("a", token: "ta", fields: ["badge": 5])
+        try await fixture.addInstallation("b", token: "tb")
+        let provider = RecordingProvider()
+        try await fixture.recordJob("first", data: ["alert": "Hi", "badge": "Increment"])
+        let delivery = RunningDelivery([PushDeliveryApp.serving(fixture, provider)])
+        _ = try await finished(fixture, "first")
+        try await fixture.recordJob("second", data: ["alert": "Hi", "badge": "Increment"])
+        _ = try await finished(fixture, "second")
+        await delivery.stop()
+        let badges = Dictionary(grouping: provider.sent, by: \.token).mapValues { $0.compactMap { $0.data["badge"]?.intValue } }
+        #expect(badges == ["ta": [6, 7], "tb": [1, 2]])
+        #expect(try await fixture.installation("a").fields["badge"] == 7)
+        #expect(try await fixture.installation("b").fields["badge"] == 2)
+    }
+
+    @Test func oneAppsLargeFanOutToASlowProviderDoesNotHoldUpAnotherAppsPush() async throws {
+        let large = try DeliveryFixture()
+        try await large.addInstallations(20_000)
+        let small = try DeliveryFixture()
+        try await small.addInstallations(1)
+        let slow = RecordingProvider { _, _ in
+            try? await Task.sleep(for: .milliseconds(50))
+            return .sent
+        }
+        let quick = RecordingProvider()
+        try await large.recordJob()
+        let delivery = RunningDelivery([PushDeliveryApp.serving(large, slow, id: "large"), PushDeliveryApp.serving(small, quick, id: "small")])
+        try await eventually("the large fan-out is sending") { slow.sent.count >= 200 }
+        let recorded = ContinuousClock.now
+        try await small.recordJob()
+        let status = try await finished(small, timeout: .seconds(10))
+        let took = ContinuousClock.now - recorded
+        #expect(try await large.status()["status"] == "running")
+        await delivery.stop()
+        #expect(status["status"] == "succeeded")
+        #expect(took < .seconds(2), "the small app's push took \(took)")
+        #expect(slow.sent.count < 20_000)
+    }
+}
