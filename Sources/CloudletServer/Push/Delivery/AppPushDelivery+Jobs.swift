@@ -18,7 +18,7 @@ extension AppPushDelivery {
                 if try await advance(progress, app, &jobs) { wroteDeliveries = true }
             }
         } catch {
-            logger.error("could not manage push jobs", metadata: ["error": "\(error)"])
+            report("could not manage push jobs", error)
         }
         return wroteDeliveries
     }

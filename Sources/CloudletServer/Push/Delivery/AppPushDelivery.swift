@@ -33,7 +33,7 @@ struct AppPushDelivery: Sendable {
         do {
             try await first.storage.releasePushLeases(now: clock.now)
         } catch {
-            logger.error("could not release push delivery claims", metadata: ["error": "\(error)"])
+            report("could not release push delivery claims", error)
         }
         var jobs: [String: JobEntry] = [:]
         await withTaskGroup(of: Event.self) { group in
@@ -145,7 +145,7 @@ struct AppPushDelivery: Sendable {
             return try await app.storage.claimPushDeliveries(
                 now: now, leaseUntil: now.addingTimeInterval(configuration.lease.seconds), limit: limit)
         } catch {
-            logger.error("could not claim push deliveries", metadata: ["error": "\(error)"])
+            report("could not claim push deliveries", error)
             return []
         }
     }
@@ -157,8 +157,14 @@ struct AppPushDelivery: Sendable {
         do {
             try await app.storage.recordPushResults(results, now: clock.now)
         } catch {
-            logger.error("could not record push results", metadata: ["error": "\(error)", "count": "\(results.count)"])
+            report("could not record push results", error)
         }
+    }
+
+    /// Logs `error` unless it is the loop being stopped.
+    func report(_ message: Logger.Message, _ error: any Error) {
+        guard !Task.isCancelled, !(error is CancellationError) else { return }
+        logger.error(message, metadata: ["error": "\(error)"])
     }
 
     /// The text kept for `error`: a Parse error's message, else its description.

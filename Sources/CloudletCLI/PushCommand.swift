@@ -1,0 +1,51 @@
+import ArgumentParser
+import Cloudlet
+import CloudletServer
+import Foundation
+
+/// `cloudlet push …`: an app's push jobs, read and recorded straight in the app's database in the
+/// data folder, as `cloudlet logs` reads hook runs. A running server on that folder sends a job
+/// recorded here within its poll interval.
+struct PushCommand: AsyncParsableCommand {
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            commandName: "push", abstract: "Record push jobs and show how they went.", subcommands: [PushSendCommand.self, PushStatusCommand.self])
+    }
+
+    /// The app and the data folder.
+    struct AppOptions: ParsableArguments {
+        @Argument(help: "The app id.") var app: String
+        @Option(help: "Folder for the databases (CLOUDLET_DATA). Default ./data.") var data: String?
+        @Flag(help: "Print JSON.") var json = false
+
+        /// The app's database, which must exist.
+        func storage() throws -> SQLiteObjectStorage {
+            let folder = data ?? ProcessInfo.processInfo.environment["CLOUDLET_DATA"] ?? "./data"
+            let path = URL(fileURLWithPath: folder).appendingPathComponent("apps").appendingPathComponent("\(app).sqlite").path
+            guard ParseNames.isValidAppId(app), FileManager.default.fileExists(atPath: path) else {
+                throw ValidationError("no app \(app) in \(folder)")
+            }
+            return try SQLiteObjectStorage(path: path)
+        }
+    }
+
+    /// A job as one line: id, status, counts, times and error.
+    static func line(_ job: ParseObject) -> String {
+        let fields = job.fields
+        func number(_ name: String) -> Int { fields[name]?.intValue ?? 0 }
+        var line = "\(job.objectId ?? "") \(fields["status"]?.stringValue ?? "?") sent=\(number("numSent")) failed=\(number("numFailed")) count=\(number("count"))"
+        if let createdAt = job.createdAt { line += " created=\(ParseDate.string(from: createdAt))" }
+        if let pushTime = fields["pushTime"]?.stringValue { line += " pushTime=\(pushTime)" }
+        if let error = fields["errorMessage"]?.stringValue { line += " error=\(JSONWriter.string(.string(error)))" }
+        return line
+    }
+
+    /// A job as JSON: its fields with its id and timestamps.
+    static func json(_ job: ParseObject) -> String {
+        var members = job.fields
+        members["objectId"] = job.objectId.map(ParseValue.string)
+        members["createdAt"] = job.createdAt.map { .string(ParseDate.string(from: $0)) }
+        members["updatedAt"] = job.updatedAt.map { .string(ParseDate.string(from: $0)) }
+        return JSONWriter.string(.object(members))
+    }
+}
