@@ -7,7 +7,12 @@ import Testing
 
 /// A provider that records every message it is given and answers as `answer` says.
 final class RecordingProvider: PushProvider {
-    private let messages = Mutex<[PushMessage]>([])
+    private struct Record {
+        var messages: [PushMessage] = []
+        var attempts: [String: Int] = [:]
+    }
+
+    private let record = Mutex(Record())
     private let answer: @Sendable (PushMessage, Int) async -> PushOutcome
 
     /// `answer` gets the message and how many times a message of this delivery was sent before.
@@ -16,14 +21,15 @@ final class RecordingProvider: PushProvider {
     }
 
     func send(_ message: PushMessage) async -> PushOutcome {
-        let earlier = messages.withLock { messages in
-            defer { messages.append(message) }
-            return messages.count { $0.id == message.id }
+        let earlier = record.withLock { record in
+            record.messages.append(message)
+            defer { record.attempts[message.id, default: 0] += 1 }
+            return record.attempts[message.id, default: 0]
         }
         return await answer(message, earlier)
     }
 
-    var sent: [PushMessage] { messages.withLock { $0 } }
+    var sent: [PushMessage] { record.withLock { $0.messages } }
 }
 
 /// One app's database in a fresh folder, with installations and jobs written straight to it.

@@ -68,16 +68,19 @@ extension AppPushDelivery {
         var wrote = false
         while pending < configuration.fanOutAhead {
             let page: [ParseObject]
+            let isLast: Bool
             do {
                 page = try await recipients.page(after: cursor, limit: configuration.pageSize)
-            } catch {
-                try await finish(id, .failed(reason: Self.message(of: error)), app, &jobs)
+                isLast = page.count < configuration.pageSize
+                try await app.storage.expandPushJob(
+                    id, recipients: page, cursor: page.last?.objectId ?? cursor, isLast: isLast, incrementsBadge: incrementsBadge,
+                    now: clock.now)
+            } catch let error as ParseError {
+                // The job's query cannot run, or its badge cannot be incremented: it would fail the same way again.
+                try await finish(id, .failed(reason: error.message), app, &jobs)
                 return wrote
             }
-            let isLast = page.count < configuration.pageSize
             cursor = page.last?.objectId ?? cursor
-            try await app.storage.expandPushJob(
-                id, recipients: page, cursor: cursor, isLast: isLast, incrementsBadge: incrementsBadge, now: clock.now)
             pending += page.count
             wrote = wrote || !page.isEmpty
             if isLast { break }
