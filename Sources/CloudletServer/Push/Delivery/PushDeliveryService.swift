@@ -10,9 +10,11 @@ import Synchronization
 public struct PushDeliveryService: Service {
     /// The apps served.
     public let apps: PushDeliveryApps
+    /// Concurrency per app, lease, retries and fan-out pages.
     public let configuration: PushDeliveryConfiguration
     /// The clock deliveries are due and jobs scheduled by.
     public let clock: any CloudletClock
+    /// Where failures to read or write the apps' databases are logged.
     public let logger: Logger
 
     public init(

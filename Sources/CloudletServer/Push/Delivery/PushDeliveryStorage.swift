@@ -139,7 +139,9 @@ public enum PushDeliveryResolution: Sendable, Hashable {
 
 /// A claimed delivery and what becomes of it.
 public struct PushDeliveryResult: Sendable, Hashable {
+    /// The delivery, as claimed.
     public var delivery: PushDelivery
+    /// What becomes of it.
     public var resolution: PushDeliveryResolution
 
     public init(_ delivery: PushDelivery, _ resolution: PushDeliveryResolution) {

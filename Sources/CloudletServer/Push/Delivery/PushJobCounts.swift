@@ -6,10 +6,15 @@ import Cloudlet
 public struct PushJobCounts: Sendable, Hashable {
     /// Deliveries made so far (one per recipient with a device token).
     public var count: Int
+    /// Deliveries sent.
     public var numSent = 0
+    /// Deliveries that failed or expired.
     public var numFailed = 0
+    /// Deliveries sent, by device type.
     public var sentPerType: [String: Int] = [:]
+    /// Deliveries that failed or expired, by device type.
     public var failedPerType: [String: Int] = [:]
+    /// Deliveries that failed or expired, by reason (the provider's, `NoProvider` or `Expired`).
     public var failedPerReason: [String: Int] = [:]
 
     /// The reason counted for deliveries that expired before they were sent.
