@@ -74,6 +74,8 @@ struct AppPushDelivery: Sendable {
                     await record(&results, app)
                     mayClaim = true
                 }
+                // Deliveries ended without a send (expired, no provider) leave nothing to wait for.
+                if inFlight == 0, queue.isEmpty, mayClaim { continue }
                 if !isTicking {
                     isTicking = true
                     group.addTask {
