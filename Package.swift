@@ -150,6 +150,12 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .executableTarget(
+            name: "cloudlet-push-benchmark",
+            dependencies: ["Cloudlet", "CloudletServer"],
+            path: "Benchmarks/PushDeliveryBenchmark",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
             name: "CloudletBenchmark",
             dependencies: [
                 "Cloudlet",
