@@ -19,8 +19,11 @@ extension SQLiteObjectStorage: AccountStorage {
         }
     }
 
-    public func insertUser(_ user: ParseObject, passwordHash: String, session: SessionRecord, outbox: OutboxEvent?) async throws {
+    public func insertUser(
+        _ user: ParseObject, passwordHash: String, session: SessionRecord, outbox: OutboxEvent?, alongside: [ParseObject]
+    ) async throws {
         let arguments = try insertArguments(user)
+        let companions = try companionRows(alongside)
         try await write { db in
             try Self.checkUniqueness(of: user, db)
             try self.schema.check(user, db)
@@ -29,6 +32,7 @@ extension SQLiteObjectStorage: AccountStorage {
                 sql: "INSERT INTO credentials (user_id, password_hash) VALUES (?, ?)", arguments: [user.objectId, passwordHash])
             try Self.insertSession(session, db)
             if let outbox { try Self.insertOutbox(outbox, db) }
+            try self.insertCompanions(companions, db)
         }
     }
 
