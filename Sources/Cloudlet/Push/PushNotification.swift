@@ -41,8 +41,8 @@ public struct PushNotification: Sendable, Hashable {
     }
 
     /// The text shown: a body, and optionally a title and the keys of localized strings the app
-    /// carries (with their arguments). A string literal is a body alone.
-    public struct Alert: Sendable, Hashable, ExpressibleByStringLiteral {
+    /// carries (with their arguments). A string (interpolated or not) is a body alone.
+    public struct Alert: Sendable, Hashable, ExpressibleByStringInterpolation {
         public var title: String?
         public var body: String?
         /// The key of the localized title in the app.

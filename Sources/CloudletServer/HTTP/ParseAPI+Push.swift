@@ -41,15 +41,15 @@ struct PushRequest {
         switch (body["where"], body["channels"]) {
         case (.some, .some):
             throw ParseError(code: 115, message: "Channels and query can not be set at the same time.")
-        case (.some(let constraints), nil):
+        case (.some(let constraints), .none):
             guard let constraints = constraints.objectValue else { throw ParseError.incorrectType("where must be an object") }
             query = constraints
-        case (nil, .some(let channels)):
+        case (.none, .some(let channels)):
             guard let names = channels.arrayValue, names.allSatisfy({ $0.stringValue != nil }) else {
                 throw ParseError.incorrectType("channels must be an array of strings")
             }
             query = ["channels": ["$in": .array(names)]]
-        case (nil, nil):
+        case (.none, .none):
             throw ParseError(code: 115, message: #"Sending a push requires either "channels" or a "where" query."#)
         }
         guard let data = body["data"] else { throw ParseError(code: 115, message: "Sending a push requires data.") }
@@ -60,14 +60,14 @@ struct PushRequest {
         switch (body["expiration_time"], body["expiration_interval"]) {
         case (.some, .some):
             throw ParseError(code: 115, message: "Both expiration_time and expiration_interval cannot be set.")
-        case (.some(let time), nil):
+        case (.some(let time), .none):
             expiration = try Self.date(time, "expiration_time")
-        case (nil, .some(let interval)):
+        case (.none, .some(let interval)):
             guard let seconds = interval.doubleValue, seconds > 0 else {
                 throw ParseError(code: 115, message: "expiration_interval must be a number greater than 0")
             }
             expiration = (pushTime ?? now).addingTimeInterval(seconds)
-        case (nil, nil):
+        case (.none, .none):
             expiration = nil
         }
     }

@@ -65,7 +65,8 @@ extension AppRuntime {
         let release = ObjectChanges(fields: ["deviceToken": .operation(.delete)])
         var constraints: [String: ParseValue] = ["deviceToken": .string(token)]
         if let keeper { constraints["objectId"] = ["$ne": .string(keeper)] }
-        for holder in try await installations(where: constraints, limit: SQLiteQueryBuilder.maximumLimit) {
+        // A token is held by one installation, or a few after a reinstall: one page of them is released.
+        for holder in try await installations(where: constraints, limit: ParseQuery.defaultLimit) {
             guard let id = holder.objectId else { continue }
             do {
                 _ = try await storage.update(

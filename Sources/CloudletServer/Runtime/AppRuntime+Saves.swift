@@ -39,7 +39,7 @@ extension AppRuntime {
         try Self.checkClientWritable(className, requested, caller)
         let proposed = try requested.applied(to: ParseObject(className: className))
         var object = proposed
-        let heldJobs = PushJobBuffer()
+        let heldJobs = hasHook(.beforeSave, className) ? PushJobBuffer() : nil
         if hasHook(.beforeSave, className) {
             object = try await runBeforeSave(proposed, original: nil, caller: caller, holding: heldJobs)
         }
@@ -50,7 +50,7 @@ extension AppRuntime {
         let event = hasHook(.afterSave, className)
             ? OutboxEvent(kind: .afterSave, object: object, original: nil, caller: caller) : nil
         try await withEventInFlight(event?.id) {
-            try await persist(object, event, heldJobs.held)
+            try await persist(object, event, heldJobs?.held ?? [])
             if let event { await runAfterHook(event) }
         }
         return SaveResult(object: object, changedFields: object.fields.filter { proposed.fields[$0.key] != $0.value })
@@ -70,7 +70,7 @@ extension AppRuntime {
         try Self.checkClientWritable(className, changes, caller)
         var hookChanged: Set<String> = []
         var original: ParseObject?
-        let heldJobs = PushJobBuffer()
+        let heldJobs = hasHook(.beforeSave, className) ? PushJobBuffer() : nil
         if hasHook(.beforeSave, className) || hasHook(.afterSave, className) {
             original = try await writable(className, id: id, caller: caller)
         }
@@ -94,7 +94,7 @@ extension AppRuntime {
         let saved = try await withEventInFlight(eventId) {
             let saved = try await storage.update(
                 className, id: id, changes: changes, updatedAt: clock.now,
-                check: { current in try Self.checkWrite(current, identities) }, outbox: outbox, alongside: heldJobs.held)
+                check: { current in try Self.checkWrite(current, identities) }, outbox: outbox, alongside: heldJobs?.held ?? [])
             if let outbox { await runAfterHook(outbox(saved)) }
             return saved
         }
