@@ -42,7 +42,7 @@ struct PushRouteTests {
             let job = try #require(try await Support.masterResults(client, "_PushStatus").first)
             #expect(job["status"] == "scheduled")
             #expect(job["pushTime"] == "2099-01-01T09:00:00.000Z")
-            #expect(job["expiry"]?.doubleValue == 4_070_941_200_000)
+            #expect(job["expiry"]?.doubleValue == 4_071_027_600_000)
             #expect(try JSONParser.parse(try #require(job["query"]?.stringValue)) == ["deviceType": ["$in": ["ios", "android"]], "appVersion": ["$gte": "2.0"]])
         }
     }

@@ -152,16 +152,16 @@ public struct PushNotification: Sendable, Hashable {
         self.pushTime = pushTime
     }
 
-    /// Parse's push `data`: the app's keys, then the notification's own (which win).
+    /// Parse's push `data`: the app's keys, and the notification's own that are set (which win).
     public var payload: [String: ParseValue] {
-        var payload = data
-        payload["alert"] = alert?.value
-        payload["badge"] = badge?.value
-        payload["sound"] = sound.map(ParseValue.string)
-        if contentAvailable { payload["content-available"] = 1 }
-        payload["category"] = category.map(ParseValue.string)
-        payload["threadId"] = threadId.map(ParseValue.string)
-        return payload
+        var own: [String: ParseValue] = [:]
+        own["alert"] = alert?.value
+        own["badge"] = badge?.value
+        own["sound"] = sound.map(ParseValue.string)
+        if contentAvailable { own["content-available"] = 1 }
+        own["category"] = category.map(ParseValue.string)
+        own["threadId"] = threadId.map(ParseValue.string)
+        return data.merging(own) { _, notification in notification }
     }
 
     /// The fields of the job as `_PushStatus` stores it, sent at `now`.
