@@ -47,11 +47,11 @@ extension AppRuntime {
     /// else the only one with the token when it or the body has no installation id. Nil for a new
     /// installation. Throws 132 when the token matches several and the body names no installation id.
     private func installationToUpdate(installationId: String?, token: String?) async throws -> ParseObject? {
-        if let installationId, let match = try await installations(where: ["installationId": .string(installationId)], limit: 1).first {
+        if let installationId, let match = try await storage.installations(with: .installationId, equalTo: installationId, limit: 1).first {
             return match
         }
         guard let token else { return nil }
-        let holders = try await installations(where: ["deviceToken": .string(token)], limit: 2)
+        let holders = try await storage.installations(with: .deviceToken, equalTo: token, limit: 2)
         if holders.count == 1, installationId == nil || holders[0]["installationId"] == nil { return holders[0] }
         if holders.count > 1, installationId == nil {
             throw ParseError(code: 132, message: "Must specify installationId when deviceToken matches multiple Installation objects")
@@ -63,11 +63,9 @@ extension AppRuntime {
     /// to the installation that registered its token last.
     private func releaseDeviceToken(_ token: String, keptBy keeper: String?) async throws {
         let release = ObjectChanges(fields: ["deviceToken": .operation(.delete)])
-        var constraints: [String: ParseValue] = ["deviceToken": .string(token)]
-        if let keeper { constraints["objectId"] = ["$ne": .string(keeper)] }
         // A token is held by one installation, or a few after a reinstall: one page of them is released.
-        for holder in try await installations(where: constraints, limit: ParseQuery.defaultLimit) {
-            guard let id = holder.objectId else { continue }
+        for holder in try await storage.installations(with: .deviceToken, equalTo: token, limit: ParseQuery.defaultLimit) {
+            guard let id = holder.objectId, id != keeper else { continue }
             do {
                 _ = try await storage.update(
                     InstallationRules.className, id: id, changes: release, updatedAt: clock.now, check: { _ in }, outbox: nil)
@@ -75,10 +73,5 @@ extension AppRuntime {
                 continue
             }
         }
-    }
-
-    private func installations(where constraints: [String: ParseValue], limit: Int) async throws -> [ParseObject] {
-        let query = ParseQuery(InstallationRules.className, constraints: constraints, order: ["objectId"], limit: limit)
-        return try await storage.find(StorageQuery(query: query, readerIdentities: nil))
     }
 }

@@ -37,6 +37,10 @@ public protocol ObjectStorage: Sendable {
         outbox: (@Sendable (ParseObject) -> OutboxEvent)?
     ) async throws
 
+    /// The `_Installation` objects whose `key` is `value`, at most `limit`, in id order, found
+    /// through an index.
+    func installations(with key: InstallationKey, equalTo value: String, limit: Int) async throws -> [ParseObject]
+
     /// The after-hook events committed but not yet completed, oldest first.
     func pendingOutboxEvents() async throws -> [OutboxEvent]
 
@@ -62,6 +66,12 @@ extension ObjectStorage {
     ) async throws -> ParseObject {
         try await update(className, id: id, changes: changes, updatedAt: updatedAt, check: check, outbox: outbox, alongside: [])
     }
+}
+
+/// The fields an installation is found by when it is saved.
+public enum InstallationKey: String, Sendable, CaseIterable {
+    case installationId
+    case deviceToken
 }
 
 /// A query as storage runs it.

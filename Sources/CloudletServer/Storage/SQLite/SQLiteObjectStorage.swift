@@ -71,6 +71,7 @@ public final class SQLiteObjectStorage: ObjectStorage {
         }
         registerAccountTables(&migrator)
         registerHookRunTable(&migrator)
+        registerInstallationIndexes(&migrator)
         return migrator
     }
 
