@@ -119,6 +119,21 @@ struct InstallationTests {
         }
     }
 
+    @Test func concurrentRegistrationsOfOneNewInstallationIdMakeOneInstallation() async throws {
+        try await Self.withClient { client in
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for badge in 0..<8 {
+                    group.addTask {
+                        try await client.post("/installations", ["installationId": "same", "deviceType": "ios", "badge": .number(Double(badge))]).status
+                    }
+                }
+                return try await group.reduce(into: [Int]()) { $0.append($1) }
+            }
+            #expect(statuses.sorted() == [200, 200, 200, 200, 200, 200, 200, 201])
+            #expect(try await Self.installations(client).count == 1)
+        }
+    }
+
     @Test func aTokenWithoutAnInstallationIdUpdatesTheInstallationThatHasIt() async throws {
         try await Self.withClient { client in
             let id = try await Support.create(client, "_Installation", ["deviceToken": "fcm-token", "deviceType": "android"])

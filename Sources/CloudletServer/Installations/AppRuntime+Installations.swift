@@ -6,6 +6,15 @@ extension AppRuntime {
     /// installation updates it, anything else creates one. A new `installationId` arriving with a
     /// known token takes the token over: the installations that had it lose it.
     func createInstallation(body: [String: ParseValue], caller: Caller) async throws -> SaveResult {
+        do {
+            return try await upsertInstallation(body: body, caller: caller)
+        } catch let error as ParseError where error.code == 137 {
+            // Another save created the same installation id meanwhile: this one updates it.
+            return try await upsertInstallation(body: body, caller: caller)
+        }
+    }
+
+    private func upsertInstallation(body: [String: ParseValue], caller: Caller) async throws -> SaveResult {
         var body = try InstallationRules.normalized(body)
         if body["installationId"] == nil, !caller.isMaster, let header = caller.installationId {
             body["installationId"] = .string(header.lowercased())

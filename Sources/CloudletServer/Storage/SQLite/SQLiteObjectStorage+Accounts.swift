@@ -87,6 +87,7 @@ extension SQLiteObjectStorage: AccountStorage {
 
     /// Throws 202 or 203 when another user has the username or (case aside) the email of `user`.
     static func checkUniqueness(of user: ParseObject, _ db: Database) throws {
+        try checkInstallationUniqueness(of: user, db)
         guard user.className == "_User" else { return }
         if let username = user["username"]?.stringValue,
             try Bool.fetchOne(

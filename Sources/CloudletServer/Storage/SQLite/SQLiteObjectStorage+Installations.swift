@@ -13,6 +13,19 @@ extension SQLiteObjectStorage {
         }
     }
 
+    /// Throws 137 when another installation has the `installationId` of `object`: two devices
+    /// registering the same new id at once make one installation, not two.
+    static func checkInstallationUniqueness(of object: ParseObject, _ db: Database) throws {
+        guard object.className == "_Installation", let id = object["installationId"]?.stringValue else { return }
+        let expression = InstallationKey.installationId.expression
+        if try Bool.fetchOne(
+            db, sql: "SELECT 1 FROM objects WHERE class = '_Installation' AND \(expression) = ? AND id IS NOT ?",
+            arguments: [id, object.objectId]) == true
+        {
+            throw ParseError(code: 137, message: "an installation with installationId \(id) exists")
+        }
+    }
+
     public func installations(with key: InstallationKey, equalTo value: String, limit: Int) async throws -> [ParseObject] {
         try await pool.read { db in
             try Row.fetchAll(
