@@ -7,8 +7,11 @@ import Foundation
 public struct CapturedPush: Sendable, Hashable {
     /// One installation a job reaches, and what it would be sent.
     public struct Recipient: Sendable, Hashable {
+        /// The installation's `installationId`.
         public let installationId: String?
+        /// `ios`, `android`, `web`, …
         public let deviceType: String?
+        /// The token the notification would be sent to.
         public let deviceToken: String
         /// The job's data for this installation: a badge `Increment` is its own badge plus the amount.
         public let data: [String: ParseValue]
@@ -16,6 +19,7 @@ public struct CapturedPush: Sendable, Hashable {
 
     /// The `_PushStatus` object id.
     public let jobId: String
+    /// `pending`, or `scheduled` for a push time to come (delivery moves it on).
     public let status: PushJobStatus
     /// `hook` or `rest`.
     public let source: String
@@ -23,8 +27,11 @@ public struct CapturedPush: Sendable, Hashable {
     public let query: [String: ParseValue]
     /// The job's data, as recorded.
     public let data: [String: ParseValue]
+    /// When it is to be sent; nil for now.
     public let pushTime: Date?
+    /// When it stops being worth sending.
     public let expiration: Date?
+    /// Notifications with the same collapse id replace each other on the device.
     public let collapseId: String?
     /// The installations with a token that the query matches, in `objectId` order.
     public let recipients: [Recipient]

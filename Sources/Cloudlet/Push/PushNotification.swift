@@ -43,15 +43,20 @@ public struct PushNotification: Sendable, Hashable {
     /// The text shown: a body, and optionally a title and the keys of localized strings the app
     /// carries (with their arguments). A string (interpolated or not) is a body alone.
     public struct Alert: Sendable, Hashable, ExpressibleByStringInterpolation {
+        /// The title, above the body.
         public var title: String?
+        /// The text.
         public var body: String?
         /// The key of the localized title in the app.
         public var titleLocKey: String?
+        /// The values put into the localized title.
         public var titleLocArgs: [String]
         /// The key of the localized body in the app.
         public var locKey: String?
+        /// The values put into the localized body.
         public var locArgs: [String]
 
+        /// An alert with the given parts.
         public init(
             title: String? = nil, body: String? = nil, titleLocKey: String? = nil, titleLocArgs: [String] = [],
             locKey: String? = nil, locArgs: [String] = []
@@ -64,6 +69,7 @@ public struct PushNotification: Sendable, Hashable {
             self.locArgs = locArgs
         }
 
+        /// An alert with this body alone.
         public init(stringLiteral body: String) {
             self.init(body: body)
         }

@@ -33,10 +33,14 @@ extension ParseAPI {
 struct PushRequest {
     /// The `where` on `_Installation`.
     var query: [String: ParseValue]
+    /// Parse's push data.
     var data: [String: ParseValue]
+    /// `push_time`, if given.
     var pushTime: Date?
+    /// From `expiration_time`, or `expiration_interval` after the push time.
     var expiration: Date?
 
+    /// The request in `body`, with intervals counted from `now` when no push time is given.
     init(_ body: [String: ParseValue], now: Date) throws {
         switch (body["where"], body["channels"]) {
         case (.some, .some):

@@ -6,6 +6,7 @@ import Synchronization
 public final class PushJobBuffer: Sendable, Hashable {
     private let jobs = Mutex<[ParseObject]>([])
 
+    /// An empty buffer, for one before hook.
     public init() {}
 
     /// Holds `job` (a `_PushStatus` object with its id and timestamps) for the coming write.
