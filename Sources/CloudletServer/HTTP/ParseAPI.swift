@@ -13,6 +13,8 @@ public struct ParseAPI: Sendable {
         var body: ParseValue
         var location: String?
         var encoded: [UInt8]?
+        /// Headers of its own, such as `X-Parse-Push-Status-Id`.
+        var headers: HTTPFields = [:]
     }
 
     let apps: AppDirectory
@@ -35,6 +37,7 @@ public struct ParseAPI: Sendable {
         let reply = try await perform(endpoint, call)
         var headers = context.parse.rateLimit?.headers ?? [:]
         if let location = reply.location { headers[.location] = location }
+        headers.append(contentsOf: reply.headers)
         guard let bytes = reply.encoded ?? JSONWriter.bytes(reply.body, limit: call.budget.maximumBytes) else {
             throw call.budget.exceeded
         }
@@ -54,6 +57,10 @@ public struct ParseAPI: Sendable {
             var body = saved.changedFields
             body["objectId"] = .string(saved.object.objectId!)
             body["createdAt"] = saved.object.json["createdAt"]
+            guard saved.isNew else {
+                body["updatedAt"] = saved.object.json["updatedAt"]
+                return Reply(body: .object(body))
+            }
             return Reply(status: .created, body: .object(body), location: "\(mountPath)/classes/\(className)/\(saved.object.objectId!)")
         case (.classes(let className), .get):
             let parameters = try QueryParameters(className: className, call.query.merging(call.body) { _, body in body })
@@ -85,6 +92,12 @@ public struct ParseAPI: Sendable {
             return Reply(body: .null, encoded: try await performBatch(call))
         case (.users, _), (.user, _), (.currentUser, _), (.login, _), (.logout, _):
             return try await performUsers(endpoint, call)
+        case (.installations, _):
+            return try await perform(.classes(InstallationRules.className), call)
+        case (.installation(let id), _):
+            return try await perform(.object(InstallationRules.className, id), call)
+        case (.push, .post):
+            return try await performPush(call)
         default:
             throw ParseError(code: 119, message: "\(call.method.rawValue) is not allowed here", httpStatus: 405)
         }

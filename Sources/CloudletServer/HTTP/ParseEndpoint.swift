@@ -9,6 +9,9 @@ enum ParseEndpoint: Sendable, Equatable {
     case currentUser
     case login
     case logout
+    case installations
+    case installation(String)
+    case push
 
     /// The endpoint at `path` (such as `/parse/classes/Messages/abc` or `/classes/Messages`), or nil.
     init?(path: String, mountPath: String) {
@@ -20,6 +23,9 @@ enum ParseEndpoint: Sendable, Equatable {
         case 1 where parts[0] == "users": self = .users
         case 1 where parts[0] == "login": self = .login
         case 1 where parts[0] == "logout": self = .logout
+        case 1 where parts[0] == "installations": self = .installations
+        case 1 where parts[0] == "push": self = .push
+        case 2 where parts[0] == "installations": self = .installation(parts[1])
         case 2 where parts[0] == "users" && parts[1] == "me": self = .currentUser
         case 2 where parts[0] == "users": self = .user(parts[1])
         case 2 where parts[0] == "classes": self = .classes(parts[1])
@@ -43,6 +49,9 @@ extension ParseEndpoint {
         case .currentUser: "/users/me"
         case .login: "/login"
         case .logout: "/logout"
+        case .installations: "/installations"
+        case .installation(let id): "/installations/\(id)"
+        case .push: "/push"
         }
     }
 }

@@ -30,6 +30,9 @@ extension ParseAPI {
         ParseRoute("users/:objectId", [.get, .put, .delete]) { .user(try $0.require("objectId")) },
         ParseRoute("login", [.get, .post]) { _ in .login },
         ParseRoute("logout", [.post]) { _ in .logout },
+        ParseRoute("installations", [.get, .post]) { _ in .installations },
+        ParseRoute("installations/:objectId", [.get, .put, .delete]) { .installation(try $0.require("objectId")) },
+        ParseRoute("push", [.post]) { _ in .push },
     ]
 
     /// The methods a path that exists may be asked with and refuses with 405 when its route does

@@ -6,6 +6,7 @@ extension AppRuntime {
     /// the after hook's outbox event, then the after hook.
     public func delete(_ className: String, id: String, caller: Caller) async throws {
         try Self.checkWritable(className, caller)
+        try InstallationRules.checkClientMay("delete", className, caller)
         let object = try await writable(className, id: id, caller: caller)
         if hasHook(.beforeDelete, className) {
             try await invoke(.beforeDelete, className, caller: caller) { [executor] context in

@@ -17,6 +17,7 @@ extension AppRuntime {
     /// Throws 119 if a caller other than the master key filters or sorts on a protected field.
     public func find(_ query: ParseQuery, caller: Caller, budget: ReadBudget? = nil) async throws -> [ParseObject] {
         try ParseNames.validateClassName(query.className)
+        try InstallationRules.checkClientMay("find", query.className, caller)
         try protectedFields.checkQueryable(query, by: caller)
         guard query.limit > 0 else { return [] }
         let budget = budget ?? newBudget()
@@ -27,6 +28,7 @@ extension AppRuntime {
     /// How many objects match `query` among those the caller may read.
     public func count(_ query: ParseQuery, caller: Caller) async throws -> Int {
         try ParseNames.validateClassName(query.className)
+        try InstallationRules.checkClientMay("find", query.className, caller)
         try protectedFields.checkQueryable(query, by: caller)
         return try await storage.count(StorageQuery(query: query, readerIdentities: caller.aclIdentities))
     }

@@ -8,30 +8,40 @@ public struct SaveResult: Sendable {
     public let object: ParseObject
     /// Fields whose stored value the client did not send as such.
     public let changedFields: [String: ParseValue]
+    /// Whether the save created the object (false when a create updated a stored one, as an
+    /// installation's upsert does).
+    public var isNew = true
 }
 
 extension AppRuntime {
     /// Creates an object of `className` from a REST body: before hook, one transaction with the
     /// after hook's outbox event, then the after hook.
     public func create(_ className: String, body: [String: ParseValue], caller: Caller) async throws -> SaveResult {
-        try await create(className, body: body, caller: caller) { object, event in
-            try await self.storage.insert(object, outbox: event)
+        if className == InstallationRules.className { return try await createInstallation(body: body, caller: caller) }
+        return try await createObject(className, body: body, caller: caller)
+    }
+
+    /// Creates an object as ``create(_:body:caller:)`` does, with no class's own rules.
+    func createObject(_ className: String, body: [String: ParseValue], caller: Caller) async throws -> SaveResult {
+        try await create(className, body: body, caller: caller) { object, event, heldJobs in
+            try await self.storage.insert(object, outbox: event, alongside: heldJobs)
         }
     }
 
     /// Creates an object as ``create(_:body:caller:)`` does, writing it with `persist` (which must
-    /// commit the object and the outbox event in one transaction).
+    /// commit the object, the outbox event and the push jobs its before hook recorded in one transaction).
     func create(
         _ className: String, body: [String: ParseValue], caller: Caller,
-        persist: (ParseObject, OutboxEvent?) async throws -> Void
+        persist: (ParseObject, OutboxEvent?, [ParseObject]) async throws -> Void
     ) async throws -> SaveResult {
         try Self.checkWritable(className, caller)
         let requested = try WriteBody(body, isCreate: true).changes
         try Self.checkClientWritable(className, requested, caller)
         let proposed = try requested.applied(to: ParseObject(className: className))
         var object = proposed
+        let heldJobs = hasHook(.beforeSave, className) ? PushJobBuffer() : nil
         if hasHook(.beforeSave, className) {
-            object = try await runBeforeSave(proposed, original: nil, caller: caller)
+            object = try await runBeforeSave(proposed, original: nil, caller: caller, holding: heldJobs)
         }
         let now = clock.now
         object.objectId = newObjectId()
@@ -40,7 +50,7 @@ extension AppRuntime {
         let event = hasHook(.afterSave, className)
             ? OutboxEvent(kind: .afterSave, object: object, original: nil, caller: caller) : nil
         try await withEventInFlight(event?.id) {
-            try await persist(object, event)
+            try await persist(object, event, heldJobs?.held ?? [])
             if let event { await runAfterHook(event) }
         }
         return SaveResult(object: object, changedFields: object.fields.filter { proposed.fields[$0.key] != $0.value })
@@ -50,6 +60,7 @@ extension AppRuntime {
     /// stored values inside the write transaction, so concurrent increments all count.
     public func update(_ className: String, id: String, body: [String: ParseValue], caller: Caller) async throws -> SaveResult {
         try Self.checkWritable(className, caller)
+        if className == InstallationRules.className { return try await updateInstallation(id: id, body: body, caller: caller) }
         return try await update(className, id: id, changes: try WriteBody(body, isCreate: false).changes, caller: caller)
     }
 
@@ -59,12 +70,13 @@ extension AppRuntime {
         try Self.checkClientWritable(className, changes, caller)
         var hookChanged: Set<String> = []
         var original: ParseObject?
+        let heldJobs = hasHook(.beforeSave, className) ? PushJobBuffer() : nil
         if hasHook(.beforeSave, className) || hasHook(.afterSave, className) {
             original = try await writable(className, id: id, caller: caller)
         }
         if hasHook(.beforeSave, className), let current = original {
             let proposed = try changes.applied(to: current)
-            let object = try await runBeforeSave(proposed, original: current, caller: caller)
+            let object = try await runBeforeSave(proposed, original: current, caller: caller, holding: heldJobs)
             for key in Set(object.fields.keys).union(proposed.fields.keys) where object.fields[key] != proposed.fields[key] {
                 hookChanged.insert(key)
                 changes.fields[key] = object.fields[key].map(FieldChange.set) ?? .operation(.delete)
@@ -82,7 +94,7 @@ extension AppRuntime {
         let saved = try await withEventInFlight(eventId) {
             let saved = try await storage.update(
                 className, id: id, changes: changes, updatedAt: clock.now,
-                check: { current in try Self.checkWrite(current, identities) }, outbox: outbox)
+                check: { current in try Self.checkWrite(current, identities) }, outbox: outbox, alongside: heldJobs?.held ?? [])
             if let outbox { await runAfterHook(outbox(saved)) }
             return saved
         }
@@ -93,9 +105,15 @@ extension AppRuntime {
         return SaveResult(object: saved, changedFields: Dictionary(uniqueKeysWithValues: reported))
     }
 
-    func runBeforeSave(_ proposed: ParseObject, original: ParseObject?, caller: Caller) async throws -> ParseObject {
+    /// Runs the before hook of `proposed`'s class; the push jobs it records wait in `heldJobs` for
+    /// the write to store them with the object (without a buffer, they are stored at once).
+    func runBeforeSave(
+        _ proposed: ParseObject, original: ParseObject?, caller: Caller, holding heldJobs: PushJobBuffer?
+    ) async throws -> ParseObject {
         let className = proposed.className
-        var object = try await invoke(.beforeSave, className, caller: caller) { [executor] context in
+        var hookCaller = caller
+        hookCaller.heldPushJobs = heldJobs
+        var object = try await invoke(.beforeSave, className, caller: hookCaller) { [executor] context in
             try await executor.beforeSave(BeforeSaveRequest(object: proposed, original: original, context: context))
         }
         object.className = className
@@ -103,6 +121,12 @@ extension AppRuntime {
         object.createdAt = original?.createdAt
         object.updatedAt = original?.updatedAt
         return try WriteBody.validated(object)
+    }
+
+    /// Creates the push job `body` of a before hook (as `_PushStatus`, with its id) in `heldJobs`
+    /// instead of storing it: the hook's write stores it, or drops it if it fails.
+    func holdPushJob(body: [String: ParseValue], caller: Caller, in heldJobs: PushJobBuffer) async throws -> ParseObject {
+        try await create("_PushStatus", body: body, caller: caller.writingOnItsOwn) { job, _, _ in heldJobs.hold(job) }.object
     }
 
     /// Classes that only the master key may write: roles decide access, push jobs are the server's.

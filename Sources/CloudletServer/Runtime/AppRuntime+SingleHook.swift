@@ -12,7 +12,7 @@ extension AppRuntime {
         case .beforeSave:
             try ParseNames.validateClassName(name)
             let object = try WriteBody.validated(ParseObject(className: name, json: input))
-            return .object(try await runBeforeSave(object, original: nil, caller: caller).json)
+            return .object(try await runBeforeSave(object, original: nil, caller: caller, holding: nil).json)
         case .afterSave:
             let object = ParseObject(className: name, json: input)
             try await invoke(kind, name, caller: caller) { [executor] context in

@@ -24,12 +24,13 @@ extension AppRuntime {
         if let email = body["email"] { try Self.validateEmail(email) }
         let token = SessionToken.generate()
         let hash = try await limits.passwordHasher.hash(password)
-        let saved = try await create("_User", body: body, caller: caller) { user, event in
+        let saved = try await create("_User", body: body, caller: caller) { user, event, heldJobs in
             var user = user
             if user.acl == nil, let id = user.objectId {
                 user.acl = ParseACL([ParseACL.publicEntry: .init(read: true), id: .init(read: true, write: true)])
             }
-            try await self.storage.insertUser(user, passwordHash: hash, session: self.newSession(token, user.objectId!, caller), outbox: event)
+            try await self.storage.insertUser(user, passwordHash: hash, session: self.newSession(token, user.objectId!, caller), outbox: event,
+                alongside: heldJobs)
         }
         logger.info("user signed up", metadata: ["user_id": "\(saved.object.objectId!)", "request_id": "\(caller.requestId)"])
         return (saved, token)

@@ -18,6 +18,8 @@ public struct Caller: Sendable, Hashable {
     public var deadline: Date?
     /// How many hooks deep this call is (0 for a client request).
     public var depth: Int
+    /// For the store calls of a before hook: where the push jobs it records wait for its write.
+    public var heldPushJobs: PushJobBuffer?
 
     public init(
         userId: String? = nil, roles: [String] = [], sessionTokenHash: String? = nil, isMaster: Bool,
@@ -37,6 +39,13 @@ public struct Caller: Sendable, Hashable {
     /// the user's roles. Nil for the master key.
     public var aclIdentities: [String]? {
         isMaster ? nil : ["*"] + (userId.map { [$0] } ?? []) + roles.map { "role:" + $0 }
+    }
+
+    /// The same caller without a before hook's push buffer: for calls that set off writes of their own.
+    var writingOnItsOwn: Caller {
+        var caller = self
+        caller.heldPushJobs = nil
+        return caller
     }
 
     /// The same caller holding the master key.

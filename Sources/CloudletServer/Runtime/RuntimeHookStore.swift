@@ -3,7 +3,8 @@ import Cloudlet
 /// The store a hook sees: the app's runtime, acting as the hook's caller, with the hook's deadline
 /// and depth carried into every call so that nested hooks get only the time that is left. A call
 /// made once the deadline has passed is refused (124), and a write still running then does not
-/// commit (see ``WriteDeadline``).
+/// commit (see ``WriteDeadline``). In a before hook, the push jobs it records wait for the hook's
+/// write (see ``PushJobBuffer``).
 struct RuntimeHookStore: HookStore {
     let runtime: AppRuntime
     let caller: Caller
@@ -31,18 +32,21 @@ struct RuntimeHookStore: HookStore {
         if let acl = object.acl { body["ACL"] = acl.json }
         return try await withinDeadline {
             if let id = object.objectId {
-                return try await runtime.update(object.className, id: id, body: body, caller: caller).object
+                return try await runtime.update(object.className, id: id, body: body, caller: caller.writingOnItsOwn).object
             }
-            return try await runtime.create(object.className, body: body, caller: caller).object
+            if object.className == "_PushStatus", let heldJobs = caller.heldPushJobs {
+                return try await runtime.holdPushJob(body: body, caller: caller, in: heldJobs)
+            }
+            return try await runtime.create(object.className, body: body, caller: caller.writingOnItsOwn).object
         }
     }
 
     func delete(_ className: String, id: String) async throws {
-        try await withinDeadline { try await runtime.delete(className, id: id, caller: caller) }
+        try await withinDeadline { try await runtime.delete(className, id: id, caller: caller.writingOnItsOwn) }
     }
 
     func call(_ name: String, params: [String: ParseValue]) async throws -> ParseValue {
-        try await withinDeadline { try await runtime.callFunction(name, params: params, caller: caller) }
+        try await withinDeadline { try await runtime.callFunction(name, params: params, caller: caller.writingOnItsOwn) }
     }
 
     var asMaster: any HookStore {

@@ -16,16 +16,18 @@ public protocol ObjectStorage: Sendable {
     /// How many objects match `query` (its limit and skip aside).
     func count(_ query: StorageQuery) async throws -> Int
 
-    /// Stores a new object, which has its id and timestamps already, and `outbox` with it.
-    func insert(_ object: ParseObject, outbox: OutboxEvent?) async throws
+    /// Stores a new object, which has its id and timestamps already, and `outbox` with it, and the
+    /// new objects `alongside` (push jobs a before hook recorded) in the same transaction.
+    func insert(_ object: ParseObject, outbox: OutboxEvent?, alongside: [ParseObject]) async throws
 
     /// Applies `changes` to the stored object and returns it as written. `check` sees the stored object
-    /// first and may refuse by throwing; `outbox` builds the event to commit with the write.
+    /// first and may refuse by throwing; `outbox` builds the event to commit with the write, and the
+    /// new objects `alongside` are inserted in its transaction.
     /// Throws ``ParseError/objectNotFound(_:)`` if there is no such object.
     func update(
         _ className: String, id: String, changes: ObjectChanges, updatedAt: Date,
         check: @escaping @Sendable (ParseObject) throws -> Void,
-        outbox: (@Sendable (ParseObject) -> OutboxEvent)?
+        outbox: (@Sendable (ParseObject) -> OutboxEvent)?, alongside: [ParseObject]
     ) async throws -> ParseObject
 
     /// Deletes the object `id` of `className`; `check` and `outbox` as for ``update(_:id:changes:updatedAt:check:outbox:)``.
@@ -34,6 +36,10 @@ public protocol ObjectStorage: Sendable {
         _ className: String, id: String, check: @escaping @Sendable (ParseObject) throws -> Void,
         outbox: (@Sendable (ParseObject) -> OutboxEvent)?
     ) async throws
+
+    /// The `_Installation` objects whose `key` is `value`, at most `limit`, in id order, found
+    /// through an index.
+    func installations(with key: InstallationKey, equalTo value: String, limit: Int) async throws -> [ParseObject]
 
     /// The after-hook events committed but not yet completed, oldest first.
     func pendingOutboxEvents() async throws -> [OutboxEvent]
@@ -44,6 +50,28 @@ public protocol ObjectStorage: Sendable {
     /// Marks the event `id` as done, and returns once that is durable: a completed event is never
     /// replayed. (Concurrent completions may share one commit.)
     func completeOutboxEvent(_ id: String) async throws
+}
+
+extension ObjectStorage {
+    /// Stores a new object and `outbox` with it, nothing alongside.
+    public func insert(_ object: ParseObject, outbox: OutboxEvent?) async throws {
+        try await insert(object, outbox: outbox, alongside: [])
+    }
+
+    /// Applies `changes` as ``update(_:id:changes:updatedAt:check:outbox:alongside:)`` does, nothing alongside.
+    public func update(
+        _ className: String, id: String, changes: ObjectChanges, updatedAt: Date,
+        check: @escaping @Sendable (ParseObject) throws -> Void,
+        outbox: (@Sendable (ParseObject) -> OutboxEvent)?
+    ) async throws -> ParseObject {
+        try await update(className, id: id, changes: changes, updatedAt: updatedAt, check: check, outbox: outbox, alongside: [])
+    }
+}
+
+/// The fields an installation is found by when it is saved.
+public enum InstallationKey: String, Sendable, CaseIterable {
+    case installationId
+    case deviceToken
 }
 
 /// A query as storage runs it.

@@ -4,9 +4,12 @@ import Foundation
 /// Where users' credentials and sessions live, beside their `_User` objects. Kept apart from the
 /// objects so that a password hash can never leave through a query, a response or a hook.
 public protocol AccountStorage: Sendable {
-    /// Stores a new `_User` object with its password hash and first session, in one transaction.
+    /// Stores a new `_User` object with its password hash and first session, and the new objects
+    /// `alongside` (push jobs of its before hook), in one transaction.
     /// Throws 202 or 203 if the username or email is taken.
-    func insertUser(_ user: ParseObject, passwordHash: String, session: SessionRecord, outbox: OutboxEvent?) async throws
+    func insertUser(
+        _ user: ParseObject, passwordHash: String, session: SessionRecord, outbox: OutboxEvent?, alongside: [ParseObject]
+    ) async throws
 
     /// The password hash of the user `id`, if the user exists.
     func passwordHash(ofUser id: String) async throws -> String?

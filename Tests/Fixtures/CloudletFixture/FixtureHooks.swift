@@ -7,6 +7,8 @@ import Foundation
 ///   in the worker's own folder), logs "after hook hanging: <event id>" once the save is committed,
 ///   then hangs for a minute so that the test can kill the process mid-hook. Otherwise records the
 ///   save as a `CrashLog` object (`savedId`, `eventId`, `userId`).
+/// - `beforeSave("Alerted")`: records a push to the `ops` channel, then refuses an object with
+///   `refuse: true` (142), so that its push must vanish with it.
 /// - `function("slow")`: sleeps `ms` milliseconds, then answers "done".
 /// - `function("spin")`: `while true {}` that ignores cancellation, under a 1 s limit; only a kill ends it.
 /// - `function("spinBriefly")`: the same under a 100 ms limit.
@@ -33,6 +35,10 @@ enum FixtureHooks: HookModule {
                     "userId": request.user.map { .string($0.id) } ?? .null,
                 ])
             _ = try await request.store.asMaster.save(log)
+        }
+        hooks.beforeSave("Alerted") { request in
+            try await request.push(PushNotification(toChannels: ["ops"], alert: "alerted"))
+            if request.object["refuse"] == true { throw HookError.validation("refused") }
         }
         hooks.function("slow") { request in
             let milliseconds = request.params["ms"]?.intValue ?? 0

@@ -19,8 +19,11 @@ extension SQLiteObjectStorage: AccountStorage {
         }
     }
 
-    public func insertUser(_ user: ParseObject, passwordHash: String, session: SessionRecord, outbox: OutboxEvent?) async throws {
+    public func insertUser(
+        _ user: ParseObject, passwordHash: String, session: SessionRecord, outbox: OutboxEvent?, alongside: [ParseObject]
+    ) async throws {
         let arguments = try insertArguments(user)
+        let companions = try companionRows(alongside)
         try await write { db in
             try Self.checkUniqueness(of: user, db)
             try self.schema.check(user, db)
@@ -29,6 +32,7 @@ extension SQLiteObjectStorage: AccountStorage {
                 sql: "INSERT INTO credentials (user_id, password_hash) VALUES (?, ?)", arguments: [user.objectId, passwordHash])
             try Self.insertSession(session, db)
             if let outbox { try Self.insertOutbox(outbox, db) }
+            try self.insertCompanions(companions, db)
         }
     }
 
@@ -83,6 +87,7 @@ extension SQLiteObjectStorage: AccountStorage {
 
     /// Throws 202 or 203 when another user has the username or (case aside) the email of `user`.
     static func checkUniqueness(of user: ParseObject, _ db: Database) throws {
+        try checkInstallationUniqueness(of: user, db)
         guard user.className == "_User" else { return }
         if let username = user["username"]?.stringValue,
             try Bool.fetchOne(

@@ -3,14 +3,29 @@ import Foundation
 import GRDB
 
 extension SQLiteObjectStorage {
-    public func insert(_ object: ParseObject, outbox: OutboxEvent?) async throws {
+    public func insert(_ object: ParseObject, outbox: OutboxEvent?, alongside: [ParseObject]) async throws {
         let arguments = try insertArguments(object)
         let outboxRow = outbox.map(Self.outboxArguments)
+        let companions = try companionRows(alongside)
         try await write { db in
             try Self.checkUniqueness(of: object, db)
             try self.schema.check(object, db)
             try Self.insertObject(arguments, db)
             if let outboxRow { try Self.insertOutbox(outboxRow, db) }
+            try self.insertCompanions(companions, db)
+        }
+    }
+
+    /// The rows of the new objects stored alongside a write, checked for size before it starts.
+    func companionRows(_ objects: [ParseObject]) throws -> [(ParseObject, StatementArguments)] {
+        try objects.map { ($0, try insertArguments($0)) }
+    }
+
+    /// Inserts the objects stored alongside a write, in its transaction.
+    func insertCompanions(_ rows: [(ParseObject, StatementArguments)], _ db: Database) throws {
+        for (object, arguments) in rows {
+            try schema.check(object, db)
+            try Self.insertObject(arguments, db)
         }
     }
 
@@ -22,9 +37,10 @@ extension SQLiteObjectStorage {
     public func update(
         _ className: String, id: String, changes: ObjectChanges, updatedAt: Date,
         check: @escaping @Sendable (ParseObject) throws -> Void,
-        outbox: (@Sendable (ParseObject) -> OutboxEvent)?
+        outbox: (@Sendable (ParseObject) -> OutboxEvent)?, alongside: [ParseObject]
     ) async throws -> ParseObject {
-        try await write { db in
+        let companions = try companionRows(alongside)
+        return try await write { db in
             guard let current = try Self.fetch(db, className, id) else { throw ParseError.objectNotFound() }
             try check(current)
             var object = try changes.applied(to: current)
@@ -38,6 +54,7 @@ extension SQLiteObjectStorage {
                 arguments: [row.updatedAt, row.acl, row.data, className, id])
             if let password = changes.password { try Self.setPassword(password, of: object, db) }
             if let outbox { try Self.insertOutbox(outbox(object), db) }
+            try self.insertCompanions(companions, db)
             return object
         }
     }

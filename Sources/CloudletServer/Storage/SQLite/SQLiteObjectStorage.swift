@@ -72,6 +72,7 @@ public final class SQLiteObjectStorage: ObjectStorage {
         registerAccountTables(&migrator)
         registerHookRunTable(&migrator)
         registerPushTables(&migrator)
+        registerInstallationIndexes(&migrator)
         return migrator
     }
 

@@ -1,0 +1,86 @@
+import Cloudlet
+
+extension AppRuntime {
+    /// Saves an installation as Parse Server's upsert does: a body whose `installationId` (or,
+    /// without one, the `X-Parse-Installation-Id` header) or `deviceToken` names a stored
+    /// installation updates it, anything else creates one. A new `installationId` arriving with a
+    /// known token takes the token over: the installations that had it lose it.
+    func createInstallation(body: [String: ParseValue], caller: Caller) async throws -> SaveResult {
+        do {
+            return try await upsertInstallation(body: body, caller: caller)
+        } catch let error as ParseError where error.code == 137 {
+            // Another save created the same installation id meanwhile: this one updates it.
+            return try await upsertInstallation(body: body, caller: caller)
+        }
+    }
+
+    private func upsertInstallation(body: [String: ParseValue], caller: Caller) async throws -> SaveResult {
+        var body = try InstallationRules.normalized(body)
+        if body["installationId"] == nil, !caller.isMaster, let header = caller.installationId {
+            body["installationId"] = .string(header.lowercased())
+        }
+        try InstallationRules.bindUser(&body, to: caller)
+        let installationId = body["installationId"]?.stringValue
+        let token = body["deviceToken"]?.stringValue
+        guard installationId != nil || token != nil else {
+            throw ParseError(code: 135, message: "at least one ID field (deviceToken, installationId) must be specified in this operation")
+        }
+        var saved: SaveResult
+        if let current = try await installationToUpdate(installationId: installationId, token: token), let id = current.objectId {
+            try InstallationRules.checkUnchanged(body, against: current)
+            saved = try await update(InstallationRules.className, id: id, changes: try WriteBody(body, isCreate: false).changes, caller: caller)
+            saved.isNew = false
+        } else {
+            guard body["deviceType"]?.stringValue != nil else {
+                throw ParseError(code: 135, message: "deviceType must be specified in this operation")
+            }
+            saved = try await createObject(InstallationRules.className, body: body, caller: caller)
+        }
+        if let token { try await releaseDeviceToken(token, keptBy: saved.object.objectId) }
+        return saved
+    }
+
+    /// Updates the installation `id` under Parse's rules: ids lowercased, `installationId` and
+    /// `deviceType` unchanged (136), bound to the session's user; a new token is taken over.
+    func updateInstallation(id: String, body: [String: ParseValue], caller: Caller) async throws -> SaveResult {
+        var body = try InstallationRules.normalized(body)
+        try InstallationRules.bindUser(&body, to: caller)
+        let current = try await writable(InstallationRules.className, id: id, caller: caller)
+        try InstallationRules.checkUnchanged(body, against: current)
+        let saved = try await update(InstallationRules.className, id: id, changes: try WriteBody(body, isCreate: false).changes, caller: caller)
+        if let token = body["deviceToken"]?.stringValue { try await releaseDeviceToken(token, keptBy: id) }
+        return saved
+    }
+
+    /// The stored installation a create turns into an update of: the one with the installation id,
+    /// else the only one with the token when it or the body has no installation id. Nil for a new
+    /// installation. Throws 132 when the token matches several and the body names no installation id.
+    private func installationToUpdate(installationId: String?, token: String?) async throws -> ParseObject? {
+        if let installationId, let match = try await storage.installations(with: .installationId, equalTo: installationId, limit: 1).first {
+            return match
+        }
+        guard let token else { return nil }
+        let holders = try await storage.installations(with: .deviceToken, equalTo: token, limit: 2)
+        if holders.count == 1, installationId == nil || holders[0]["installationId"] == nil { return holders[0] }
+        if holders.count > 1, installationId == nil {
+            throw ParseError(code: 132, message: "Must specify installationId when deviceToken matches multiple Installation objects")
+        }
+        return nil
+    }
+
+    /// Removes `token` from every installation but `keptBy`, so that a device's notifications go
+    /// to the installation that registered its token last.
+    private func releaseDeviceToken(_ token: String, keptBy keeper: String?) async throws {
+        let release = ObjectChanges(fields: ["deviceToken": .operation(.delete)])
+        // A token is held by one installation, or a few after a reinstall: one page of them is released.
+        for holder in try await storage.installations(with: .deviceToken, equalTo: token, limit: ParseQuery.defaultLimit) {
+            guard let id = holder.objectId, id != keeper else { continue }
+            do {
+                _ = try await storage.update(
+                    InstallationRules.className, id: id, changes: release, updatedAt: clock.now, check: { _ in }, outbox: nil)
+            } catch let error as ParseError where error.code == ParseError.objectNotFound().code {
+                continue
+            }
+        }
+    }
+}

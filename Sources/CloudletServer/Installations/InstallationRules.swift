@@ -1,0 +1,79 @@
+import Cloudlet
+
+/// Parse's rules for `_Installation` objects, the same through `/installations`,
+/// `/classes/_Installation`, `POST /batch` and hooks' stores: ids lowercased, the fields that
+/// identify a device required (135) and never changed (136), the installation bound to the
+/// session's user, and finds and deletes left to the master key.
+enum InstallationRules {
+    static let className = "_Installation"
+
+    /// The body with `installationId` lowercased, and `deviceToken` too when it is 64 hexadecimal
+    /// digits (an APNs token). Throws 111 for an id field that is not a string, 136 for an
+    /// operation on `installationId` or `deviceType`.
+    static func normalized(_ body: [String: ParseValue]) throws -> [String: ParseValue] {
+        var body = body
+        for field in ["installationId", "deviceType", "deviceToken"] {
+            guard let value = body[field] else { continue }
+            if field != "deviceToken", value.objectValue?["__op"] != nil {
+                throw ParseError(code: 136, message: "\(field) may not be changed in this operation")
+            }
+            guard value.stringValue != nil || (field == "deviceToken" && isDeletion(value)) else {
+                throw ParseError.incorrectType("\(field) must be a string")
+            }
+        }
+        if let id = body["installationId"]?.stringValue { body["installationId"] = .string(id.lowercased()) }
+        if let token = body["deviceToken"]?.stringValue, isAPNsToken(token) { body["deviceToken"] = .string(token.lowercased()) }
+        return body
+    }
+
+    /// Sets `user` to the session's user for a client with a session; a client without one may
+    /// only remove it (119 otherwise). The master key sets what it likes.
+    static func bindUser(_ body: inout [String: ParseValue], to caller: Caller) throws {
+        guard !caller.isMaster else { return }
+        if let given = body["user"], isDeletion(given) { return }
+        if let userId = caller.userId {
+            body["user"] = .pointer(className: "_User", objectId: userId)
+        } else if body["user"] != nil {
+            throw ParseError(code: 119, message: "an installation is bound to the user of the session that saves it", httpStatus: 403)
+        }
+    }
+
+    /// Throws 136 when `body` would change what identifies the stored installation `current`: its
+    /// `installationId`, its `deviceType`, or (for an installation without an id) its `deviceToken`.
+    static func checkUnchanged(_ body: [String: ParseValue], against current: ParseObject) throws {
+        if let id = body["installationId"]?.stringValue, let stored = current["installationId"]?.stringValue, id != stored {
+            throw ParseError(code: 136, message: "installationId may not be changed in this operation")
+        }
+        if let type = body["deviceType"]?.stringValue, let stored = current["deviceType"]?.stringValue, type != stored {
+            throw ParseError(code: 136, message: "deviceType may not be changed in this operation")
+        }
+        if let token = body["deviceToken"]?.stringValue, let stored = current["deviceToken"]?.stringValue, token != stored,
+            body["installationId"] == nil, current["installationId"] == nil
+        {
+            throw ParseError(code: 136, message: "deviceToken may not be changed in this operation")
+        }
+    }
+
+    /// Throws 119 for a client (not the master key) finding, counting or deleting installations,
+    /// as Parse Server refuses them; a client may get one by its id.
+    static func checkClientMay(_ operation: String, _ className: String, _ caller: Caller) throws {
+        guard className == Self.className, !caller.isMaster else { return }
+        throw ParseError(
+            code: 119, message: "Clients aren't allowed to perform the \(operation) operation on the installation collection.",
+            httpStatus: 403)
+    }
+
+    private static func isDeletion(_ value: ParseValue) -> Bool {
+        value.objectValue?["__op"]?.stringValue == "Delete"
+    }
+
+    private static func isAPNsToken(_ token: String) -> Bool {
+        token.utf8.count == 64 && token.utf8.allSatisfy { $0.isHexDigit }
+    }
+}
+
+extension UInt8 {
+    fileprivate var isHexDigit: Bool {
+        (0x30...0x39).contains(self) || (0x41...0x46).contains(self) || (0x61...0x66).contains(self)
+    }
+}

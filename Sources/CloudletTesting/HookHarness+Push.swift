@@ -1,0 +1,46 @@
+import Cloudlet
+import CloudletServer
+
+extension HookHarness {
+    /// Registers a device as its SDK would (`POST /installations`): Parse's upsert rules apply, and
+    /// with `user` the installation is bound to that user.
+    @discardableResult
+    public func install(
+        installationId: String, deviceType: String = "ios", deviceToken: String? = nil, channels: [String] = [],
+        badge: Int? = nil, user: String? = nil
+    ) async throws -> ParseObject {
+        var fields: [String: ParseValue] = [
+            "installationId": .string(installationId), "deviceType": .string(deviceType),
+            "channels": .array(channels.map(ParseValue.string)),
+        ]
+        fields["deviceToken"] = deviceToken.map(ParseValue.string)
+        fields["badge"] = badge.map { .number(Double($0)) }
+        return try await create("_Installation", fields, as: user.map(Actor.user) ?? .anonymous)
+    }
+
+    /// The push jobs recorded so far (by hooks or `POST /push`), oldest first, each with the
+    /// installations it reaches now and the payload each would get. No provider is involved.
+    public func pushes() async throws -> [CapturedPush] {
+        let jobs = try await runtime.find(ParseQuery("_PushStatus", order: ["createdAt", "objectId"], limit: 1000), caller: .harnessMaster)
+        var captured: [CapturedPush] = []
+        for object in jobs {
+            let job = try PushJob(object)
+            let recipients = PushRecipients(storage: runtime.storage, query: job.query)
+            var installations: [ParseObject] = []
+            var cursor: String?
+            while true {
+                let page = try await recipients.page(after: cursor)
+                installations += page
+                guard page.count == PushRecipients.defaultPageSize, let last = page.last?.objectId else { break }
+                cursor = last
+            }
+            captured.append(CapturedPush(job, recipients: installations))
+        }
+        return captured
+    }
+}
+
+extension Caller {
+    /// The master key, as the harness acts with it.
+    static let harnessMaster = Caller(isMaster: true, requestId: "harness")
+}
