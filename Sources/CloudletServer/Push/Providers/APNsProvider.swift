@@ -88,7 +88,7 @@ struct APNsAnswer {
     init(_ response: PushHTTPTransport.Response) {
         status = response.status
         retryAfter = response.retryAfter
-        let body = (try? JSONParser.parse(Array(response.body.readableBytesView)))?.objectValue
+        let body = response.jsonObject
         reason = body?["reason"]?.stringValue
         unregisteredAt = body?["timestamp"]?.doubleValue.map { Date(timeIntervalSince1970: $0 / 1000) }
     }

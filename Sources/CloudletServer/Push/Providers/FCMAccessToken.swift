@@ -50,7 +50,7 @@ actor FCMAccessToken {
         let form = "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=" + assertion
         let response = try await transport.post(
             account.tokenURI, headers: ["content-type": "application/x-www-form-urlencoded"], body: Array(form.utf8))
-        let body = (try? JSONParser.parse(Array(response.body.readableBytesView)))?.objectValue
+        let body = response.jsonObject
         guard response.status == 200, let value = body?["access_token"]?.stringValue, let lifetime = body?["expires_in"]?.doubleValue
         else {
             let error = body?["error_description"]?.stringValue ?? body?["error"]?.stringValue ?? "HTTP \(response.status)"

@@ -79,7 +79,7 @@ struct FCMAnswer {
     init(_ response: PushHTTPTransport.Response) {
         status = response.status
         retryAfter = response.retryAfter
-        let error = (try? JSONParser.parse(Array(response.body.readableBytesView)))?.objectValue?["error"]?.objectValue
+        let error = response.jsonObject?["error"]?.objectValue
         errorStatus = error?["status"]?.stringValue
         let details = error?["details"]?.arrayValue?.compactMap(\.objectValue) ?? []
         errorCode = details.first { $0["@type"]?.stringValue?.hasSuffix(".FcmError") == true }?["errorCode"]?.stringValue

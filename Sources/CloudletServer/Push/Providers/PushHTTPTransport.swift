@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import Cloudlet
 import Foundation
 import Logging
 import NIOCore
@@ -13,7 +14,10 @@ final class PushHTTPTransport: Sendable {
     struct Response: Sendable {
         var status: Int
         var headers: HTTPHeaders
-        var body: ByteBuffer
+        var body: [UInt8]
+
+        /// The body as a JSON object, if it is one.
+        var jsonObject: [String: ParseValue]? { (try? JSONParser.parse(body))?.objectValue }
 
         /// `Retry-After` in seconds (the form APNs, FCM and most gateways send), if the server sent it.
         var retryAfter: Duration? {
@@ -50,7 +54,7 @@ final class PushHTTPTransport: Sendable {
         request.body = .bytes(body)
         let response = try await client.execute(request, timeout: timeout)
         let bytes = try await response.body.collect(upTo: Self.maximumBodyBytes)
-        return Response(status: Int(response.status.code), headers: response.headers, body: bytes)
+        return Response(status: Int(response.status.code), headers: response.headers, body: Array(bytes.readableBytesView))
     }
 
     /// Closes the connections; sends still in flight fail.
