@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import NIOSSL
+import SwiftASN1
 import X509
 
 /// A self-signed P-256 certificate for `localhost` and `127.0.0.1`, valid for a day, made for one
@@ -12,11 +13,9 @@ struct StandInCertificate {
     init() throws {
         let key = P256.Signing.PrivateKey()
         let name = try DistinguishedName { CommonName("Cloudlet push stand-in") }
-        // subjectAltName: SEQUENCE { [2] "localhost", [7] 127.0.0.1 }, written by hand.
-        let alternativeNames: [UInt8] = [0x30, 0x11, 0x82, 0x09] + Array("localhost".utf8) + [0x87, 0x04, 127, 0, 0, 1]
         let extensions = try Certificate.Extensions {
             Critical(BasicConstraints.isCertificateAuthority(maxPathLength: 0))
-            Certificate.Extension(oid: .X509ExtensionID.subjectAlternativeName, critical: false, value: alternativeNames[...])
+            SubjectAlternativeNames([.dnsName("localhost"), .ipAddress(ASN1OctetString(contentBytes: [127, 0, 0, 1]))])
         }
         let now = Date()
         let made = try Certificate(

@@ -59,29 +59,32 @@ public final class StandInServer: Sendable {
         tls.applicationProtocols = ["h2"]
         let context = try NIOSSLContext(configuration: tls)
         let counts = StandInCounts()
-        let settings = [
+        var connection = NIOHTTP2Handler.ConnectionConfiguration()
+        connection.initialSettings = [
             HTTP2Setting(parameter: .maxConcurrentStreams, value: maximumConcurrentStreams),
-            HTTP2Setting(parameter: .maxHeaderListSize, value: HPACKDecoder.defaultMaxHeaderListSize),
+            HTTP2Setting(parameter: .maxHeaderListSize, value: 16 * 1024),
         ]
+        var streams = NIOHTTP2Handler.StreamConfiguration()
+        streams.targetWindowSize = 1 << 20
         channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
-            .childChannelInitializer { channel in
+            .childChannelInitializer { [connection, streams] channel in
                 counts.connections.add(1, ordering: .relaxed)
-                return channel.eventLoop.makeCompletedFuture {
+                return channel.eventLoop.makeCompletedFuture(withResultOf: {
                     try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context))
                     _ = try channel.pipeline.syncOperations.configureHTTP2Pipeline(
-                        mode: .server, channel: channel, initialLocalSettings: settings, targetWindowSize: 1 << 20
+                        mode: .server, connectionConfiguration: connection, streamConfiguration: streams
                     ) { stream in
                         counts.streams.add(1, ordering: .relaxed)
-                        return stream.eventLoop.makeCompletedFuture {
+                        return stream.eventLoop.makeCompletedFuture(withResultOf: {
                             try stream.pipeline.syncOperations.addHandlers([
                                 HTTP2FramePayloadToHTTP1ServerCodec(), StandInStreamHandler(handle: handle),
                             ])
-                        }
+                        })
                     }
-                }
+                })
             }
             .bind(host: "127.0.0.1", port: 0).get()
         certificate = identity.certificate

@@ -40,6 +40,12 @@ actor FCMAccessToken {
         if token?.value == rejected { token = nil }
     }
 
+    /// The token endpoint is busy or failing: worth another try later.
+    struct TokenEndpointUnavailable: Error, CustomStringConvertible {
+        var status: Int
+        var description: String { "the OAuth token endpoint answered HTTP \(status)" }
+    }
+
     private func exchangeAssertion() async throws -> (value: String, expiresAt: Date) {
         let now = clock.now.timeIntervalSince1970.rounded(.down)
         let assertion = try JSONWebToken.rs256(
@@ -51,6 +57,7 @@ actor FCMAccessToken {
         let response = try await transport.post(
             account.tokenURI, headers: ["content-type": "application/x-www-form-urlencoded"], body: Array(form.utf8))
         let body = response.jsonObject
+        if response.status == 429 || response.status >= 500 { throw TokenEndpointUnavailable(status: response.status) }
         guard response.status == 200, let value = body?["access_token"]?.stringValue, let lifetime = body?["expires_in"]?.doubleValue
         else {
             let error = body?["error_description"]?.stringValue ?? body?["error"]?.stringValue ?? "HTTP \(response.status)"

@@ -47,6 +47,9 @@ public final class FCMProvider: PushProvider, PushConnectionOwner {
                 answer = FCMAnswer(try await post(body, bearer: bearer))
             }
             outcome = answer.outcome
+        } catch let refused as PushKeyError {
+            // Google refused the service account's assertion: every message of the job would fail alike.
+            outcome = .jobFailed(reason: refused.description)
         } catch {
             outcome = .retry(reason: "FCM unreachable: \(error)")
         }
