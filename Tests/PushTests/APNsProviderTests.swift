@@ -1,7 +1,9 @@
 import Cloudlet
 import CloudletServer
 import CloudletTesting
+import Crypto
 import Foundation
+import NIOHTTP1
 import PushStandIns
 import Testing
 

@@ -5,6 +5,7 @@ import Foundation
 import Logging
 import PushStandIns
 import Testing
+import _CryptoExtras
 
 /// An FCM provider and the FCM stand-in, sharing a manual clock.
 struct FCMFixture {

@@ -30,7 +30,7 @@ import Testing
         #expect(settings.push.log == false)
         #expect(try PushSettings(json: settings.push.json) == settings.push)
         let registry = try AppRegistry(dataDirectory: keys.folder.appendingPathComponent("data").path)
-        try registry.create("shop", settings: settings)
+        _ = try registry.create("shop", settings: settings)
         #expect(try registry.app("shop")?.settings.push == settings.push)
         try registry.update("shop") { $0.push = PushSettings() }
         #expect(try registry.app("shop")?.settings.push == PushSettings())
@@ -52,7 +52,7 @@ import Testing
         }
     }
 
-    @Test(arguments: [
+    static let malformed: [(ParseValue, String)] = [
         (ParseValue.string("apns"), "push must be an object"),
         (["apns": ["keyFile": "/k.p8", "keyId": "K", "teamId": "T"]], "push.apns.topic is required"),
         (["apns": ["keyFile": "/k.p8", "keyId": "K", "teamId": "T", "topic": "t", "environment": "staging"]],
@@ -60,7 +60,9 @@ import Testing
         (["webhook": ["url": "ftp://gateway"]], "push.webhook.url must be an http or https URL"),
         (["log": "yes"], "push.log must be true or false"),
         (["email": true], "push has no member email"),
-    ])
+    ]
+
+    @Test(arguments: PushSettingsTests.malformed)
     func malformedPushSettingsAreRefused(json: ParseValue, message: String) {
         #expect(throws: ParseError(code: 142, message: message, httpStatus: 400)) { try AppSettings().applying(["push": json]) }
     }

@@ -6,12 +6,17 @@ import PushStandIns
 import Synchronization
 import Testing
 
+/// The bodies a test gateway received.
+private final class Received: Sendable {
+    let bodies = Mutex<[ParseValue]>([])
+}
+
 @Suite struct WebhookAndLogProviderTests {
     /// A gateway answering by token: `ok` 200, `gone` 410, `busy` 429 with Retry-After 3, `down` 502, anything else 400.
-    private static func gateway(received: Mutex<[ParseValue]>) async throws -> StandInServer {
+    private static func gateway(received: Received) async throws -> StandInServer {
         try await StandInServer { request in
             let body = (try? JSONParser.parse(request.body)) ?? .null
-            received.withLock { $0.append(body) }
+            received.bodies.withLock { $0.append(body) }
             switch body.objectValue?["token"]?.stringValue {
             case "ok": return StandInResponse(status: 200)
             case "gone": return StandInResponse(status: 410)
@@ -23,7 +28,7 @@ import Testing
     }
 
     @Test func theWebhookPostsTheNotificationAndMapsTheStatus() async throws {
-        let received = Mutex<[ParseValue]>([])
+        let received = Received()
         let gateway = try await Self.gateway(received: received)
         let provider = WebhookPushProvider(url: gateway.url + "/push", trustRoots: gateway.trustRoots)
         func send(_ token: String) async -> PushOutcome {
@@ -37,7 +42,7 @@ import Testing
         #expect(await send("busy") == .retry(reason: "HTTP 429", retryAfter: .seconds(3)))
         #expect(await send("down") == .retry(reason: "HTTP 502"))
         #expect(await send("bad") == .failed(reason: "HTTP 400"))
-        let first = received.withLock { $0.first }
+        let first = received.bodies.withLock { $0.first }
         #expect(
             first == [
                 "id": "m-ok", "deviceType": "web", "token": "ok", "data": ["alert": "Hi"], "expiration": 1_800_000_000_000,
@@ -48,7 +53,7 @@ import Testing
     }
 
     @Test func anUnreachableWebhookIsRetried() async throws {
-        let gateway = try await Self.gateway(received: Mutex([]))
+        let gateway = try await Self.gateway(received: Received())
         let url = gateway.url
         try await gateway.stop()
         let provider = WebhookPushProvider(url: url, trustRoots: gateway.trustRoots)
