@@ -38,7 +38,7 @@ public final class AppSupervisor: Service, Sendable {
         var pool: ServiceGroup?
     }
 
-    /// What to do with a worker pool's service group.
+    /// What to do with a worker pool's service group, or with an app's replaced push providers.
     enum PoolCommand: Sendable {
         case run(ServiceGroup)
         case stop(ServiceGroup, after: Duration)
