@@ -204,6 +204,14 @@ let package = Package(
             dependencies: ["Hooks", "Cloudlet", "CloudletServer", "CloudletTesting"],
             swiftSettings: swiftSettings
         ),
+        .executableTarget(
+            name: "cloudlet-push-providers-benchmark",
+            dependencies: [
+                "Cloudlet", "CloudletServer", "CloudletTesting", "PushStandIns", .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "Benchmarks/PushProvidersBenchmark",
+            swiftSettings: swiftSettings
+        ),
         // Local APNs and FCM over HTTP/2 and TLS, for the push tests and benchmarks.
         .target(
             name: "PushStandIns",
