@@ -35,6 +35,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
     ],
     targets: [
         .target(
@@ -209,12 +210,40 @@ let package = Package(
             dependencies: ["Hooks", "Cloudlet", "CloudletServer", "CloudletTesting"],
             swiftSettings: swiftSettings
         ),
+        .executableTarget(
+            name: "cloudlet-push-providers-benchmark",
+            dependencies: [
+                "Cloudlet", "CloudletServer", "CloudletTesting", "PushStandIns", .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "Benchmarks/PushProvidersBenchmark",
+            swiftSettings: swiftSettings
+        ),
+        // Local APNs and FCM over HTTP/2 and TLS, for the push tests and benchmarks.
+        .target(
+            name: "PushStandIns",
+            dependencies: [
+                "Cloudlet",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ],
+            path: "Tests/PushStandIns",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "PushTests",
             dependencies: [
                 "Cloudlet",
                 "CloudletServer",
                 "CloudletTesting",
+                "PushStandIns",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),

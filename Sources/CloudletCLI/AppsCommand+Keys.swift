@@ -53,6 +53,11 @@ struct AppSettingsOptions: ParsableArguments {
     @Option(help: "The longest time limit a hook of the app may have, in milliseconds.") var maxHookTimeLimitMs: Int?
     @Option(help: "The app's request quota: 40/s,burst=80, 600/min or off.") var rateLimit: String?
     @Option(help: "The app's whole rate-limit policy as JSON: {\"rate\": …, \"rules\": […], …}.") var rateLimits: String?
+    @Option(
+        help: """
+            The app's push providers as JSON: {"apns": {"keyFile", "keyId", "teamId", "topic", "environment"}, \
+            "fcm": {"serviceAccountFile"}, "webhook": {"url"}, "log": true, "caFile"}; key files by absolute path.
+            """) var push: String?
 
     /// `settings` with the options given applied, checked as the admin API checks them.
     func applied(to settings: AppSettings) throws -> AppSettings {
@@ -66,6 +71,7 @@ struct AppSettingsOptions: ParsableArguments {
         if let workerMemoryMb { members["workerMemoryMb"] = .number(Double(workerMemoryMb)) }
         if let maxHookTimeLimitMs { members["maxHookTimeLimitMs"] = .number(Double(maxHookTimeLimitMs)) }
         if let rateLimits { members["rateLimits"] = try JSONParser.parse(rateLimits) }
+        if let push { members["push"] = try JSONParser.parse(push) }
         var result = try settings.applying(members)
         if let rateLimit { result.rateLimits.quota = try RateLimitPolicy.quota(text: rateLimit) }
         return result

@@ -10,7 +10,7 @@ public enum HookIsolation: String, Sendable, Hashable, CaseIterable {
 }
 
 /// What the operator sets for one app in the registry: where its hooks run, how many workers they
-/// get, the cap on its hooks' time limits, and its rate limits. Every member has a default.
+/// get, the cap on its hooks' time limits, its rate limits and its push providers. Every member has a default.
 public struct AppSettings: Sendable, Hashable {
     /// ``hooksExecutable`` naming the serving binary itself (whose hooks are built in).
     public static let selfExecutable = "self"
@@ -30,10 +30,13 @@ public struct AppSettings: Sendable, Hashable {
     /// The app's rate limits. Default ``RateLimitPolicy/init(quota:rules:maximumConcurrentHooks:maximumQueuedHooks:)``
     /// (40 requests/s, burst 80).
     public var rateLimits: RateLimitPolicy
+    /// Where the app's push notifications go. Default: the log provider for every device type.
+    public var push: PushSettings
 
     public init(
         hooksExecutable: String = AppSettings.selfExecutable, isolation: HookIsolation = .process, workerCount: Int = 1,
-        workerMemoryMegabytes: Int = 512, maximumHookTimeLimit: Duration = .seconds(60), rateLimits: RateLimitPolicy = RateLimitPolicy()
+        workerMemoryMegabytes: Int = 512, maximumHookTimeLimit: Duration = .seconds(60), rateLimits: RateLimitPolicy = RateLimitPolicy(),
+        push: PushSettings = PushSettings()
     ) {
         self.hooksExecutable = hooksExecutable
         self.isolation = isolation
@@ -41,13 +44,15 @@ public struct AppSettings: Sendable, Hashable {
         self.workerMemoryMegabytes = workerMemoryMegabytes
         self.maximumHookTimeLimit = maximumHookTimeLimit
         self.rateLimits = rateLimits
+        self.push = push
     }
 
     /// The JSON members that name settings, as the admin API, `cloudlet apps` and the config file write them.
-    public static let memberNames: Set<String> = ["hooks", "isolation", "workers", "workerMemoryMb", "maxHookTimeLimitMs", "rateLimits"]
+    public static let memberNames: Set<String> = ["hooks", "isolation", "workers", "workerMemoryMb", "maxHookTimeLimitMs", "rateLimits", "push"]
 
     /// These settings with the members of `json` that name settings applied; other members are
-    /// left to the caller. Throws 142 naming the member when a value is out of bounds.
+    /// left to the caller. Throws 142 naming the member when a value is out of bounds, or when a file
+    /// that `push` names cannot be read or holds no usable key.
     public func applying(_ json: [String: ParseValue]) throws -> AppSettings {
         var settings = self
         if let hooks = json["hooks"] {
@@ -74,6 +79,10 @@ public struct AppSettings: Sendable, Hashable {
                 throw Self.invalid(error.message)
             }
         }
+        if let push = json["push"] {
+            settings.push = try PushSettings(json: push)
+            try settings.push.validate()
+        }
         return settings
     }
 
@@ -83,6 +92,7 @@ public struct AppSettings: Sendable, Hashable {
             "hooks": .string(hooksExecutable), "isolation": .string(isolation.rawValue),
             "workers": .number(Double(workerCount)), "workerMemoryMb": .number(Double(workerMemoryMegabytes)),
             "maxHookTimeLimitMs": .number(Double(maximumHookTimeLimit.wholeMilliseconds)), "rateLimits": rateLimits.json,
+            "push": push.json,
         ]
     }
 

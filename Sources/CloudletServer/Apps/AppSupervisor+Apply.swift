@@ -31,6 +31,7 @@ extension AppSupervisor {
             directory.remove(id)
             let removed = entries.withLock { $0.removeValue(forKey: id) }
             stop(removed?.pool)
+            retire(removed?.hosted.pushProviders)
             logger.notice("app deleted from the registry; no longer served", metadata: ["app": "\(id)"])
         }
         return refused
@@ -58,18 +59,20 @@ extension AppSupervisor {
         let group = pool.map(start)
         let manifest = AppManifest(appId: record.id, settings: record.settings, hooks: executor.hooks)
         let storage: SQLiteObjectStorage
+        let pushProviders: PushProviders
         do {
             try manifest.checkTimeLimits()
             storage = try SQLiteObjectStorage(
                 path: URL(fileURLWithPath: configuration.dataDirectory).appendingPathComponent("apps/\(record.id).sqlite").path,
                 durability: configuration.durability, maximumObjectBytes: configuration.maximumObjectBytes)
+            pushProviders = try PushProviders(settings: record.settings.push, appId: record.id, clock: clock, logger: logger)
         } catch {
             stop(group)
             throw error
         }
         let hosted = HostedApp(
             id: record.id, keys: record.acceptedKeys, runtime: runtime(record, storage: storage, executor: executor),
-            rateLimiter: RateLimiter(policy: record.settings.rateLimits, clock: clock))
+            rateLimiter: RateLimiter(policy: record.settings.rateLimits, clock: clock), pushProviders: pushProviders)
         entries.withLock { $0[record.id] = Entry(record: record, hosted: hosted, manifest: manifest, pool: group) }
         directory.set(hosted)
         return hosted
@@ -86,8 +89,13 @@ extension AppSupervisor {
             runtime = self.runtime(record, storage: runtime.storage, executor: executor)
         }
         let manifest = AppManifest(appId: record.id, settings: record.settings, hooks: runtime.executor.hooks)
+        let pushChanged = entry.record.settings.push != record.settings.push
+        var pushProviders = entry.hosted.pushProviders
         do {
             try manifest.checkTimeLimits()
+            if pushChanged {
+                pushProviders = try PushProviders(settings: record.settings.push, appId: record.id, clock: clock, logger: logger)
+            }
         } catch {
             if needsExecutor { stop(group) }
             throw error
@@ -96,9 +104,11 @@ extension AppSupervisor {
         let rateLimiter =
             entry.record.settings.rateLimits == policy ? entry.hosted.rateLimiter : RateLimiter(policy: policy, clock: clock)
         runtime.bulkhead.resize(maximumRunning: policy.maximumConcurrentHooks, maximumWaiting: policy.maximumQueuedHooks)
-        let hosted = HostedApp(id: record.id, keys: record.acceptedKeys, runtime: runtime, rateLimiter: rateLimiter)
+        let hosted = HostedApp(
+            id: record.id, keys: record.acceptedKeys, runtime: runtime, rateLimiter: rateLimiter, pushProviders: pushProviders)
         entries.withLock { $0[record.id] = Entry(record: record, hosted: hosted, manifest: manifest, pool: group) }
         directory.set(hosted)
+        if pushChanged { retire(entry.hosted.pushProviders) }
         if needsExecutor {
             // Calls already on the old pool end within their hooks' time limits; then it stops.
             let longest = entry.manifest.hooks.map(\.timeLimit).max() ?? .zero

@@ -38,10 +38,11 @@ public final class AppSupervisor: Service, Sendable {
         var pool: ServiceGroup?
     }
 
-    /// What to do with a worker pool's service group.
+    /// What to do with a worker pool's service group, or with an app's replaced push providers.
     enum PoolCommand: Sendable {
         case run(ServiceGroup)
         case stop(ServiceGroup, after: Duration)
+        case closePush(PushProviders, after: Duration)
     }
 
     init(
@@ -97,9 +98,15 @@ public final class AppSupervisor: Service, Sendable {
                         try? await cancelWhenGracefulShutdown { try await Task.sleep(for: delay) }
                         await pool.triggerGracefulShutdown()
                     }
+                case .closePush(let providers, let delay):
+                    group.addTask {
+                        try? await cancelWhenGracefulShutdown { try await Task.sleep(for: delay) }
+                        await providers.shutdown()
+                    }
                 }
             }
         }
+        for hosted in directory.all { await hosted.pushProviders.shutdown() }
     }
 
     /// Applies the registry as it is now; an app that cannot be (re)started keeps its previous
@@ -132,6 +139,16 @@ public final class AppSupervisor: Service, Sendable {
         let group = ServiceGroup(services: [pool], gracefulShutdownSignals: [], cancellationSignals: [], logger: logger)
         poolCommands.continuation.yield(.run(group))
         return group
+    }
+
+    /// How long replaced push providers keep their connections for the sends already made through them.
+    static let pushProviderDrainTime: Duration = .seconds(30)
+
+    /// Closes the connections of `providers` once the sends already under way could have ended
+    /// (at once when the server stops).
+    func retire(_ providers: PushProviders?) {
+        guard let providers else { return }
+        poolCommands.continuation.yield(.closePush(providers, after: Self.pushProviderDrainTime))
     }
 
     /// Stops the pool that `group` runs, after `delay`.

@@ -1,0 +1,108 @@
+import Cloudlet
+import Crypto
+import Foundation
+import NIOHTTP1
+import NIOSSL
+
+/// Sends to Apple's push service over HTTP/2 with token authentication: `POST /3/device/<token>`
+/// with `apns-topic`, `apns-push-type`, `apns-priority`, `apns-expiration`, `apns-collapse-id` and
+/// `apns-id` (the message's id, so that APNs reports a retried delivery under the same id).
+/// Each answer maps to an outcome by Apple's status and `reason`; `ExpiredProviderToken` is
+/// answered here, with a new token and one more try.
+public final class APNsProvider: PushProvider, PushConnectionOwner {
+    /// Where APNs listens.
+    public enum Environment: String, Sendable, CaseIterable {
+        case production
+        case sandbox
+
+        /// The base URL of the environment's host.
+        public var url: String {
+            switch self {
+            case .production: "https://api.push.apple.com"
+            case .sandbox: "https://api.sandbox.push.apple.com"
+            }
+        }
+    }
+
+    /// APNs refuses a payload over this many bytes (`PayloadTooLarge`).
+    public static let maximumPayloadBytes = 4096
+
+    private let token: APNsProviderToken
+    private let topic: String
+    private let baseURL: String
+    private let transport: PushHTTPTransport
+
+    /// A provider signing with `key` (the `.p8` key's), `keyId` and `teamId`, for the app `topic`
+    /// (its bundle id), at `baseURL` (an ``Environment``'s or a local one), trusting `trustRoots`.
+    public init(
+        key: P256.Signing.PrivateKey, keyId: String, teamId: String, topic: String, baseURL: String,
+        trustRoots: NIOSSLTrustRoots = .default, clock: any CloudletClock
+    ) {
+        token = APNsProviderToken(key: key, keyId: keyId, teamId: teamId, clock: clock)
+        self.topic = topic
+        self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
+        transport = PushHTTPTransport(trustRoots: trustRoots)
+    }
+
+    public func send(_ message: PushMessage) async -> PushOutcome {
+        guard !message.token.isEmpty, message.token.utf8.count <= 200, message.token.allSatisfy(\.isHexDigit) else {
+            return .invalidToken(reason: "BadDeviceToken")
+        }
+        let payload = APNsPayload(data: message.data)
+        let body = JSONWriter.bytes(.object(payload.json))
+        guard body.count <= Self.maximumPayloadBytes else { return .jobFailed(reason: "PayloadTooLarge") }
+        do {
+            let bearer = try token.current()
+            let answer = try await post(message, payload, body, bearer: bearer)
+            guard answer.reason == "ExpiredProviderToken" else { return answer.outcome }
+            guard let renewed = try token.renewed(replacing: bearer) else { return answer.outcome }
+            return try await post(message, payload, body, bearer: renewed).outcome
+        } catch {
+            return .retry(reason: "APNs unreachable: \(error)")
+        }
+    }
+
+    public func shutdown() async {
+        await transport.shutdown()
+    }
+
+    private func post(_ message: PushMessage, _ payload: APNsPayload, _ body: [UInt8], bearer: String) async throws -> APNsAnswer {
+        var headers: HTTPHeaders = [
+            "authorization": "bearer \(bearer)", "apns-topic": topic, "apns-push-type": payload.pushType,
+            "apns-priority": payload.priority, "apns-id": message.id, "content-type": "application/json",
+            "apns-expiration": message.expiration.map { String(Int($0.timeIntervalSince1970.rounded(.down))) } ?? "0",
+        ]
+        if let collapseId = message.collapseId { headers.add(name: "apns-collapse-id", value: collapseId) }
+        return APNsAnswer(try await transport.post(baseURL + "/3/device/" + message.token, headers: headers, body: body))
+    }
+}
+
+/// One answer of APNs: its status, and the `reason` and `timestamp` of its JSON body.
+struct APNsAnswer {
+    var status: Int
+    var reason: String?
+    /// When APNs learnt the token was no longer valid (410 only).
+    var unregisteredAt: Date?
+    var retryAfter: Duration?
+
+    init(_ response: PushHTTPTransport.Response) {
+        status = response.status
+        retryAfter = response.retryAfter
+        let body = response.jsonObject
+        reason = body?["reason"]?.stringValue
+        unregisteredAt = body?["timestamp"]?.doubleValue.map { Date(timeIntervalSince1970: $0 / 1000) }
+    }
+
+    /// What the answer means for the delivery, by Apple's documented statuses and reasons.
+    var outcome: PushOutcome {
+        let reason = reason ?? "HTTP \(status)"
+        switch (status, reason) {
+        case (200, _): return .sent
+        case (400, "BadDeviceToken"), (400, "DeviceTokenNotForTopic"): return .invalidToken(reason: reason)
+        case (410, _): return .invalidToken(reason: reason, unregisteredAt: unregisteredAt)
+        case (413, _), (_, "PayloadTooLarge"): return .jobFailed(reason: "PayloadTooLarge")
+        case (403, "ExpiredProviderToken"), (429, _), (500...599, _): return .retry(reason: reason, retryAfter: retryAfter)
+        default: return .failed(reason: reason)
+        }
+    }
+}

@@ -1,0 +1,64 @@
+import AsyncHTTPClient
+import Cloudlet
+import Foundation
+import Logging
+import NIOCore
+import NIOHTTP1
+import NIOSSL
+
+/// The HTTP client of one push provider: one `HTTPClient` whose connections speak HTTP/2 when the
+/// server offers it (APNs and FCM do), so that every send to a host shares one connection up to
+/// the server's stream limit. Trusts the system's roots unless given others.
+final class PushHTTPTransport: Sendable {
+    /// What a server answered, its body read up to ``maximumBodyBytes``.
+    struct Response: Sendable {
+        var status: Int
+        var headers: HTTPHeaders
+        var body: [UInt8]
+
+        /// The body as a JSON object, if it is one.
+        var jsonObject: [String: ParseValue]? { (try? JSONParser.parse(body))?.objectValue }
+
+        /// `Retry-After` in seconds (the form APNs, FCM and most gateways send), if the server sent it.
+        var retryAfter: Duration? {
+            guard let value = headers.first(name: "retry-after"), let seconds = Int(value.trimmingCharacters(in: .whitespaces)),
+                seconds >= 0
+            else { return nil }
+            return .seconds(seconds)
+        }
+    }
+
+    /// The most of an answer's body that is read: error bodies are small JSON objects.
+    static let maximumBodyBytes = 64 * 1024
+
+    private let client: HTTPClient
+    private let timeout: TimeAmount
+
+    /// A client trusting `trustRoots` (the system's by default), waiting at most `timeout` for an answer.
+    init(trustRoots: NIOSSLTrustRoots = .default, timeout: TimeAmount = .seconds(30)) {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.trustRoots = trustRoots
+        var configuration = HTTPClient.Configuration(tlsConfiguration: tls)
+        configuration.httpVersion = .automatic
+        configuration.connectionPool.idleTimeout = .minutes(5)
+        client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+        self.timeout = timeout
+    }
+
+    /// POSTs `body` to `url` with `headers`. Throws when no answer came (the connection failed or
+    /// the time ran out).
+    func post(_ url: String, headers: HTTPHeaders, body: [UInt8]) async throws -> Response {
+        var request = HTTPClientRequest(url: url)
+        request.method = .POST
+        request.headers = headers
+        request.body = .bytes(body)
+        let response = try await client.execute(request, timeout: timeout)
+        let bytes = try await response.body.collect(upTo: Self.maximumBodyBytes)
+        return Response(status: Int(response.status.code), headers: response.headers, body: Array(bytes.readableBytesView))
+    }
+
+    /// Closes the connections; sends still in flight fail.
+    func shutdown() async {
+        try? await client.shutdown()
+    }
+}
