@@ -53,21 +53,12 @@ public struct CapturedPush: Sendable, Hashable {
         self.recipients = recipients.compactMap { installation in
             guard let token = installation["deviceToken"]?.stringValue else { return nil }
             var data = job.data
-            data["badge"] = Self.badge(job.data["badge"], of: installation)
+            if let increment = job.badgeIncrement {
+                data["badge"] = .number((installation["badge"]?.doubleValue ?? 0) + Double(increment))
+            }
             return Recipient(
                 installationId: installation["installationId"]?.stringValue, deviceType: installation["deviceType"]?.stringValue,
                 deviceToken: token, data: data)
         }
-    }
-
-    /// The badge an installation would show: a number as given, an increment added to its own badge.
-    private static func badge(_ badge: ParseValue?, of installation: ParseObject) -> ParseValue? {
-        guard let badge else { return nil }
-        let current = installation["badge"]?.doubleValue ?? 0
-        if badge.stringValue?.lowercased() == "increment" { return .number(current + 1) }
-        if badge["__op"]?.stringValue?.lowercased() == "increment", let amount = badge["amount"]?.doubleValue {
-            return .number(current + amount)
-        }
-        return badge
     }
 }

@@ -154,11 +154,14 @@ import Testing
         _ = try await finished(fixture, "first")
         try await fixture.recordJob("second", data: ["alert": "Hi", "badge": "Increment"])
         _ = try await finished(fixture, "second")
+        // The SDK's `.increment(by: 3)`, stored as Parse's field operation.
+        try await fixture.recordJob("third", data: ["alert": "Hi", "badge": ["__op": "Increment", "amount": 3]])
+        _ = try await finished(fixture, "third")
         await delivery.stop()
         let badges = Dictionary(grouping: provider.sent, by: \.token).mapValues { $0.compactMap { $0.data["badge"]?.intValue } }
-        #expect(badges == ["ta": [6, 7], "tb": [1, 2]])
-        #expect(try await fixture.installation("a").fields["badge"] == 7)
-        #expect(try await fixture.installation("b").fields["badge"] == 2)
+        #expect(badges == ["ta": [6, 7, 10], "tb": [1, 2, 5]])
+        #expect(try await fixture.installation("a").fields["badge"] == 10)
+        #expect(try await fixture.installation("b").fields["badge"] == 5)
     }
 
     @Test func oneAppsLargeFanOutToASlowProviderDoesNotHoldUpAnotherAppsPush() async throws {

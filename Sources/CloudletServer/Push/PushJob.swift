@@ -78,6 +78,15 @@ public struct PushJob: Sendable, Hashable {
             pushTime: pushTime, expiration: expiration, collapseId: object.fields["collapseId"]?.stringValue)
     }
 
+    /// How much each installation's `badge` goes up, when the job's badge is Parse's `"Increment"`
+    /// (1) or `{"__op": "Increment", "amount": n}` (n); nil when it sets a number or no badge.
+    public var badgeIncrement: Int? {
+        guard let badge = data["badge"] else { return nil }
+        if badge.stringValue?.lowercased() == "increment" { return 1 }
+        guard badge["__op"]?.stringValue?.lowercased() == "increment" else { return nil }
+        return badge["amount"]?.intValue ?? 1
+    }
+
     /// The fields of a new `_PushStatus` object for this job (its id aside).
     public var fields: [String: ParseValue] {
         var fields: [String: ParseValue] = [

@@ -62,7 +62,6 @@ extension AppPushDelivery {
             return false
         }
         let recipients = PushRecipients(storage: app.storage, query: job.query)
-        let incrementsBadge = job.data["badge"]?.stringValue?.lowercased() == "increment"
         var pending = progress.pending
         var cursor = progress.cursor
         var wrote = false
@@ -73,7 +72,7 @@ extension AppPushDelivery {
                 page = try await recipients.page(after: cursor, limit: configuration.pageSize)
                 isLast = page.count < configuration.pageSize
                 try await app.storage.expandPushJob(
-                    id, recipients: page, cursor: page.last?.objectId ?? cursor, isLast: isLast, incrementsBadge: incrementsBadge,
+                    id, recipients: page, cursor: page.last?.objectId ?? cursor, isLast: isLast, badgeIncrement: job.badgeIncrement,
                     now: clock.now)
             } catch let error as ParseError {
                 // The job's query cannot run, or its badge cannot be incremented: it would fail the same way again.

@@ -24,10 +24,10 @@ public protocol PushDeliveryStorage: Sendable {
 
     /// Writes one page of job `id`'s recipients as deliveries due at `now`, and the job's cursor
     /// (`cursor`, and `isLast` for the last page), in one transaction: an installation that already
-    /// has a delivery of this job gets no second one. With `incrementsBadge`, each new delivery's
-    /// installation has its `badge` incremented in that transaction, and the delivery carries the result.
+    /// has a delivery of this job gets no second one. With a `badgeIncrement`, each new delivery's
+    /// installation has its `badge` raised by it in that transaction, and the delivery carries the result.
     func expandPushJob(
-        _ id: String, recipients: [ParseObject], cursor: String?, isLast: Bool, incrementsBadge: Bool, now: Date
+        _ id: String, recipients: [ParseObject], cursor: String?, isLast: Bool, badgeIncrement: Int?, now: Date
     ) async throws
 
     /// Claims up to `limit` deliveries due by `now` until `leaseUntil`: until an outcome is recorded

@@ -90,11 +90,11 @@ extension SQLiteObjectStorage: PushDeliveryStorage {
     }
 
     public func expandPushJob(
-        _ id: String, recipients: [ParseObject], cursor: String?, isLast: Bool, incrementsBadge: Bool, now: Date
+        _ id: String, recipients: [ParseObject], cursor: String?, isLast: Bool, badgeIncrement: Int?, now: Date
     ) async throws {
         let due = now.timeIntervalSince1970
         try await write { db in
-            if incrementsBadge, !recipients.isEmpty {
+            if badgeIncrement != nil, !recipients.isEmpty {
                 try self.schema.check(ParseObject(className: "_Installation", fields: ["badge": 1]), db)
             }
             let insert = try db.cachedStatement(
@@ -112,7 +112,9 @@ extension SQLiteObjectStorage: PushDeliveryStorage {
                 ])
                 guard db.changesCount > 0 else { continue }
                 added += 1
-                if incrementsBadge { try Self.incrementBadge(of: installationId, delivery: db.lastInsertedRowID, db) }
+                if let badgeIncrement {
+                    try Self.incrementBadge(of: installationId, by: badgeIncrement, delivery: db.lastInsertedRowID, db)
+                }
             }
             try db.execute(
                 sql: "UPDATE push_jobs SET cursor = ?, expanded = ?, count = count + ? WHERE job_id = ?",
@@ -121,18 +123,18 @@ extension SQLiteObjectStorage: PushDeliveryStorage {
         }
     }
 
-    /// Increments the `badge` of installation `id` (from 0 when it has no number) and gives the
+    /// Raises the `badge` of installation `id` by `amount` (from 0 when it has no number) and gives the
     /// result to delivery `sequence`. The installation's `updatedAt` stays as it is: a badge is not
     /// a new registration (see ``PushDeliveryResolution/invalidToken(reason:unregisteredAt:)``).
-    private static func incrementBadge(of id: String, delivery sequence: Int64, _ db: Database) throws {
+    private static func incrementBadge(of id: String, by amount: Int, delivery sequence: Int64, _ db: Database) throws {
         let badge = try Int.fetchOne(
             db.cachedStatement(
                 sql: """
                     UPDATE objects SET data = json_set(data, '$.badge',
-                        CASE WHEN json_type(data, '$.badge') IN ('integer', 'real') THEN CAST(json_extract(data, '$.badge') AS INTEGER) + 1 ELSE 1 END)
-                    WHERE class = '_Installation' AND id = ? RETURNING CAST(json_extract(data, '$.badge') AS INTEGER)
+                        CASE WHEN json_type(data, '$.badge') IN ('integer', 'real') THEN CAST(json_extract(data, '$.badge') AS INTEGER) + ?1 ELSE ?1 END)
+                    WHERE class = '_Installation' AND id = ?2 RETURNING CAST(json_extract(data, '$.badge') AS INTEGER)
                     """),
-            arguments: [id])
+            arguments: [amount, id])
         try db.cachedStatement(sql: "UPDATE push_deliveries SET badge = ? WHERE seq = ?").execute(arguments: [badge, sequence])
     }
 
