@@ -8,7 +8,7 @@ import Logging
 import Testing
 
 /// The delivery service as the server runs it: a job recorded through the REST API is worked
-/// through and its status read back with the master key.
+/// through by the default (log) provider and its status read back with the master key.
 @Suite struct PushDeliveryServerTests {
     @Test func theServerSendsAJobRecordedThroughTheAPIAndShowsItsStatusToTheMasterKeyOnly() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("push-server-\(UUID().uuidString)")
@@ -27,28 +27,23 @@ import Testing
                 let response = try await http.executeRequest(uri: uri, method: method, headers: headers, body: body)
                 return (response.status.code, response.headers, response.body)
             }
-            // Installations go straight to the app's storage (their routes are not part of this suite).
-            let storage = try #require(server.apps.app("test")).runtime.storage
             for (id, type) in [("i1", "ios"), ("i2", "android")] {
-                let installation = ParseObject(
-                    className: "_Installation", objectId: id, createdAt: Date(), updatedAt: Date(),
-                    fields: ["deviceToken": .string("token-\(id)"), "deviceType": .string(type)])
-                try await storage.insert(installation, outbox: nil)
+                let installation = try await client.post(
+                    "/installations", ["installationId": .string(id), "deviceType": .string(type), "deviceToken": .string("token-\(id)")])
+                #expect(installation.status == 201, "\(installation.body)")
             }
-            let job = PushJob(id: "", status: .pending, source: "rest", query: [:], data: ["alert": "Hi"])
-            var body = job.fields
-            body["ACL"] = [:]
-            let recorded = try await client.post("/classes/_PushStatus", body, master: true)
-            let id = try #require(recorded["objectId"]?.stringValue, "\(recorded.body)")
+            let pushed = try await client.post("/push", ["where": [:], "data": ["alert": "Hi"]], master: true)
+            #expect(pushed.body == ["result": true])
+            let id = try #require(pushed.headers[HTTPField.Name("X-Parse-Push-Status-Id")!], "\(pushed.body)")
             var status: ParseValue = .null
             try await eventually("the job finishes") {
                 status = try await client.get("/classes/_PushStatus/\(id)", master: true).body
-                return status["status"] == "failed"
+                return status["status"] == "succeeded"
             }
-            // The server hosts no provider for the app yet: each device type fails as NoProvider.
-            #expect(status["numFailed"] == 2)
-            #expect(status["failedPerType"] == ["ios": 1, "android": 1])
-            #expect(status["failedPerReason"] == ["NoProvider": 2])
+            // The app has no push settings: the log provider, the default, sends to every device type.
+            #expect(status["numSent"] == 2)
+            #expect(status["numFailed"] == 0)
+            #expect(status["sentPerType"] == ["ios": 1, "android": 1])
             #expect(try await client.get("/classes/_PushStatus/\(id)").status == 404)
         }
     }
