@@ -1,9 +1,11 @@
 import Cloudlet
 import CloudletServer
 import CloudletTesting
+import Crypto
 import Foundation
 import HTTPTypes
 import NIOCore
+import NIOHTTP1
 import NIOSSL
 import PushStandIns
 import Testing
@@ -55,7 +57,7 @@ extension ProcessTests {
 
             let sent = try await client.post("/push", ["where": ["deviceType": "ios"], "data": ["alert": "Deploy finished"]], master: true)
             #expect(sent.status == 200, "\(JSONWriter.string(sent.body))")
-            let jobId = try #require(sent.headers[.init("X-Parse-Push-Status-Id")!])
+            let jobId = try #require(sent.headers[HTTPField.Name("X-Parse-Push-Status-Id")!])
 
             try await poll(timeout: .seconds(30), "the first notifications to arrive") { apns.acceptedCount >= 200 ? true : nil }
             #expect(try await first.kill() == .signal(SIGKILL))

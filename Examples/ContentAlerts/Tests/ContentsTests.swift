@@ -79,7 +79,8 @@ struct ContentsTests {
             let delivered = logs.all.filter { $0.message == "push notification (log provider)" }
             #expect(delivered.count == 1)
             #expect(delivered.first?.metadata["token"] == "\(subscriber.prefix(8))…")
-            #expect(delivered.first?.metadata["payload"]?.contains("New white paper: Hooks at scale") == true)
+            let payload = try JSONParser.parse(Array(try #require(delivered.first?.metadata["payload"]).utf8))
+            #expect(payload["alert"] == "New white paper: Hooks at scale")
         }
     }
 

@@ -127,7 +127,8 @@ struct MessagingStoryTests {
             #expect(delivered.count == 1)
             #expect(delivered.first?.metadata["token"] == "\(token.prefix(8))…")
             #expect(delivered.first?.metadata["deviceType"] == "ios")
-            #expect(delivered.first?.metadata["payload"]?.contains("New message from Ada Lovelace") == true)
+            let payload = try JSONParser.parse(Array(try #require(delivered.first?.metadata["payload"]).utf8))
+            #expect(payload["alert"] == "New message from Ada Lovelace")
         }
     }
 }
