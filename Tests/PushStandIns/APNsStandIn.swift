@@ -33,7 +33,7 @@ public final class APNsStandIn: Sendable {
     private struct State: Sendable {
         var tokens: [String: Date] = [:]
         /// The issue time of the newest token taken on each connection.
-        var latestIssue: [ObjectIdentifier: Date] = [:]
+        var latestIssue: [Int: Date] = [:]
         var tokenUpdates = 0
         var queued: [String: [Answer]] = [:]
         var answer: @Sendable (String) -> Answer = { _ in .accept }
@@ -139,7 +139,7 @@ public final class APNsStandIn: Sendable {
     /// new token is refused on a connection that took another in the last 20 minutes; a process that
     /// starts afresh opens a new connection with a token of its own.
     private static func checkProviderToken(
-        _ bearer: String, on connection: ObjectIdentifier, publicKey: P256.Signing.PublicKey, keyId: String, teamId: String, now: Date, state: Locked<State>
+        _ bearer: String, on connection: Int, publicKey: P256.Signing.PublicKey, keyId: String, teamId: String, now: Date, state: Locked<State>
     ) -> (status: Int, reason: String)? {
         if let issuedAt = state.withLock({ $0.tokens[bearer] }) {
             return now.timeIntervalSince(issuedAt) > 3600 ? (403, "ExpiredProviderToken") : nil

@@ -13,8 +13,9 @@ public struct StandInRequest: Sendable {
     public var path: String
     public var headers: HTTPHeaders
     public var body: [UInt8]
-    /// The TCP connection the request came on (its HTTP/2 streams share it).
-    public var connection: ObjectIdentifier
+    /// The number of the TCP connection the request came on, from 1 in order of acceptance (its
+    /// HTTP/2 streams share it).
+    public var connection: Int
 }
 
 /// What a stand-in answers.
@@ -76,7 +77,7 @@ public final class StandInServer: Sendable {
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { [connection, streams] channel in
-                counts.connections.add(1, ordering: .relaxed)
+                let connectionNumber = counts.connections.add(1, ordering: .relaxed).newValue
                 return channel.eventLoop.makeCompletedFuture(withResultOf: {
                     try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context))
                     _ = try channel.pipeline.syncOperations.configureHTTP2Pipeline(
@@ -85,7 +86,7 @@ public final class StandInServer: Sendable {
                         counts.streams.add(1, ordering: .relaxed)
                         return stream.eventLoop.makeCompletedFuture(withResultOf: {
                             try stream.pipeline.syncOperations.addHandlers([
-                                HTTP2FramePayloadToHTTP1ServerCodec(), StandInStreamHandler(responseDelay: responseDelay, handle: handle),
+                                HTTP2FramePayloadToHTTP1ServerCodec(), StandInStreamHandler(connection: connectionNumber, responseDelay: responseDelay, handle: handle),
                             ])
                         })
                     }
@@ -113,13 +114,15 @@ private final class StandInStreamHandler: ChannelInboundHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
 
+    private let connection: Int
     private let responseDelay: TimeAmount
     private let handle: @Sendable (StandInRequest) -> StandInResponse
     private var head: HTTPRequestHead?
     private var body: [UInt8] = []
     private var isTooLarge = false
 
-    init(responseDelay: TimeAmount, handle: @escaping @Sendable (StandInRequest) -> StandInResponse) {
+    init(connection: Int, responseDelay: TimeAmount, handle: @escaping @Sendable (StandInRequest) -> StandInResponse) {
+        self.connection = connection
         self.responseDelay = responseDelay
         self.handle = handle
     }
@@ -133,7 +136,6 @@ private final class StandInStreamHandler: ChannelInboundHandler {
             if !isTooLarge { body.append(contentsOf: buffer.readableBytesView) }
         case .end:
             guard let head else { return }
-            let connection = ObjectIdentifier(context.channel.parent ?? context.channel)
             let response =
                 isTooLarge
                 ? StandInResponse(status: 413)
