@@ -15,7 +15,7 @@ extension ProcessTests {
     /// finishes the job after a restart on the same data folder: every device gets its notification,
     /// and only those whose answer was lost get it twice, with the same `apns-id`.
     @Suite struct PushCrashTests {
-        static let installationCount = 3_000
+        static let installationCount = 2_000
         static let topic = "com.example.crash"
 
         @Test func aFanOutCutOffBySIGKILLDeliversToEveryDeviceAfterARestart() async throws {
@@ -24,7 +24,7 @@ extension ProcessTests {
             let keys = try PushTestKeys()
             defer { keys.remove() }
             // APNs answers each notification 100 ms after it arrives: 64 sends in flight move at most
-            // 640 a second, so the fan-out of 3,000 is surely under way when the server is killed.
+            // 640 a second, so the fan-out of 2,000 is surely under way when the server is killed.
             let apns = try await APNsStandIn(
                 publicKey: keys.apnsKey.publicKey, keyId: "CRASHKEY12", teamId: "TEAM123456", topic: Self.topic,
                 responseDelay: .milliseconds(100))
