@@ -62,26 +62,48 @@ public struct ParseTestClient: Sendable {
         registry: HookRegistry, configuration: ServerConfiguration = ServerConfiguration(),
         _ body: @Sendable (ParseTestClient) async throws -> Value
     ) async throws -> Value {
+        var logger = Logger(label: "cloudlet")
+        logger.logLevel = .warning
+        return try await withRouter(registry: registry, configuration: configuration, logger: logger, deliversPushes: false, body)
+    }
+
+    /// Serves `registry` as app `test` through the router over a throwaway data folder, logging to
+    /// `logger`; with `deliversPushes`, the server's push delivery service runs beside it until
+    /// `body` ends.
+    static func withRouter<Value: Sendable>(
+        registry: HookRegistry, configuration: ServerConfiguration, logger: Logger, deliversPushes: Bool,
+        _ body: @Sendable (ParseTestClient) async throws -> Value
+    ) async throws -> Value {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cloudlet-router-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         var configuration = configuration
         configuration.dataDirectory = folder.path
-        var logger = Logger(label: "cloudlet")
-        logger.logLevel = .warning
         let server = try CloudletApplication(
             configuration: configuration,
             apps: [AppDefinition(id: "test", executor: InProcessHookExecutor(registry: registry), clientKey: "client-key", masterKey: "master-key")],
             logger: logger)
+        let delivery = PushDeliveryService(
+            apps: .hosted(by: server.apps), configuration: configuration.pushDelivery, clock: SystemClock(), logger: logger)
+        let deliveryTask = deliversPushes ? Task { await delivery.run() } : nil
         let application = Application(router: server.router(), logger: logger)
         let mountPath = configuration.mountPath
-        return try await application.test(.router) { client in
-            let parse = ParseTestClient(appId: "test", clientKey: "client-key", masterKey: "master-key", mountPath: mountPath) {
-                method, uri, headers, requestBody in
-                let response = try await client.executeRequest(uri: uri, method: method, headers: headers, body: requestBody)
-                return (response.status.code, response.headers, response.body)
-            }
-            return try await body(parse)
+        let result: Result<Value, any Error>
+        do {
+            result = .success(
+                try await application.test(.router) { client in
+                    let parse = ParseTestClient(appId: "test", clientKey: "client-key", masterKey: "master-key", mountPath: mountPath) {
+                        method, uri, headers, requestBody in
+                        let response = try await client.executeRequest(uri: uri, method: method, headers: headers, body: requestBody)
+                        return (response.status.code, response.headers, response.body)
+                    }
+                    return try await body(parse)
+                })
+        } catch {
+            result = .failure(error)
         }
+        deliveryTask?.cancel()
+        await deliveryTask?.value
+        return try result.get()
     }
 
     /// Sends `method` to `path` (below the mount path) with a JSON body, as master or as a client.

@@ -1,11 +1,12 @@
 import Cloudlet
 import Crypto
 import Foundation
+import NIOCore
 import NIOHTTP1
 import NIOSSL
 
 /// A local APNs: `POST /3/device/<token>` over HTTP/2 and TLS, checking what Apple checks (the
-/// ES256 provider token's signature, `kid`, `iss` and age, how often it changes, the topic, push
+/// ES256 provider token's signature, `kid`, `iss` and age, how often it changes on a connection, the topic, push
 /// type, priority, expiration, `apns-id` and payload size) and answering with Apple's statuses,
 /// `reason` bodies and headers. What each device token gets is scripted by the test.
 public final class APNsStandIn: Sendable {
@@ -31,7 +32,8 @@ public final class APNsStandIn: Sendable {
 
     private struct State: Sendable {
         var tokens: [String: Date] = [:]
-        var latestIssue: Date?
+        /// The issue time of the newest token taken on each connection.
+        var latestIssue: [Int: Date] = [:]
         var tokenUpdates = 0
         var queued: [String: [Answer]] = [:]
         var answer: @Sendable (String) -> Answer = { _ in .accept }
@@ -44,14 +46,15 @@ public final class APNsStandIn: Sendable {
     private let state: Locked<State>
 
     /// A stand-in taking tokens signed by `publicKey` with `keyId` for `teamId`, for `topic`, judging
-    /// token ages by `now`. With `recordsNotifications` false only the count of accepted ones is kept.
+    /// token ages by `now`, answering each notification `responseDelay` after it arrives. With
+    /// `recordsNotifications` false only the count of accepted ones is kept.
     public init(
         publicKey: P256.Signing.PublicKey, keyId: String, teamId: String, topic: String, now: @escaping @Sendable () -> Date = Date.init,
-        recordsNotifications: Bool = true
+        recordsNotifications: Bool = true, responseDelay: TimeAmount = .zero
     ) async throws {
         let state = Locked(State())
         self.state = state
-        server = try await StandInServer { request in
+        server = try await StandInServer(responseDelay: responseDelay) { request in
             Self.answer(
                 request, publicKey: publicKey, keyId: keyId, teamId: teamId, topic: topic, now: now(), records: recordsNotifications,
                 state: state)
@@ -99,7 +102,9 @@ public final class APNsStandIn: Sendable {
             return reject(403, "MissingProviderToken")
         }
         let bearer = String(authorization.dropFirst("bearer ".count))
-        if let refusal = checkProviderToken(bearer, publicKey: publicKey, keyId: keyId, teamId: teamId, now: now, state: state) {
+        if let refusal = checkProviderToken(
+            bearer, on: request.connection, publicKey: publicKey, keyId: keyId, teamId: teamId, now: now, state: state)
+        {
             return reject(refusal.status, refusal.reason)
         }
         guard let requestTopic = request.headers.first(name: "apns-topic") else { return reject(400, "MissingTopic") }
@@ -130,9 +135,11 @@ public final class APNsStandIn: Sendable {
         }
     }
 
-    /// Apple's checks of a provider token: nil if it is good, else the status and reason it gets.
+    /// Apple's checks of a provider token: nil if it is good, else the status and reason it gets. A
+    /// new token is refused on a connection that took another in the last 20 minutes; a process that
+    /// starts afresh opens a new connection with a token of its own.
     private static func checkProviderToken(
-        _ bearer: String, publicKey: P256.Signing.PublicKey, keyId: String, teamId: String, now: Date, state: Locked<State>
+        _ bearer: String, on connection: Int, publicKey: P256.Signing.PublicKey, keyId: String, teamId: String, now: Date, state: Locked<State>
     ) -> (status: Int, reason: String)? {
         if let issuedAt = state.withLock({ $0.tokens[bearer] }) {
             return now.timeIntervalSince(issuedAt) > 3600 ? (403, "ExpiredProviderToken") : nil
@@ -145,9 +152,11 @@ public final class APNsStandIn: Sendable {
         let issuedAt = Date(timeIntervalSince1970: issuedAtSeconds)
         guard now.timeIntervalSince(issuedAt) <= 3600 else { return (403, "ExpiredProviderToken") }
         return state.withLock { state in
-            if let latest = state.latestIssue, issuedAt.timeIntervalSince(latest) < 20 * 60 { return (429, "TooManyProviderTokenUpdates") }
+            if let latest = state.latestIssue[connection], issuedAt.timeIntervalSince(latest) < 20 * 60 {
+                return (429, "TooManyProviderTokenUpdates")
+            }
             state.tokens[bearer] = issuedAt
-            state.latestIssue = issuedAt
+            state.latestIssue[connection] = issuedAt
             state.tokenUpdates += 1
             return nil
         }

@@ -13,6 +13,9 @@ public struct StandInRequest: Sendable {
     public var path: String
     public var headers: HTTPHeaders
     public var body: [UInt8]
+    /// The number of the TCP connection the request came on, from 1 in order of acceptance (its
+    /// HTTP/2 streams share it).
+    public var connection: Int
 }
 
 /// What a stand-in answers.
@@ -30,7 +33,8 @@ public struct StandInResponse: Sendable {
 
 /// An HTTPS server speaking HTTP/2 only (ALPN `h2`, as APNs and FCM do), on 127.0.0.1 and a free
 /// port, with a certificate for `127.0.0.1` and `localhost` made at start. Each request is answered
-/// on the connection's event loop by `handle`; connections and streams are counted.
+/// on the connection's event loop by `handle`, after `responseDelay` (a provider's round trip);
+/// connections and streams are counted.
 public final class StandInServer: Sendable {
     /// The most bytes a request body may carry; a larger one is answered 413.
     public static let maximumBodyBytes = 64 * 1024
@@ -49,9 +53,11 @@ public final class StandInServer: Sendable {
     /// HTTP/2 streams (requests) opened so far.
     public var streamCount: Int { counts.streams.load(ordering: .relaxed) }
 
-    /// Starts a server announcing `maximumConcurrentStreams` per connection (Apple's is 1000).
+    /// Starts a server announcing `maximumConcurrentStreams` per connection (Apple's is 1000) that
+    /// writes each answer `responseDelay` after it has the whole request (`handle` runs at once).
     public init(
-        maximumConcurrentStreams: Int = 1000, handle: @escaping @Sendable (StandInRequest) -> StandInResponse
+        maximumConcurrentStreams: Int = 1000, responseDelay: TimeAmount = .zero,
+        handle: @escaping @Sendable (StandInRequest) -> StandInResponse
     ) async throws {
         let identity = try StandInCertificate()
         var tls = TLSConfiguration.makeServerConfiguration(
@@ -71,7 +77,7 @@ public final class StandInServer: Sendable {
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { [connection, streams] channel in
-                counts.connections.add(1, ordering: .relaxed)
+                let connectionNumber = counts.connections.add(1, ordering: .relaxed).newValue
                 return channel.eventLoop.makeCompletedFuture(withResultOf: {
                     try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context))
                     _ = try channel.pipeline.syncOperations.configureHTTP2Pipeline(
@@ -80,7 +86,7 @@ public final class StandInServer: Sendable {
                         counts.streams.add(1, ordering: .relaxed)
                         return stream.eventLoop.makeCompletedFuture(withResultOf: {
                             try stream.pipeline.syncOperations.addHandlers([
-                                HTTP2FramePayloadToHTTP1ServerCodec(), StandInStreamHandler(handle: handle),
+                                HTTP2FramePayloadToHTTP1ServerCodec(), StandInStreamHandler(connection: connectionNumber, responseDelay: responseDelay, handle: handle),
                             ])
                         })
                     }
@@ -108,12 +114,16 @@ private final class StandInStreamHandler: ChannelInboundHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
 
+    private let connection: Int
+    private let responseDelay: TimeAmount
     private let handle: @Sendable (StandInRequest) -> StandInResponse
     private var head: HTTPRequestHead?
     private var body: [UInt8] = []
     private var isTooLarge = false
 
-    init(handle: @escaping @Sendable (StandInRequest) -> StandInResponse) {
+    init(connection: Int, responseDelay: TimeAmount, handle: @escaping @Sendable (StandInRequest) -> StandInResponse) {
+        self.connection = connection
+        self.responseDelay = responseDelay
         self.handle = handle
     }
 
@@ -128,14 +138,20 @@ private final class StandInStreamHandler: ChannelInboundHandler {
             guard let head else { return }
             let response =
                 isTooLarge
-                ? StandInResponse(status: 413) : handle(StandInRequest(method: head.method, path: head.uri, headers: head.headers, body: body))
-            var headers = HTTPHeaders(response.headers)
-            headers.replaceOrAdd(name: "content-length", value: String(response.body.count))
-            context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http2, status: .init(statusCode: response.status), headers: headers))), promise: nil)
-            if !response.body.isEmpty {
-                context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: response.body)))), promise: nil)
-            }
-            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+                ? StandInResponse(status: 413)
+                : handle(StandInRequest(method: head.method, path: head.uri, headers: head.headers, body: body, connection: connection))
+            guard responseDelay > .zero else { return write(response, context: context) }
+            context.eventLoop.assumeIsolated().scheduleTask(in: responseDelay) { self.write(response, context: context) }
         }
+    }
+
+    private func write(_ response: StandInResponse, context: ChannelHandlerContext) {
+        var headers = HTTPHeaders(response.headers)
+        headers.replaceOrAdd(name: "content-length", value: String(response.body.count))
+        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http2, status: .init(statusCode: response.status), headers: headers))), promise: nil)
+        if !response.body.isEmpty {
+            context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: response.body)))), promise: nil)
+        }
+        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
     }
 }

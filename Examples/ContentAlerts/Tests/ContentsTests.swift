@@ -58,6 +58,32 @@ struct ContentsTests {
         }
     }
 
+    @Test func aSubscriberOfTheNotificationsChannelIsSentTheAnnouncement() async throws {
+        let logs = CapturedLogs()
+        try await ParseTestClient.withRouter(ContentAlertsHooks.self, deliveringPushesLoggingTo: logs) { client in
+            let subscriber = "c0ffee0000000000000000000000000000000000000000000000000000000001"
+            let subscribed = try await client.post(
+                "/installations",
+                ["installationId": "reader-iphone", "deviceType": "ios", "deviceToken": .string(subscriber), "channels": ["notifications"]])
+            #expect(subscribed.status == 201)
+            let other = "0be1000000000000000000000000000000000000000000000000000000000001"
+            _ = try await client.post(
+                "/installations", ["installationId": "other-iphone", "deviceType": "ios", "deviceToken": .string(other), "channels": ["sport"]])
+
+            _ = try await publish(client, "Hooks at scale", "white paper", tags: [], day: 3)
+            let job = try #require(try await client.endedPushJobs().first)
+            #expect(job["status"] == "succeeded")
+            #expect(job["numSent"] == 1, "only the channel's subscriber")
+            #expect(job["numFailed"] == 0)
+
+            let delivered = logs.all.filter { $0.message == "push notification (log provider)" }
+            #expect(delivered.count == 1)
+            #expect(delivered.first?.metadata["token"] == "\(subscriber.prefix(8))…")
+            let payload = try JSONParser.parse(Array(try #require(delivered.first?.metadata["payload"]).utf8))
+            #expect(payload["alert"] == "New white paper: Hooks at scale")
+        }
+    }
+
     @Test func editorsPublishWithTheirTokenAndOthersAreRefused() async throws {
         try await ParseTestClient.withRouter(ContentAlertsHooks.self) { client in
             try await Newsroom.seed(client)

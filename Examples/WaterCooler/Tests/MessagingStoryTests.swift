@@ -102,4 +102,33 @@ struct MessagingStoryTests {
             #expect(afterEdit["count"] == 1, "an edit alerts nobody")
         }
     }
+
+    @Test func theRecipientsDeviceIsSentTheAlert() async throws {
+        let logs = CapturedLogs()
+        try await ParseTestClient.withRouter(WaterCoolerHooks.self, deliveringPushesLoggingTo: logs) { client in
+            let ada = try await client.signUp("ada", "Ada", "Lovelace")
+            let bob = try await client.signUp("bob", "Bob", "Builder")
+            let token = "b0b0000000000000000000000000000000000000000000000000000000000001"
+            let installed = try await client.send(
+                .post, "/installations", ["installationId": "bob-iphone", "deviceType": "ios", "deviceToken": .string(token)], as: bob)
+            #expect(installed.status == 201)
+            let sendersToken = "ada0000000000000000000000000000000000000000000000000000000000001"
+            _ = try await client.send(
+                .post, "/installations", ["installationId": "ada-iphone", "deviceType": "ios", "deviceToken": .string(sendersToken)], as: ada)
+
+            let sent = try await client.send(.post, "/classes/Messages", ["recipient": bob.pointer, "text": "Lunch?"], as: ada)
+            #expect(sent.status == 201)
+            let job = try #require(try await client.endedPushJobs().first)
+            #expect(job["status"] == "succeeded")
+            #expect(job["numSent"] == 1, "only the recipient's device")
+            #expect(job["numFailed"] == 0)
+
+            let delivered = logs.all.filter { $0.message == "push notification (log provider)" }
+            #expect(delivered.count == 1)
+            #expect(delivered.first?.metadata["token"] == "\(token.prefix(8))…")
+            #expect(delivered.first?.metadata["deviceType"] == "ios")
+            let payload = try JSONParser.parse(Array(try #require(delivered.first?.metadata["payload"]).utf8))
+            #expect(payload["alert"] == "New message from Ada Lovelace")
+        }
+    }
 }
