@@ -152,7 +152,10 @@ let package = Package(
         ),
         .executableTarget(
             name: "cloudlet-push-benchmark",
-            dependencies: ["Cloudlet", "CloudletServer"],
+            dependencies: [
+                "Cloudlet", "CloudletServer", "PushStandIns", .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
             path: "Benchmarks/PushDeliveryBenchmark",
             swiftSettings: swiftSettings
         ),
@@ -208,14 +211,6 @@ let package = Package(
         .testTarget(
             name: "HooksTests",
             dependencies: ["Hooks", "Cloudlet", "CloudletServer", "CloudletTesting"],
-            swiftSettings: swiftSettings
-        ),
-        .executableTarget(
-            name: "cloudlet-push-providers-benchmark",
-            dependencies: [
-                "Cloudlet", "CloudletServer", "CloudletTesting", "PushStandIns", .product(name: "Crypto", package: "swift-crypto"),
-            ],
-            path: "Benchmarks/PushProvidersBenchmark",
             swiftSettings: swiftSettings
         ),
         // Local APNs and FCM over HTTP/2 and TLS, for the push tests and benchmarks.

@@ -1,66 +1,73 @@
 import Cloudlet
 import CloudletServer
+import Crypto
 import Foundation
-import Synchronization
+import PushStandIns
 
-/// One job fanned out to N installations of one app, through the delivery service and a provider
-/// that accepts every message at once: deliveries per second of the service itself (fan-out,
-/// claims, result batches, `_PushStatus` updates), and the process's peak memory before and after.
-/// Arguments: the number of installations (default 100,000), the send concurrency (default 64).
+/// One push job fanned out to N installations of a real app database by the delivery service, in
+/// three scenarios: (a) a provider that accepts at once (the service's own ceiling), (b) the APNs
+/// provider (HTTP/2, TLS, ES256 token) against the APNs stand-in in another process, (c) the same
+/// with 10% of the tokens answering 410 `Unregistered` and 5% answering 503 once. Prints for each
+/// deliveries/s, its ratio to (a), the `_PushStatus` counts and the delivery process's peak memory;
+/// exits with status 1 if a count is wrong.
+/// `cloudlet-push-benchmark [installations] [concurrency] [connections]` (default 100,000, 256 and 1
+/// HTTP/2 connection to the stand-in).
+if CommandLine.arguments.dropFirst().first == StandInProcess.flag {
+    let arguments = Array(CommandLine.arguments.dropFirst(2))
+    guard arguments.count == 2 else { fatalError("usage: \(StandInProcess.flag) <key.p8> <certificate.pem>") }
+    try await StandInProcess.serve(keyFile: arguments[0], certificateFile: arguments[1])
+    exit(0)
+}
 
-/// Accepts every message, counting them.
-final class AcceptingProvider: PushProvider {
-    let count = Atomic(0)
-
-    func send(_ message: PushMessage) async -> PushOutcome {
-        count.add(1, ordering: .relaxed)
-        return .sent
+let numbers = CommandLine.arguments.dropFirst().compactMap { Int($0) }
+let installations = max(numbers.first ?? 100_000, 1)
+let concurrency = max(numbers.dropFirst().first ?? 256, 1)
+let connections = max(numbers.dropFirst(2).first ?? 1, 1)
+let keys = try PushTestKeys()
+defer { keys.remove() }
+let standIn = try StandInProcess(keyFile: keys.apnsKeyFile, folder: keys.folder)
+let apns = APNsProvider(
+    key: keys.apnsKey, keyId: StandInProcess.keyId, teamId: StandInProcess.teamId, topic: StandInProcess.topic, baseURL: standIn.url,
+    trustRoots: standIn.trustRoots, connections: connections, clock: SystemClock())
+let unregistered = BenchmarkTokens.unregisteredCount(of: installations)
+let clean = ExpectedCounts(numSent: installations, numFailed: 0, failedPerReason: [:], retried: 0)
+let scenarios = [
+    Scenario(number: 1, name: "(a) accepting provider", provider: AcceptingProvider(), expected: clean),
+    Scenario(number: 2, name: "(b) APNs stand-in", provider: apns, expected: clean),
+    Scenario(
+        number: BenchmarkTokens.failingScenario, name: "(c) APNs, 10% 410, 5% 503 once", provider: apns,
+        expected: ExpectedCounts(
+            numSent: installations - unregistered, numFailed: unregistered, failedPerReason: unregistered > 0 ? ["Unregistered": unregistered] : [:],
+            retried: BenchmarkTokens.unavailableOnceCount(of: installations))),
+]
+print(
+    "\(installations) installations, \(concurrency) sends at once, \(connections) APNs connection(s), load average \(loadAverage())")
+var baseline: Double?
+var wrong = false
+for scenario in scenarios {
+    let result = try await scenario.run(installations: installations, concurrency: concurrency, in: keys.folder)
+    let rate = Double(installations) / result.seconds
+    baseline = baseline ?? rate
+    var line = "\(scenario.name): \(Int(rate)) deliveries/s (\(String(format: "%.2f", rate / baseline!))× baseline) in \(String(format: "%.2f", result.seconds)) s"
+    if scenario.expected.retried > 0 {
+        line += "; first attempts \(Int(Double(installations - scenario.expected.retried) / result.firstAttemptSeconds))/s in "
+            + "\(String(format: "%.2f", result.firstAttemptSeconds)) s, \(scenario.expected.retried) retried after the backoff"
+    }
+    let counts = result.counts
+    line += "; \(result.status): numSent \(counts.numSent), numFailed \(counts.numFailed), failedPerReason \(counts.failedPerReason)"
+    line += "; peak memory \(String(format: "%.1f", result.peakMiB)) MiB"
+    print(line)
+    if counts != scenario.expected || result.status != "succeeded" {
+        print("  WRONG: expected numSent \(scenario.expected.numSent), numFailed \(scenario.expected.numFailed), failedPerReason \(scenario.expected.failedPerReason)")
+        wrong = true
     }
 }
+await apns.shutdown()
+standIn.stop()
+print("load average \(loadAverage())")
+if wrong { exit(1) }
 
-/// The process's peak resident memory (VmHWM) in MiB, on Linux.
-func peakMemoryMiB() -> Double {
-    let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
-    let line = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") } ?? ""
-    return (Double(line.split(separator: " ").dropFirst().first ?? "") ?? 0) / 1024
+/// The 1, 5 and 15 minute load averages, as `uptime` prints them.
+func loadAverage() -> String {
+    ((try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? "").split(separator: " ").prefix(3).joined(separator: " ")
 }
-
-let arguments = CommandLine.arguments.dropFirst().compactMap { Int($0) }
-let installations = arguments.first ?? 100_000
-let concurrency = arguments.dropFirst().first ?? 64
-let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cloudlet-push-benchmark-\(UUID().uuidString)")
-try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-defer { try? FileManager.default.removeItem(at: folder) }
-let storage = try SQLiteObjectStorage(path: folder.appendingPathComponent("app.sqlite").path)
-
-for n in 0..<installations {
-    let id = String(format: "i%07d", n)
-    try await storage.insert(
-        ParseObject(
-            className: "_Installation", objectId: id, createdAt: Date(), updatedAt: Date(),
-            fields: ["deviceType": .string(n.isMultiple(of: 2) ? "ios" : "android"), "deviceToken": .string("token-\(id)")]),
-        outbox: nil)
-}
-print("\(installations) installations written; peak memory \(String(format: "%.1f", peakMemoryMiB())) MiB")
-
-let provider = AcceptingProvider()
-let service = PushDeliveryService(
-    apps: .fixed([PushDeliveryApp(id: "bench", storage: storage, providers: PushProviders(fallback: provider))]),
-    configuration: PushDeliveryConfiguration(concurrency: concurrency), clock: SystemClock())
-let job = PushJob(id: "job", status: .pending, source: "rest", query: [:], data: ["alert": "Hello"])
-let started = ContinuousClock.now
-try await storage.insert(ParseObject(className: "_PushStatus", objectId: job.id, acl: ParseACL(), fields: job.fields), outbox: nil)
-let running = Task { await service.run() }
-var status = ""
-while !["succeeded", "failed", "expired"].contains(status) {
-    try await Task.sleep(for: .milliseconds(20))
-    status = try await storage.fetch("_PushStatus", id: job.id)?.fields["status"]?.stringValue ?? ""
-}
-let elapsed = ContinuousClock.now - started
-running.cancel()
-await running.value
-let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-let sent = provider.count.load(ordering: .relaxed)
-print(
-    "job \(status): \(sent) sent in \(String(format: "%.2f", seconds)) s = \(Int(Double(sent) / seconds)) deliveries/s; "
-        + "peak memory \(String(format: "%.1f", peakMemoryMiB())) MiB")

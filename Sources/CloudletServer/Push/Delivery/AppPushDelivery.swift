@@ -53,6 +53,8 @@ struct AppPushDelivery: Sendable {
                     let claimed = await claim(app, limit: wanted)
                     queue.append(contentsOf: claimed)
                     mayClaim = claimed.count == wanted
+                    // A short claim may mean the fan-out fell behind the sends: write the next pages now rather than at the tick.
+                    if !mayClaim { jobsDue = true }
                 }
                 while inFlight < configuration.concurrency, let delivery = queue.popFirst() {
                     let now = clock.now

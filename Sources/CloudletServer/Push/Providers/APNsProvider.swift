@@ -3,6 +3,7 @@ import Crypto
 import Foundation
 import NIOHTTP1
 import NIOSSL
+import Synchronization
 
 /// Sends to Apple's push service over HTTP/2 with token authentication: `POST /3/device/<token>`
 /// with `apns-topic`, `apns-push-type`, `apns-priority`, `apns-expiration`, `apns-collapse-id` and
@@ -31,32 +32,33 @@ public final class APNsProvider: PushProvider, PushConnectionOwner {
     private let topic: String
     private let baseURL: String
     private let transport: PushHTTPTransport
+    private let lastPayload = Mutex<EncodedPayload?>(nil)
 
     /// A provider signing with `key` (the `.p8` key's), `keyId` and `teamId`, for the app `topic`
-    /// (its bundle id), at `baseURL` (an ``Environment``'s or a local one), trusting `trustRoots`.
+    /// (its bundle id), at `baseURL` (an ``Environment``'s or a local one), trusting `trustRoots`,
+    /// over `connections` HTTP/2 connections (sends take them in turn).
     public init(
         key: P256.Signing.PrivateKey, keyId: String, teamId: String, topic: String, baseURL: String,
-        trustRoots: NIOSSLTrustRoots = .default, clock: any CloudletClock
+        trustRoots: NIOSSLTrustRoots = .default, connections: Int = 1, clock: any CloudletClock
     ) {
         token = APNsProviderToken(key: key, keyId: keyId, teamId: teamId, clock: clock)
         self.topic = topic
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
-        transport = PushHTTPTransport(trustRoots: trustRoots)
+        transport = PushHTTPTransport(trustRoots: trustRoots, connections: connections)
     }
 
     public func send(_ message: PushMessage) async -> PushOutcome {
-        guard !message.token.isEmpty, message.token.utf8.count <= 200, message.token.allSatisfy(\.isHexDigit) else {
+        guard !message.token.isEmpty, message.token.utf8.count <= 200, message.token.utf8.allSatisfy(Self.isHexDigit) else {
             return .invalidToken(reason: "BadDeviceToken")
         }
-        let payload = APNsPayload(data: message.data)
-        let body = JSONWriter.bytes(.object(payload.json))
-        guard body.count <= Self.maximumPayloadBytes else { return .jobFailed(reason: "PayloadTooLarge") }
+        let payload = encodedPayload(of: message.data)
+        guard payload.body.count <= Self.maximumPayloadBytes else { return .jobFailed(reason: "PayloadTooLarge") }
         do {
             let bearer = try token.current()
-            let answer = try await post(message, payload, body, bearer: bearer)
+            let answer = try await post(message, payload, bearer: bearer)
             guard answer.reason == "ExpiredProviderToken" else { return answer.outcome }
             guard let renewed = try token.renewed(replacing: bearer) else { return answer.outcome }
-            return try await post(message, payload, body, bearer: renewed).outcome
+            return try await post(message, payload, bearer: renewed).outcome
         } catch {
             return .retry(reason: "APNs unreachable: \(error)")
         }
@@ -66,14 +68,40 @@ public final class APNsProvider: PushProvider, PushConnectionOwner {
         await transport.shutdown()
     }
 
-    private func post(_ message: PushMessage, _ payload: APNsPayload, _ body: [UInt8], bearer: String) async throws -> APNsAnswer {
+    /// A notification's body and the headers that follow from it, with the data it was made from.
+    private struct EncodedPayload {
+        var data: [String: ParseValue]
+        var pushType: String
+        var priority: String
+        var body: [UInt8]
+    }
+
+    /// The payload of `data`: the one encoded for the previous send when the data is the same (the
+    /// messages of one job share it but for an incremented badge), else encoded now.
+    private func encodedPayload(of data: [String: ParseValue]) -> EncodedPayload {
+        if let last = lastPayload.withLock({ $0 }), last.data == data { return last }
+        let payload = APNsPayload(data: data)
+        let encoded = EncodedPayload(
+            data: data, pushType: payload.pushType, priority: payload.priority, body: JSONWriter.bytes(.object(payload.json)))
+        lastPayload.withLock { $0 = encoded }
+        return encoded
+    }
+
+    private static func isHexDigit(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"), UInt8(ascii: "A")...UInt8(ascii: "F"): true
+        default: false
+        }
+    }
+
+    private func post(_ message: PushMessage, _ payload: EncodedPayload, bearer: String) async throws -> APNsAnswer {
         var headers: HTTPHeaders = [
             "authorization": "bearer \(bearer)", "apns-topic": topic, "apns-push-type": payload.pushType,
             "apns-priority": payload.priority, "apns-id": message.id, "content-type": "application/json",
             "apns-expiration": message.expiration.map { String(Int($0.timeIntervalSince1970.rounded(.down))) } ?? "0",
         ]
         if let collapseId = message.collapseId { headers.add(name: "apns-collapse-id", value: collapseId) }
-        return APNsAnswer(try await transport.post(baseURL + "/3/device/" + message.token, headers: headers, body: body))
+        return APNsAnswer(try await transport.post(baseURL + "/3/device/" + message.token, headers: headers, body: payload.body))
     }
 }
 

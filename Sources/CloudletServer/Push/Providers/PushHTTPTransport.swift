@@ -5,10 +5,12 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import NIOSSL
+import Synchronization
 
-/// The HTTP client of one push provider: one `HTTPClient` whose connections speak HTTP/2 when the
-/// server offers it (APNs and FCM do), so that every send to a host shares one connection up to
-/// the server's stream limit. Trusts the system's roots unless given others.
+/// The HTTP client of one push provider: `HTTPClient`s whose connections speak HTTP/2 when the
+/// server offers it (APNs and FCM do), so that the sends to a host share one connection per client
+/// up to the server's stream limit, the clients taking sends in turn. Trusts the system's roots
+/// unless given others.
 final class PushHTTPTransport: Sendable {
     /// What a server answered, its body read up to ``maximumBodyBytes``.
     struct Response: Sendable {
@@ -31,17 +33,21 @@ final class PushHTTPTransport: Sendable {
     /// The most of an answer's body that is read: error bodies are small JSON objects.
     static let maximumBodyBytes = 64 * 1024
 
-    private let client: HTTPClient
+    private let clients: [HTTPClient]
+    private let nextClient = Atomic<Int>(0)
     private let timeout: TimeAmount
 
-    /// A client trusting `trustRoots` (the system's by default), waiting at most `timeout` for an answer.
-    init(trustRoots: NIOSSLTrustRoots = .default, timeout: TimeAmount = .seconds(30)) {
+    /// `connections` clients (at least one) trusting `trustRoots` (the system's by default), waiting
+    /// at most `timeout` for an answer.
+    init(trustRoots: NIOSSLTrustRoots = .default, connections: Int = 1, timeout: TimeAmount = .seconds(30)) {
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.trustRoots = trustRoots
         var configuration = HTTPClient.Configuration(tlsConfiguration: tls)
         configuration.httpVersion = .automatic
         configuration.connectionPool.idleTimeout = .minutes(5)
-        client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+        clients = (0..<max(connections, 1)).map { _ in
+            HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+        }
         self.timeout = timeout
     }
 
@@ -52,13 +58,14 @@ final class PushHTTPTransport: Sendable {
         request.method = .POST
         request.headers = headers
         request.body = .bytes(body)
-        let response = try await client.execute(request, timeout: timeout)
+        let turn = nextClient.add(1, ordering: .relaxed).oldValue
+        let response = try await clients[turn % clients.count].execute(request, timeout: timeout)
         let bytes = try await response.body.collect(upTo: Self.maximumBodyBytes)
         return Response(status: Int(response.status.code), headers: response.headers, body: Array(bytes.readableBytesView))
     }
 
     /// Closes the connections; sends still in flight fail.
     func shutdown() async {
-        try? await client.shutdown()
+        for client in clients { try? await client.shutdown() }
     }
 }

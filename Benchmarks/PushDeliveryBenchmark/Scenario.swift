@@ -1,0 +1,99 @@
+import Cloudlet
+import CloudletServer
+import Foundation
+
+/// Provides the send of every message at once: the service's own ceiling.
+struct AcceptingProvider: PushProvider {
+    func send(_ message: PushMessage) async -> PushOutcome { .sent }
+}
+
+/// One scenario: a fresh app database of N iOS installations and one job to all of them, sent by
+/// the delivery service through `provider`.
+struct Scenario {
+    var number: Int
+    var name: String
+    var provider: any PushProvider
+    /// The `_PushStatus` counts it must end with.
+    var expected: ExpectedCounts
+}
+
+/// What `_PushStatus` must say once the job ends.
+struct ExpectedCounts: Equatable {
+    var numSent: Int
+    var numFailed: Int
+    var failedPerReason: [String: Int]
+    /// Deliveries that take a second attempt.
+    var retried: Int
+}
+
+/// What one scenario measured.
+struct ScenarioResult {
+    var seconds: Double
+    /// Until every delivery that needs no retry had ended.
+    var firstAttemptSeconds: Double
+    var counts: ExpectedCounts
+    var status: String
+    var peakMiB: Double
+}
+
+extension Scenario {
+    /// Writes the installations, then runs the job with `concurrency` sends at once until it ends.
+    func run(installations: Int, concurrency: Int, in folder: URL) async throws -> ScenarioResult {
+        let path = folder.appendingPathComponent("scenario-\(number).sqlite").path
+        let storage = try SQLiteObjectStorage(path: path)
+        try await writeInstallations(installations, into: storage)
+        PeakMemory.reset()
+        let service = PushDeliveryService(
+            apps: .fixed([PushDeliveryApp(id: "bench", storage: storage, providers: PushProviders(byDeviceType: ["ios": provider], fallback: nil))]),
+            configuration: PushDeliveryConfiguration(concurrency: concurrency), clock: SystemClock())
+        let job = PushJob(id: "job\(number)", status: .pending, source: "rest", query: [:], data: ["alert": "Hello", "sound": "default"])
+        let started = ContinuousClock.now
+        try await storage.insert(ParseObject(className: "_PushStatus", objectId: job.id, acl: ParseACL(), fields: job.fields), outbox: nil)
+        let running = Task { await service.run() }
+        defer { running.cancel() }
+        var fields: [String: ParseValue] = [:]
+        var firstAttempts: Duration?
+        while !["succeeded", "failed", "expired"].contains(fields["status"]?.stringValue ?? "") {
+            guard started.duration(to: .now) < .seconds(600) else { throw BenchmarkFailure("\(name): the job did not end in 10 minutes") }
+            try await Task.sleep(for: .milliseconds(10))
+            fields = try await storage.fetch("_PushStatus", id: job.id)?.fields ?? [:]
+            let ended = (fields["numSent"]?.intValue ?? 0) + (fields["numFailed"]?.intValue ?? 0)
+            if firstAttempts == nil, ended >= installations - expected.retried { firstAttempts = started.duration(to: .now) }
+        }
+        let elapsed = started.duration(to: .now)
+        running.cancel()
+        await running.value
+        let peak = PeakMemory.mebibytes
+        try? FileManager.default.removeItem(atPath: path)
+        let reasons = (fields["failedPerReason"]?.objectValue ?? [:]).compactMapValues(\.intValue)
+        return ScenarioResult(
+            seconds: elapsed.seconds, firstAttemptSeconds: (firstAttempts ?? elapsed).seconds,
+            counts: ExpectedCounts(
+                numSent: fields["numSent"]?.intValue ?? 0, numFailed: fields["numFailed"]?.intValue ?? 0, failedPerReason: reasons,
+                retried: expected.retried),
+            status: fields["status"]?.stringValue ?? "", peakMiB: peak)
+    }
+
+    /// N installations, iOS with this scenario's tokens: the first alone (it enters the class's
+    /// fields), the others a thousand to a transaction.
+    private func writeInstallations(_ count: Int, into storage: SQLiteObjectStorage) async throws {
+        let now = Date()
+        func installation(_ index: Int) -> ParseObject {
+            ParseObject(
+                className: "_Installation", objectId: String(format: "i%07d", index), createdAt: now, updatedAt: now,
+                fields: [
+                    "installationId": .string(UUID().uuidString), "deviceType": "ios",
+                    "deviceToken": .string(BenchmarkTokens.token(scenario: number, index: index)), "channels": ["news"],
+                ])
+        }
+        try await storage.insert(installation(0), outbox: nil)
+        for start in stride(from: 1, to: count, by: 1000) {
+            let batch = (start..<min(start + 1000, count)).map(installation)
+            try await storage.insert(batch[0], outbox: nil, alongside: Array(batch.dropFirst()))
+        }
+    }
+}
+
+extension Duration {
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}
