@@ -1,6 +1,7 @@
 import Cloudlet
 import CloudletServer
 import CloudletTesting
+import Foundation
 import Testing
 
 @Suite("Parse types: Date, Pointer, GeoPoint, Bytes, File, and the schema")
@@ -117,6 +118,24 @@ struct ParseTypesTests {
             #expect(later.status == 201, "\(later.body)")
             #expect(try await Support.masterCount(client, "Scores") == 2)
         }
+    }
+
+    @Test("objects written in one transaction may share a new field, and must agree on its type")
+    func newFieldsWithinOneTransaction() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("schema-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let storage = try SQLiteObjectStorage(path: folder.appendingPathComponent("app.sqlite").path)
+        func item(_ id: String, _ fields: [String: ParseValue]) -> ParseObject {
+            ParseObject(className: "Items", objectId: id, createdAt: Date(), updatedAt: Date(), fields: fields)
+        }
+        try await storage.insert(item("first", ["name": "a"]), outbox: nil)
+        try await storage.insert(item("b", ["size": 1]), outbox: nil, alongside: [item("c", ["size": 2]), item("d", ["size": 3])])
+        await #expect(throws: ParseError.self) {
+            try await storage.insert(item("e", ["tag": 1]), outbox: nil, alongside: [item("f", ["tag": "one"])])
+        }
+        let stored = try await storage.find(StorageQuery(query: ParseQuery("Items"), readerIdentities: nil))
+        #expect(Set(stored.compactMap(\.objectId)) == ["first", "b", "c", "d"])
     }
 
     @Test("schemas are per class: the same field name may have other types in other classes")

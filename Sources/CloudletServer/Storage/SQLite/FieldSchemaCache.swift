@@ -15,11 +15,14 @@ final class FieldSchemaCache: Sendable {
         var added: [(String, String)] = []
         for (field, value) in object.fields {
             guard let type = ParseFieldType.ofValidated(value)?.description else { continue }
-            if let expected = known[field] {
+            // A field the cache does not know may have been recorded earlier in this same
+            // transaction (by another object of the write), which the cache learns only at commit.
+            if let expected = try known[field] ?? recordedType(className, field, db) {
                 guard expected == type else {
                     throw ParseError.incorrectType(
                         "schema mismatch for \(className).\(field); expected \(expected) but got \(type)")
                 }
+                known[field] = expected
             } else {
                 known[field] = type
                 added.append((field, type))
@@ -33,6 +36,11 @@ final class FieldSchemaCache: Sendable {
         // Publish the new types only once the transaction commits.
         let snapshot = known
         db.afterNextTransaction { _ in self.types.withLock { $0[className] = snapshot } }
+    }
+
+    private func recordedType(_ className: String, _ field: String, _ db: Database) throws -> String? {
+        try String.fetchOne(
+            db.cachedStatement(sql: "SELECT type FROM fields WHERE class = ? AND field = ?"), arguments: [className, field])
     }
 
     private func loadTypes(_ className: String, _ db: Database) throws -> [String: String] {
