@@ -38,8 +38,9 @@ final class PushHTTPTransport: Sendable {
     private let timeout: TimeAmount
 
     /// `connections` clients (at least one) trusting `trustRoots` (the system's by default), waiting
-    /// at most `timeout` for an answer.
-    init(trustRoots: NIOSSLTrustRoots = .default, connections: Int = 1, timeout: TimeAmount = .seconds(30)) {
+    /// at most `timeout` for an answer: well under the delivery service's 30 s claim, so that a send
+    /// ends (sent, or to be retried) before its delivery can be claimed again.
+    init(trustRoots: NIOSSLTrustRoots = .default, connections: Int = 1, timeout: TimeAmount = .seconds(10)) {
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.trustRoots = trustRoots
         var configuration = HTTPClient.Configuration(tlsConfiguration: tls)
