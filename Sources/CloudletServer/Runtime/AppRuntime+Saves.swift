@@ -39,8 +39,10 @@ extension AppRuntime {
         try Self.checkClientWritable(className, requested, caller)
         let proposed = try requested.applied(to: ParseObject(className: className))
         var object = proposed
-        let heldJobs = hasHook(.beforeSave, className) ? PushJobBuffer() : nil
+        // The before hook's push jobs wait for this write.
+        var heldJobs: PushJobBuffer?
         if hasHook(.beforeSave, className) {
+            heldJobs = PushJobBuffer()
             object = try await runBeforeSave(proposed, original: nil, caller: caller, holding: heldJobs)
         }
         let now = clock.now
@@ -70,11 +72,14 @@ extension AppRuntime {
         try Self.checkClientWritable(className, changes, caller)
         var hookChanged: Set<String> = []
         var original: ParseObject?
-        let heldJobs = hasHook(.beforeSave, className) ? PushJobBuffer() : nil
-        if hasHook(.beforeSave, className) || hasHook(.afterSave, className) {
+        let hasBeforeSave = hasHook(.beforeSave, className)
+        if hasBeforeSave || hasHook(.afterSave, className) {
             original = try await writable(className, id: id, caller: caller)
         }
-        if hasHook(.beforeSave, className), let current = original {
+        // The before hook's push jobs wait for this write.
+        var heldJobs: PushJobBuffer?
+        if hasBeforeSave, let current = original {
+            heldJobs = PushJobBuffer()
             let proposed = try changes.applied(to: current)
             let object = try await runBeforeSave(proposed, original: current, caller: caller, holding: heldJobs)
             for key in Set(object.fields.keys).union(proposed.fields.keys) where object.fields[key] != proposed.fields[key] {

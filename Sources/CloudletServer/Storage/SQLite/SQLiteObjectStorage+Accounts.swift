@@ -85,10 +85,18 @@ extension SQLiteObjectStorage: AccountStorage {
             ])
     }
 
+    /// Throws when another object of its class holds a value that must be unique: a user's
+    /// username (202) or email (203), an installation's `installationId` (137).
+    static func checkUniqueness(of object: ParseObject, _ db: Database) throws {
+        switch object.className {
+        case "_User": try checkUserUniqueness(of: object, db)
+        case "_Installation": try checkInstallationUniqueness(of: object, db)
+        default: return
+        }
+    }
+
     /// Throws 202 or 203 when another user has the username or (case aside) the email of `user`.
-    static func checkUniqueness(of user: ParseObject, _ db: Database) throws {
-        try checkInstallationUniqueness(of: user, db)
-        guard user.className == "_User" else { return }
+    private static func checkUserUniqueness(of user: ParseObject, _ db: Database) throws {
         if let username = user["username"]?.stringValue,
             try Bool.fetchOne(
                 db, sql: "SELECT 1 FROM objects WHERE class = '_User' AND json_extract(data, '$.username') = ? AND id IS NOT ?",
