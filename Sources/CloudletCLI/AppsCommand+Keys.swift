@@ -58,6 +58,8 @@ struct AppSettingsOptions: ParsableArguments {
             The app's push providers as JSON: {"apns": {"keyFile", "keyId", "teamId", "topic", "environment"}, \
             "fcm": {"serviceAccountFile"}, "webhook": {"url"}, "log": true, "caFile"}; key files by absolute path.
             """) var push: String?
+    @Option(help: "The largest file one upload may store, in bytes. Default 20971520 (20 MiB).") var maxUploadBytes: Int?
+    @Option(help: "Whether uploads need a session (or the master key): true or false. Default false.") var filesNeedSession: Bool?
 
     /// `settings` with the options given applied, checked as the admin API checks them.
     func applied(to settings: AppSettings) throws -> AppSettings {
@@ -72,6 +74,10 @@ struct AppSettingsOptions: ParsableArguments {
         if let maxHookTimeLimitMs { members["maxHookTimeLimitMs"] = .number(Double(maxHookTimeLimitMs)) }
         if let rateLimits { members["rateLimits"] = try JSONParser.parse(rateLimits) }
         if let push { members["push"] = try JSONParser.parse(push) }
+        var files: [String: ParseValue] = [:]
+        if let maxUploadBytes { files["maxUploadBytes"] = .number(Double(maxUploadBytes)) }
+        if let filesNeedSession { files["requireSession"] = .bool(filesNeedSession) }
+        if !files.isEmpty { members["files"] = .object(files) }
         var result = try settings.applying(members)
         if let rateLimit { result.rateLimits.quota = try RateLimitPolicy.quota(text: rateLimit) }
         return result

@@ -11,7 +11,7 @@ public struct CloudletCommand<Hooks: HookModule>: AsyncParsableCommand {
             commandName: "cloudlet",
             abstract: "Runs Swift hooks behind a Parse-compatible REST API.",
             subcommands: [
-                ServeCommand<Hooks>.self, AppsCommand.self, InvokeCommand<Hooks>.self, HooksCommand<Hooks>.self, LogsCommand.self, PushCommand.self,
+                ServeCommand<Hooks>.self, AppsCommand.self, InvokeCommand<Hooks>.self, HooksCommand<Hooks>.self, LogsCommand.self, PushCommand.self, FilesCommand.self,
                 WorkerCommand<Hooks>.self, ConfineCommand.self,
             ])
     }

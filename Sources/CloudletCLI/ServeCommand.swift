@@ -41,6 +41,8 @@ struct ServeCommand<Hooks: HookModule>: AsyncParsableCommand {
     @Option(name: .customLong("app"), help: "Also host app <id> whose hooks are in <executable>, as id=executable; repeatable.")
     var otherApps: [HostedExecutable] = []
     @Option(help: "Log line format, logfmt or json (CLOUDLET_LOG_FORMAT). Default logfmt.") var logFormat: LogFormat?
+    @Option(help: "The server's address as clients reach it, which file URLs start with (CLOUDLET_PUBLIC_URL). Default: http:// and the request's Host.")
+    var publicUrl: String?
     @Option(help: "Hook runs each app's hook log keeps, the newest (CLOUDLET_HOOK_LOG_RETENTION). Default 10000.") var hookLogRetention: Int?
 
     func run() async throws {
@@ -69,6 +71,7 @@ struct ServeCommand<Hooks: HookModule>: AsyncParsableCommand {
                     $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
                 }),
             hookRunRetention: try settings.value(hookLogRetention, "hookLogRetention", default: 10_000) { Int($0) })
+        configuration.publicURL = settings.optional(publicUrl, "publicUrl")
         let registry = try AppRegistry(dataDirectory: configuration.dataDirectory)
         let flags = StartingApps.ServeFlags(
             isolation: try settings.value(isolation, "isolation", default: .process) { HookIsolation(rawValue: $0) },

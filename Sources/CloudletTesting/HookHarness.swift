@@ -51,7 +51,7 @@ public final class HookHarness: Sendable {
         self.logs = logs
         runtime = AppRuntime(
             appId: "test", storage: try SQLiteObjectStorage(path: folder.appendingPathComponent("test.sqlite").path),
-            executor: executor, clock: clock,
+            files: try LocalFileStorage(folder: folder.appendingPathComponent("files").path), executor: executor, clock: clock,
             logger: logs.logger(label: "cloudlet"), hookLogger: logs.logger(label: "cloudlet.hooks"))
     }
 
@@ -112,7 +112,7 @@ public final class HookHarness: Sendable {
         }
     }
 
-    private func caller(_ actor: Actor) -> Caller {
+    func caller(_ actor: Actor) -> Caller {
         switch actor {
         case .master: Caller(isMaster: true, requestId: "harness")
         case .anonymous: Caller(isMaster: false, requestId: "harness")

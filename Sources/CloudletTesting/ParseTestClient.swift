@@ -38,7 +38,7 @@ public struct ParseTestClient: Sendable {
     public let masterKey: String
     /// The mount path prefixed to every path.
     public let mountPath: String
-    private let transport: Transport
+    let transport: Transport
 
     public init(appId: String, clientKey: String, masterKey: String, mountPath: String = "/parse", transport: @escaping Transport) {
         self.appId = appId

@@ -20,7 +20,6 @@ struct AccountStoryTests {
             #expect(me["lastName"] == "Lovelace")
             #expect(me["title"] == "Analyst")
             #expect(me["email"] == "ada@example.com")
-            #expect(me["profilePicture"] == Colleague.picture("ada.jpg"))
             #expect(me["password"] == nil)
 
             let nameless = try await client.post("/users", ["username": "nobody", "password": "secret"])
@@ -55,12 +54,15 @@ struct AccountStoryTests {
     @Test func colleaguesBrowseTheDirectoryOfAllMembers() async throws {
         try await ParseTestClient.withRouter(WaterCoolerHooks.self) { client in
             let ada = try await client.signUp("ada", "Ada", "Lovelace", title: "Analyst")
-            _ = try await client.signUp("grace", "Grace", "Hopper", title: "Rear Admiral")
+            let grace = try await client.signUp("grace", "Grace", "Hopper", title: "Rear Admiral")
             _ = try await client.signUp("alan", "Alan", "Turing", title: "Mathematician")
+            let adaPicture = try await client.setProfilePicture("ada.jpg", [1, 2, 3], of: ada)
+            let gracePicture = try await client.setProfilePicture("grace.jpg", [4, 5, 6], of: grace)
             let directory = try await client.find("/users", ["order": "lastName"], as: ada)
             #expect(directory.compactMap { $0["lastName"]?.stringValue } == ["Hopper", "Lovelace", "Turing"])
             #expect(directory.compactMap { $0["title"]?.stringValue } == ["Rear Admiral", "Analyst", "Mathematician"])
-            #expect(directory.allSatisfy { $0["profilePicture"]?.parseType == "File" && $0["password"] == nil })
+            #expect(directory.map { $0["profilePicture"]?["url"] } == [gracePicture["url"], adaPicture["url"], nil])
+            #expect(directory.allSatisfy { $0["password"] == nil })
             let byClass = try await client.find("/classes/_User", ["where": ["title": "Analyst"]], as: ada)
             #expect(byClass.map { $0["username"] } == ["ada"])
         }
@@ -70,13 +72,14 @@ struct AccountStoryTests {
         try await ParseTestClient.withRouter(WaterCoolerHooks.self) { client in
             let ada = try await client.signUp("ada", "Ada", "Lovelace", title: "Analyst")
             let bob = try await client.signUp("bob", "Bob", "Builder")
+            let picture = try await client.upload("ada-2026.jpg", [9, 9], contentType: "image/jpeg", sessionToken: ada.sessionToken)
             let update = try await client.send(
-                .put, "/users/\(ada.id)", ["title": "Chief Analyst", "profilePicture": Colleague.picture("ada-2026.jpg")], as: ada)
+                .put, "/users/\(ada.id)", ["title": "Chief Analyst", "profilePicture": Colleague.file(picture)], as: ada)
             #expect(update.status == 200)
             #expect(update["updatedAt"] != nil)
             let me = try await client.send(.get, "/users/me", as: ada)
             #expect(me["title"] == "Chief Analyst")
-            #expect(me["profilePicture"] == Colleague.picture("ada-2026.jpg"))
+            #expect(me["profilePicture"] == Colleague.file(picture))
             #expect(me["firstName"] == "Ada")
 
             let byOther = try await client.send(.put, "/users/\(ada.id)", ["title": "Intern"], as: bob)

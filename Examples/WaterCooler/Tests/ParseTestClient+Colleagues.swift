@@ -28,6 +28,17 @@ extension ParseTestClient {
         try await send(method, path, body, token: member.sessionToken)
     }
 
+    /// Uploads `bytes` as `member`'s profile picture `name` and sets it on their profile, as the app
+    /// does; answers the upload's reply (the stored name and URL).
+    @discardableResult
+    func setProfilePicture(_ name: String, _ bytes: [UInt8], of member: Colleague) async throws -> Reply {
+        let upload = try await upload(name, bytes, contentType: "image/jpeg", sessionToken: member.sessionToken)
+        #expect(upload.status == 201, "upload of \(name) failed: \(upload.body)")
+        let update = try await send(.put, "/users/\(member.id)", ["profilePicture": Colleague.file(upload)], as: member)
+        #expect(update.status == 200, "setting \(name) failed: \(update.body)")
+        return upload
+    }
+
     /// A `GET` of `path` with query parameters, as `member`.
     func find(_ path: String, _ query: [String: ParseValue] = [:], as member: Colleague?) async throws -> [ParseValue] {
         let reply = try await get(path, query: query, sessionToken: member?.sessionToken)

@@ -10,7 +10,7 @@ public enum HookIsolation: String, Sendable, Hashable, CaseIterable {
 }
 
 /// What the operator sets for one app in the registry: where its hooks run, how many workers they
-/// get, the cap on its hooks' time limits, its rate limits and its push providers. Every member has a default.
+/// get, the cap on its hooks' time limits, its rate limits, its push providers and its file options. Every member has a default.
 public struct AppSettings: Sendable, Hashable {
     /// ``hooksExecutable`` naming the serving binary itself (whose hooks are built in).
     public static let selfExecutable = "self"
@@ -32,11 +32,13 @@ public struct AppSettings: Sendable, Hashable {
     public var rateLimits: RateLimitPolicy
     /// Where the app's push notifications go. Default: the log provider for every device type.
     public var push: PushSettings
+    /// The app's upload limit and whether uploads need a session. Default 20 MiB, no session needed.
+    public var files: FileSettings
 
     public init(
         hooksExecutable: String = AppSettings.selfExecutable, isolation: HookIsolation = .process, workerCount: Int = 1,
         workerMemoryMegabytes: Int = 512, maximumHookTimeLimit: Duration = .seconds(60), rateLimits: RateLimitPolicy = RateLimitPolicy(),
-        push: PushSettings = PushSettings()
+        push: PushSettings = PushSettings(), files: FileSettings = FileSettings()
     ) {
         self.hooksExecutable = hooksExecutable
         self.isolation = isolation
@@ -45,10 +47,11 @@ public struct AppSettings: Sendable, Hashable {
         self.maximumHookTimeLimit = maximumHookTimeLimit
         self.rateLimits = rateLimits
         self.push = push
+        self.files = files
     }
 
     /// The JSON members that name settings, as the admin API, `cloudlet apps` and the config file write them.
-    public static let memberNames: Set<String> = ["hooks", "isolation", "workers", "workerMemoryMb", "maxHookTimeLimitMs", "rateLimits", "push"]
+    public static let memberNames: Set<String> = ["hooks", "isolation", "workers", "workerMemoryMb", "maxHookTimeLimitMs", "rateLimits", "push", "files"]
 
     /// These settings with the members of `json` that name settings applied; other members are
     /// left to the caller. Throws 142 naming the member when a value is out of bounds, or when a file
@@ -83,6 +86,7 @@ public struct AppSettings: Sendable, Hashable {
             settings.push = try PushSettings(json: push)
             try settings.push.validate()
         }
+        if let files = json["files"] { settings.files = try settings.files.applying(files) }
         return settings
     }
 
@@ -92,7 +96,7 @@ public struct AppSettings: Sendable, Hashable {
             "hooks": .string(hooksExecutable), "isolation": .string(isolation.rawValue),
             "workers": .number(Double(workerCount)), "workerMemoryMb": .number(Double(workerMemoryMegabytes)),
             "maxHookTimeLimitMs": .number(Double(maximumHookTimeLimit.wholeMilliseconds)), "rateLimits": rateLimits.json,
-            "push": push.json,
+            "push": push.json, "files": files.json,
         ]
     }
 

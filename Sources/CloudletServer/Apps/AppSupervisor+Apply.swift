@@ -59,19 +59,21 @@ extension AppSupervisor {
         let group = pool.map(start)
         let manifest = AppManifest(appId: record.id, settings: record.settings, hooks: executor.hooks)
         let storage: SQLiteObjectStorage
+        let files: LocalFileStorage
         let pushProviders: PushProviders
         do {
             try manifest.checkTimeLimits()
             storage = try SQLiteObjectStorage(
                 path: URL(fileURLWithPath: configuration.dataDirectory).appendingPathComponent("apps/\(record.id).sqlite").path,
                 durability: configuration.durability, maximumObjectBytes: configuration.maximumObjectBytes)
+            files = try LocalFileStorage(dataDirectory: configuration.dataDirectory, appId: record.id)
             pushProviders = try PushProviders(settings: record.settings.push, appId: record.id, clock: clock, logger: logger)
         } catch {
             stop(group)
             throw error
         }
         let hosted = HostedApp(
-            id: record.id, keys: record.acceptedKeys, runtime: runtime(record, storage: storage, executor: executor),
+            id: record.id, keys: record.acceptedKeys, fileSettings: record.settings.files, runtime: runtime(record, storage: storage, files: files, executor: executor),
             rateLimiter: RateLimiter(policy: record.settings.rateLimits, clock: clock), pushProviders: pushProviders)
         entries.withLock { $0[record.id] = Entry(record: record, hosted: hosted, manifest: manifest, pool: group) }
         directory.set(hosted)
@@ -86,7 +88,7 @@ extension AppSupervisor {
         if needsExecutor {
             let (executor, pool) = try await self.executor(for: record)
             group = pool.map(start)
-            runtime = self.runtime(record, storage: runtime.storage, executor: executor)
+            runtime = self.runtime(record, storage: runtime.storage, files: runtime.files, executor: executor)
         }
         let manifest = AppManifest(appId: record.id, settings: record.settings, hooks: runtime.executor.hooks)
         let pushChanged = entry.record.settings.push != record.settings.push
@@ -105,7 +107,7 @@ extension AppSupervisor {
             entry.record.settings.rateLimits == policy ? entry.hosted.rateLimiter : RateLimiter(policy: policy, clock: clock)
         runtime.bulkhead.resize(maximumRunning: policy.maximumConcurrentHooks, maximumWaiting: policy.maximumQueuedHooks)
         let hosted = HostedApp(
-            id: record.id, keys: record.acceptedKeys, runtime: runtime, rateLimiter: rateLimiter, pushProviders: pushProviders)
+            id: record.id, keys: record.acceptedKeys, fileSettings: record.settings.files, runtime: runtime, rateLimiter: rateLimiter, pushProviders: pushProviders)
         entries.withLock { $0[record.id] = Entry(record: record, hosted: hosted, manifest: manifest, pool: group) }
         directory.set(hosted)
         if pushChanged { retire(entry.hosted.pushProviders) }
@@ -124,11 +126,13 @@ extension AppSupervisor {
         return try await launcher.executor(for: record.id, record.settings, dataDirectory: configuration.dataDirectory, metrics: metrics)
     }
 
-    private func runtime(_ record: AppRecord, storage: any AppStorage, executor: any HookExecutor) -> AppRuntime {
+    private func runtime(
+        _ record: AppRecord, storage: any AppStorage, files: (any FileStorage)?, executor: any HookExecutor
+    ) -> AppRuntime {
         let policy = record.settings.rateLimits
         metrics.register(app: record.id)
         return AppRuntime(
-            appId: record.id, storage: storage, executor: executor, clock: clock,
+            appId: record.id, storage: storage, files: files, executor: executor, clock: clock,
             limits: AppRuntime.Limits(
                 passwordHasher: PasswordHasher(cost: configuration.passwordHashCost),
                 maximumConcurrentHooks: policy.maximumConcurrentHooks, maximumQueuedHooks: policy.maximumQueuedHooks,

@@ -1,9 +1,12 @@
-/// One app the server hosts: its id, its keys, its rate limits, its runtime and its push providers.
+/// One app the server hosts: its id, its keys, its file options, its rate limits, its runtime and
+/// its push providers.
 public struct HostedApp: Sendable {
     /// The app id clients send as `X-Parse-Application-Id`.
     public let id: String
     /// The app's keys.
     public let keys: AppKeys
+    /// The app's upload limit and whether uploads need a session.
+    public let fileSettings: FileSettings
     /// The app's request path.
     public let runtime: AppRuntime
     /// The app's rate limits, applied before its requests do any work.
@@ -11,9 +14,13 @@ public struct HostedApp: Sendable {
     /// Where the app's push notifications go, by device type.
     public let pushProviders: PushProviders
 
-    public init(id: String, keys: AppKeys, runtime: AppRuntime, rateLimiter: RateLimiter, pushProviders: PushProviders = PushProviders(fallback: nil)) {
+    public init(
+        id: String, keys: AppKeys, fileSettings: FileSettings = FileSettings(), runtime: AppRuntime, rateLimiter: RateLimiter,
+        pushProviders: PushProviders = PushProviders(fallback: nil)
+    ) {
         self.id = id
         self.keys = keys
+        self.fileSettings = fileSettings
         self.runtime = runtime
         self.rateLimiter = rateLimiter
         self.pushProviders = pushProviders

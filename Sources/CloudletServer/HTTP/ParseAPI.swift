@@ -21,19 +21,34 @@ public struct ParseAPI: Sendable {
     let mountPath: String
     let maximumBodyBytes: Int
     let trustedProxies: TrustedProxies
+    /// What file URLs start with, before the mount path; nil for `http://` and the request's `Host`.
+    let publicURL: String?
 
     /// The API for `apps`, mounted at `mountPath` (such as `/parse`), refusing bodies over
-    /// `maximumBodyBytes`, and believing `X-Forwarded-For` only from `trustedProxies`.
-    public init(apps: AppDirectory, mountPath: String, maximumBodyBytes: Int, trustedProxies: TrustedProxies = .none) {
+    /// `maximumBodyBytes`, believing `X-Forwarded-For` only from `trustedProxies`, and answering
+    /// file URLs that start with `publicURL`.
+    public init(
+        apps: AppDirectory, mountPath: String, maximumBodyBytes: Int, trustedProxies: TrustedProxies = .none, publicURL: String? = nil
+    ) {
+        self.publicURL = publicURL.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
         self.apps = apps
         self.mountPath = mountPath
         self.maximumBodyBytes = maximumBodyBytes
         self.trustedProxies = trustedProxies
     }
 
-    /// Answers one HTTP request for `endpoint`, once the middleware has authenticated and limited it.
-    func respond(to request: Request, context: CloudletRequestContext, endpoint: ParseEndpoint) async throws -> Response {
+    /// Answers one HTTP request for `route`, once the middleware has authenticated and limited it.
+    func respond(to request: Request, context: CloudletRequestContext, route: ParseRoute) async throws -> Response {
+        let endpoint = try route.endpoint(context.parameters)
         let call = try ParseCall(request: request, state: context.parse, logger: context.logger)
+        switch (route.kind, endpoint) {
+        case (.streamedBody, .file(let name)):
+            return try await upload(name, request: request, context: context, call: call)
+        case (.urlOnly, .fileDownload(_, let name)):
+            return try await download(name, request: request, call: call)
+        default:
+            break
+        }
         let reply = try await perform(endpoint, call)
         var headers = context.parse.rateLimit?.headers ?? [:]
         if let location = reply.location { headers[.location] = location }
@@ -98,6 +113,9 @@ public struct ParseAPI: Sendable {
             return try await perform(.object(InstallationRules.className, id), call)
         case (.push, .post):
             return try await performPush(call)
+        case (.file(let name), .delete):
+            try await runtime.deleteFile(named: name, caller: call.caller)
+            return Reply(body: [:])
         default:
             throw ParseError(code: 119, message: "\(call.method.rawValue) is not allowed here", httpStatus: 405)
         }

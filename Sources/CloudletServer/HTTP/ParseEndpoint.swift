@@ -12,6 +12,10 @@ enum ParseEndpoint: Sendable, Equatable {
     case installations
     case installation(String)
     case push
+    /// `POST` (upload) or `DELETE /files/:name`; not reachable from a batch.
+    case file(String)
+    /// `GET /files/:appId/:name`, a file's URL; not reachable from a batch.
+    case fileDownload(String, String)
 
     /// The endpoint at `path` (such as `/parse/classes/Messages/abc` or `/classes/Messages`), or nil.
     init?(path: String, mountPath: String) {
@@ -52,6 +56,8 @@ extension ParseEndpoint {
         case .installations: "/installations"
         case .installation(let id): "/installations/\(id)"
         case .push: "/push"
+        case .file(let name): "/files/\(name)"
+        case .fileDownload(let appId, let name): "/files/\(appId)/\(name)"
         }
     }
 }

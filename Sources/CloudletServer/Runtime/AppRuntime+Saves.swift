@@ -45,6 +45,7 @@ extension AppRuntime {
             heldJobs = PushJobBuffer()
             object = try await runBeforeSave(proposed, original: nil, caller: caller, holding: heldJobs)
         }
+        try await checkFilesExist(in: object.fields.values)
         let now = clock.now
         object.objectId = newObjectId()
         object.createdAt = now
@@ -88,6 +89,7 @@ extension AppRuntime {
             }
             if object.acl != proposed.acl, let acl = object.acl { changes.acl = acl }
         }
+        try await checkFilesExist(in: Self.writtenValues(changes))
         let identities = caller.aclIdentities
         let eventId = hasHook(.afterSave, className) ? UUID().uuidString : nil
         var outbox: (@Sendable (ParseObject) -> OutboxEvent)?

@@ -39,6 +39,8 @@ public final class AppRuntime: Sendable {
     public let appId: String
     /// The app's storage.
     public let storage: any AppStorage
+    /// Where the app's uploaded files are, if it stores files.
+    public let files: (any FileStorage)?
     /// Where the app's hook code runs.
     public let executor: any HookExecutor
     /// The clock for timestamps and deadlines.
@@ -66,12 +68,13 @@ public final class AppRuntime: Sendable {
     /// A runtime for `appId`, hiding `protectedFields` from readers other than their owner.
     /// `logger` receives the runtime's own messages; `hookLogger` is the app's hook log, which hooks
     /// write to through `request.logger`. Each hook run is kept in `hookRuns` and counted in
-    /// `metrics`, when given.
+    /// `metrics`, when given. Uploaded files go to `files`; without it the app takes no uploads.
     public init(
-        appId: String, storage: any AppStorage, executor: any HookExecutor, clock: any CloudletClock,
+        appId: String, storage: any AppStorage, files: (any FileStorage)? = nil, executor: any HookExecutor, clock: any CloudletClock,
         limits: Limits = Limits(), protectedFields: ProtectedFields = .standard, logger: Logger, hookLogger: Logger,
         hookRuns: HookRunLog? = nil, metrics: CloudletMetrics? = nil
     ) {
+        self.files = files
         self.hookRuns = hookRuns
         self.metrics = metrics
         self.appId = appId

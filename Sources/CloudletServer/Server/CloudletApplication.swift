@@ -79,7 +79,7 @@ public struct CloudletApplication: Sendable {
         AdminLogsRoute(apps: apps, operatorKey: operatorKey, clock: clock).add(to: router)
         ParseAPI(
             apps: apps, mountPath: configuration.normalizedMountPath, maximumBodyBytes: configuration.maximumBodyBytes,
-            trustedProxies: configuration.trustedProxies
+            trustedProxies: configuration.trustedProxies, publicURL: configuration.publicURL
         ).addRoutes(to: router)
         AdminAPI(registry: registry, supervisor: supervisor, operatorKey: operatorKey).addRoutes(to: router)
         return router

@@ -9,8 +9,9 @@ import NIOCore
 /// While the request is served, ``RequestIdentity/requestId`` holds its id, so that every line
 /// logged for it carries `request_id`.
 ///
-/// Labels stay bounded whatever a client sends: the app is the `X-Parse-Application-Id` only when
-/// it names a hosted app (else empty), and the route is the pattern that matched (`NotFound` if none).
+/// Labels stay bounded whatever a client sends: the app is the `X-Parse-Application-Id` (or, for a
+/// file's URL, the app in its path) only when it names a hosted app (else empty), and the route is
+/// the pattern that matched (`NotFound` if none).
 struct RequestLogMiddleware: RouterMiddleware {
     typealias Context = CloudletRequestContext
     let apps: AppDirectory
@@ -25,7 +26,7 @@ struct RequestLogMiddleware: RouterMiddleware {
                 record(request, context, status: response.status.code, since: start)
                 return response
             } catch let error as RateLimitExceeded {
-                metrics.rateLimited(app: app(of: request))
+                metrics.rateLimited(app: app(of: request, context))
                 record(request, context, status: error.status.code, since: start)
                 throw error
             } catch let error as any HTTPResponseError {
@@ -41,15 +42,15 @@ struct RequestLogMiddleware: RouterMiddleware {
 
     private func record(_ request: Request, _ context: Context, status: Int, since start: ContinuousClock.Instant) {
         let elapsed = ContinuousClock.now - start
-        metrics.requestAnswered(app: app(of: request), route: context.endpointPath ?? "NotFound", status: status, duration: elapsed)
+        metrics.requestAnswered(app: app(of: request, context), route: context.endpointPath ?? "NotFound", status: status, duration: elapsed)
         context.logger.info(
             "\(request.method) \(request.uri.path) \(status)",
             metadata: ["status": "\(status)", "ms": "\((elapsed.seconds * 100_000).rounded() / 100)"])
     }
 
     /// The hosted app the request names, or "" if it names none.
-    private func app(of request: Request) -> String {
-        guard let id = request.headers[Self.applicationIdHeader], apps.app(id) != nil else { return "" }
+    private func app(of request: Request, _ context: Context) -> String {
+        guard let id = request.headers[Self.applicationIdHeader] ?? context.parameters.get("appId"), apps.app(id) != nil else { return "" }
         return id
     }
 }

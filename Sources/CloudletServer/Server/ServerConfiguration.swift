@@ -31,6 +31,9 @@ public struct ServerConfiguration: Sendable {
     public var operatorKey: OperatorKey?
     /// How many hook runs each app's hook log keeps, the newest. Default 10,000.
     public var hookRunRetention: Int
+    /// The server's address as clients reach it (such as `https://api.example.com`), which file URLs
+    /// start with. Default nil: `http://` and the request's `Host`.
+    public var publicURL: String?
     /// How the push delivery service sends the apps' notifications (concurrency per app, lease,
     /// retries, fan-out pages).
     public var pushDelivery = PushDeliveryConfiguration()

@@ -1,24 +1,41 @@
 import Cloudlet
 import Hummingbird
 
-/// Finds the client's address and the app a request is for, from `X-Parse-Application-Id` or, as
-/// the JavaScript SDK sends it, `_ApplicationId` in the body (which is then read here). An
-/// unknown app is refused with 403/119 before anything else happens.
+/// Finds the client's address and the app a request is for: from `X-Parse-Application-Id` or, as
+/// the JavaScript SDK sends it, `_ApplicationId` in the body (which is then read here, up to
+/// `maximumBodyBytes`); or, for a file's URL, from the path. An unknown app is refused with 403/119
+/// before anything else happens.
 struct AppMiddleware: RouterMiddleware {
     typealias Context = CloudletRequestContext
+
+    /// Where the app id is.
+    enum Source: Sendable {
+        /// The header, else the body's `_ApplicationId`, reading at most this many bytes of body.
+        case headerOrBody(maximumBodyBytes: Int)
+        /// The path parameter of this name (`/files/:appId/:name`).
+        case path(String)
+    }
+
     let apps: AppDirectory
     let trustedProxies: TrustedProxies
-    let maximumBodyBytes: Int
+    let source: Source
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
         var request = request
         context.parse.address = trustedProxies.clientAddress(
             peer: context.remoteAddress?.ipAddress, forwardedFor: request.headers[values: ParseHeaders.forwardedFor])
-        var appId = request.headers[ParseHeaders.applicationId]
-        if appId == nil {
-            try await BodyMiddleware.read(&request, into: &context.parse, maximumBytes: maximumBodyBytes)
-            appId = context.parse.transport.applicationId
+        let appId: String?
+        switch source {
+        case .headerOrBody(let maximumBodyBytes):
+            if let header = request.headers[ParseHeaders.applicationId] {
+                appId = header
+            } else {
+                try await BodyMiddleware.read(&request, into: &context.parse, maximumBytes: maximumBodyBytes)
+                appId = context.parse.transport.applicationId
+            }
+        case .path(let parameter):
+            appId = context.parameters.get(parameter)
         }
         guard let appId, let app = apps.app(appId) else {
             throw ParseError(code: 119, message: "unauthorized: unknown application id", httpStatus: 403)

@@ -51,6 +51,8 @@ struct TransportFields: Sendable {
     var sessionToken: String?
     var installationId: String?
     var method: String?
+    /// `_ContentType`: the content type of a file uploaded in the JSON form.
+    var contentType: String?
 
     /// Takes the transport members out of `body`.
     init(taking body: inout [String: ParseValue]) {
@@ -61,7 +63,8 @@ struct TransportFields: Sendable {
         sessionToken = take("_SessionToken")
         installationId = take("_InstallationId")
         method = take("_method")
-        for key in ["_RevocableSession", "_ClientVersion", "_ContentType"] { body.removeValue(forKey: key) }
+        contentType = take("_ContentType")
+        for key in ["_RevocableSession", "_ClientVersion"] { body.removeValue(forKey: key) }
     }
 
     init() {}

@@ -1,0 +1,56 @@
+import Foundation
+
+/// The benchmark's server, started as this executable with `--serve <folder>`; its peak resident
+/// memory (VmHWM) is read from `/proc/<pid>/status` and reset through `/proc/<pid>/clear_refs`.
+final class ServerProcess {
+    let process = Process()
+    let port: Int
+    let folder: URL
+
+    init() throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("cloudlet-files-benchmark-\(UUID().uuidString)")
+        process.executableURL = URL(fileURLWithPath: Bundle.main.executablePath ?? CommandLine.arguments[0])
+        process.arguments = ["--serve", folder.path]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            let more = output.fileHandleForReading.availableData
+            guard !more.isEmpty else { throw BenchmarkFailure("the server process ended before it listened") }
+            line += more
+        }
+        guard let text = String(data: line, encoding: .utf8), text.hasPrefix("port "),
+            let port = Int(text.dropFirst(5).trimmingCharacters(in: .whitespacesAndNewlines))
+        else { throw BenchmarkFailure("the server process printed \(String(decoding: line, as: UTF8.self))") }
+        self.port = port
+    }
+
+    /// The server's resident memory now (VmRSS) and its peak since start or ``resetPeak()`` (VmHWM), in MiB.
+    var memory: (resident: Double, peak: Double) {
+        let status = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)) ?? ""
+        func mebibytes(_ field: String) -> Double {
+            let line = status.split(separator: "\n").first { $0.hasPrefix(field) } ?? ""
+            return (Double(line.split(separator: " ").dropFirst().first ?? "") ?? 0) / 1024
+        }
+        return (mebibytes("VmRSS:"), mebibytes("VmHWM:"))
+    }
+
+    /// Sets the server's peak to the memory resident now.
+    func resetPeak() {
+        try? Data("5".utf8).write(to: URL(fileURLWithPath: "/proc/\(process.processIdentifier)/clear_refs"))
+    }
+
+    /// Ends the server and removes its data folder.
+    func stop() {
+        process.terminate()
+        process.waitUntilExit()
+        try? FileManager.default.removeItem(at: folder)
+    }
+}
+
+/// The benchmark could not run as it should.
+struct BenchmarkFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

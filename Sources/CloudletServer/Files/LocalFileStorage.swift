@@ -1,0 +1,149 @@
+import Cloudlet
+import Crypto
+import Foundation
+import NIOCore
+import NIOFileSystem
+
+/// ``FileStorage`` in a folder on the local disk, by default `data/apps/<app>/files/`: each file's
+/// bytes under its stored name, its content type, entity tag and time in `.meta/<name>` (JSON).
+///
+/// An upload is written to `.uploads/<uuid>` and, once every byte is on disk, renamed into place
+/// (its metadata first, then the bytes), so a crash never leaves half a file under a served name;
+/// what a crash leaves in `.uploads` is removed by ``removeAbandonedUploads(olderThan:)``.
+public struct LocalFileStorage: FileStorage {
+    /// The folder.
+    public let folder: FilePath
+    private let fileSystem = FileSystem.shared
+
+    /// The storage in `folder`, created (with its `.meta` and `.uploads` folders) if needed.
+    public init(folder: String) throws {
+        self.folder = FilePath(folder)
+        for sub in [".meta", ".uploads"] {
+            try FileManager.default.createDirectory(
+                atPath: URL(fileURLWithPath: folder).appendingPathComponent(sub).path, withIntermediateDirectories: true)
+        }
+    }
+
+    /// The storage of app `appId` in the data folder `dataDirectory`: `apps/<app>/files`.
+    public init(dataDirectory: String, appId: String) throws {
+        try self.init(folder: URL(fileURLWithPath: dataDirectory).appendingPathComponent("apps/\(appId)/files").path)
+    }
+
+    public func stage<Body: AsyncSequence & Sendable>(_ body: Body, maximumBytes: Int) async throws -> StagedFile
+    where Body.Element == ByteBuffer {
+        let id = UUID().uuidString
+        let upload = uploadPath(id)
+        var size: Int64 = 0
+        var hash = SHA256()
+        do {
+            try await fileSystem.withFileHandle(forWritingAt: upload, options: .newFile(replaceExisting: false)) { handle in
+                try await handle.withBufferedWriter(capacity: .kibibytes(256)) { writer in
+                    for try await chunk in body {
+                        size += Int64(chunk.readableBytes)
+                        guard size <= maximumBytes else { throw FileStorageError.tooLarge(maximumBytes: maximumBytes) }
+                        chunk.withUnsafeReadableBytes { hash.update(bufferPointer: $0) }
+                        _ = try await writer.write(contentsOf: chunk)
+                    }
+                }
+            }
+        } catch {
+            _ = try? await fileSystem.removeItem(at: upload, recursively: false)
+            throw error
+        }
+        let etag = "\"" + hash.finalize().prefix(16).map { String(format: "%02x", $0) }.joined() + "\""
+        return StagedFile(id: id, size: size, etag: etag)
+    }
+
+    public func commit(_ staged: StagedFile, as name: String, contentType: String) async throws -> StoredFile {
+        let file = StoredFile(name: name, contentType: contentType, size: staged.size, etag: staged.etag, createdAt: Date())
+        let meta = uploadPath(staged.id + ".meta")
+        do {
+            try await ByteBuffer(bytes: JSONWriter.bytes(Self.metadata(of: file))).write(toFileAt: meta, fileSystem: fileSystem)
+            try await fileSystem.moveItem(at: meta, to: metadataPath(name))
+            try await fileSystem.moveItem(at: uploadPath(staged.id), to: folder.appending(name))
+        } catch {
+            _ = try? await fileSystem.removeItem(at: meta, recursively: false)
+            throw error
+        }
+        return file
+    }
+
+    public func discard(_ staged: StagedFile) async {
+        _ = try? await fileSystem.removeItem(at: uploadPath(staged.id), recursively: false)
+    }
+
+    public func file(_ name: String) async throws -> StoredFile? {
+        guard let info = try await fileSystem.info(forFileAt: folder.appending(name)), info.type == .regular else { return nil }
+        let modified = Date(timeIntervalSince1970: Double(info.lastDataModificationTime.seconds))
+        var file = StoredFile(
+            name: name, contentType: "application/octet-stream", size: info.size,
+            etag: "\"\(info.size)-\(info.lastDataModificationTime.seconds)\"", createdAt: modified)
+        if let meta = try? await ByteBuffer(contentsOf: metadataPath(name), maximumSizeAllowed: .kibibytes(16), fileSystem: fileSystem),
+            let members = try? JSONParser.parse(Array(meta.readableBytesView)).objectValue
+        {
+            file.contentType = members["contentType"]?.stringValue ?? file.contentType
+            file.etag = members["etag"]?.stringValue ?? file.etag
+            file.createdAt = members["createdAt"]?.dateValue ?? file.createdAt
+        }
+        return file
+    }
+
+    public func read(_ file: StoredFile, range: Range<Int64>, into write: (ByteBuffer) async throws -> Void) async throws {
+        guard !range.isEmpty else { return }
+        try await fileSystem.withFileHandle(forReadingAt: folder.appending(file.name)) { handle in
+            for try await chunk in handle.readChunks(in: range, chunkLength: .kibibytes(128)) {
+                try await write(chunk)
+            }
+        }
+    }
+
+    public func delete(_ name: String) async throws -> Bool {
+        let removed = try await fileSystem.removeItem(at: folder.appending(name), recursively: false)
+        _ = try await fileSystem.removeItem(at: metadataPath(name), recursively: false)
+        return removed > 0
+    }
+
+    public func all() async throws -> [StoredFile] {
+        var files: [StoredFile] = []
+        for name in try FileManager.default.contentsOfDirectory(atPath: folder.string) where FileName.isStoredName(name) {
+            if let file = try await file(name) { files.append(file) }
+        }
+        return files.sorted { $0.name < $1.name }
+    }
+
+    public func existing(_ names: Set<String>) async throws -> Set<String> {
+        var found: Set<String> = []
+        for name in names where FileName.isStoredName(name) {
+            if try await fileSystem.info(forFileAt: folder.appending(name))?.type == .regular { found.insert(name) }
+        }
+        return found
+    }
+
+    /// Removes what uploads cut short by a crash left in `.uploads`, last written before `date`;
+    /// answers how many.
+    @discardableResult
+    public func removeAbandonedUploads(olderThan date: Date) async throws -> Int {
+        let uploads = folder.appending(".uploads")
+        var removed = 0
+        for name in try FileManager.default.contentsOfDirectory(atPath: uploads.string) {
+            let path = uploads.appending(name)
+            guard let info = try await fileSystem.info(forFileAt: path),
+                Double(info.lastDataModificationTime.seconds) < date.timeIntervalSince1970
+            else { continue }
+            removed += try await fileSystem.removeItem(at: path, recursively: false)
+        }
+        return removed
+    }
+
+    private func uploadPath(_ id: String) -> FilePath {
+        folder.appending([".uploads", .init(id)!])
+    }
+
+    private func metadataPath(_ name: String) -> FilePath {
+        folder.appending([".meta", .init(name)!])
+    }
+
+    private static func metadata(of file: StoredFile) -> ParseValue {
+        ["contentType": .string(file.contentType), "etag": .string(file.etag), "createdAt": .string(ParseDate.string(from: file.createdAt))]
+    }
+}

@@ -1,0 +1,46 @@
+import Foundation
+
+/// What the server knows of one stored file: its stored name, content type, size, entity tag and
+/// when it was stored.
+public struct StoredFile: Sendable, Hashable {
+    /// The stored name: `<random prefix>_<the client's name>`.
+    public var name: String
+    /// The content type it is served with.
+    public var contentType: String
+    /// Its size in bytes.
+    public var size: Int64
+    /// A strong entity tag: the first 128 bits of the bytes' SHA-256, in hex, quoted.
+    public var etag: String
+    /// When it was stored.
+    public var createdAt: Date
+
+    public init(name: String, contentType: String, size: Int64, etag: String, createdAt: Date) {
+        self.name = name
+        self.contentType = contentType
+        self.size = size
+        self.etag = etag
+        self.createdAt = createdAt
+    }
+}
+
+/// Bytes of an upload, stored but not served yet: see ``FileStorage/stage(_:maximumBytes:)``.
+public struct StagedFile: Sendable, Hashable {
+    /// The storage's own name for the staged bytes.
+    public var id: String
+    /// How many bytes there are.
+    public var size: Int64
+    /// Their entity tag (see ``StoredFile/etag``).
+    public var etag: String
+
+    public init(id: String, size: Int64, etag: String) {
+        self.id = id
+        self.size = size
+        self.etag = etag
+    }
+}
+
+/// Why a file could not be stored.
+public enum FileStorageError: Error, Sendable, Equatable {
+    /// The bytes went past the largest upload the app takes.
+    case tooLarge(maximumBytes: Int)
+}

@@ -1,0 +1,87 @@
+import Cloudlet
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+extension ParseAPI {
+    /// The largest body of an upload in the JavaScript SDK's JSON form (`{"base64": …}`), which is
+    /// read whole to be parsed: the base64 of a 20 MiB file, plus room for the other members. Raw
+    /// uploads stream, and only the app's limit bounds them.
+    static let maximumBase64UploadBytes = (FileSettings.defaultMaximumUploadBytes / 3 + 1) * 4 + (64 << 10)
+
+    /// `POST /files/:name`: stores the body's bytes (raw, with their `Content-Type`, streamed to
+    /// disk; or the JSON form's `base64` with `_ContentType`) and answers 201 `{"name", "url"}`
+    /// with the URL in `Location`. Needs a client key or the master key, and a session when the
+    /// app asks for one (403/119).
+    func upload(_ name: String, request: Request, context: CloudletRequestContext, call: ParseCall) async throws -> Response {
+        let settings = call.app.fileSettings
+        if settings.requireSession, !call.caller.isMaster, call.caller.userId == nil {
+            throw ParseError(code: 119, message: "File upload needs a session: log in first.", httpStatus: 403)
+        }
+        let stored: StoredFile
+        if let form = context.parse.body {
+            // The JavaScript SDK's JSON form: the middleware read it to find the app.
+            guard let base64 = form["base64"]?.stringValue, let bytes = Data(base64Encoded: base64) else {
+                throw ParseError(code: 130, message: "Invalid file upload: base64 is missing or not base64.", httpStatus: 400)
+            }
+            stored = try await call.app.runtime.saveFile(
+                named: name, contentType: context.parse.transport.contentType, body: RequestBody(buffer: ByteBuffer(bytes: bytes)),
+                maximumBytes: settings.maximumUploadBytes, caller: call.caller)
+        } else {
+            if let length = request.headers[.contentLength].flatMap(Int.init), length > settings.maximumUploadBytes {
+                throw ParseError(
+                    code: 130, message: "the file is larger than the app's limit of \(settings.maximumUploadBytes) bytes", httpStatus: 413)
+            }
+            stored = try await call.app.runtime.saveFile(
+                named: name, contentType: request.headers[.contentType], body: request.body,
+                maximumBytes: settings.maximumUploadBytes, caller: call.caller)
+        }
+        let url = fileURL(stored.name, appId: call.app.id, request: request)
+        var headers = context.parse.rateLimit?.headers ?? [:]
+        headers[.location] = url
+        return JSONResponse.make(status: .created, body: ["name": .string(stored.name), "url": .string(url)], headers: headers)
+    }
+
+    /// `GET /files/:appId/:name`: the file's bytes, streamed from storage, with its `Content-Type`,
+    /// `ETag` and `Content-Length`; `If-None-Match` with its tag answers 304, and one range
+    /// (`Range: bytes=…`) 206, or 416 when it lies past the end.
+    func download(_ name: String, request: Request, call: ParseCall) async throws -> Response {
+        let runtime = call.app.runtime
+        let file = try await runtime.storedFile(named: name)
+        var headers: HTTPFields = [
+            .contentType: file.contentType, .eTag: file.etag, .acceptRanges: "bytes",
+            // A file is the uploader's content: never let a browser run it as this origin's page.
+            HTTPField.Name("X-Content-Type-Options")!: "nosniff", .contentSecurityPolicy: "sandbox",
+        ]
+        if request.headers[.ifNoneMatch].map({ $0.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces) == file.etag } }) == true {
+            return Response(status: .notModified, headers: headers)
+        }
+        var status = HTTPResponse.Status.ok
+        var range = 0..<file.size
+        switch FileRange(request.headers[.range], size: file.size) {
+        case .whole:
+            break
+        case .part(let part):
+            status = .partialContent
+            range = part
+            headers[.contentRange] = "bytes \(part.lowerBound)-\(part.upperBound - 1)/\(file.size)"
+        case .unsatisfiable:
+            headers[.contentRange] = "bytes */\(file.size)"
+            let error = ParseError(code: 107, message: "Range not satisfiable: the file has \(file.size) bytes.", httpStatus: 416)
+            return JSONResponse.make(status: error.status, body: error.body, headers: headers)
+        }
+        let body = ResponseBody(contentLength: Int(range.count)) { [runtime, range] writer in
+            try await runtime.files?.read(file, range: range) { try await writer.write($0) }
+            try await writer.finish(nil)
+        }
+        return Response(status: status, headers: headers, body: body)
+    }
+
+    /// The URL of the stored file `name` of app `appId`: `<public URL or http://Host><mount>/files/<app>/<name>`.
+    func fileURL(_ name: String, appId: String, request: Request) -> String {
+        let origin = publicURL ?? request.head.authority.map { "http://\($0)" } ?? ""
+        let escaped = name.replacingOccurrences(of: " ", with: "%20")
+        return "\(origin)\(mountPath)/files/\(appId)/\(escaped)"
+    }
+}

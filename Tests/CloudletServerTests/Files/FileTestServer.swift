@@ -1,0 +1,59 @@
+import Cloudlet
+import CloudletServer
+import CloudletTesting
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import NIOCore
+
+/// A server of two apps, `a` and `b`, driven in-process through the real router, for the file suites.
+struct FileTestServer: Sendable {
+    let server: CloudletApplication
+    /// The data folder.
+    let folder: URL
+    let a: ParseTestClient
+    let b: ParseTestClient
+
+    /// Runs `body` with a fresh server whose apps have `policy` as their rate limits and `hooks`.
+    static func with(
+        policy: RateLimitPolicy = .off, hooks: HookRegistry = HookRegistry(), _ body: @Sendable (FileTestServer) async throws -> Void
+    ) async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cloudlet-files-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var logger = Logger(label: "cloudlet")
+        logger.logLevel = .warning
+        let definitions = ["a", "b"].map { id in
+            AppDefinition(
+                id: id, executor: InProcessHookExecutor(registry: hooks), clientKey: "client-\(id)", masterKey: "master-\(id)",
+                rateLimits: policy)
+        }
+        let server = try CloudletApplication(
+            configuration: ServerConfiguration(dataDirectory: folder.path, passwordHashCost: 4), apps: definitions, logger: logger)
+        try await Application(router: server.router(), logger: logger).test(.router) { client in
+            let clients = ["a", "b"].map { id in
+                ParseTestClient(appId: id, clientKey: "client-\(id)", masterKey: "master-\(id)") { method, uri, headers, requestBody in
+                    let response = try await client.executeRequest(uri: uri, method: method, headers: headers, body: requestBody)
+                    return (response.status.code, response.headers, response.body)
+                }
+            }
+            try await body(FileTestServer(server: server, folder: folder, a: clients[0], b: clients[1]))
+        }
+    }
+
+    /// Changes app `id`'s file settings in the registry and applies them, as `cloudlet apps update` does.
+    func setFiles(_ id: String, _ files: FileSettings) async throws {
+        try server.registry.update(id) { $0.files = files }
+        await server.supervisor.reload()
+    }
+
+    /// `bytes` uploaded to app `a` as `name`: the reply's stored name and URL.
+    func upload(_ name: String, _ bytes: [UInt8], contentType: String = "application/octet-stream") async throws -> (name: String, url: String) {
+        let reply = try await a.upload(name, bytes, contentType: contentType)
+        guard reply.status == 201, let stored = reply["name"]?.stringValue, let url = reply["url"]?.stringValue else {
+            throw ParseError.failed("upload of \(name) answered \(reply.status) \(reply.body)")
+        }
+        return (stored, url)
+    }
+}
