@@ -50,9 +50,11 @@ extension ParseAPI {
         ParseRoute("installations", [.get, .post]) { _ in .installations },
         ParseRoute("installations/:objectId", [.get, .put, .delete]) { .installation(try $0.require("objectId")) },
         ParseRoute("push", [.post]) { _ in .push },
-        ParseRoute("files/:name", [.post], kind: .streamedBody) { .file(try $0.require("name")) },
-        ParseRoute("files/:name", [.delete]) { .file(try $0.require("name")) },
-        ParseRoute("files/:appId/:name", [.get], kind: .urlOnly) { .fileDownload(try $0.require("appId"), try $0.require("name")) },
+        // The segment after `files/` is a file's name in the first two routes and the app id in the
+        // third: the router takes one parameter name for both.
+        ParseRoute("files/:id", [.post], kind: .streamedBody) { .file(try $0.require("id")) },
+        ParseRoute("files/:id", [.delete]) { .file(try $0.require("id")) },
+        ParseRoute("files/:id/:name", [.get], kind: .urlOnly) { .fileDownload(try $0.require("id"), try $0.require("name")) },
     ]
 
     /// The methods a path that exists may be asked with and refuses with 405 when its route does
@@ -103,7 +105,7 @@ extension ParseAPI {
                     apps: apps, trustedProxies: trustedProxies, source: .headerOrBody(maximumBodyBytes: Self.maximumBase64UploadBytes)))
             group.add(middleware: KeyMiddleware(maximumBodyBytes: nil))
         case .urlOnly:
-            group.add(middleware: AppMiddleware(apps: apps, trustedProxies: trustedProxies, source: .path("appId")))
+            group.add(middleware: AppMiddleware(apps: apps, trustedProxies: trustedProxies, source: .path("id")))
             group.add(middleware: URLCallerMiddleware())
         }
         group.add(middleware: RateLimitMiddleware(stage: .quota, mountPath: mountPath))

@@ -50,7 +50,8 @@ struct RequestLogMiddleware: RouterMiddleware {
 
     /// The hosted app the request names, or "" if it names none.
     private func app(of request: Request, _ context: Context) -> String {
-        guard let id = request.headers[Self.applicationIdHeader] ?? context.parameters.get("appId"), apps.app(id) != nil else { return "" }
+        let fromURL = context.endpointPath?.hasSuffix("/files/{id}/{name}") == true ? context.parameters.get("id") : nil
+        guard let id = request.headers[Self.applicationIdHeader] ?? fromURL, apps.app(id) != nil else { return "" }
         return id
     }
 }

@@ -12,7 +12,7 @@ struct AppMiddleware: RouterMiddleware {
     enum Source: Sendable {
         /// The header, else the body's `_ApplicationId`, reading at most this many bytes of body.
         case headerOrBody(maximumBodyBytes: Int)
-        /// The path parameter of this name (`/files/:appId/:name`).
+        /// The path parameter of this name (`id` in `/files/:id/:name`).
         case path(String)
     }
 
