@@ -12,11 +12,19 @@ struct ParseTypesTests {
     static let bytes: ParseValue = ["__type": "Bytes", "base64": "SGVsbG8sIHdvcmxkIQ=="]
     static let file: ParseValue = ["__type": "File", "name": "photo.jpg", "url": "https://files.example.com/photo.jpg"]
 
+    /// `value`, or for ``file`` a `File` value of a file uploaded now: a `File` must name a stored file.
+    static func stored(_ value: ParseValue, _ client: ParseTestClient) async throws -> ParseValue {
+        guard value == file else { return value }
+        let upload = try await client.upload("photo.jpg", [1, 2, 3], contentType: "image/jpeg")
+        return ["__type": "File", "name": upload["name"] ?? .null, "url": upload["url"] ?? .null]
+    }
+
     @Test("each special type is stored and read back as sent", arguments: [
         ("when", date), ("author", pointer), ("place", geoPoint), ("data", bytes), ("picture", file),
     ])
     func roundTrip(field: String, value: ParseValue) async throws {
         try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+            let value = try await Self.stored(value, client)
             let created = try await client.post("/classes/Things", [field: value])
             #expect(created.status == 201, "\(created.body)")
             let id = try #require(created["objectId"]?.stringValue)
@@ -34,7 +42,7 @@ struct ParseTypesTests {
         try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
             let body: [String: ParseValue] = [
                 "when": Self.date, "list": [Self.date, Self.pointer, Self.geoPoint],
-                "info": ["file": Self.file, "bytes": Self.bytes],
+                "info": ["file": try await Self.stored(Self.file, client), "bytes": Self.bytes],
             ]
             let id = try await Support.create(client, "Things", body)
             let fetched = try await client.get("/classes/Things/\(id)")

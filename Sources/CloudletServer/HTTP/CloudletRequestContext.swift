@@ -7,11 +7,14 @@ public struct CloudletRequestContext: RequestContext, RemoteAddressRequestContex
     public var coreContext: CoreRequestContextStorage
     /// The address of the peer that sent the request.
     public let remoteAddress: SocketAddress?
+    /// The server's address the request came in on.
+    public let localAddress: SocketAddress?
     /// The app, caller, body and limits of a Parse request, filled in by the middleware.
     public var parse = ParseRequestState()
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = CoreRequestContextStorage(source: source)
         remoteAddress = source.channel.remoteAddress
+        localAddress = source.channel.localAddress
     }
 }

@@ -37,7 +37,7 @@ extension ParseAPI {
                 named: name, contentType: request.headers[.contentType], body: request.body,
                 maximumBytes: settings.maximumUploadBytes, caller: call.caller)
         }
-        let url = fileURL(stored.name, appId: call.app.id, request: request)
+        let url = fileURL(stored.name, appId: call.app.id, request: request, context: context)
         var headers = context.parse.rateLimit?.headers ?? [:]
         headers[.location] = url
         return JSONResponse.make(status: .created, body: ["name": .string(stored.name), "url": .string(url)], headers: headers)
@@ -78,9 +78,14 @@ extension ParseAPI {
         return Response(status: status, headers: headers, body: body)
     }
 
-    /// The URL of the stored file `name` of app `appId`: `<public URL or http://Host><mount>/files/<app>/<name>`.
-    func fileURL(_ name: String, appId: String, request: Request) -> String {
-        let origin = publicURL ?? request.head.authority.map { "http://\($0)" } ?? ""
+    /// The URL of the stored file `name` of app `appId`: `<server><mount>/files/<app>/<name>`, where
+    /// `<server>` is the public URL, else `http://` and the request's `Host` (else the address it
+    /// came in on).
+    func fileURL(_ name: String, appId: String, request: Request, context: CloudletRequestContext) -> String {
+        let local = context.localAddress.flatMap { address in
+            address.ipAddress.map { address.protocol == .inet6 ? "[\($0)]" : $0 }.map { "\($0):\(address.port ?? 80)" }
+        }
+        let origin = publicURL ?? (request.head.authority ?? local).map { "http://\($0)" } ?? ""
         let escaped = name.replacingOccurrences(of: " ", with: "%20")
         return "\(origin)\(mountPath)/files/\(appId)/\(escaped)"
     }
