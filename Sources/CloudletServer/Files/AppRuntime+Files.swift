@@ -19,7 +19,7 @@ extension AppRuntime {
         }
         do {
             let type = contentType.flatMap { $0.isEmpty ? nil : $0 } ?? FileContentType.guess(forName: name)
-            return try await files.commit(staged, as: FileName.stored(for: name), contentType: type)
+            return try await files.commit(staged, as: FileName.stored(for: name), contentType: type, metadata: [:])
         } catch {
             await files.discard(staged)
             throw error

@@ -1,3 +1,4 @@
+import Cloudlet
 import NIOCore
 
 /// Where an app's files live. The upload and download routes, the check that a saved `File`
@@ -8,12 +9,12 @@ import NIOCore
 public protocol FileStorage: Sendable {
     /// Stores the bytes of `body` where nothing is served from, streaming them (never holding them
     /// all), and refuses them with ``FileStorageError/tooLarge(maximumBytes:)`` as soon as they pass
-    /// `maximumBytes`. ``commit(_:as:contentType:)`` then serves them, or ``discard(_:)`` drops them.
+    /// `maximumBytes`. ``commit(_:as:contentType:metadata:)`` then serves them, or ``discard(_:)`` drops them.
     func stage<Body: AsyncSequence & Sendable>(_ body: Body, maximumBytes: Int) async throws -> StagedFile
     where Body.Element == ByteBuffer
 
-    /// Serves the staged bytes as `name` with `contentType`, at once and whole.
-    func commit(_ staged: StagedFile, as name: String, contentType: String) async throws -> StoredFile
+    /// Serves the staged bytes as `name` with `contentType`, at once and whole, keeping `metadata` with them.
+    func commit(_ staged: StagedFile, as name: String, contentType: String, metadata: [String: ParseValue]) async throws -> StoredFile
 
     /// Drops staged bytes that will not be served.
     func discard(_ staged: StagedFile) async

@@ -5,7 +5,7 @@ import NIOCore
 import NIOFileSystem
 
 /// ``FileStorage`` in a folder on the local disk, by default `data/apps/<app>/files/`: each file's
-/// bytes under its stored name, its content type, entity tag and time in `.meta/<name>` (JSON).
+/// bytes under its stored name, its content type, entity tag, time and metadata in `.meta/<name>` (JSON).
 ///
 /// An upload is written to `.uploads/<uuid>` and, once every byte is on disk, renamed into place
 /// (its metadata first, then the bytes), so a crash never leaves half a file under a served name;
@@ -54,8 +54,11 @@ public struct LocalFileStorage: FileStorage {
         return StagedFile(id: id, size: size, etag: etag)
     }
 
-    public func commit(_ staged: StagedFile, as name: String, contentType: String) async throws -> StoredFile {
-        let file = StoredFile(name: name, contentType: contentType, size: staged.size, etag: staged.etag, createdAt: Date())
+    public func commit(
+        _ staged: StagedFile, as name: String, contentType: String, metadata: [String: ParseValue]
+    ) async throws -> StoredFile {
+        let file = StoredFile(
+            name: name, contentType: contentType, size: staged.size, etag: staged.etag, createdAt: Date(), metadata: metadata)
         let meta = uploadPath(staged.id + ".meta")
         do {
             try await ByteBuffer(bytes: JSONWriter.bytes(Self.metadata(of: file))).write(toFileAt: meta, fileSystem: fileSystem)
@@ -84,6 +87,7 @@ public struct LocalFileStorage: FileStorage {
             file.contentType = members["contentType"]?.stringValue ?? file.contentType
             file.etag = members["etag"]?.stringValue ?? file.etag
             file.createdAt = members["createdAt"]?.dateValue ?? file.createdAt
+            file.metadata = members["metadata"]?.objectValue ?? [:]
         }
         return file
     }
@@ -144,6 +148,9 @@ public struct LocalFileStorage: FileStorage {
     }
 
     private static func metadata(of file: StoredFile) -> ParseValue {
-        ["contentType": .string(file.contentType), "etag": .string(file.etag), "createdAt": .string(ParseDate.string(from: file.createdAt))]
+        [
+            "contentType": .string(file.contentType), "etag": .string(file.etag), "createdAt": .string(ParseDate.string(from: file.createdAt)),
+            "metadata": .object(file.metadata),
+        ]
     }
 }

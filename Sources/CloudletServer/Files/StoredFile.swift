@@ -1,7 +1,8 @@
+import Cloudlet
 import Foundation
 
-/// What the server knows of one stored file: its stored name, content type, size, entity tag and
-/// when it was stored.
+/// What the server knows of one stored file: its stored name, content type, size, entity tag, when
+/// it was stored, and the app's metadata.
 public struct StoredFile: Sendable, Hashable {
     /// The stored name: `<random prefix>_<the client's name>`.
     public var name: String
@@ -13,13 +14,21 @@ public struct StoredFile: Sendable, Hashable {
     public var etag: String
     /// When it was stored.
     public var createdAt: Date
+    /// What the app keeps with the file (set by a `beforeSaveFile` hook).
+    public var metadata: [String: ParseValue]
 
-    public init(name: String, contentType: String, size: Int64, etag: String, createdAt: Date) {
+    public init(name: String, contentType: String, size: Int64, etag: String, createdAt: Date, metadata: [String: ParseValue] = [:]) {
         self.name = name
         self.contentType = contentType
         self.size = size
         self.etag = etag
         self.createdAt = createdAt
+        self.metadata = metadata
+    }
+
+    /// The file as file hooks see it.
+    public var hookFile: HookFile {
+        HookFile(name: name, contentType: contentType, size: size, metadata: metadata)
     }
 }
 
