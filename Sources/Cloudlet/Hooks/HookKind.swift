@@ -6,6 +6,10 @@ public enum HookKind: String, Sendable, Hashable, CaseIterable, Codable {
     case beforeDelete
     case afterDelete
     case function
+    case beforeSaveFile
+    case afterSaveFile
+    case beforeDeleteFile
+    case afterDeleteFile
 
     /// What the kind binds to, its default time limit, what it receives and returns, and its number
     /// on the wire: the one table the registry, the wire, the worker and the host read.
@@ -17,6 +21,10 @@ public enum HookKind: String, Sendable, Hashable, CaseIterable, Codable {
         case .afterDelete: HookKindDefinition(wireNumber: 4, binding: .className, receives: .object, returns: .nothing)
         case .function:
             HookKindDefinition(wireNumber: 5, binding: .name, defaultTimeLimit: .seconds(15), receives: .parameters, returns: .value)
+        case .beforeSaveFile: HookKindDefinition(wireNumber: 6, binding: .nothing, receives: .file, returns: .file)
+        case .afterSaveFile: HookKindDefinition(wireNumber: 7, binding: .nothing, receives: .file, returns: .nothing)
+        case .beforeDeleteFile: HookKindDefinition(wireNumber: 8, binding: .nothing, receives: .file, returns: .nothing)
+        case .afterDeleteFile: HookKindDefinition(wireNumber: 9, binding: .nothing, receives: .file, returns: .nothing)
         }
     }
 
@@ -54,6 +62,8 @@ public struct HookKindDefinition: Sendable, Hashable {
         case objectsAndQuery
         /// A JSON object of parameters.
         case parameters
+        /// An uploaded file: `{"name", "contentType", "size", "metadata"}` (see ``HookFile``).
+        case file
     }
 
     /// What a hook of a kind may answer.
@@ -68,6 +78,8 @@ public struct HookKindDefinition: Sendable, Hashable {
         case objects
         /// Any JSON value (a function's result).
         case value
+        /// A file (see ``HookFile``), which replaces the input file: its name, content type and metadata.
+        case file
     }
 
     /// The kind's number on the wire (CloudletWire carries it as one byte).

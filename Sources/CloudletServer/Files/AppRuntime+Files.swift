@@ -5,9 +5,12 @@ extension AppRuntime {
     /// Stores an upload named `name` by the client (checked with ``FileName/uploaded(_:)``) from
     /// the bytes of `body`, streamed to the app's file storage and refused with 413/130 past
     /// `maximumBytes`; its content type is `contentType`, or else guessed from the name's extension.
-    /// Answers the stored file, whose name has a random prefix.
+    /// Once the bytes are in, the `beforeSaveFile` hook may rename the file, change its content type
+    /// or metadata, or refuse it (nothing is then kept); `afterSaveFile` runs once it is served (its
+    /// failure is logged, never the upload's). Answers the stored file, whose name has a random prefix.
     public func saveFile<Body: AsyncSequence & Sendable>(
-        named name: String, contentType: String?, body: Body, maximumBytes: Int, caller: Caller
+        named name: String, contentType: String?, metadata: [String: ParseValue] = [:], body: Body, maximumBytes: Int,
+        caller: Caller
     ) async throws -> StoredFile where Body.Element == ByteBuffer {
         let files = try requireFiles()
         let name = try FileName.uploaded(name)
@@ -17,25 +20,50 @@ extension AppRuntime {
         } catch FileStorageError.tooLarge(let limit) {
             throw ParseError(code: 130, message: "the file is larger than the app's limit of \(limit) bytes", httpStatus: 413)
         }
+        let stored: StoredFile
         do {
             let type = contentType.flatMap { $0.isEmpty ? nil : $0 } ?? FileContentType.guess(forName: name)
-            return try await files.commit(staged, as: FileName.stored(for: name), contentType: type, metadata: [:])
+            var file = HookFile(name: name, contentType: type, size: staged.size, metadata: metadata)
+            if let beforeSaveFile = hook(.beforeSaveFile, "") {
+                file = HookFile(json: try await runHook(beforeSaveFile, input: HookPayload(file.json), caller: caller))
+                file.name = try FileName.uploaded(file.name)
+                if file.contentType.isEmpty { file.contentType = type }
+            }
+            stored = try await files.commit(staged, as: FileName.stored(for: file.name), contentType: file.contentType, metadata: file.metadata)
         } catch {
             await files.discard(staged)
             throw error
         }
+        await runAfterFileHook(.afterSaveFile, stored, caller: caller)
+        return stored
     }
 
     /// Deletes the stored file `name` (a name the server made): the master key only (119), and 404
-    /// with code 153 when there is no such file.
+    /// with code 153 when there is no such file. `beforeDeleteFile` may refuse it; `afterDeleteFile`
+    /// runs once it is gone (its failure is logged, never the delete's).
     public func deleteFile(named name: String, caller: Caller) async throws {
         guard caller.isMaster else {
             throw ParseError(code: 119, message: "unauthorized: master key is required", httpStatus: 403)
         }
         let files = try requireFiles()
         let name = try FileName.storedName(name)
-        guard try await files.delete(name) else {
-            throw ParseError(code: 153, message: "Could not delete file: there is no file \(name).", httpStatus: 404)
+        let notFound = ParseError(code: 153, message: "Could not delete file: there is no file \(name).", httpStatus: 404)
+        guard let file = try await files.file(name) else { throw notFound }
+        if let beforeDeleteFile = hook(.beforeDeleteFile, "") {
+            _ = try await runHook(beforeDeleteFile, input: HookPayload(file.hookFile.json), caller: caller)
+        }
+        guard try await files.delete(name) else { throw notFound }
+        await runAfterFileHook(.afterDeleteFile, file, caller: caller)
+    }
+
+    /// Runs the after hook of `kind` on `file`, if the app has one; its failure is logged (and kept in
+    /// the hook log) but does not fail the upload or delete, which has happened.
+    private func runAfterFileHook(_ kind: HookKind, _ file: StoredFile, caller: Caller) async {
+        guard let afterHook = hook(kind, "") else { return }
+        do {
+            _ = try await runHook(afterHook, input: HookPayload(file.hookFile.json), caller: caller)
+        } catch {
+            logger.warning("\(kind.rawValue) hook failed", metadata: ["file": "\(file.name)", "error": "\(error)"])
         }
     }
 

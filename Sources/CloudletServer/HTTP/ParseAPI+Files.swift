@@ -26,8 +26,8 @@ extension ParseAPI {
                 throw ParseError(code: 130, message: "Invalid file upload: base64 is missing or not base64.", httpStatus: 400)
             }
             stored = try await call.app.runtime.saveFile(
-                named: name, contentType: context.parse.transport.contentType, body: RequestBody(buffer: ByteBuffer(bytes: bytes)),
-                maximumBytes: settings.maximumUploadBytes, caller: call.caller)
+                named: name, contentType: context.parse.transport.contentType, metadata: form["fileData"]?["metadata"]?.objectValue ?? [:],
+                body: RequestBody(buffer: ByteBuffer(bytes: bytes)), maximumBytes: settings.maximumUploadBytes, caller: call.caller)
         } else {
             if let length = request.headers[.contentLength].flatMap(Int.init), length > settings.maximumUploadBytes {
                 throw ParseError(
