@@ -8,7 +8,8 @@ import NIOCore
 /// The server side of the benchmark, run in a process of its own (`--serve <folder>`) so that its
 /// memory is measured alone: a Cloudlet router serving app `bench` (no hooks, no rate limit), and
 /// beside it the baseline, two bare routes on the same HTTP stack: `POST /bare/sink` reads and
-/// drops the body, `GET /bare/source` answers 5 MiB from memory in 128 KiB chunks.
+/// drops the body, `GET /bare/source` answers 5 MiB from memory in 128 KiB chunks. The app takes
+/// uploads of up to 4 GiB.
 enum BenchmarkServer {
     static let appId = "bench"
     static let clientKey = "bench-client"
@@ -27,6 +28,9 @@ enum BenchmarkServer {
                     id: appId, executor: InProcessHookExecutor(registry: HookRegistry()), clientKey: clientKey, masterKey: masterKey,
                     rateLimits: .off)
             ], logger: logger)
+        // The large uploads are 100 MiB each: past the default limit of 20 MiB.
+        try server.registry.update(appId) { $0.files.maximumUploadBytes = FileSettings.largestMaximumUploadBytes }
+        await server.supervisor.reload()
         let router = server.router()
         router.post("bare/sink") { request, _ -> HTTPResponse.Status in
             for try await _ in request.body {}

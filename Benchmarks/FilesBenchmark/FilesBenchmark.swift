@@ -14,8 +14,8 @@ struct FilesBenchmark {
         let traffic = FileTraffic(port: server.port, connections: connections)
         defer { server.stop() }
         let requests = perConnection * connections
-        print("\(connections) connections, \(requests) requests of 5 MiB each way; server pid \(server.process.processIdentifier)")
-        print("idle server: \(Self.mebibytes(server.memory.resident)) resident")
+        report("\(connections) connections, \(requests) requests of 5 MiB each way; server pid \(server.process.processIdentifier)")
+        report("idle server: \(Self.mebibytes(server.memory.resident)) resident")
 
         let bareUp = try await FileTraffic.throughput(connections: connections, requests: requests, size: Self.fileSize) {
             _ = try await traffic.upload("/bare/sink", size: Self.fileSize)
@@ -23,7 +23,7 @@ struct FilesBenchmark {
         let filesUp = try await FileTraffic.throughput(connections: connections, requests: requests, size: Self.fileSize) {
             _ = try await traffic.upload("/parse/files/five.bin", size: Self.fileSize)
         }
-        print(Self.line("upload", filesUp, bareUp))
+        report(Self.line("upload", filesUp, bareUp))
 
         let stored = try JSONParser.parse(Array(try await traffic.upload("/parse/files/five.bin", size: Self.fileSize).readableBytesView))
         guard let url = stored["url"]?.stringValue, let path = URL(string: url)?.path else {
@@ -35,7 +35,7 @@ struct FilesBenchmark {
         let filesDown = try await FileTraffic.throughput(connections: connections, requests: requests, size: Self.fileSize) {
             guard try await traffic.download(path) == Self.fileSize else { throw BenchmarkFailure("short file download") }
         }
-        print(Self.line("download", filesDown, bareDown))
+        report(Self.line("download", filesDown, bareDown))
 
         let large = largeMebibytes << 20
         for (label, path) in [("bare sink", "/bare/sink"), ("files", "/parse/files/large.bin")] {
@@ -45,7 +45,7 @@ struct FilesBenchmark {
                 _ = try await traffic.upload(path, size: large)
             }
             let peak = server.memory.peak
-            print(
+            report(
                 "\(connections) × \(largeMebibytes) MiB uploads at once, \(label): server peak \(Self.mebibytes(peak)) "
                     + "(resident before \(Self.mebibytes(before)), +\(Self.mebibytes(peak - before)))")
         }
@@ -59,4 +59,9 @@ struct FilesBenchmark {
     }
 
     static func mebibytes(_ value: Double) -> String { String(format: "%.0f MiB", value) }
+
+    /// Writes `line` to standard output at once (so that it is there even if a later step fails).
+    private func report(_ line: String) {
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    }
 }

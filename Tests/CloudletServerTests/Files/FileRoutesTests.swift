@@ -179,3 +179,24 @@ struct FileRoutesTests {
         }
     }
 }
+
+/// File hooks over the router: what the client is answered.
+@Suite("File hooks over the router")
+struct FileHookRouteTests {
+    @Test func aBeforeSaveFileRefusalIs142AndARenameIsWhatTheClientGetsBack() async throws {
+        var hooks = HookRegistry()
+        hooks.beforeSaveFile { request in
+            guard request.file.size <= 10 else { throw HookError.validation("pictures are at most 10 bytes here") }
+            request.file.name = request.file.name.lowercased()
+        }
+        try await FileTestServer.with(hooks: hooks) { server in
+            let refused = try await server.a.upload("big.png", [UInt8](repeating: 1, count: 11))
+            Support.expectError(refused, status: 400, code: 142)
+            let renamed = try await server.a.upload("ME.PNG", [1, 2])
+            #expect(renamed.status == 201)
+            let name = try #require(renamed["name"]?.stringValue)
+            #expect(name.hasSuffix("_me.png"))
+            #expect(try await server.a.download(try #require(renamed["url"]?.stringValue)).headers[.contentType] == "application/octet-stream")
+        }
+    }
+}

@@ -54,6 +54,7 @@ enum FixtureHooks: HookModule {
         }
         registerMisbehaving(&hooks)
         registerHostile(&hooks)
+        registerFiles(&hooks)
     }
 
     /// Hooks that hang, trap or exhaust memory, for the isolation tests.

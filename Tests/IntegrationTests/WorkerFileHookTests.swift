@@ -1,0 +1,31 @@
+import Cloudlet
+import CloudletServer
+import CloudletTesting
+import Foundation
+import Testing
+
+extension ProcessTests {
+    /// The four file hooks of the fixture, run in a worker process through the harness.
+    @Suite struct WorkerFileHookTests {
+        @Test func fileHooksRunInAWorkerRenameRefuseAndRecord() async throws {
+            try await HookHarness.withWorkers(executablePath: ServerProcess.Binary.fixture.url.path) { (harness: HookHarness) async throws in
+                let stored = try await harness.upload("notes.md", Array("# Notes".utf8))
+                #expect(stored.name.hasSuffix("_checked-notes.md"))
+                #expect(stored.contentType == "text/markdown")
+                #expect(stored.metadata == ["checkedBy": "fixture", "sizeSeen": 7])
+                #expect(try await harness.download(stored.name) == Array("# Notes".utf8))
+
+                let refused = try await #require(throws: ParseError.self) { try await harness.upload("virus.exe", [1]) }
+                #expect(refused.code == 142)
+                #expect(refused.message == "no viruses")
+
+                try await harness.deleteFile(stored.name)
+                let log = try await harness.find(ParseQuery("FileLog", order: ["createdAt"]))
+                #expect(log.map { $0["event"] } == ["saved", "deleted"])
+                #expect(log.map { $0["name"] } == [.string(stored.name), .string(stored.name)])
+                #expect(harness.counts(.beforeSaveFile, "").invocations == 2)
+                #expect(harness.counts(.afterDeleteFile, "").invocations == 1)
+            }
+        }
+    }
+}
