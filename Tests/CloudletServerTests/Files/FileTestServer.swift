@@ -15,10 +15,14 @@ struct FileTestServer: Sendable {
     let folder: URL
     let a: ParseTestClient
     let b: ParseTestClient
+    /// The port of a live server (``with(policy:hooks:live:_:)`` with `live`), else nil.
+    let port: Int?
 
-    /// Runs `body` with a fresh server whose apps have `policy` as their rate limits and `hooks`.
+    /// Runs `body` with a fresh server whose apps have `policy` as their rate limits and `hooks`:
+    /// in-process through the router, or `live` on a loopback port.
     static func with(
-        policy: RateLimitPolicy = .off, hooks: HookRegistry = HookRegistry(), _ body: @Sendable (FileTestServer) async throws -> Void
+        policy: RateLimitPolicy = .off, hooks: HookRegistry = HookRegistry(), live: Bool = false,
+        _ body: @Sendable (FileTestServer) async throws -> Void
     ) async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cloudlet-files-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -31,14 +35,14 @@ struct FileTestServer: Sendable {
         }
         let server = try CloudletApplication(
             configuration: ServerConfiguration(dataDirectory: folder.path, passwordHashCost: 4), apps: definitions, logger: logger)
-        try await Application(router: server.router(), logger: logger).test(.router) { client in
+        try await Application(router: server.router(), logger: logger).test(live ? .live : .router) { client in
             let clients = ["a", "b"].map { id in
                 ParseTestClient(appId: id, clientKey: "client-\(id)", masterKey: "master-\(id)") { method, uri, headers, requestBody in
                     let response = try await client.executeRequest(uri: uri, method: method, headers: headers, body: requestBody)
                     return (response.status.code, response.headers, response.body)
                 }
             }
-            try await body(FileTestServer(server: server, folder: folder, a: clients[0], b: clients[1]))
+            try await body(FileTestServer(server: server, folder: folder, a: clients[0], b: clients[1], port: client.port))
         }
     }
 
