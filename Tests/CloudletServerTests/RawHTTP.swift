@@ -8,12 +8,12 @@ enum RawHTTP {
     }
 
     /// Writes `request` to `127.0.0.1:port` and reads until the server closes the connection (or
-    /// 5 s pass); a write the server cut short by closing is not an error.
-    static func exchange(port: Int, _ request: String) throws -> String {
+    /// `seconds` pass without a byte); a write the server cut short by closing is not an error.
+    static func exchange(port: Int, _ request: String, seconds: Int = 5) throws -> String {
         let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard socket >= 0 else { throw Failure(description: "socket: \(errno)") }
         defer { close(socket) }
-        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        var timeout = timeval(tv_sec: seconds, tv_usec: 0)
         setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
