@@ -18,6 +18,8 @@ public struct HookRegistry: Sendable {
     public typealias DeleteHandler = @Sendable (DeleteRequest) async throws -> Void
     /// A function handler: its result is the `result` of `POST /functions/:name`.
     public typealias FunctionHandler = @Sendable (FunctionRequest) async throws -> ParseValue
+    /// A background job: runs for `POST /jobs/:name` or on its schedule; throwing fails the run.
+    public typealias JobHandler = @Sendable (JobRequest) async throws -> Void
 
     /// One registered hook, its time limit and the rate limit it declares.
     public struct Registration<Handler: Sendable>: Sendable {
@@ -51,6 +53,7 @@ public struct HookRegistry: Sendable {
     public private(set) var beforeDeletes: [String: Registration<DeleteHandler>] = [:]
     public private(set) var afterDeletes: [String: Registration<DeleteHandler>] = [:]
     public private(set) var functions: [String: Registration<FunctionHandler>] = [:]
+    public private(set) var jobs: [String: Registration<JobHandler>] = [:]
 
     /// An empty registry.
     public init() {}
@@ -95,6 +98,21 @@ public struct HookRegistry: Sendable {
         functions[name] = Registration(name: name, timeLimit: timeLimit, rateLimit: rateLimit, handler: handler)
     }
 
+    /// Runs `handler` in the background for `POST /jobs/<name>` (master key only) and on the
+    /// schedule the operator sets for `name`. The caller gets the run's `_JobStatus` id at once; the
+    /// run ends `succeeded`, or `failed` with the error's message, or is stopped at its time limit.
+    ///
+    /// ```swift
+    /// hooks.job("cleanup", timeLimit: .minutes(15)) { request in
+    ///     try await request.progress("removing stale sessions")
+    /// }
+    /// ```
+    public mutating func job(
+        _ name: String, timeLimit: Duration = HookKind.job.defaultTimeLimit, _ handler: @escaping JobHandler
+    ) {
+        jobs[name] = Registration(name: name, timeLimit: timeLimit, handler: handler)
+    }
+
     /// Every registered hook, for listings and the host: kind, class or function name, time limit
     /// and rate limit, sorted by name.
     public var summary: [Summary] {
@@ -102,7 +120,7 @@ public struct HookRegistry: Sendable {
             table.values.map { Summary(kind: kind, name: $0.name, timeLimit: $0.timeLimit, rateLimit: $0.rateLimit) }
         }
         let all = rows(.beforeSave, beforeSaves) + rows(.afterSave, afterSaves) + rows(.beforeDelete, beforeDeletes)
-            + rows(.afterDelete, afterDeletes) + rows(.function, functions)
+            + rows(.afterDelete, afterDeletes) + rows(.function, functions) + rows(.job, jobs)
         return all.sorted { ($0.name, $0.kind.rawValue) < ($1.name, $1.kind.rawValue) }
     }
 }

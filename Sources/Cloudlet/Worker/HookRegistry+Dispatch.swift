@@ -2,7 +2,8 @@
 extension HookRegistry {
     /// Runs the hook of `kind` for `name` with `input` (the object, or a function's parameters) and
     /// `original` (the stored object, for an update), and returns its answer as JSON: the object as the
-    /// hook left it for `beforeSave`, the result for a function, `null` otherwise.
+    /// hook left it for `beforeSave`, the result for a function, `null` otherwise. A job's input is its
+    /// parameters.
     package func run(
         _ kind: HookKind, _ name: String, input: ParseValue, original: ParseValue?, context: HookContext
     ) async throws -> ParseValue {
@@ -23,6 +24,9 @@ extension HookRegistry {
         case .function:
             guard let hook = functions[name] else { throw ParseError.failed("Invalid function: \"\(name)\"") }
             return try await hook.handler(FunctionRequest(params: input.objectValue ?? [:], context: context))
+        case .job:
+            guard let hook = jobs[name] else { throw ParseError.failed("Invalid job.") }
+            try await hook.handler(JobRequest(params: input.objectValue ?? [:], context: context))
         }
         return .null
     }

@@ -22,6 +22,7 @@ extension HookKind {
         case .beforeDelete: .beforeDelete
         case .afterDelete: .afterDelete
         case .function: .function
+        case .job: .job
         }
     }
 
@@ -33,6 +34,7 @@ extension HookKind {
         case .beforeDelete: self = .beforeDelete
         case .afterDelete: self = .afterDelete
         case .function: self = .function
+        case .job: self = .job
         }
     }
 }

@@ -78,7 +78,7 @@ public final class AppRegistry: Sendable {
             try db.execute(
                 sql: """
                     UPDATE apps SET hooks_executable = ?, isolation = ?, workers = ?, worker_memory_mb = ?,
-                    max_hook_time_limit_ms = ?, rate_limits = ?, push = ?, updated_at = ? WHERE id = ?
+                    max_hook_time_limit_ms = ?, rate_limits = ?, push = ?, job_schedules = ?, updated_at = ? WHERE id = ?
                     """,
                 arguments: Self.settingsArguments(settings) + [HostDatabase.now(), id])
             return try Self.fetchApp(id, db)!
@@ -125,7 +125,8 @@ public final class AppRegistry: Sendable {
             workerCount: row["workers"], workerMemoryMegabytes: row["worker_memory_mb"],
             maximumHookTimeLimit: .milliseconds(row["max_hook_time_limit_ms"] as Int64),
             rateLimits: try RateLimitPolicy(json: JSONParser.parse(row["rate_limits"] as String)),
-            push: try (row["push"] as String?).map { try PushSettings(json: JSONParser.parse($0)) } ?? PushSettings())
+            push: try (row["push"] as String?).map { try PushSettings(json: JSONParser.parse($0)) } ?? PushSettings(),
+            jobSchedules: try (row["job_schedules"] as String?).map { try AppSettings.jobSchedules(JSONParser.parse($0)) } ?? [:])
         return AppRecord(id: row["id"], settings: settings, keys: keys.map(\.key), createdAt: row["created_at"], updatedAt: row["updated_at"])
     }
 
@@ -133,7 +134,7 @@ public final class AppRegistry: Sendable {
         try db.execute(
             sql: """
                 INSERT INTO apps (hooks_executable, isolation, workers, worker_memory_mb, max_hook_time_limit_ms, rate_limits,
-                push, created_at, updated_at, id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                push, job_schedules, created_at, updated_at, id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
             arguments: settingsArguments(settings) + [now, now, id])
     }
@@ -148,7 +149,7 @@ public final class AppRegistry: Sendable {
         [
             settings.hooksExecutable, settings.isolation.rawValue, settings.workerCount, settings.workerMemoryMegabytes,
             settings.maximumHookTimeLimit.wholeMilliseconds, JSONWriter.string(settings.rateLimits.json),
-            JSONWriter.string(settings.push.json),
+            JSONWriter.string(settings.push.json), JSONWriter.string(AppSettings.json(settings.jobSchedules)),
         ]
     }
 }

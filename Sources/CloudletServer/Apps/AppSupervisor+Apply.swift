@@ -72,7 +72,8 @@ extension AppSupervisor {
         }
         let hosted = HostedApp(
             id: record.id, keys: record.acceptedKeys, runtime: runtime(record, storage: storage, executor: executor),
-            rateLimiter: RateLimiter(policy: record.settings.rateLimits, clock: clock), pushProviders: pushProviders)
+            rateLimiter: RateLimiter(policy: record.settings.rateLimits, clock: clock), pushProviders: pushProviders,
+            jobSchedules: record.settings.jobSchedules)
         entries.withLock { $0[record.id] = Entry(record: record, hosted: hosted, manifest: manifest, pool: group) }
         directory.set(hosted)
         return hosted
@@ -105,7 +106,8 @@ extension AppSupervisor {
             entry.record.settings.rateLimits == policy ? entry.hosted.rateLimiter : RateLimiter(policy: policy, clock: clock)
         runtime.bulkhead.resize(maximumRunning: policy.maximumConcurrentHooks, maximumWaiting: policy.maximumQueuedHooks)
         let hosted = HostedApp(
-            id: record.id, keys: record.acceptedKeys, runtime: runtime, rateLimiter: rateLimiter, pushProviders: pushProviders)
+            id: record.id, keys: record.acceptedKeys, runtime: runtime, rateLimiter: rateLimiter, pushProviders: pushProviders,
+            jobSchedules: record.settings.jobSchedules)
         entries.withLock { $0[record.id] = Entry(record: record, hosted: hosted, manifest: manifest, pool: group) }
         directory.set(hosted)
         if pushChanged { retire(entry.hosted.pushProviders) }

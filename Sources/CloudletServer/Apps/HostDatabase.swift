@@ -46,7 +46,7 @@ final class HostDatabase: Sendable {
                     CREATE TABLE apps (
                         id TEXT PRIMARY KEY, hooks_executable TEXT NOT NULL, isolation TEXT NOT NULL, workers INTEGER NOT NULL,
                         worker_memory_mb INTEGER NOT NULL, max_hook_time_limit_ms INTEGER NOT NULL, rate_limits TEXT NOT NULL,
-                        push TEXT, created_at TEXT NOT NULL, updated_at TEXT NOT NULL
+                        push TEXT, job_schedules TEXT, created_at TEXT NOT NULL, updated_at TEXT NOT NULL
                     );
                     CREATE TABLE app_keys (
                         app TEXT NOT NULL REFERENCES apps(id) ON DELETE CASCADE,
@@ -72,6 +72,11 @@ final class HostDatabase: Sendable {
             // default push settings (the log provider for every device type).
             guard try !db.columns(in: "apps").contains(where: { $0.name == "push" }) else { return }
             try db.execute(sql: "ALTER TABLE apps ADD COLUMN push TEXT")
+        }
+        migrator.registerMigration("jobSchedules") { db in
+            // A registry made before job schedules existed gets the column; NULL reads as none.
+            guard try !db.columns(in: "apps").contains(where: { $0.name == "job_schedules" }) else { return }
+            try db.execute(sql: "ALTER TABLE apps ADD COLUMN job_schedules TEXT")
         }
         return migrator
     }

@@ -98,6 +98,8 @@ public struct ParseAPI: Sendable {
             return try await perform(.object(InstallationRules.className, id), call)
         case (.push, .post):
             return try await performPush(call)
+        case (.job(let name), .post):
+            return try await performJob(name, call)
         default:
             throw ParseError(code: 119, message: "\(call.method.rawValue) is not allowed here", httpStatus: 405)
         }

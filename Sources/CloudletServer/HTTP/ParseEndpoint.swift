@@ -12,6 +12,7 @@ enum ParseEndpoint: Sendable, Equatable {
     case installations
     case installation(String)
     case push
+    case job(String)
 
     /// The endpoint at `path` (such as `/parse/classes/Messages/abc` or `/classes/Messages`), or nil.
     init?(path: String, mountPath: String) {
@@ -30,6 +31,7 @@ enum ParseEndpoint: Sendable, Equatable {
         case 2 where parts[0] == "users": self = .user(parts[1])
         case 2 where parts[0] == "classes": self = .classes(parts[1])
         case 2 where parts[0] == "functions": self = .function(parts[1])
+        case 2 where parts[0] == "jobs": self = .job(parts[1])
         case 3 where parts[0] == "classes": self = .object(parts[1], parts[2])
         default: return nil
         }
@@ -52,6 +54,7 @@ extension ParseEndpoint {
         case .installations: "/installations"
         case .installation(let id): "/installations/\(id)"
         case .push: "/push"
+        case .job(let name): "/jobs/\(name)"
         }
     }
 }

@@ -33,6 +33,7 @@ extension ParseAPI {
         ParseRoute("installations", [.get, .post]) { _ in .installations },
         ParseRoute("installations/:objectId", [.get, .put, .delete]) { .installation(try $0.require("objectId")) },
         ParseRoute("push", [.post]) { _ in .push },
+        ParseRoute("jobs/:name", [.post]) { .job(try $0.require("name")) },
     ]
 
     /// The methods a path that exists may be asked with and refuses with 405 when its route does

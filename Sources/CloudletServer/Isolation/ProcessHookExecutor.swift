@@ -43,4 +43,8 @@ public struct ProcessHookExecutor: HookExecutor {
     public func function(_ name: String, _ request: FunctionRequest) async throws -> ParseValue {
         try await pool.invoke(.function, name, input: .object(request.params), original: nil, context: request.context)
     }
+
+    public func job(_ name: String, _ request: JobRequest) async throws {
+        _ = try await pool.invoke(.job, name, input: .object(request.params), original: nil, context: request.context)
+    }
 }

@@ -3,7 +3,8 @@ import Cloudlet
 extension AppRuntime {
     /// Runs one hook by itself, JSON in and JSON out, as `cloudlet invoke` does: `input` is the
     /// object for a trigger (a before hook answers the object as it left it) or the parameters of a
-    /// function. Nothing is written unless the hook writes through its store.
+    /// function, or the parameters of a job (which runs to its end here; the answer is its
+    /// `_JobStatus`). Nothing else is written unless the hook writes through its store.
     public func invokeHook(_ kind: HookKind, _ name: String, input: [String: ParseValue], caller: Caller) async throws -> ParseValue {
         guard hasHook(kind, name) else { throw ParseError.failed("no \(kind.rawValue) hook for \(name)") }
         switch kind {
@@ -25,6 +26,8 @@ extension AppRuntime {
                 try await executor.delete(kind, DeleteRequest(object: object, context: context))
             }
             return [:]
+        case .job:
+            return .object(try await runJobToEnd(name, params: input, caller: caller).json)
         }
     }
 }

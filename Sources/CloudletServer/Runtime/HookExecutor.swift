@@ -23,6 +23,9 @@ public protocol HookExecutor: Sendable {
     /// Runs the function hook `name` and returns its result.
     func function(_ name: String, _ request: FunctionRequest) async throws -> ParseValue
 
+    /// Runs the job `name`.
+    func job(_ name: String, _ request: JobRequest) async throws
+
     /// Whether hooks can run now (for `/ready`): every worker is up. Default true.
     var isReady: Bool { get }
 
@@ -56,6 +59,7 @@ public struct InProcessHookExecutor: HookExecutor {
         case .beforeDelete: return summary(registry.beforeDeletes[name])
         case .afterDelete: return summary(registry.afterDeletes[name])
         case .function: return summary(registry.functions[name])
+        case .job: return summary(registry.jobs[name])
         }
     }
 
@@ -78,6 +82,11 @@ public struct InProcessHookExecutor: HookExecutor {
     public func function(_ name: String, _ request: FunctionRequest) async throws -> ParseValue {
         guard let hook = registry.functions[name] else { throw ParseError.failed("Invalid function: \"\(name)\"") }
         return try await hook.handler(request)
+    }
+
+    public func job(_ name: String, _ request: JobRequest) async throws {
+        guard let hook = registry.jobs[name] else { throw ParseError.failed("Invalid job.") }
+        try await hook.handler(request)
     }
 }
 
