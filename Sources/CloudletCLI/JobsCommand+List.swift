@@ -27,7 +27,8 @@ struct JobsListCommand<Hooks: HookModule>: AsyncParsableCommand {
         let now = Date()
         for name in names.sorted() {
             let schedule = record.settings.jobSchedules[name]
-            let lastRun = try await storage.map { try await JobRuns.newestRuns($0, job: name, limit: 1) }?.first
+            var lastRun: ParseObject?
+            if let storage { lastRun = try await JobRuns.newestRuns(storage, job: name, limit: 1).first }
             var next: Date?
             if let schedule {
                 // A time missed while no server ran is run once when one starts.

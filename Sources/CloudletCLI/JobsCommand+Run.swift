@@ -4,6 +4,7 @@ import Cloudlet
 import CloudletServer
 import Foundation
 import NIOCore
+import NIOHTTP1
 
 /// `cloudlet jobs run <app> <job>`: asks the running server to start a job now, through
 /// `POST <server>/jobs/<job>` with the app's master key, and prints the run's id; with `--wait`,

@@ -18,7 +18,7 @@ struct JobsScheduleCommand: AsyncParsableCommand {
     func run() async throws {
         try reportingErrors {
             let record = try options.registry().update(options.app) { settings in
-                var schedules = AppSettings.json(settings.jobSchedules).objectValue ?? [:]
+                var schedules = settings.jobSchedules.mapValues { ParseValue.string($0.expression) }
                 schedules[job] = .string(cron)
                 settings = try settings.applying(["jobSchedules": .object(schedules)])
             }
@@ -41,7 +41,7 @@ struct JobsUnscheduleCommand: AsyncParsableCommand {
         try reportingErrors {
             let record = try options.registry().update(options.app) { settings in
                 guard settings.jobSchedules.removeValue(forKey: job) != nil else {
-                    throw AppSettings.invalid("job \(job) of app \"\(options.app)\" has no schedule")
+                    throw ParseError(code: 142, message: "job \(job) of app \"\(options.app)\" has no schedule", httpStatus: 400)
                 }
             }
             print(options.json ? JSONWriter.string(record.json) : "job \(job) of app \"\(options.app)\" no longer runs on a schedule")

@@ -149,7 +149,7 @@ public final class AppRegistry: Sendable {
         [
             settings.hooksExecutable, settings.isolation.rawValue, settings.workerCount, settings.workerMemoryMegabytes,
             settings.maximumHookTimeLimit.wholeMilliseconds, JSONWriter.string(settings.rateLimits.json),
-            JSONWriter.string(settings.push.json), JSONWriter.string(AppSettings.json(settings.jobSchedules)),
+            JSONWriter.string(settings.push.json), JSONWriter.string(AppSettings.jobSchedulesJSON(settings.jobSchedules)),
         ]
     }
 }

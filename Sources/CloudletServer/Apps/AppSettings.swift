@@ -101,7 +101,7 @@ public struct AppSettings: Sendable, Hashable {
             "hooks": .string(hooksExecutable), "isolation": .string(isolation.rawValue),
             "workers": .number(Double(workerCount)), "workerMemoryMb": .number(Double(workerMemoryMegabytes)),
             "maxHookTimeLimitMs": .number(Double(maximumHookTimeLimit.wholeMilliseconds)), "rateLimits": rateLimits.json,
-            "push": push.json, "jobSchedules": Self.json(jobSchedules),
+            "push": push.json, "jobSchedules": Self.jobSchedulesJSON(jobSchedules),
         ]
     }
 
@@ -115,7 +115,7 @@ public struct AppSettings: Sendable, Hashable {
     public static let maximumJobSchedules = 100
 
     /// Schedules as JSON: `{"cleanup": "0 3 * * *"}`.
-    static func json(_ schedules: [String: CronSchedule]) -> ParseValue {
+    static func jobSchedulesJSON(_ schedules: [String: CronSchedule]) -> ParseValue {
         .object(schedules.mapValues { .string($0.expression) })
     }
 
@@ -131,7 +131,7 @@ public struct AppSettings: Sendable, Hashable {
             do {
                 schedules[job] = try CronSchedule(text)
             } catch {
-                throw invalid("jobSchedules.\(job): \(error.description)")
+                throw invalid("jobSchedules.\(job): \(error)")
             }
         }
         return schedules

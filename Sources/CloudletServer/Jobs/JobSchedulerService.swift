@@ -19,6 +19,7 @@ public struct JobSchedulerService: Service {
     public let apps: AppDirectory
     /// The clock schedules are read on.
     public let clock: any CloudletClock
+    /// Where started, skipped and failed starts are logged.
     public let logger: Logger
     /// Runs created before this moment and still `running` belong to an earlier process.
     let startedAt: Date

@@ -126,4 +126,5 @@ private final class SwitchableExecutor: HookExecutor {
     func afterSave(_ request: AfterSaveRequest) async throws {}
     func delete(_ kind: HookKind, _ request: DeleteRequest) async throws {}
     func function(_ name: String, _ request: FunctionRequest) async throws -> ParseValue { nil }
+    func job(_ name: String, _ request: JobRequest) async throws {}
 }
