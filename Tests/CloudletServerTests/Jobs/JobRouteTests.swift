@@ -12,13 +12,14 @@ struct JobRouteTests {
     static let statusIdHeader = HTTPField.Name("X-Parse-Job-Status-Id")!
 
     /// `held` waits at the gate; `tidy` reports progress and succeeds; `broken` fails with a message.
+    /// Each has a limit within the app's default cap (60 s).
     static func registry(_ gate: JobGate) -> HookRegistry {
         var hooks = HookRegistry()
-        hooks.job("held") { _ in await gate.wait() }
-        hooks.job("tidy") { request in
+        hooks.job("held", timeLimit: .seconds(30)) { _ in await gate.wait() }
+        hooks.job("tidy", timeLimit: .seconds(30)) { request in
             try await request.progress("swept \(request.params["rooms"]?.intValue ?? 0) rooms")
         }
-        hooks.job("broken") { request in
+        hooks.job("broken", timeLimit: .seconds(30)) { request in
             try await request.progress("started")
             throw HookError.validation("the cupboard is locked")
         }

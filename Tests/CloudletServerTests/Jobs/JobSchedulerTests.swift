@@ -162,7 +162,7 @@ struct JobSchedulerTests {
         var logger = Logger(label: "cloudlet")
         logger.logLevel = .critical
         var hooks = HookRegistry()
-        hooks.job("quick") { _ in }
+        hooks.job("quick", timeLimit: .seconds(10)) { _ in }
         let server = try CloudletApplication(
             configuration: ServerConfiguration(dataDirectory: folder.path),
             apps: [AppDefinition(id: "test", executor: InProcessHookExecutor(registry: hooks))], logger: logger)
