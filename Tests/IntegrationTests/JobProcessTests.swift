@@ -14,7 +14,9 @@ extension ProcessTests {
         static func ended(_ client: ParseTestClient, _ id: String) async throws -> ParseValue {
             try await poll("job run \(id) to end") {
                 let reply = try await client.get("/classes/_JobStatus/\(id)", master: true)
-                return reply.status == 200 && reply["status"] != "running" ? reply.body : nil
+                // `.none`, not `nil`: a ParseValue reads `nil` as JSON null.
+                guard reply.status == 200, reply["status"] != "running" else { return ParseValue?.none }
+                return reply.body
             }
         }
 
