@@ -16,6 +16,9 @@ struct HarnessJobTests {
         }
         hooks.job("refuse") { _ in throw HookError.failed("nothing to do") }
         hooks.job("forever", timeLimit: .minutes(2)) { _ in await TimeLimitTests.hang() }
+        hooks.job("purge", input: Purge.self) { purge, request in
+            try await request.progress("purging posts older than \(purge.olderThanDays) days")
+        }
         return hooks
     }
 
@@ -51,6 +54,16 @@ struct HarnessJobTests {
         #expect(run["status"] == "failed")
         #expect(run["message"]?.stringValue?.contains("timed out") == true)
         #expect(harness.counts(.job, "forever").timeouts == 1)
+    }
+
+    struct Purge: Decodable, Sendable { var olderThanDays: Int }
+
+    @Test func aTypedJobGetsItsParametersDecodedOrFailsWithTheReason() async throws {
+        let harness = try HookHarness(registry: Self.registry())
+        #expect(try await harness.runJob("purge", ["olderThanDays": 30])["message"] == "purging posts older than 30 days")
+        let refused = try await harness.runJob("purge", ["olderThanDays": "thirty"])
+        #expect(refused["status"] == "failed")
+        #expect(refused["message"] == "invalid parameters for purge: wrong type for field olderThanDays")
     }
 
     @Test func theDefaultTimeLimitIsFifteenMinutes() {

@@ -90,5 +90,17 @@ extension ProcessTests {
             let again = try await ServerProcess.run(.fixture, ["jobs", "unschedule", "fixture", "report"] + data)
             #expect(again.ending == .exit(1))
         }
+
+        @Test func invokeRunsAJobToItsEnd() async throws {
+            let folder = try ServerProcess.temporaryFolder("invoke")
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let input = folder.appendingPathComponent("params.json")
+            try Data(#"{"steps":2}"#.utf8).write(to: input)
+            let run = try await ServerProcess.run(.fixture, ["invoke", "job:report", "--input", input.path, "--master"])
+            #expect(run.ending == .exit(0), "\(run.stderr)")
+            let status = try JSONParser.parse(Array(run.stdout.utf8))
+            #expect(status["status"] == "succeeded")
+            #expect(status["message"] == "step 2 of 2")
+        }
     }
 }
