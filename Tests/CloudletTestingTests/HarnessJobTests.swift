@@ -58,6 +58,18 @@ struct HarnessJobTests {
 
     struct Purge: Decodable, Sendable { var olderThanDays: Int }
 
+    @Test func aHooksStoreCannotForgeARunEvenAsTheMasterKey() async throws {
+        var hooks = Self.registry()
+        hooks.function("forge") { request in
+            let forged = ParseObject(className: "_JobStatus", fields: ["jobName": "archive", "status": "succeeded"])
+            return .object(try await request.store.asMaster.save(forged).json)
+        }
+        let harness = try HookHarness(registry: hooks)
+        let error = try await #require(throws: ParseError.self) { try await harness.call("forge") }
+        #expect(error.code == 119)
+        #expect(try await harness.find(ParseQuery("_JobStatus")).isEmpty)
+    }
+
     @Test func aTypedJobGetsItsParametersDecodedOrFailsWithTheReason() async throws {
         let harness = try HookHarness(registry: Self.registry())
         #expect(try await harness.runJob("purge", ["olderThanDays": 30])["message"] == "purging posts older than 30 days")
