@@ -55,7 +55,7 @@ struct JobsListCommand<Hooks: HookModule>: AsyncParsableCommand {
             if let skipped = states[name]?.skippedRuns, skipped > 0 { line += "\tskipped=\(skipped)" }
             print(line)
         }
-        if record.settings.hooksExecutable != AppSettings.selfExecutable {
+        if record.settings.hooksExecutable != AppSettings.selfExecutable, !options.json {
             print("(jobs that never ran nor are scheduled: see `\(record.settings.hooksExecutable) hooks list`)")
         }
     }

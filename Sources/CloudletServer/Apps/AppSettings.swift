@@ -138,7 +138,7 @@ public struct AppSettings: Sendable, Hashable {
     }
 
     /// Throws 142 unless `name` could name a job: 1 to 128 letters, digits, `_` or `-`.
-    public static func checkJobName(_ name: String) throws {
+    static func checkJobName(_ name: String) throws {
         let allowed = name.utf8.allSatisfy { $0 == 0x5F || $0 == 0x2D || (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) }
         guard !name.isEmpty, name.utf8.count <= 128, allowed else {
             throw invalid("\"\(name)\" is not a job name: use 1 to 128 letters, digits, _ and -")

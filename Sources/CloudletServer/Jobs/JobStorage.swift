@@ -50,6 +50,7 @@ public struct JobScheduleState: Sendable, Hashable {
     /// many jobs as it may), so that time was skipped.
     public var skippedRuns: Int
 
+    /// The state of a schedule of `expression` dealt with up to `handledThrough`.
     public init(expression: String, handledThrough: Date, lastRunAt: Date? = nil, lastStatusId: String? = nil, skippedRuns: Int = 0) {
         self.expression = expression
         self.handledThrough = handledThrough
