@@ -166,6 +166,7 @@ let package = Package(
             dependencies: [
                 "Cloudlet",
                 "CloudletServer",
+                "CloudletCLI",
                 "LoadSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

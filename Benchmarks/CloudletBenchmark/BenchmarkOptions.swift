@@ -1,13 +1,13 @@
-/// The benchmark's command-line options: `--seconds N`, `--warmup N` and `--connections 16,64`.
+/// The benchmark's command-line options: `--seconds N`, `--warmup N` and `--connections 1,16,64`.
 struct BenchmarkOptions {
     /// How long each measured run lasts.
     var seconds: Double = 5
     /// How long each run is driven before measuring starts.
     var warmup: Double = 1
     /// The numbers of concurrent connections to measure, one run each.
-    var connections: [Int] = [16, 64]
+    var connections: [Int] = [1, 16, 64]
 
-    static let usage = "usage: CloudletBenchmark [--seconds N] [--warmup N] [--connections 16,64]"
+    static let usage = "usage: CloudletBenchmark [--seconds N] [--warmup N] [--connections 1,16,64]"
 
     /// Reads `arguments` (without the program name). Throws a message for anything it does not understand.
     init(arguments: [String]) throws(UsageError) {

@@ -1,12 +1,20 @@
+import CloudletCLI
 import Foundation
 import LoadSupport
 import Logging
 import NIOCore
 import NIOPosix
 
-// Measures saves per second and latency of `POST /parse/classes/X` on three servers in this
-// process (bare Hummingbird + GRDB, Cloudlet without hooks, Cloudlet with hooks), at each number
-// of connections, then prints how Cloudlet's throughput compares.
+// Measures saves per second and latency of `POST /parse/classes/X` on four servers in this
+// process (bare Hummingbird + GRDB, Cloudlet without hooks, Cloudlet with a beforeSave + afterSave
+// pair in-process and in worker processes), at each number of connections, then prints how
+// Cloudlet compares with the bare baseline. This executable is also its own worker: the pool
+// starts it as `<this> worker --socket …`.
+
+if CommandLine.arguments.dropFirst().first == "worker" {
+    await CloudletCommand<BenchmarkHooks>.runCommandLine()
+    exit(0)
+}
 
 let options: BenchmarkOptions
 do {
@@ -24,7 +32,7 @@ report.printHeader(
     options: options, arguments: CommandLine.arguments, bodyBytes: SaveRequest.make(host: "127.0.0.1", port: 0).bodyBytes)
 
 for scenario in BenchmarkScenario.allCases {
-    let server = try await scenario.start(logger: logger)
+    let (server, stop) = try await scenario.start(logger: logger)
     for connections in options.connections {
         let generator = LoadGenerator(
             host: "127.0.0.1", port: server.port, connections: connections, warmup: options.warmup,
@@ -32,7 +40,7 @@ for scenario in BenchmarkScenario.allCases {
         let result = try await generator.run(SaveRequest.make(host: "127.0.0.1", port: server.port), on: clientGroup)
         report.add(.init(scenario: scenario, connections: connections, result: result, seconds: options.seconds))
     }
-    try await server.stop()
+    try await stop()
 }
-report.printRatios()
+report.printComparisons()
 try await clientGroup.shutdownGracefully()

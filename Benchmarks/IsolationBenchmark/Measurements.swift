@@ -17,7 +17,7 @@ enum Measurements {
                 deadline: clock.now.addingTimeInterval(3), eventId: nil, logger: Logger(label: "bench"), store: UnusedStore(),
                 clock: clock)
             let start = ContinuousClock.now
-            _ = try await executor.beforeSave(BeforeSaveRequest(object: object, original: nil, context: context))
+            _ = try await executor.run(.beforeSave, "Noop", input: HookPayload(.object(object.json)), original: nil, context: context)
             latencies.append(ContinuousClock.now - start)
         }
         return latencies.sorted()

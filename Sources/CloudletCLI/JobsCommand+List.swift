@@ -18,7 +18,7 @@ struct JobsListCommand<Hooks: HookModule>: AsyncParsableCommand {
         let storage = try options.storage()
         let states = try await storage?.jobScheduleStates() ?? [:]
         var names = Set(record.settings.jobSchedules.keys)
-        if record.settings.hooksExecutable == AppSettings.selfExecutable { names.formUnion(Hooks.registry().jobs.keys) }
+        if record.settings.hooksExecutable == AppSettings.selfExecutable { names.formUnion(Hooks.registry().summary.filter { $0.kind == .job }.map(\.name)) }
         if let storage {
             for run in try await JobRuns.newestRuns(storage, limit: JobStatus.retention) {
                 if let name = run.fields["jobName"]?.stringValue { names.insert(name) }

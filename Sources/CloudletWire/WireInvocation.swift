@@ -1,23 +1,13 @@
 import NIOCore
 
-/// The kinds of hook, as numbered on the wire.
-public enum WireHookKind: UInt8, Sendable, Hashable, CaseIterable {
-    case beforeSave = 1
-    case afterSave = 2
-    case beforeDelete = 3
-    case afterDelete = 4
-    case function = 5
-    case job = 6
-}
-
 /// One hook call sent to a worker.
 public struct WireInvocation: Sendable, Equatable {
     /// Chosen by the host; unique among the calls in flight on one connection.
     public var id: UInt64
     /// The absolute deadline, in milliseconds since the Unix epoch.
     public var deadlineMilliseconds: Int64
-    /// The kind of hook.
-    public var kind: WireHookKind
+    /// The kind of hook, by the number the SDK's table of kinds gives it.
+    public var kind: UInt8
     /// The class, or the function's name.
     public var name: String
     /// The app the call belongs to.
@@ -38,7 +28,7 @@ public struct WireInvocation: Sendable, Equatable {
     public var original: ByteBuffer?
 
     public init(
-        id: UInt64, deadlineMilliseconds: Int64, kind: WireHookKind, name: String, appId: String, requestId: String,
+        id: UInt64, deadlineMilliseconds: Int64, kind: UInt8, name: String, appId: String, requestId: String,
         userId: String?, isMaster: Bool, installationId: String?, eventId: String?, input: ByteBuffer, original: ByteBuffer?
     ) {
         self.id = id
@@ -60,17 +50,22 @@ public struct WireInvocation: Sendable, Equatable {
 public struct WireHello: Sendable, Equatable {
     /// One hook the worker serves.
     public struct Hook: Sendable, Equatable {
-        public var kind: WireHookKind
+        public var kind: UInt8
         public var name: String
         public var timeLimitMilliseconds: Int64
         /// The rate limit the hook declares, if any.
         public var rateLimit: RateLimit?
+        /// For an after hook: whether it runs after the response is sent.
+        public var runsAfterResponse: Bool
 
-        public init(kind: WireHookKind, name: String, timeLimitMilliseconds: Int64, rateLimit: RateLimit? = nil) {
+        public init(
+            kind: UInt8, name: String, timeLimitMilliseconds: Int64, rateLimit: RateLimit? = nil, runsAfterResponse: Bool = false
+        ) {
             self.kind = kind
             self.name = name
             self.timeLimitMilliseconds = timeLimitMilliseconds
             self.rateLimit = rateLimit
+            self.runsAfterResponse = runsAfterResponse
         }
     }
 

@@ -50,6 +50,7 @@ extension WireMessage {
                 if scope != 0 {
                     hook.rateLimit = WireHello.RateLimit(scope: scope, count: try buffer.readWire(), windowMilliseconds: try buffer.readWire())
                 }
+                hook.runsAfterResponse = try buffer.readFlag()
                 hooks.append(hook)
             }
             self = .hello(WireHello(processId: processId, hooks: hooks))
@@ -89,10 +90,9 @@ extension ByteBuffer {
         return byte == 1
     }
 
-    fileprivate mutating func readKind() throws(WireFormatError) -> WireHookKind {
-        let byte: UInt8 = try readWire()
-        guard let kind = WireHookKind(rawValue: byte) else { throw WireFormatError("unknown hook kind \(byte)") }
-        return kind
+    /// A hook kind's number; which numbers stand for kinds is the SDK's table's to say.
+    fileprivate mutating func readKind() throws(WireFormatError) -> UInt8 {
+        try readWire()
     }
 
     fileprivate mutating func readWireString() throws(WireFormatError) -> String {

@@ -8,7 +8,7 @@ extension WireMessage {
         case .invoke(let call):
             buffer.writeHeader(.invoke, id: call.id)
             buffer.writeInteger(call.deadlineMilliseconds)
-            buffer.writeInteger(call.kind.rawValue)
+            buffer.writeInteger(call.kind)
             buffer.writeWireString(call.name)
             buffer.writeWireString(call.appId)
             buffer.writeWireString(call.requestId)
@@ -30,7 +30,7 @@ extension WireMessage {
             buffer.writeInteger(hello.processId)
             buffer.writeInteger(UInt32(hello.hooks.count))
             for hook in hello.hooks {
-                buffer.writeInteger(hook.kind.rawValue)
+                buffer.writeInteger(hook.kind)
                 buffer.writeWireString(hook.name)
                 buffer.writeInteger(hook.timeLimitMilliseconds)
                 buffer.writeInteger(hook.rateLimit?.scope ?? 0)
@@ -38,6 +38,7 @@ extension WireMessage {
                     buffer.writeInteger(limit.count)
                     buffer.writeInteger(limit.windowMilliseconds)
                 }
+                buffer.writeInteger(hook.runsAfterResponse ? 1 : 0 as UInt8)
             }
         case .result(let id, let outcome):
             buffer.writeHeader(.result, id: id)

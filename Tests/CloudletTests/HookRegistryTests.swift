@@ -11,9 +11,9 @@ struct HookRegistryTests {
         hooks.beforeDelete("Posts", timeLimit: .seconds(1)) { _ in }
         hooks.afterDelete("Posts") { _ in }
         hooks.function("hello") { _ in "hi" }
-        #expect(hooks.beforeSaves["Posts"]?.timeLimit == .seconds(3))
-        #expect(hooks.beforeDeletes["Posts"]?.timeLimit == .seconds(1))
-        #expect(hooks.functions["hello"]?.timeLimit == .seconds(15))
+        #expect(hooks.registration(.beforeSave, "Posts")?.timeLimit == .seconds(3))
+        #expect(hooks.registration(.beforeDelete, "Posts")?.timeLimit == .seconds(1))
+        #expect(hooks.registration(.function, "hello")?.timeLimit == .seconds(15))
         #expect(hooks.summary.map(\.kind) == [.afterDelete, .afterSave, .beforeDelete, .beforeSave, .function])
     }
 
@@ -21,8 +21,8 @@ struct HookRegistryTests {
         var hooks = HookRegistry()
         hooks.function("f", timeLimit: .seconds(1)) { _ in 1 }
         hooks.function("f", timeLimit: .seconds(2)) { _ in 2 }
-        #expect(hooks.functions.count == 1)
-        #expect(hooks.functions["f"]?.timeLimit == .seconds(2))
+        #expect(hooks.summary.count == 1)
+        #expect(hooks.registration(.function, "f")?.timeLimit == .seconds(2))
     }
 
     @Test func parseCodingReadsAndWritesParseDates() throws {

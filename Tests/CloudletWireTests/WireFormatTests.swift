@@ -13,11 +13,11 @@ import Testing
     @Test func invokePinsItsBytes() throws {
         let message = WireMessage.invoke(
             WireInvocation(
-                id: 7, deadlineMilliseconds: 1_700_000_000_000, kind: .beforeSave, name: "Po", appId: "a", requestId: "r",
+                id: 7, deadlineMilliseconds: 1_700_000_000_000, kind: 1, name: "Po", appId: "a", requestId: "r",
                 userId: "u", isMaster: true, installationId: nil, eventId: nil, input: json("{}"), original: nil))
         #expect(
             hex(message)
-                == "01" + "01" + "0000000000000007"  // version, invoke, id
+                == "02" + "01" + "0000000000000007"  // version, invoke, id
                 + "0000018bcfe56800" + "01"  // deadline ms, beforeSave
                 + "00000002506f" + "0000000161" + "0000000172"  // name "Po", app "a", request "r"
                 + "01" + "0000000175" + "01" + "00" + "00"  // user "u", master, no installation, no event
@@ -27,20 +27,20 @@ import Testing
 
     @Test func helloPinsItsBytes() throws {
         let message = WireMessage.hello(
-            WireHello(processId: 258, hooks: [WireHello.Hook(kind: .function, name: "f", timeLimitMilliseconds: 15_000)]))
+            WireHello(processId: 258, hooks: [WireHello.Hook(kind: 5, name: "f", timeLimitMilliseconds: 15_000)]))
         #expect(
-            hex(message) == "01" + "81" + "0000000000000000" + "00000102" + "00000001" + "05" + "0000000166" + "0000000000003a98"
-                + "00")  // no rate limit
+            hex(message) == "02" + "81" + "0000000000000000" + "00000102" + "00000001" + "05" + "0000000166" + "0000000000003a98"
+                + "00" + "00")  // no rate limit, runs before the response
         #expect(try WireMessage(decoding: message.encoded()) == message)
         let limited = WireMessage.hello(
             WireHello(
                 processId: 258,
                 hooks: [
                     WireHello.Hook(
-                        kind: .function, name: "f", timeLimitMilliseconds: 15_000,
-                        rateLimit: WireHello.RateLimit(scope: 2, count: 5, windowMilliseconds: 60_000))
+                        kind: 5, name: "f", timeLimitMilliseconds: 15_000,
+                        rateLimit: WireHello.RateLimit(scope: 2, count: 5, windowMilliseconds: 60_000), runsAfterResponse: true)
                 ]))
-        #expect(hex(limited).hasSuffix("0000000000003a98" + "02" + "00000005" + "000000000000ea60"))  // per address, 5 per 60 s
+        #expect(hex(limited).hasSuffix("0000000000003a98" + "02" + "00000005" + "000000000000ea60" + "01"))  // per address, 5 per 60 s; after the response
         #expect(try WireMessage(decoding: limited.encoded()) == limited)
     }
 
@@ -48,9 +48,9 @@ import Testing
         let success = WireMessage.result(id: 1, .success(json: json("1")))
         let refused = WireMessage.result(id: 1, .refused(code: 142, message: "no"))
         let failed = WireMessage.storeReply(id: 2, .failed(description: "x"))
-        #expect(hex(success) == "01820000000000000001" + "00" + "0000000131")
-        #expect(hex(refused) == "01820000000000000001" + "01" + "0000008e" + "000000026e6f")
-        #expect(hex(failed) == "01020000000000000002" + "02" + "0000000178")
+        #expect(hex(success) == "02820000000000000001" + "00" + "0000000131")
+        #expect(hex(refused) == "02820000000000000001" + "01" + "0000008e" + "000000026e6f")
+        #expect(hex(failed) == "02020000000000000002" + "02" + "0000000178")
         for message in [success, refused, failed] {
             #expect(try WireMessage(decoding: message.encoded()) == message)
         }
@@ -59,11 +59,11 @@ import Testing
     @Test func storeCallLogAndControlMessagesPinTheirBytes() throws {
         let call = WireMessage.storeCall(WireStoreCall(id: 3, invocationId: 7, operation: .save, asMaster: true, arguments: json("{}")))
         let log = WireMessage.log(WireLogRecord(invocationId: 7, level: 2, message: "hi", metadata: json("{}")))
-        #expect(hex(call) == "01830000000000000003" + "0000000000000007" + "04" + "01" + "000000027b7d")
-        #expect(hex(log) == "01840000000000000007" + "02" + "000000026869" + "000000027b7d")
-        #expect(hex(.cancel(id: 9)) == "01030000000000000009")
-        #expect(hex(.ping(id: 9)) == "01040000000000000009")
-        #expect(hex(.pong(id: 9)) == "01850000000000000009")
+        #expect(hex(call) == "02830000000000000003" + "0000000000000007" + "04" + "01" + "000000027b7d")
+        #expect(hex(log) == "02840000000000000007" + "02" + "000000026869" + "000000027b7d")
+        #expect(hex(.cancel(id: 9)) == "02030000000000000009")
+        #expect(hex(.ping(id: 9)) == "02040000000000000009")
+        #expect(hex(.pong(id: 9)) == "02850000000000000009")
         for message in [call, log, .cancel(id: 9), .ping(id: 9), .pong(id: 9)] {
             #expect(try WireMessage(decoding: message.encoded()) == message)
         }
@@ -71,7 +71,7 @@ import Testing
 
     @Test func decodingRejectsForeignAndTruncatedFrames() {
         var otherVersion = WireMessage.ping(id: 1).encoded()
-        otherVersion.setInteger(UInt8(2), at: otherVersion.readerIndex)
+        otherVersion.setInteger(WireMessage.version + 1, at: otherVersion.readerIndex)
         #expect(throws: WireFormatError.self) { try WireMessage(decoding: otherVersion) }
 
         let whole = WireMessage.result(id: 1, .refused(code: 1, message: "abc")).encoded()

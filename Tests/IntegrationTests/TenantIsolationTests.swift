@@ -52,7 +52,7 @@ extension ProcessTests {
             let socket = try ImpostorWorker.workerSocket(ofServer: apps.server.pid, appId: "fixture")
             let impostor = Task {
                 try await ImpostorWorker.claim(
-                    Int32(worker), hooks: [WireHello.Hook(kind: .function, name: "pid", timeLimitMilliseconds: 15_000)],
+                    Int32(worker), hooks: [WireHello.Hook(kind: HookKind.function.definition.wireNumber, name: "pid", timeLimitMilliseconds: 15_000)],
                     at: socket, wait: .seconds(2))
             }
             try await Task.sleep(for: .milliseconds(300))

@@ -1,4 +1,5 @@
-/// The kinds of hook a registry holds.
+/// The kinds of hook a registry holds. Each kind is one entry of ``definition``: adding a kind is a
+/// case here, its entry there, a registration method, and the runtime's call site.
 public enum HookKind: String, Sendable, Hashable, CaseIterable, Codable {
     case beforeSave
     case afterSave
@@ -7,14 +8,91 @@ public enum HookKind: String, Sendable, Hashable, CaseIterable, Codable {
     case function
     case job
 
-    /// The time limit Parse.com enforced for this kind: 3 s for triggers, 15 s for functions and
-    /// 15 minutes for background jobs.
-    public var defaultTimeLimit: Duration {
+    /// What the kind binds to, its default time limit, what it receives and returns, and its number
+    /// on the wire: the one table the registry, the wire, the worker and the host read.
+    public var definition: HookKindDefinition {
         switch self {
-        case .function: .seconds(15)
-        case .job: .seconds(15 * 60)
-        default: .seconds(3)
+        case .beforeSave: HookKindDefinition(wireNumber: 1, binding: .className, receives: .objectAndOriginal, returns: .object)
+        case .afterSave: HookKindDefinition(wireNumber: 2, binding: .className, receives: .objectAndOriginal, returns: .nothing)
+        case .beforeDelete: HookKindDefinition(wireNumber: 3, binding: .className, receives: .object, returns: .nothing)
+        case .afterDelete: HookKindDefinition(wireNumber: 4, binding: .className, receives: .object, returns: .nothing)
+        case .function:
+            HookKindDefinition(wireNumber: 5, binding: .name, defaultTimeLimit: .seconds(15), receives: .parameters, returns: .value)
+        case .job:
+            HookKindDefinition(wireNumber: 16, binding: .name, defaultTimeLimit: .seconds(15 * 60), receives: .parameters, returns: .nothing)
         }
     }
 
+    /// The time limit a hook of this kind has unless it sets its own.
+    public var defaultTimeLimit: Duration { definition.defaultTimeLimit }
+
+    /// The kind numbered `wireNumber` on the wire, or nil for a number no kind has.
+    public init?(wireNumber: UInt8) {
+        guard let kind = Self.allCases.first(where: { $0.definition.wireNumber == wireNumber }) else { return nil }
+        self = kind
+    }
+}
+
+/// One entry of the table of hook kinds (see ``HookKind/definition``).
+public struct HookKindDefinition: Sendable, Hashable {
+    /// What a hook of a kind is registered for.
+    public enum Binding: Sendable, Hashable {
+        /// A class: one hook per class (`beforeSave("Messages")`).
+        case className
+        /// A name of its own (`function("hello")`).
+        case name
+        /// Nothing: one hook per app (`beforeLogin`).
+        case nothing
+    }
+
+    /// What a hook of a kind receives as its input.
+    public enum Input: Sendable, Hashable {
+        /// An object.
+        case object
+        /// An object and, for an update, the object as stored before.
+        case objectAndOriginal
+        /// A query: `{className, where, order, limit, skip, keys, include}` (see ``ParseQuery``).
+        case query
+        /// The objects a query found, with the query as the original.
+        case objectsAndQuery
+        /// A JSON object of parameters.
+        case parameters
+    }
+
+    /// What a hook of a kind may answer.
+    public enum Output: Sendable, Hashable {
+        /// Nothing: the answer is ignored (`null` on the wire).
+        case nothing
+        /// An object, which replaces the input object.
+        case object
+        /// A query, which replaces the input query.
+        case query
+        /// An array of objects, which replaces the input objects.
+        case objects
+        /// Any JSON value (a function's result).
+        case value
+    }
+
+    /// The kind's number on the wire (CloudletWire carries it as one byte).
+    public let wireNumber: UInt8
+    /// What a hook of the kind is registered for.
+    public let binding: Binding
+    /// The time limit unless a hook sets its own: Parse.com's 3 s for triggers, 15 s for functions,
+    /// 15 minutes for jobs.
+    public let defaultTimeLimit: Duration
+    /// What a hook of the kind receives.
+    public let receives: Input
+    /// What a hook of the kind may answer.
+    public let returns: Output
+
+    /// An entry of the table; triggers default to Parse.com's 3 s.
+    public init(
+        wireNumber: UInt8, binding: Binding, defaultTimeLimit: Duration = .seconds(3), receives: Input, returns: Output
+    ) {
+        self.wireNumber = wireNumber
+        self.binding = binding
+        self.defaultTimeLimit = defaultTimeLimit
+        self.receives = receives
+        self.returns = returns
+    }
 }

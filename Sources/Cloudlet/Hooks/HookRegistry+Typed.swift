@@ -31,9 +31,9 @@ extension HookRegistry {
     /// Runs `handler` on the saved object decoded as `Model` after each save of `className`.
     public mutating func afterSave<Model: Decodable & Sendable>(
         _ className: String, as model: Model.Type, timeLimit: Duration = HookKind.afterSave.defaultTimeLimit,
-        _ handler: @escaping @Sendable (Model, HookContext) async throws -> Void
+        runs: AfterHookTiming = .beforeResponse, _ handler: @escaping @Sendable (Model, HookContext) async throws -> Void
     ) {
-        afterSave(className, timeLimit: timeLimit) { request in
+        afterSave(className, timeLimit: timeLimit, runs: runs) { request in
             try await handler(try Self.decode(Model.self, from: request.object), request.context)
         }
     }

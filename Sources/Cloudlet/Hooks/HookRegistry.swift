@@ -1,4 +1,4 @@
-/// The hooks of one app, by kind and by class (or function name).
+/// The hooks of one app, by kind and by what they bind to (a class, a name, or nothing).
 ///
 /// Registration reads like routing:
 /// ```swift
@@ -8,29 +8,51 @@
 /// hooks.afterSave("Messages") { request in request.logger.info("saved") }
 /// hooks.function("hello") { request in "Hello!" }
 /// ```
-/// Registering a second hook of the same kind for the same class replaces the first.
+/// Every kind is stored alike: a ``Registration`` whose handler takes a ``Call`` (JSON in) and answers
+/// JSON. The typed methods (`beforeSave`, `function`, …) adapt a kind's request type to it, and
+/// ``run(_:_:_:)`` is the one dispatch, used by the in-process executor and by worker processes alike.
+/// Registering a second hook of the same kind for the same class or name replaces the first.
 public struct HookRegistry: Sendable {
-    /// A `beforeSave` handler: may change `request.object`, or throw to reject the save.
-    public typealias BeforeSaveHandler = @Sendable (inout BeforeSaveRequest) async throws -> Void
-    /// An `afterSave` handler: runs once the save is committed; its error never fails the save.
-    public typealias AfterSaveHandler = @Sendable (AfterSaveRequest) async throws -> Void
-    /// A `beforeDelete` or `afterDelete` handler.
-    public typealias DeleteHandler = @Sendable (DeleteRequest) async throws -> Void
-    /// A function handler: its result is the `result` of `POST /functions/:name`.
-    public typealias FunctionHandler = @Sendable (FunctionRequest) async throws -> ParseValue
-    /// A background job: runs for `POST /jobs/:name` or on its schedule; throwing fails the run.
-    public typealias JobHandler = @Sendable (JobRequest) async throws -> Void
+    /// One call of a hook as the dispatch hands it over: the input (an object, a query, parameters,
+    /// as the kind's ``HookKindDefinition/receives`` says), the original, and the call's context.
+    public struct Call: Sendable {
+        /// The object, query or parameters.
+        public var input: ParseValue
+        /// For an update, the stored object before it; for `afterFind`, the query.
+        public var original: ParseValue?
+        /// The call's context.
+        public let context: HookContext
 
-    /// One registered hook, its time limit and the rate limit it declares.
-    public struct Registration<Handler: Sendable>: Sendable {
-        /// The class, or the function's name.
+        /// A call with `input`, `original` and `context`.
+        public init(input: ParseValue, original: ParseValue? = nil, context: HookContext) {
+            self.input = input
+            self.original = original
+            self.context = context
+        }
+    }
+
+    /// A hook's code as the registry keeps it: a call in, the kind's answer (``HookKindDefinition/returns``) out.
+    public typealias Handler = @Sendable (Call) async throws -> ParseValue
+
+    /// One registered hook: its kind, what it binds to, its limits and its code.
+    public struct Registration: Sendable {
+        /// The hook's kind.
+        public let kind: HookKind
+        /// The class or the name the hook is registered for ("" for a kind bound to nothing).
         public let name: String
         /// How long one invocation may take.
         public let timeLimit: Duration
         /// How often it may be called, if it declares a limit.
-        public var rateLimit: HookRateLimit? = nil
+        public let rateLimit: HookRateLimit?
+        /// For an after hook: whether the response waits for it.
+        public let runs: AfterHookTiming
         /// The hook's code.
         public let handler: Handler
+
+        /// The hook as listings and the host see it.
+        public var summary: Summary {
+            Summary(kind: kind, name: name, timeLimit: timeLimit, rateLimit: rateLimit, runs: runs)
+        }
     }
 
     /// One registered hook as listings and the host see it.
@@ -39,88 +61,66 @@ public struct HookRegistry: Sendable {
         public var name: String
         public var timeLimit: Duration
         public var rateLimit: HookRateLimit?
+        public var runs: AfterHookTiming
 
-        public init(kind: HookKind, name: String, timeLimit: Duration, rateLimit: HookRateLimit? = nil) {
+        public init(
+            kind: HookKind, name: String, timeLimit: Duration, rateLimit: HookRateLimit? = nil, runs: AfterHookTiming = .beforeResponse
+        ) {
             self.kind = kind
             self.name = name
             self.timeLimit = timeLimit
             self.rateLimit = rateLimit
+            self.runs = runs
         }
     }
 
-    public private(set) var beforeSaves: [String: Registration<BeforeSaveHandler>] = [:]
-    public private(set) var afterSaves: [String: Registration<AfterSaveHandler>] = [:]
-    public private(set) var beforeDeletes: [String: Registration<DeleteHandler>] = [:]
-    public private(set) var afterDeletes: [String: Registration<DeleteHandler>] = [:]
-    public private(set) var functions: [String: Registration<FunctionHandler>] = [:]
-    public private(set) var jobs: [String: Registration<JobHandler>] = [:]
+    private struct Key: Hashable {
+        let kind: HookKind
+        let name: String
+    }
+
+    private var registrations: [Key: Registration] = [:]
 
     /// An empty registry.
     public init() {}
 
-    /// Runs `handler` before each save of an object of `className`.
-    public mutating func beforeSave(
-        _ className: String, timeLimit: Duration = HookKind.beforeSave.defaultTimeLimit,
-        _ handler: @escaping BeforeSaveHandler
+    /// Registers `handler` as the hook of `kind` for `name` (a class or a name, as the kind binds;
+    /// "" for a kind bound to nothing), with the kind's default time limit unless `timeLimit` is
+    /// given; an after hook `runs` before the response (the default) or after it.
+    public mutating func register(
+        _ kind: HookKind, _ name: String, timeLimit: Duration? = nil, rateLimit: HookRateLimit? = nil,
+        runs: AfterHookTiming = .beforeResponse, _ handler: @escaping Handler
     ) {
-        beforeSaves[className] = Registration(name: className, timeLimit: timeLimit, handler: handler)
+        let name = kind.definition.binding == .nothing ? "" : name
+        registrations[Key(kind: kind, name: name)] = Registration(
+            kind: kind, name: name, timeLimit: timeLimit ?? kind.defaultTimeLimit, rateLimit: rateLimit, runs: runs, handler: handler)
     }
 
-    /// Runs `handler` after each committed save of an object of `className`, at least once.
-    public mutating func afterSave(
-        _ className: String, timeLimit: Duration = HookKind.afterSave.defaultTimeLimit,
-        _ handler: @escaping AfterSaveHandler
-    ) {
-        afterSaves[className] = Registration(name: className, timeLimit: timeLimit, handler: handler)
+    /// The hook of `kind` for `name`, if one is registered.
+    public func registration(_ kind: HookKind, _ name: String) -> Registration? {
+        registrations[Key(kind: kind, name: kind.definition.binding == .nothing ? "" : name)]
     }
 
-    /// Runs `handler` before each delete of an object of `className`; throwing stops the delete.
-    public mutating func beforeDelete(
-        _ className: String, timeLimit: Duration = HookKind.beforeDelete.defaultTimeLimit,
-        _ handler: @escaping DeleteHandler
-    ) {
-        beforeDeletes[className] = Registration(name: className, timeLimit: timeLimit, handler: handler)
-    }
-
-    /// Runs `handler` after each committed delete of an object of `className`, at least once.
-    public mutating func afterDelete(
-        _ className: String, timeLimit: Duration = HookKind.afterDelete.defaultTimeLimit,
-        _ handler: @escaping DeleteHandler
-    ) {
-        afterDeletes[className] = Registration(name: className, timeLimit: timeLimit, handler: handler)
-    }
-
-    /// Serves `POST /functions/<name>` with `handler`, at most as often as `rateLimit` allows.
-    public mutating func function(
-        _ name: String, timeLimit: Duration = HookKind.function.defaultTimeLimit, rateLimit: HookRateLimit? = nil,
-        _ handler: @escaping FunctionHandler
-    ) {
-        functions[name] = Registration(name: name, timeLimit: timeLimit, rateLimit: rateLimit, handler: handler)
-    }
-
-    /// Runs `handler` in the background for `POST /jobs/<name>` (master key only) and on the
-    /// schedule the operator sets for `name`. The caller gets the run's `_JobStatus` id at once; the
-    /// run ends `succeeded`, or `failed` with the error's message, or is stopped at its time limit.
-    ///
-    /// ```swift
-    /// hooks.job("cleanup", timeLimit: .minutes(15)) { request in
-    ///     try await request.progress("removing stale sessions")
-    /// }
-    /// ```
-    public mutating func job(
-        _ name: String, timeLimit: Duration = HookKind.job.defaultTimeLimit, _ handler: @escaping JobHandler
-    ) {
-        jobs[name] = Registration(name: name, timeLimit: timeLimit, handler: handler)
+    /// Runs the hook of `kind` for `name` on `call` and returns its answer: what the kind returns
+    /// (``HookKindDefinition/returns``), `null` for a kind that returns nothing. Throws 141 if there is no such hook.
+    public func run(_ kind: HookKind, _ name: String, _ call: Call) async throws -> ParseValue {
+        guard let hook = registration(kind, name) else { throw ParseError.failed("no \(kind.rawValue) hook for \(name)") }
+        let answer = try await hook.handler(call)
+        return kind.definition.returns == .nothing ? .null : answer
     }
 
     /// Every registered hook, for listings and the host: kind, class or function name, time limit
     /// and rate limit, sorted by name.
     public var summary: [Summary] {
-        func rows<H>(_ kind: HookKind, _ table: [String: Registration<H>]) -> [Summary] {
-            table.values.map { Summary(kind: kind, name: $0.name, timeLimit: $0.timeLimit, rateLimit: $0.rateLimit) }
-        }
-        let all = rows(.beforeSave, beforeSaves) + rows(.afterSave, afterSaves) + rows(.beforeDelete, beforeDeletes)
-            + rows(.afterDelete, afterDeletes) + rows(.function, functions) + rows(.job, jobs)
-        return all.sorted { ($0.name, $0.kind.rawValue) < ($1.name, $1.kind.rawValue) }
+        registrations.values.map(\.summary).sorted { ($0.name, $0.kind.rawValue) < ($1.name, $1.kind.rawValue) }
     }
+}
+
+/// When an after hook runs, against the response to the write it follows.
+public enum AfterHookTiming: UInt8, Sendable, Hashable, Codable {
+    /// Before the response is sent, as Parse runs it (the default): the client waits for the hook.
+    case beforeResponse = 0
+    /// After the response is sent: the client does not wait. The hook still runs at least once:
+    /// its outbox event committed with the write.
+    case afterResponse = 1
 }

@@ -13,55 +13,30 @@ extension ParseValue {
     }
 }
 
-extension HookKind {
-    /// The kind as numbered on the wire.
-    package var wire: WireHookKind {
-        switch self {
-        case .beforeSave: .beforeSave
-        case .afterSave: .afterSave
-        case .beforeDelete: .beforeDelete
-        case .afterDelete: .afterDelete
-        case .function: .function
-        case .job: .job
-        }
-    }
-
-    /// The kind a wire number stands for.
-    package init(_ wire: WireHookKind) {
-        switch wire {
-        case .beforeSave: self = .beforeSave
-        case .afterSave: self = .afterSave
-        case .beforeDelete: self = .beforeDelete
-        case .afterDelete: self = .afterDelete
-        case .function: self = .function
-        case .job: self = .job
-        }
-    }
-}
-
 extension HookRegistry.Summary {
     /// The hook as a worker announces it in its hello.
     package var wire: WireHello.Hook {
         WireHello.Hook(
-            kind: kind.wire, name: name, timeLimitMilliseconds: Int64(timeLimit / .milliseconds(1)),
+            kind: kind.definition.wireNumber, name: name, timeLimitMilliseconds: Int64(timeLimit / .milliseconds(1)),
             rateLimit: rateLimit.map {
                 WireHello.RateLimit(
                     scope: UInt8(RateLimitZone.allCases.firstIndex(of: $0.scope)! + 1), count: UInt32(clamping: $0.count),
                     windowMilliseconds: Int64($0.window / .milliseconds(1)))
-            })
+            }, runsAfterResponse: runs == .afterResponse)
     }
 
-    /// The hook a worker announced.
-    package init(_ wire: WireHello.Hook) {
+    /// The hook a worker announced, or nil for a kind this host does not know.
+    package init?(_ wire: WireHello.Hook) {
+        guard let kind = HookKind(wireNumber: wire.kind) else { return nil }
         let scopes = RateLimitZone.allCases
         self.init(
-            kind: HookKind(wire.kind), name: wire.name, timeLimit: .milliseconds(wire.timeLimitMilliseconds),
+            kind: kind, name: wire.name, timeLimit: .milliseconds(wire.timeLimitMilliseconds),
             rateLimit: wire.rateLimit.flatMap { limit in
                 (1...scopes.count).contains(Int(limit.scope))
                     ? HookRateLimit(
                         scope: scopes[Int(limit.scope) - 1], count: Int(limit.count), window: .milliseconds(limit.windowMilliseconds))
                     : nil
-            })
+            }, runs: wire.runsAfterResponse ? .afterResponse : .beforeResponse)
     }
 }
 

@@ -100,7 +100,9 @@ final class WorkerSession: Sendable {
     }
 
     private func run(_ invocation: WireInvocation, on connection: WireConnection) async throws -> ParseValue {
-        let kind = HookKind(invocation.kind)
+        guard let kind = HookKind(wireNumber: invocation.kind) else {
+            throw ParseError.failed("this worker knows no hook kind numbered \(invocation.kind)")
+        }
         var logger = Logger(label: "cloudlet.hooks") { _ in WireLogHandler(invocationId: invocation.id, connection: connection) }
         logger.logLevel = .trace
         let context = HookContext(
@@ -109,8 +111,9 @@ final class WorkerSession: Sendable {
             deadline: Date(timeIntervalSince1970: Double(invocation.deadlineMilliseconds) / 1000), eventId: invocation.eventId,
             logger: logger, store: RemoteHookStore(session: self, invocationId: invocation.id, isMaster: invocation.isMaster),
             clock: clock)
-        return try await registry.run(
-            kind, invocation.name, input: try ParseValue(json: invocation.input),
-            original: try invocation.original.map { try ParseValue(json: $0) }, context: context)
+        let call = HookRegistry.Call(
+            input: try ParseValue(json: invocation.input), original: try invocation.original.map { try ParseValue(json: $0) },
+            context: context)
+        return try await registry.run(kind, invocation.name, call)
     }
 }

@@ -56,9 +56,9 @@ public struct ParseAPI: Sendable {
             let saved = try await runtime.create(className, body: call.body, caller: call.caller)
             var body = saved.changedFields
             body["objectId"] = .string(saved.object.objectId!)
-            body["createdAt"] = saved.object.json["createdAt"]
+            body["createdAt"] = saved.object.createdAt.map { .string(ParseDate.string(from: $0)) }
             guard saved.isNew else {
-                body["updatedAt"] = saved.object.json["updatedAt"]
+                body["updatedAt"] = saved.object.updatedAt.map { .string(ParseDate.string(from: $0)) }
                 return Reply(body: .object(body))
             }
             return Reply(status: .created, body: .object(body), location: "\(mountPath)/classes/\(className)/\(saved.object.objectId!)")
@@ -78,7 +78,7 @@ public struct ParseAPI: Sendable {
         case (.object(let className, let id), .put):
             let saved = try await runtime.update(className, id: id, body: call.body, caller: call.caller)
             var body = saved.changedFields
-            body["updatedAt"] = saved.object.json["updatedAt"]
+            body["updatedAt"] = saved.object.updatedAt.map { .string(ParseDate.string(from: $0)) }
             return Reply(body: .object(body))
         case (.object(let className, let id), .delete):
             try await runtime.delete(className, id: id, caller: call.caller)

@@ -22,29 +22,10 @@ public struct ProcessHookExecutor: HookExecutor {
 
     public var queuedInvocations: Int { pool.queuedInvocations }
 
-    public func beforeSave(_ request: BeforeSaveRequest) async throws -> ParseObject {
-        let className = request.object.className
-        let value = try await pool.invoke(
-            .beforeSave, className, input: .object(request.object.json), original: request.original.map { .object($0.json) },
-            context: request.context)
-        return ParseObject(className: className, json: value.objectValue ?? [:])
+    public func run(
+        _ kind: HookKind, _ name: String, input: HookPayload, original: HookPayload?, context: HookContext
+    ) async throws -> ParseValue {
+        try await pool.invoke(kind, name, input: input.json, original: original?.json, context: context)
     }
 
-    public func afterSave(_ request: AfterSaveRequest) async throws {
-        _ = try await pool.invoke(
-            .afterSave, request.object.className, input: .object(request.object.json),
-            original: request.original.map { .object($0.json) }, context: request.context)
-    }
-
-    public func delete(_ kind: HookKind, _ request: DeleteRequest) async throws {
-        _ = try await pool.invoke(kind, request.object.className, input: .object(request.object.json), original: nil, context: request.context)
-    }
-
-    public func function(_ name: String, _ request: FunctionRequest) async throws -> ParseValue {
-        try await pool.invoke(.function, name, input: .object(request.params), original: nil, context: request.context)
-    }
-
-    public func job(_ name: String, _ request: JobRequest) async throws {
-        _ = try await pool.invoke(.job, name, input: .object(request.params), original: nil, context: request.context)
-    }
 }

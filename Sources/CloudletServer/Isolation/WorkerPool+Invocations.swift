@@ -5,13 +5,14 @@ import NIOCore
 import Synchronization
 
 extension WorkerPool {
-    /// Runs the hook of `kind` for `name` on a worker and returns its answer as JSON.
+    /// Runs the hook of `kind` for `name` on a worker with the JSON `input` and `original`, and
+    /// returns its answer (parsed only when the kind returns something).
     ///
     /// Throws 503 while the hook's circuit is open or the queue of waiting calls is full, 500/141
     /// "hook crashed" if the call brought its worker down, 503/141 "worker lost" if the worker ended
     /// under it for another reason and it could not be retried (see ``WorkerLoss``) — each as a
     /// ``HookDispatchError`` that says how the call ended — and the hook's own error otherwise.
-    func invoke(_ kind: HookKind, _ name: String, input: ParseValue, original: ParseValue?, context: HookContext) async throws -> ParseValue {
+    func invoke(_ kind: HookKind, _ name: String, input: ByteBuffer, original: ByteBuffer?, context: HookContext) async throws -> ParseValue {
         let hook = WorkerPoolState.hookKey(kind, name)
         let now = clock.now
         let admitted = state.withLock { state in
@@ -25,12 +26,13 @@ extension WorkerPool {
                 outcome: .circuitOpen, error: .unavailable("\(kind.rawValue) hook on \(name) is unavailable after repeated crashes"))
         }
         let request = InvocationRequest(
-            kind: kind.wire, name: name, context: context, input: input.jsonBuffer, original: original?.jsonBuffer)
+            kind: kind.definition.wireNumber, name: name, context: context, input: input, original: original)
         var attempt = 0
         while true {
             switch try await runOnce(request, alone: attempt > 0) {
             case .answered(let outcome):
                 state.withLock { $0.breakers[hook]?.recordSuccess() }
+                if kind.definition.returns == .nothing, case .success = outcome { return .null }
                 return try outcome.value()
             case .refused(let error):
                 throw error
@@ -60,7 +62,7 @@ extension WorkerPool {
 
     /// What one attempt of a call sends.
     private struct InvocationRequest: Sendable {
-        let kind: WireHookKind
+        let kind: UInt8
         let name: String
         let context: HookContext
         let input: ByteBuffer

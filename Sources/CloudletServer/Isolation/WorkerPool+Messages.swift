@@ -62,7 +62,7 @@ extension WorkerPool {
             if state.hooks == nil || state.hooksNeedRefresh {
                 state.hooksNeedRefresh = false
                 state.hooks = Dictionary(
-                    hello.hooks.map(HookRegistry.Summary.init).map { (WorkerPoolState.hookKey($0.kind, $0.name), $0) },
+                    hello.hooks.compactMap(HookRegistry.Summary.init).map { (WorkerPoolState.hookKey($0.kind, $0.name), $0) },
                     uniquingKeysWith: { _, last in last })
             }
             return worker.process

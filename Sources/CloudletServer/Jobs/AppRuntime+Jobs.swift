@@ -9,16 +9,16 @@ extension AppRuntime {
     public func startJob(
         _ name: String, params: [String: ParseValue], source: JobStatus.Source, caller: Caller, exclusive: Bool = false
     ) async throws -> String {
-        let id = try await recordJobStart(name, params: params, source: source, exclusive: exclusive)
-        Task { await self.runJob(name, id: id, params: params, caller: caller) }
+        let (hook, id) = try await recordJobStart(name, params: params, source: source, exclusive: exclusive)
+        Task { await self.runJob(hook, id: id, params: params, caller: caller) }
         return id
     }
 
     /// Runs the job `name` as ``startJob(_:params:source:caller:exclusive:)`` does, but returns only
     /// once it has ended, with its `_JobStatus` as it ended (for `cloudlet invoke job:<name>`).
     public func runJobToEnd(_ name: String, params: [String: ParseValue], caller: Caller) async throws -> ParseObject {
-        let id = try await recordJobStart(name, params: params, source: .api, exclusive: false)
-        await runJob(name, id: id, params: params, caller: caller)
+        let (hook, id) = try await recordJobStart(name, params: params, source: .api, exclusive: false)
+        await runJob(hook, id: id, params: params, caller: caller)
         guard let status = try await storage.fetch(JobStatus.className, id: id) else { throw ParseError.objectNotFound() }
         return status
     }
@@ -28,13 +28,16 @@ extension AppRuntime {
         try await storage.updateRunningJob(id, fields: ["message": .string(JobStatus.cut(message))], updatedAt: clock.now)
     }
 
-    private func recordJobStart(_ name: String, params: [String: ParseValue], source: JobStatus.Source, exclusive: Bool) async throws -> String {
-        guard hasHook(.job, name) else { throw ParseError(code: 141, message: "Invalid job.", httpStatus: 400) }
+    /// Records a run of the job `name` as running; answers the job and the run's id.
+    private func recordJobStart(
+        _ name: String, params: [String: ParseValue], source: JobStatus.Source, exclusive: Bool
+    ) async throws -> (HookRegistry.Summary, String) {
+        guard let hook = hook(.job, name) else { throw ParseError(code: 141, message: "Invalid job.", httpStatus: 400) }
         let id = newObjectId()
         let status = JobStatus.running(id: id, jobName: name, source: source, params: params, at: clock.now)
         switch try await storage.recordJobStart(status, maximumRunning: limits.maximumRunningJobs, exclusive: exclusive) {
         case .started:
-            return id
+            return (hook, id)
         case .tooManyRunning:
             throw ParseError.unavailable("\(limits.maximumRunningJobs) jobs are running already; retry later", code: 155)
         case .alreadyRunning:
@@ -42,15 +45,14 @@ extension AppRuntime {
         }
     }
 
-    /// Runs the recorded run `id` of job `name` and records how it ended.
-    private func runJob(_ name: String, id: String, params: [String: ParseValue], caller: Caller) async {
+    /// Runs the recorded run `id` of the job `hook` and records how it ended.
+    private func runJob(_ hook: HookRegistry.Summary, id: String, params: [String: ParseValue], caller: Caller) async {
+        let name = hook.name
         var jobCaller = caller
         jobCaller.jobRun = id
         let ending: [String: ParseValue]
         do {
-            try await invoke(.job, name, caller: jobCaller, eventId: id) { [executor] context in
-                try await executor.job(name, JobRequest(params: params, context: context))
-            }
+            _ = try await runHook(hook, input: HookPayload(.object(params)), caller: jobCaller, eventId: id)
             ending = JobStatus.ended(.succeeded, message: nil, at: clock.now)
         } catch let error as ParseError {
             ending = JobStatus.ended(.failed, message: error.message, at: clock.now)

@@ -1,6 +1,7 @@
 import Cloudlet
 import Foundation
 import Logging
+import NIOCore
 import Synchronization
 
 extension AppRuntime {
@@ -11,15 +12,8 @@ extension AppRuntime {
     func runAfterHook(_ event: OutboxEvent) async {
         let className = event.object.className
         do {
-            try await invoke(event.kind, className, caller: event.caller, eventId: event.id) { [executor] context in
-                switch event.kind {
-                case .afterSave:
-                    try await executor.afterSave(
-                        AfterSaveRequest(object: event.object, original: event.original, context: context))
-                default:
-                    try await executor.delete(event.kind, DeleteRequest(object: event.object, context: context))
-                }
-            }
+            _ = try await runHook(
+                event.kind, className, input: event.hookInput, original: event.hookOriginal, caller: event.caller, eventId: event.id)
         } catch let error as ParseError where error.leftHookUnfinished {
             let due = afterHookRetries.withLock { $0.failed(event, at: clock.now) }
             logger.warning(
@@ -75,11 +69,57 @@ extension AppRuntime {
         return true
     }
 
+    /// Runs `write`, which commits the outbox event `eventId` names (if any) and returns it, then the
+    /// event's after hook `hook`: before returning, or — for a hook that runs after the response — in
+    /// a task of its own. The event stays in flight (a replay leaves it alone) until its hook has run.
+    func writeThenAfterHook<Value: Sendable>(
+        _ eventId: String?, _ hook: HookRegistry.Summary?, _ write: () async throws -> (Value, OutboxEvent?)
+    ) async throws -> Value {
+        guard let eventId else { return try await write().0 }
+        eventsInFlight.withLock { _ = $0.insert(eventId) }
+        let ended = { @Sendable in _ = self.eventsInFlight.withLock { $0.remove(eventId) } }
+        let value: Value
+        let event: OutboxEvent?
+        do {
+            (value, event) = try await write()
+        } catch {
+            ended()
+            throw error
+        }
+        guard let event else {
+            ended()
+            return value
+        }
+        if hook?.runs == .afterResponse {
+            Task {
+                await runAfterHook(event)
+                ended()
+            }
+        } else {
+            await runAfterHook(event)
+            ended()
+        }
+        return value
+    }
+
     /// Runs `body` with the event `id` marked as in flight, so that a replay leaves it alone.
     func withEventInFlight<Value>(_ id: String?, _ body: () async throws -> Value) async rethrows -> Value {
         guard let id else { return try await body() }
         eventsInFlight.withLock { _ = $0.insert(id) }
         defer { _ = eventsInFlight.withLock { $0.remove(id) } }
         return try await body()
+    }
+}
+
+extension OutboxEvent {
+    /// The after hook's input: the object, with the JSON the outbox row holds (encoded once).
+    var hookInput: HookPayload {
+        HookPayload(.object(object.json), json: ByteBuffer(string: objectText.rest))
+    }
+
+    /// The after hook's original, likewise.
+    var hookOriginal: HookPayload? {
+        guard let original, let originalJSON else { return nil }
+        return HookPayload(.object(original.json), json: ByteBuffer(string: originalJSON))
     }
 }

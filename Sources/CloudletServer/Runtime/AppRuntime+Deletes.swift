@@ -8,23 +8,20 @@ extension AppRuntime {
         try Self.checkWritable(className, caller)
         try InstallationRules.checkClientMay("delete", className, caller)
         let object = try await writable(className, id: id, caller: caller)
-        if hasHook(.beforeDelete, className) {
-            try await invoke(.beforeDelete, className, caller: caller) { [executor] context in
-                try await executor.delete(.beforeDelete, DeleteRequest(object: object, context: context))
-            }
+        if let beforeDelete = hook(.beforeDelete, className) {
+            _ = try await runHook(beforeDelete, input: HookPayload(.object(object.json)), caller: caller)
         }
         let identities = caller.aclIdentities
-        let eventId = hasHook(.afterDelete, className) ? UUID().uuidString : nil
+        let afterDelete = hook(.afterDelete, className)
+        let eventId = afterDelete != nil ? UUID().uuidString : nil
         var outbox: (@Sendable (ParseObject) -> OutboxEvent)?
         if let eventId {
             outbox = { deleted in
                 OutboxEvent(id: eventId, kind: .afterDelete, object: deleted, original: nil, caller: caller)
             }
         }
-        try await withEventInFlight(eventId) {
-            try await storage.delete(
-                className, id: id, check: { current in try Self.checkWrite(current, identities) }, outbox: outbox)
-            if let outbox { await runAfterHook(outbox(object)) }
+        try await writeThenAfterHook(eventId, afterDelete) {
+            ((), try await storage.delete(className, id: id, check: { current in try Self.checkWrite(current, identities) }, outbox: outbox))
         }
     }
 }

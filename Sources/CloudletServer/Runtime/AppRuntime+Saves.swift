@@ -41,19 +41,19 @@ extension AppRuntime {
         var object = proposed
         // The before hook's push jobs wait for this write.
         var heldJobs: PushJobBuffer?
-        if hasHook(.beforeSave, className) {
+        if let beforeSave = hook(.beforeSave, className) {
             heldJobs = PushJobBuffer()
-            object = try await runBeforeSave(proposed, original: nil, caller: caller, holding: heldJobs)
+            object = try await runBeforeSave(beforeSave, proposed, original: nil, caller: caller, holding: heldJobs)
         }
         let now = clock.now
         object.objectId = newObjectId()
         object.createdAt = now
         object.updatedAt = now
-        let event = hasHook(.afterSave, className)
-            ? OutboxEvent(kind: .afterSave, object: object, original: nil, caller: caller) : nil
-        try await withEventInFlight(event?.id) {
+        let afterSave = hook(.afterSave, className)
+        let event = afterSave != nil ? OutboxEvent(kind: .afterSave, object: object, original: nil, caller: caller) : nil
+        try await writeThenAfterHook(event?.id, afterSave) { [object] in
             try await persist(object, event, heldJobs?.held ?? [])
-            if let event { await runAfterHook(event) }
+            return ((), event)
         }
         return SaveResult(object: object, changedFields: object.fields.filter { proposed.fields[$0.key] != $0.value })
     }
@@ -72,16 +72,17 @@ extension AppRuntime {
         try Self.checkClientWritable(className, changes, caller)
         var hookChanged: Set<String> = []
         var original: ParseObject?
-        let hasBeforeSave = hasHook(.beforeSave, className)
-        if hasBeforeSave || hasHook(.afterSave, className) {
+        let beforeSave = hook(.beforeSave, className)
+        let afterSave = hook(.afterSave, className)
+        if beforeSave != nil || afterSave != nil {
             original = try await writable(className, id: id, caller: caller)
         }
         // The before hook's push jobs wait for this write.
         var heldJobs: PushJobBuffer?
-        if hasBeforeSave, let current = original {
+        if let beforeSave, let current = original {
             heldJobs = PushJobBuffer()
             let proposed = try changes.applied(to: current)
-            let object = try await runBeforeSave(proposed, original: current, caller: caller, holding: heldJobs)
+            let object = try await runBeforeSave(beforeSave, proposed, original: current, caller: caller, holding: heldJobs)
             for key in Set(object.fields.keys).union(proposed.fields.keys) where object.fields[key] != proposed.fields[key] {
                 hookChanged.insert(key)
                 changes.fields[key] = object.fields[key].map(FieldChange.set) ?? .operation(.delete)
@@ -89,19 +90,17 @@ extension AppRuntime {
             if object.acl != proposed.acl, let acl = object.acl { changes.acl = acl }
         }
         let identities = caller.aclIdentities
-        let eventId = hasHook(.afterSave, className) ? UUID().uuidString : nil
+        let eventId = afterSave != nil ? UUID().uuidString : nil
         var outbox: (@Sendable (ParseObject) -> OutboxEvent)?
         if let eventId {
             outbox = { [original] saved in
                 OutboxEvent(id: eventId, kind: .afterSave, object: saved, original: original, caller: caller)
             }
         }
-        let saved = try await withEventInFlight(eventId) {
-            let saved = try await storage.update(
+        let saved = try await writeThenAfterHook(eventId, afterSave) { [changes, heldJobs] in
+            try await storage.update(
                 className, id: id, changes: changes, updatedAt: clock.now,
                 check: { current in try Self.checkWrite(current, identities) }, outbox: outbox, alongside: heldJobs?.held ?? [])
-            if let outbox { await runAfterHook(outbox(saved)) }
-            return saved
         }
         let reported = changes.fields.compactMap { key, change -> (String, ParseValue)? in
             guard case .operation = change else { return hookChanged.contains(key) ? (key, saved.fields[key] ?? .null) : nil }
@@ -110,22 +109,23 @@ extension AppRuntime {
         return SaveResult(object: saved, changedFields: Dictionary(uniqueKeysWithValues: reported))
     }
 
-    /// Runs the before hook of `proposed`'s class; the push jobs it records wait in `heldJobs` for
-    /// the write to store them with the object (without a buffer, they are stored at once).
+    /// Runs `hook`, the before hook of `proposed`'s class; the push jobs it records wait in
+    /// `heldJobs` for the write to store them with the object (without a buffer, they are stored at
+    /// once). Only the fields the hook changed are validated again.
     func runBeforeSave(
-        _ proposed: ParseObject, original: ParseObject?, caller: Caller, holding heldJobs: PushJobBuffer?
+        _ hook: HookRegistry.Summary, _ proposed: ParseObject, original: ParseObject?, caller: Caller, holding heldJobs: PushJobBuffer?
     ) async throws -> ParseObject {
         let className = proposed.className
         var hookCaller = caller
         hookCaller.heldPushJobs = heldJobs
-        var object = try await invoke(.beforeSave, className, caller: hookCaller) { [executor] context in
-            try await executor.beforeSave(BeforeSaveRequest(object: proposed, original: original, context: context))
-        }
+        let answer = try await runHook(
+            hook, input: HookPayload(.object(proposed.json)), original: original.map { HookPayload(.object($0.json)) }, caller: hookCaller)
+        var object = ParseObject(className: className, json: answer.objectValue ?? [:])
         object.className = className
         object.objectId = original?.objectId
         object.createdAt = original?.createdAt
         object.updatedAt = original?.updatedAt
-        return try WriteBody.validated(object)
+        return try WriteBody.validated(object, changedFrom: proposed)
     }
 
     /// Creates the push job `body` of a before hook (as `_PushStatus`, with its id) in `heldJobs`

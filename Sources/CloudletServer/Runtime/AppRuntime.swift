@@ -94,20 +94,34 @@ public final class AppRuntime: Sendable {
         self.hookLogger = hookLogger
     }
 
-    /// Whether a hook of `kind` is registered for `name`.
-    func hasHook(_ kind: HookKind, _ name: String) -> Bool {
-        executor.timeLimit(of: kind, for: name) != nil
+    /// The hook of `kind` for `name`, if the app has one. A caller that goes on to run it passes it
+    /// to ``runHook(_:input:original:caller:eventId:)``, so that one call looks it up once.
+    func hook(_ kind: HookKind, _ name: String) -> HookRegistry.Summary? {
+        executor.hook(kind, name)
     }
 
-    /// Runs one hook under its deadline: the sooner of its own time limit and its caller's deadline.
-    /// Errors that are not a ``ParseError`` reach the caller as code 141, their details only in the log.
-    func invoke<Value: Sendable>(
-        _ kind: HookKind, _ name: String, caller: Caller, eventId: String? = nil,
-        _ body: @escaping @Sendable (HookContext) async throws -> Value
-    ) async throws -> Value {
-        guard let timeLimit = executor.timeLimit(of: kind, for: name) else {
-            throw ParseError.failed("no \(kind.rawValue) hook for \(name)")
-        }
+    /// Whether a hook of `kind` is registered for `name`.
+    func hasHook(_ kind: HookKind, _ name: String) -> Bool {
+        hook(kind, name) != nil
+    }
+
+    /// Runs the hook of `kind` for `name` as ``runHook(_:input:original:caller:eventId:)`` does;
+    /// throws 141 if there is none.
+    func runHook(
+        _ kind: HookKind, _ name: String, input: HookPayload, original: HookPayload? = nil, caller: Caller, eventId: String? = nil
+    ) async throws -> ParseValue {
+        guard let hook = hook(kind, name) else { throw ParseError.failed("no \(kind.rawValue) hook for \(name)") }
+        return try await runHook(hook, input: input, original: original, caller: caller, eventId: eventId)
+    }
+
+    /// Runs `hook` on `input` (and `original`) under its deadline: the sooner
+    /// of its own time limit and its caller's deadline. Returns the hook's answer, as the kind's
+    /// entry in the table says (``HookKindDefinition/returns``). Errors that are not a ``ParseError``
+    /// reach the caller as code 141, their details only in the log.
+    func runHook(
+        _ hook: HookRegistry.Summary, input: HookPayload, original: HookPayload? = nil, caller: Caller, eventId: String? = nil
+    ) async throws -> ParseValue {
+        let (kind, name, timeLimit) = (hook.kind, hook.name, hook.timeLimit)
         guard caller.depth < limits.maximumHookDepth else {
             throw ParseError.failed("hooks nested more than \(limits.maximumHookDepth) deep")
         }
@@ -127,11 +141,12 @@ public final class AppRuntime: Sendable {
             logger: logger, store: RuntimeHookStore(runtime: self, caller: inner), clock: clock)
         statistics.record(kind, name) { $0.invocations += 1 }
         do {
-            let value = try await DeadlineRace.run(until: deadline, clock: clock) { [bulkhead] in
+            let value = try await DeadlineRace.run(until: deadline, clock: clock) { [bulkhead, executor] in
+                let call = { try await executor.run(kind, name, input: input, original: original, context: context) }
                 // Nested hooks run in their caller's slot: a hook never waits on itself.
-                guard caller.depth == 0 else { return try await body(context) }
+                guard caller.depth == 0 else { return try await call() }
                 do {
-                    return try await bulkhead.run { try await body(context) }
+                    return try await bulkhead.run(call)
                 } catch let refusal as ParseError where refusal == HookBulkhead.full {
                     throw HookDispatchError(outcome: .rejected, error: refusal)
                 }

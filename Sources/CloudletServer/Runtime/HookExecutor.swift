@@ -2,6 +2,8 @@ import Cloudlet
 
 /// Runs an app's hook code. The runtime decides when a hook runs and holds it to its deadline; an
 /// executor decides where the code runs: in this process, or (with isolation) in a worker process.
+/// Every kind goes through the one ``run(_:_:input:original:context:)``: the kind's entry in the
+/// table (``HookKind/definition``) says what it takes and answers.
 public protocol HookExecutor: Sendable {
     /// Every hook the executor runs, with its time and rate limits (for the manifest and the
     /// per-app cap).
@@ -11,20 +13,9 @@ public protocol HookExecutor: Sendable {
     /// limit — or nil if there is none.
     func hook(_ kind: HookKind, _ name: String) -> HookRegistry.Summary?
 
-    /// Runs the `beforeSave` hook of the object's class and returns the object as the hook left it.
-    func beforeSave(_ request: BeforeSaveRequest) async throws -> ParseObject
-
-    /// Runs the `afterSave` hook of the object's class.
-    func afterSave(_ request: AfterSaveRequest) async throws
-
-    /// Runs the `beforeDelete` (`kind` `.beforeDelete`) or `afterDelete` hook of the object's class.
-    func delete(_ kind: HookKind, _ request: DeleteRequest) async throws
-
-    /// Runs the function hook `name` and returns its result.
-    func function(_ name: String, _ request: FunctionRequest) async throws -> ParseValue
-
-    /// Runs the job `name`.
-    func job(_ name: String, _ request: JobRequest) async throws
+    /// Runs the hook of `kind` for `name` on `input` (and `original`) and returns its answer: what
+    /// the kind returns (``HookKindDefinition/returns``), `null` for a kind that returns nothing.
+    func run(_ kind: HookKind, _ name: String, input: HookPayload, original: HookPayload?, context: HookContext) async throws -> ParseValue
 
     /// Whether hooks can run now (for `/ready`): every worker is up. Default true.
     var isReady: Bool { get }
@@ -50,43 +41,13 @@ public struct InProcessHookExecutor: HookExecutor {
     public var hooks: [HookRegistry.Summary] { registry.summary }
 
     public func hook(_ kind: HookKind, _ name: String) -> HookRegistry.Summary? {
-        func summary<H>(_ registration: HookRegistry.Registration<H>?) -> HookRegistry.Summary? {
-            registration.map { .init(kind: kind, name: name, timeLimit: $0.timeLimit, rateLimit: $0.rateLimit) }
-        }
-        switch kind {
-        case .beforeSave: return summary(registry.beforeSaves[name])
-        case .afterSave: return summary(registry.afterSaves[name])
-        case .beforeDelete: return summary(registry.beforeDeletes[name])
-        case .afterDelete: return summary(registry.afterDeletes[name])
-        case .function: return summary(registry.functions[name])
-        case .job: return summary(registry.jobs[name])
-        }
+        registry.registration(kind, name)?.summary
     }
 
-    public func beforeSave(_ request: BeforeSaveRequest) async throws -> ParseObject {
-        guard let hook = registry.beforeSaves[request.object.className] else { return request.object }
-        var request = request
-        try await hook.handler(&request)
-        return request.object
-    }
-
-    public func afterSave(_ request: AfterSaveRequest) async throws {
-        try await registry.afterSaves[request.object.className]?.handler(request)
-    }
-
-    public func delete(_ kind: HookKind, _ request: DeleteRequest) async throws {
-        let table = kind == .beforeDelete ? registry.beforeDeletes : registry.afterDeletes
-        try await table[request.object.className]?.handler(request)
-    }
-
-    public func function(_ name: String, _ request: FunctionRequest) async throws -> ParseValue {
-        guard let hook = registry.functions[name] else { throw ParseError.failed("Invalid function: \"\(name)\"") }
-        return try await hook.handler(request)
-    }
-
-    public func job(_ name: String, _ request: JobRequest) async throws {
-        guard let hook = registry.jobs[name] else { throw ParseError.failed("Invalid job.") }
-        try await hook.handler(request)
+    public func run(
+        _ kind: HookKind, _ name: String, input: HookPayload, original: HookPayload?, context: HookContext
+    ) async throws -> ParseValue {
+        try await registry.run(kind, name, HookRegistry.Call(input: try input.value(), original: try original?.value(), context: context))
     }
 }
 

@@ -33,10 +33,11 @@ struct WriteBody {
     }
 
     /// Checks what a before hook left in an object by the same rules as a client's body, and
-    /// returns it with its dates normalised.
-    static func validated(_ object: ParseObject) throws(ParseError) -> ParseObject {
+    /// returns it with its dates normalised: every field, or with `proposed` (already checked, the
+    /// object the hook was given) only those the hook changed.
+    static func validated(_ object: ParseObject, changedFrom proposed: ParseObject? = nil) throws(ParseError) -> ParseObject {
         var object = object
-        for (key, value) in object.fields {
+        for (key, value) in object.fields where proposed?.fields[key] != value {
             try ParseNames.validateFieldName(key)
             _ = try ParseFieldType.of(value, field: key)
             object.fields[key] = normalizingDates(value)

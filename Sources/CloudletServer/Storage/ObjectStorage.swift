@@ -20,22 +20,24 @@ public protocol ObjectStorage: Sendable {
     /// new objects `alongside` (push jobs a before hook recorded) in the same transaction.
     func insert(_ object: ParseObject, outbox: OutboxEvent?, alongside: [ParseObject]) async throws
 
-    /// Applies `changes` to the stored object and returns it as written. `check` sees the stored object
-    /// first and may refuse by throwing; `outbox` builds the event to commit with the write, and the
-    /// new objects `alongside` are inserted in its transaction.
+    /// Applies `changes` to the stored object and returns it as written, with the event `outbox` built
+    /// for it. `check` sees the stored object first and may refuse by throwing; `outbox` builds the
+    /// event to commit with the write, and the new objects `alongside` are inserted in its transaction.
     /// Throws ``ParseError/objectNotFound(_:)`` if there is no such object.
     func update(
         _ className: String, id: String, changes: ObjectChanges, updatedAt: Date,
         check: @escaping @Sendable (ParseObject) throws -> Void,
         outbox: (@Sendable (ParseObject) -> OutboxEvent)?, alongside: [ParseObject]
-    ) async throws -> ParseObject
+    ) async throws -> (object: ParseObject, event: OutboxEvent?)
 
-    /// Deletes the object `id` of `className`; `check` and `outbox` as for ``update(_:id:changes:updatedAt:check:outbox:)``.
+    /// Deletes the object `id` of `className` and returns the event `outbox` built for it; `check`
+    /// and `outbox` as for ``update(_:id:changes:updatedAt:check:outbox:)``.
     /// Throws ``ParseError/objectNotFound(_:)`` if there is no such object.
+    @discardableResult
     func delete(
         _ className: String, id: String, check: @escaping @Sendable (ParseObject) throws -> Void,
         outbox: (@Sendable (ParseObject) -> OutboxEvent)?
-    ) async throws
+    ) async throws -> OutboxEvent?
 
     /// The `_Installation` objects whose `key` is `value`, at most `limit`, in id order, found
     /// through an index.
@@ -64,7 +66,7 @@ extension ObjectStorage {
         check: @escaping @Sendable (ParseObject) throws -> Void,
         outbox: (@Sendable (ParseObject) -> OutboxEvent)?
     ) async throws -> ParseObject {
-        try await update(className, id: id, changes: changes, updatedAt: updatedAt, check: check, outbox: outbox, alongside: [])
+        try await update(className, id: id, changes: changes, updatedAt: updatedAt, check: check, outbox: outbox, alongside: []).object
     }
 }
 

@@ -14,6 +14,11 @@ public struct OutboxEvent: Sendable, Hashable {
     public let original: ParseObject?
     /// Who made the write.
     public let caller: Caller
+    /// `object` encoded once: the row of an insert or update takes its columns from it, the outbox
+    /// row and the after hook its REST JSON.
+    public let objectText: ObjectText
+    /// `original`'s REST JSON, encoded once for the outbox row and the after hook.
+    public let originalJSON: String?
 
     public init(id: String = UUID().uuidString, kind: HookKind, object: ParseObject, original: ParseObject?, caller: Caller) {
         self.id = id
@@ -21,5 +26,7 @@ public struct OutboxEvent: Sendable, Hashable {
         self.object = object
         self.original = original
         self.caller = caller
+        objectText = ObjectText(object)
+        originalJSON = original.map { JSONWriter.string(.object($0.json)) }
     }
 }

@@ -122,9 +122,7 @@ private final class SwitchableExecutor: HookExecutor {
 
     var hooks: [HookRegistry.Summary] { [] }
     func hook(_ kind: HookKind, _ name: String) -> HookRegistry.Summary? { nil }
-    func beforeSave(_ request: BeforeSaveRequest) async throws -> ParseObject { request.object }
-    func afterSave(_ request: AfterSaveRequest) async throws {}
-    func delete(_ kind: HookKind, _ request: DeleteRequest) async throws {}
-    func function(_ name: String, _ request: FunctionRequest) async throws -> ParseValue { nil }
-    func job(_ name: String, _ request: JobRequest) async throws {}
+    func run(_ kind: HookKind, _ name: String, input: HookPayload, original: HookPayload?, context: HookContext) async throws -> ParseValue {
+        nil
+    }
 }

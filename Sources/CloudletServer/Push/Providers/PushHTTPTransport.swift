@@ -69,4 +69,10 @@ final class PushHTTPTransport: Sendable {
     func shutdown() async {
         for client in clients { try? await client.shutdown() }
     }
+
+    /// A transport dropped without ``shutdown()`` (its owner failed before it could call it) still
+    /// closes its clients; for one already shut down this does nothing.
+    deinit {
+        for client in clients { _ = client.shutdown() }
+    }
 }

@@ -22,7 +22,7 @@ extension SQLiteObjectStorage: AccountStorage {
     public func insertUser(
         _ user: ParseObject, passwordHash: String, session: SessionRecord, outbox: OutboxEvent?, alongside: [ParseObject]
     ) async throws {
-        let arguments = try insertArguments(user)
+        let arguments = try insertArguments(user, encodedIn: outbox)
         let companions = try companionRows(alongside)
         try await write { db in
             try Self.checkUniqueness(of: user, db)

@@ -40,11 +40,11 @@ extension SQLiteObjectStorage: JobStorage {
             status.fields.merge(fields) { _, new in new }
             status.updatedAt = updatedAt
             try self.schema.check(status, db)
-            let row = Self.columns(status)
+            let row = ObjectText(status)
             try self.checkSize(row)
             try db.execute(
                 sql: "UPDATE objects SET updated_at = ?, data = ? WHERE class = ? AND id = ?",
-                arguments: [row.updatedAt, row.data, JobStatus.className, id])
+                arguments: [row.updatedAt, row.fields, JobStatus.className, id])
             if status.fields["status"]?.stringValue != JobStatus.State.running.rawValue { try Self.pruneEndedJobs(db) }
             return true
         }
@@ -63,10 +63,10 @@ extension SQLiteObjectStorage: JobStorage {
                 guard var status = try Self.fetch(db, JobStatus.className, id) else { continue }
                 status.fields.merge(ended) { _, new in new }
                 status.updatedAt = now
-                let row = Self.columns(status)
+                let row = ObjectText(status)
                 try db.execute(
                     sql: "UPDATE objects SET updated_at = ?, data = ? WHERE class = ? AND id = ?",
-                    arguments: [row.updatedAt, row.data, JobStatus.className, id])
+                    arguments: [row.updatedAt, row.fields, JobStatus.className, id])
             }
             return ids.count
         }

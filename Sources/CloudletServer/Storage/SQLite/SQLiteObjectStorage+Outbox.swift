@@ -110,7 +110,7 @@ extension SQLiteObjectStorage {
 
     /// The row of `event`, encoded before the write transaction starts where possible.
     static func outboxArguments(_ event: OutboxEvent) -> StatementArguments {
-        [event.id, JSONWriter.string(OutboxEventCoding.encode(event))]
+        [event.id, OutboxEventCoding.text(event)]
     }
 
     static func insertOutbox(_ arguments: StatementArguments, _ db: Database) throws {
@@ -120,19 +120,20 @@ extension SQLiteObjectStorage {
 
 /// The JSON form an ``OutboxEvent`` is stored in.
 enum OutboxEventCoding {
-    static func encode(_ event: OutboxEvent) -> ParseValue {
+    /// The event's JSON: its own members, and the object and original as the event already holds them encoded.
+    static func text(_ event: OutboxEvent) -> String {
         var caller: [String: ParseValue] = [
             "master": .bool(event.caller.isMaster), "requestId": .string(event.caller.requestId),
             "roles": .array(event.caller.roles.map(ParseValue.string)),
         ]
         caller["userId"] = event.caller.userId.map(ParseValue.string)
         caller["installationId"] = event.caller.installationId.map(ParseValue.string)
-        var members: [String: ParseValue] = [
+        let members: [String: ParseValue] = [
             "id": .string(event.id), "kind": .string(event.kind.rawValue), "className": .string(event.object.className),
-            "object": .object(event.object.json), "caller": .object(caller),
+            "caller": .object(caller),
         ]
-        members["original"] = event.original.map { .object($0.json) }
-        return .object(members)
+        return ObjectText.adding(
+            ["object": event.objectText.rest, "original": event.originalJSON], to: JSONWriter.string(.object(members)))
     }
 
     static func decode(_ value: ParseValue) -> OutboxEvent? {

@@ -128,8 +128,8 @@ extension SQLiteObjectStorage {
         object.fields.merge(fields) { _, new in new }
         object.updatedAt = now
         try schema.check(object, db)
-        let row = Self.columns(object)
+        let row = ObjectText(object)
         try db.cachedStatement(sql: "UPDATE objects SET updated_at = ?, data = ? WHERE class = '_PushStatus' AND id = ?")
-            .execute(arguments: [row.updatedAt, row.data, id])
+            .execute(arguments: [row.updatedAt, row.fields, id])
     }
 }

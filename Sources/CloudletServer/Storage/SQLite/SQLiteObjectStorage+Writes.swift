@@ -4,7 +4,7 @@ import GRDB
 
 extension SQLiteObjectStorage {
     public func insert(_ object: ParseObject, outbox: OutboxEvent?, alongside: [ParseObject]) async throws {
-        let arguments = try insertArguments(object)
+        let arguments = try insertArguments(object, encodedIn: outbox)
         let outboxRow = outbox.map(Self.outboxArguments)
         let companions = try companionRows(alongside)
         try await write { db in
@@ -38,7 +38,7 @@ extension SQLiteObjectStorage {
         _ className: String, id: String, changes: ObjectChanges, updatedAt: Date,
         check: @escaping @Sendable (ParseObject) throws -> Void,
         outbox: (@Sendable (ParseObject) -> OutboxEvent)?, alongside: [ParseObject]
-    ) async throws -> ParseObject {
+    ) async throws -> (object: ParseObject, event: OutboxEvent?) {
         let companions = try companionRows(alongside)
         return try await write { db in
             guard let current = try Self.fetch(db, className, id) else { throw ParseError.objectNotFound() }
@@ -47,51 +47,49 @@ extension SQLiteObjectStorage {
             object.updatedAt = updatedAt
             try Self.checkUniqueness(of: object, db)
             try self.schema.check(object, db)
-            let row = Self.columns(object)
+            // The after hook's event encodes the object once, for the row and the outbox alike.
+            let event = outbox?(object)
+            let row = event?.objectText ?? ObjectText(object)
             try self.checkSize(row)
             try db.execute(
                 sql: "UPDATE objects SET updated_at = ?, acl = ?, data = ? WHERE class = ? AND id = ?",
-                arguments: [row.updatedAt, row.acl, row.data, className, id])
+                arguments: [row.updatedAt, row.acl, row.fields, className, id])
             if let password = changes.password { try Self.setPassword(password, of: object, db) }
-            if let outbox { try Self.insertOutbox(outbox(object), db) }
+            if let event { try Self.insertOutbox(event, db) }
             try self.insertCompanions(companions, db)
-            return object
+            return (object, event)
         }
     }
 
+    @discardableResult
     public func delete(
         _ className: String, id: String, check: @escaping @Sendable (ParseObject) throws -> Void,
         outbox: (@Sendable (ParseObject) -> OutboxEvent)?
-    ) async throws {
+    ) async throws -> OutboxEvent? {
         try await write { db in
             guard let current = try Self.fetch(db, className, id) else { throw ParseError.objectNotFound() }
             try check(current)
             try db.execute(sql: "DELETE FROM objects WHERE class = ? AND id = ?", arguments: [className, id])
             try Self.deleteAccount(of: current, db)
-            if let outbox { try Self.insertOutbox(outbox(current), db) }
+            let event = outbox?(current)
+            if let event { try Self.insertOutbox(event, db) }
+            return event
         }
     }
 
-    /// The columns of a new row for `object`; throws 116 if it is too large to store.
-    func insertArguments(_ object: ParseObject) throws -> StatementArguments {
-        let row = Self.columns(object)
-        try checkSize(row)
-        return [object.className, object.objectId, row.createdAt, row.updatedAt, row.acl, row.data]
+    /// The columns of a new row for `object` — encoded already if `outbox` is the after-hook event of
+    /// its insert, encoded here otherwise; throws 116 if it is too large to store.
+    func insertArguments(_ object: ParseObject, encodedIn outbox: OutboxEvent? = nil) throws -> StatementArguments {
+        let text = outbox.flatMap { $0.object.objectId == object.objectId ? $0.objectText : nil } ?? ObjectText(object)
+        try checkSize(text)
+        return [object.className, object.objectId, text.createdAt, text.updatedAt, text.acl, text.fields]
     }
 
     /// Throws 116 (413) when a row's fields and ACL are larger than ``maximumObjectBytes``: checked on
     /// every write, after field operations such as `Add` have been applied, so no object grows past it.
-    func checkSize(_ row: (createdAt: String, updatedAt: String, acl: String?, data: String)) throws {
-        guard row.data.utf8.count + (row.acl?.utf8.count ?? 0) <= maximumObjectBytes else {
+    func checkSize(_ row: ObjectText) throws {
+        guard row.fields.utf8.count + (row.acl?.utf8.count ?? 0) <= maximumObjectBytes else {
             throw ParseError(code: 116, message: "the object would be larger than \(maximumObjectBytes) bytes")
         }
-    }
-
-    /// The stored text of an object's timestamps, ACL and fields.
-    static func columns(_ object: ParseObject) -> (createdAt: String, updatedAt: String, acl: String?, data: String) {
-        (
-            ParseDate.string(from: object.createdAt ?? Date()), ParseDate.string(from: object.updatedAt ?? Date()),
-            object.acl.map { JSONWriter.string($0.json) }, JSONWriter.string(.object(object.fields))
-        )
     }
 }
