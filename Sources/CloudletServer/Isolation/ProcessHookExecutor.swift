@@ -27,5 +27,4 @@ public struct ProcessHookExecutor: HookExecutor {
     ) async throws -> ParseValue {
         try await pool.invoke(kind, name, input: input.json, original: original?.json, context: context)
     }
-
 }
