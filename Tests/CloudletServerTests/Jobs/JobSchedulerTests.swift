@@ -53,7 +53,7 @@ struct JobSchedulerTests {
 
         /// Waits (in real time) until the app has `count` runs, none of them running.
         func waitForEndedRuns(_ count: Int) async throws -> [ParseObject] {
-            let giveUp = ContinuousClock.now + .seconds(5)
+            let giveUp = ContinuousClock.now + .seconds(60)
             while true {
                 let runs = try await runs()
                 if runs.count == count, runs.allSatisfy({ $0["status"] != "running" }) { return runs }
