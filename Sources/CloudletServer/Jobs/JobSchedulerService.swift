@@ -21,13 +21,19 @@ public struct JobSchedulerService: Service {
     public let clock: any CloudletClock
     /// Where started, skipped and failed starts are logged.
     public let logger: Logger
+    /// Where skipped runs are counted, when given.
+    let metrics: CloudletMetrics?
     /// Runs created before this moment and still `running` belong to an earlier process.
     let startedAt: Date
 
-    public init(apps: AppDirectory, clock: any CloudletClock, logger: Logger = Logger(label: "cloudlet.jobs")) {
+    /// A scheduler of the schedules of `apps`, on `clock`, counting skipped runs in `metrics` when given.
+    public init(
+        apps: AppDirectory, clock: any CloudletClock, logger: Logger = Logger(label: "cloudlet.jobs"), metrics: CloudletMetrics? = nil
+    ) {
         self.apps = apps
         self.clock = clock
         self.logger = logger
+        self.metrics = metrics
         startedAt = clock.now
     }
 
@@ -79,9 +85,11 @@ public struct JobSchedulerService: Service {
                 logger.info("started a scheduled job", metadata: metadata)
             } catch is JobAlreadyRunning {
                 state.skippedRuns += 1
+                metrics?.scheduledJobSkipped(app: app.id, job: job)
                 logger.warning("skipped a scheduled job: its previous run still runs", metadata: metadata)
             } catch let error as ParseError {
                 state.skippedRuns += 1
+                metrics?.scheduledJobSkipped(app: app.id, job: job)
                 metadata["error"] = "\(error.message)"
                 logger.error("could not start a scheduled job", metadata: metadata)
             }

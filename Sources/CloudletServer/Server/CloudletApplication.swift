@@ -99,7 +99,7 @@ public struct CloudletApplication: Sendable {
                 supervisor, OutboxReplayService(apps: apps, logger: logger),
                 HookRunWriter(apps: apps, interval: .milliseconds(100), logger: logger),
                 PushDeliveryService(apps: .hosted(by: apps), configuration: configuration.pushDelivery, clock: clock, logger: logger),
-                JobSchedulerService(apps: apps, clock: clock, logger: logger),
+                JobSchedulerService(apps: apps, clock: clock, logger: logger, metrics: metrics),
             ] + services,
             onServerRunning: onServerRunning,
             logger: logger)

@@ -40,10 +40,12 @@ struct JobSchedulerTests {
                 rateLimiter: RateLimiter(policy: RateLimitPolicy(), clock: clock), jobSchedules: try schedules.mapValues { try CronSchedule($0) })
         }
 
+        let metrics = CloudletMetrics()
+
         func scheduler(_ app: HostedApp) -> JobSchedulerService {
             var logger = Logger(label: "cloudlet.jobs")
             logger.logLevel = .critical
-            return JobSchedulerService(apps: AppDirectory([app]), clock: clock, logger: logger)
+            return JobSchedulerService(apps: AppDirectory([app]), clock: clock, logger: logger, metrics: metrics)
         }
 
         /// The app's runs, oldest first.
@@ -107,6 +109,8 @@ struct JobSchedulerTests {
         try await scheduler.tick(app, now: fixture.clock.now)
         #expect(try await fixture.runs().count == 1, "the run still going holds the next one off")
         #expect(try await fixture.runtime.storage.jobScheduleStates()["held"]?.skippedRuns == 1)
+        let exposition = String(decoding: fixture.metrics.exposition(), as: UTF8.self)
+        #expect(exposition.contains(#"cloudlet_job_runs_skipped_total{app="test",job="held"} 1"#), "\(exposition)")
         fixture.gate.open()
         _ = try await fixture.waitForEndedRuns(1)
         fixture.move(to: "2026-01-01T00:03:00Z")
