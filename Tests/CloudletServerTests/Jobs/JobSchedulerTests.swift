@@ -175,5 +175,6 @@ struct JobSchedulerTests {
         #expect(try server.registry.app("test")?.settings.jobSchedules["quick"]?.expression == "*/10 * * * *", "kept in the registry")
         await server.supervisor.reload()
         #expect(server.apps.app("test")?.jobSchedules["quick"]?.expression == "*/10 * * * *")
+        #expect(server.supervisor.manifests.first?.settingsLines.last == "  jobs scheduled (UTC): quick at */10 * * * *")
     }
 }
