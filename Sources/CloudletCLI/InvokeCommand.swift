@@ -11,10 +11,10 @@ struct InvokeCommand<Hooks: HookModule>: AsyncParsableCommand {
         CommandConfiguration(commandName: "invoke", abstract: "Run one hook locally: JSON in, JSON out.")
     }
 
-    @Argument(help: "A function name, or kind:Class (beforeSave:Posts, afterSave:Posts, beforeDelete:Posts, afterDelete:Posts).")
+    @Argument(help: "A function name, or kind:Name (beforeSave:Posts, afterSave:Posts, beforeDelete:Posts, afterDelete:Posts, job:cleanup).")
     var hook: String
 
-    @Option(help: "JSON file with the object (triggers) or the parameters (functions); - for standard input.")
+    @Option(help: "JSON file with the object (triggers) or the parameters (functions, jobs); - for standard input.")
     var input: String?
 
     @Flag(help: "Run as the master key.") var master = false

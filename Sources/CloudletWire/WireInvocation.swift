@@ -20,7 +20,7 @@ public struct WireInvocation: Sendable, Equatable {
     public var isMaster: Bool
     /// The calling device's installation id, if any.
     public var installationId: String?
-    /// For after hooks: the outbox event's id.
+    /// For after hooks: the outbox event's id; for jobs: the run's `_JobStatus` id.
     public var eventId: String?
     /// The object (triggers) or the parameters (functions), as JSON.
     public var input: ByteBuffer
@@ -108,6 +108,8 @@ public enum WireStoreOperation: UInt8, Sendable, Hashable {
     case delete = 5
     /// `{"name", "params"}` → the function's result.
     case call = 6
+    /// `{"message"}` → `null`: a job reports its progress, kept on its `_JobStatus`.
+    case progress = 7
 }
 
 /// A store call from a hook, travelling back to the host on the worker's connection.

@@ -16,7 +16,7 @@ public struct HookContext: Sendable {
     /// The moment by which the hook must have finished; past it the client has its timeout error.
     public let deadline: Date
     /// For after hooks: an id that stays the same if the hook runs again after a crash, so that its
-    /// effects can be made idempotent.
+    /// effects can be made idempotent. For jobs: the run's `_JobStatus` id.
     public let eventId: String?
     /// Lands in the app's hook log, tagged with app, hook and request id.
     public let logger: Logger

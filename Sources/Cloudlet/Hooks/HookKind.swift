@@ -10,6 +10,7 @@ public enum HookKind: String, Sendable, Hashable, CaseIterable, Codable {
     case afterSaveFile
     case beforeDeleteFile
     case afterDeleteFile
+    case job
 
     /// What the kind binds to, its default time limit, what it receives and returns, and its number
     /// on the wire: the one table the registry, the wire, the worker and the host read.
@@ -25,6 +26,8 @@ public enum HookKind: String, Sendable, Hashable, CaseIterable, Codable {
         case .afterSaveFile: HookKindDefinition(wireNumber: 7, binding: .nothing, receives: .file, returns: .nothing)
         case .beforeDeleteFile: HookKindDefinition(wireNumber: 8, binding: .nothing, receives: .file, returns: .nothing)
         case .afterDeleteFile: HookKindDefinition(wireNumber: 9, binding: .nothing, receives: .file, returns: .nothing)
+        case .job:
+            HookKindDefinition(wireNumber: 16, binding: .name, defaultTimeLimit: .seconds(15 * 60), receives: .parameters, returns: .nothing)
         }
     }
 
@@ -86,7 +89,8 @@ public struct HookKindDefinition: Sendable, Hashable {
     public let wireNumber: UInt8
     /// What a hook of the kind is registered for.
     public let binding: Binding
-    /// The time limit unless a hook sets its own: Parse.com's 3 s for triggers, 15 s for functions.
+    /// The time limit unless a hook sets its own: Parse.com's 3 s for triggers, 15 s for functions,
+    /// 15 minutes for jobs.
     public let defaultTimeLimit: Duration
     /// What a hook of the kind receives.
     public let receives: Input

@@ -44,13 +44,36 @@ extension HookRegistry {
         rateLimit: HookRateLimit? = nil, _ handler: @escaping @Sendable (Input, HookContext) async throws -> Output
     ) {
         function(name, timeLimit: timeLimit, rateLimit: rateLimit) { request in
-            let params: Input
-            do {
-                params = try ParseCoding.decode(Input.self, from: .object(request.params))
-            } catch {
-                throw HookError.validation("invalid parameters for \(name): \(Self.describe(error))")
-            }
+            let params = try Self.decode(Input.self, parametersOf: name, request.params)
             return try ParseCoding.encode(try await handler(params, request.context))
+        }
+    }
+
+    /// Runs the job `name` with its parameters decoded as `Input`; a run whose parameters do not
+    /// decode fails with code 142 and the reason as its message.
+    ///
+    /// ```swift
+    /// struct Purge: Decodable, Sendable { var olderThanDays: Int }
+    ///
+    /// hooks.job("purge", input: Purge.self) { purge, request in
+    ///     try await request.progress("purging posts older than \(purge.olderThanDays) days")
+    /// }
+    /// ```
+    public mutating func job<Input: Decodable & Sendable>(
+        _ name: String, input: Input.Type, timeLimit: Duration = HookKind.job.defaultTimeLimit,
+        _ handler: @escaping @Sendable (Input, JobRequest) async throws -> Void
+    ) {
+        job(name, timeLimit: timeLimit) { request in
+            try await handler(try Self.decode(Input.self, parametersOf: name, request.params), request)
+        }
+    }
+
+    /// The parameters of the function or job `name` decoded as `Input`, or 142 with the reason.
+    private static func decode<Input: Decodable>(_ type: Input.Type, parametersOf name: String, _ params: [String: ParseValue]) throws -> Input {
+        do {
+            return try ParseCoding.decode(type, from: .object(params))
+        } catch {
+            throw HookError.validation("invalid parameters for \(name): \(describe(error))")
         }
     }
 

@@ -2,7 +2,7 @@ import CloudletWire
 
 /// The store a hook sees inside a worker: each call travels to the host on the worker's connection,
 /// where it runs with the invocation's caller, deadline and depth.
-struct RemoteHookStore: HookStore {
+struct RemoteHookStore: HookStore, JobProgressReporter {
     let session: WorkerSession
     let invocationId: UInt64
     let isMaster: Bool
@@ -32,6 +32,10 @@ struct RemoteHookStore: HookStore {
 
     func call(_ name: String, params: [String: ParseValue]) async throws -> ParseValue {
         try await call(.call, ["name": .string(name), "params": .object(params)])
+    }
+
+    func reportJobProgress(_ message: String) async throws {
+        _ = try await call(.progress, ["message": .string(message)])
     }
 
     var asMaster: any HookStore {

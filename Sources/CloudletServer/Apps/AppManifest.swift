@@ -46,7 +46,8 @@ public struct AppManifest: Sendable {
         return lines.joined(separator: "\n")
     }
 
-    /// Two lines: where the hooks run and their cap, then the rate limits.
+    /// Two lines: where the hooks run and their cap, then the rate limits; and a third naming the
+    /// job schedules, when the app has any.
     public var settingsLines: [String] {
         let placement =
             settings.isolation == .inProcess
@@ -54,10 +55,11 @@ public struct AppManifest: Sendable {
             : "hooks in \(settings.workerCount) worker process\(settings.workerCount == 1 ? "" : "es") of \(settings.hooksExecutable) "
                 + "(\(settings.workerMemoryMegabytes == 0 ? "no memory limit" : "\(settings.workerMemoryMegabytes) MiB each"))"
         let limits = settings.rateLimits
+        let schedules = settings.jobSchedules.sorted { $0.key < $1.key }.map { "\($0.key) at \($0.value.expression)" }
         return [
             "app \"\(appId)\": \(placement); hook time limits capped at \(settings.maximumHookTimeLimit)",
             "  rate \(RateLimitPolicy.text(of: limits.quota)), \(limits.rules.count) rule\(limits.rules.count == 1 ? "" : "s"), "
                 + "\(limits.maximumConcurrentHooks) concurrent hooks, \(limits.maximumQueuedHooks) queued",
-        ]
+        ] + (schedules.isEmpty ? [] : ["  jobs scheduled (UTC): " + schedules.joined(separator: ", ")])
     }
 }

@@ -78,7 +78,7 @@ public final class AppRegistry: Sendable {
             try db.execute(
                 sql: """
                     UPDATE apps SET hooks_executable = ?, isolation = ?, workers = ?, worker_memory_mb = ?,
-                    max_hook_time_limit_ms = ?, rate_limits = ?, push = ?, files = ?, updated_at = ? WHERE id = ?
+                    max_hook_time_limit_ms = ?, rate_limits = ?, push = ?, job_schedules = ?, files = ?, updated_at = ? WHERE id = ?
                     """,
                 arguments: Self.settingsArguments(settings) + [HostDatabase.now(), id])
             return try Self.fetchApp(id, db)!
@@ -126,6 +126,7 @@ public final class AppRegistry: Sendable {
             maximumHookTimeLimit: .milliseconds(row["max_hook_time_limit_ms"] as Int64),
             rateLimits: try RateLimitPolicy(json: JSONParser.parse(row["rate_limits"] as String)),
             push: try (row["push"] as String?).map { try PushSettings(json: JSONParser.parse($0)) } ?? PushSettings(),
+            jobSchedules: try (row["job_schedules"] as String?).map { try AppSettings.jobSchedules(JSONParser.parse($0)) } ?? [:],
             files: try (row["files"] as String?).map { try FileSettings().applying(JSONParser.parse($0)) } ?? FileSettings())
         return AppRecord(id: row["id"], settings: settings, keys: keys.map(\.key), createdAt: row["created_at"], updatedAt: row["updated_at"])
     }
@@ -134,7 +135,7 @@ public final class AppRegistry: Sendable {
         try db.execute(
             sql: """
                 INSERT INTO apps (hooks_executable, isolation, workers, worker_memory_mb, max_hook_time_limit_ms, rate_limits,
-                push, files, created_at, updated_at, id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                push, job_schedules, files, created_at, updated_at, id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
             arguments: settingsArguments(settings) + [now, now, id])
     }
@@ -149,7 +150,8 @@ public final class AppRegistry: Sendable {
         [
             settings.hooksExecutable, settings.isolation.rawValue, settings.workerCount, settings.workerMemoryMegabytes,
             settings.maximumHookTimeLimit.wholeMilliseconds, JSONWriter.string(settings.rateLimits.json),
-            JSONWriter.string(settings.push.json), JSONWriter.string(settings.files.json),
+            JSONWriter.string(settings.push.json), JSONWriter.string(AppSettings.jobSchedulesJSON(settings.jobSchedules)),
+            JSONWriter.string(settings.files.json),
         ]
     }
 }

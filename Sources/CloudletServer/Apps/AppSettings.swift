@@ -10,7 +10,8 @@ public enum HookIsolation: String, Sendable, Hashable, CaseIterable {
 }
 
 /// What the operator sets for one app in the registry: where its hooks run, how many workers they
-/// get, the cap on its hooks' time limits, its rate limits, its push providers and its file options. Every member has a default.
+/// get, the cap on its hooks' time limits, its rate limits, its push providers, its job schedules and
+/// its file options. Every member has a default.
 public struct AppSettings: Sendable, Hashable {
     /// ``hooksExecutable`` naming the serving binary itself (whose hooks are built in).
     public static let selfExecutable = "self"
@@ -34,11 +35,13 @@ public struct AppSettings: Sendable, Hashable {
     public var push: PushSettings
     /// The app's upload limit and whether uploads need a session. Default 20 MiB, no session needed.
     public var files: FileSettings
+    /// When the app's jobs run by themselves, by job name. Default none.
+    public var jobSchedules: [String: CronSchedule]
 
     public init(
         hooksExecutable: String = AppSettings.selfExecutable, isolation: HookIsolation = .process, workerCount: Int = 1,
         workerMemoryMegabytes: Int = 512, maximumHookTimeLimit: Duration = .seconds(60), rateLimits: RateLimitPolicy = RateLimitPolicy(),
-        push: PushSettings = PushSettings(), files: FileSettings = FileSettings()
+        push: PushSettings = PushSettings(), jobSchedules: [String: CronSchedule] = [:], files: FileSettings = FileSettings()
     ) {
         self.hooksExecutable = hooksExecutable
         self.isolation = isolation
@@ -47,11 +50,14 @@ public struct AppSettings: Sendable, Hashable {
         self.maximumHookTimeLimit = maximumHookTimeLimit
         self.rateLimits = rateLimits
         self.push = push
+        self.jobSchedules = jobSchedules
         self.files = files
     }
 
     /// The JSON members that name settings, as the admin API, `cloudlet apps` and the config file write them.
-    public static let memberNames: Set<String> = ["hooks", "isolation", "workers", "workerMemoryMb", "maxHookTimeLimitMs", "rateLimits", "push", "files"]
+    public static let memberNames: Set<String> = [
+        "hooks", "isolation", "workers", "workerMemoryMb", "maxHookTimeLimitMs", "rateLimits", "push", "jobSchedules", "files",
+    ]
 
     /// These settings with the members of `json` that name settings applied; other members are
     /// left to the caller. Throws 142 naming the member when a value is out of bounds, or when a file
@@ -86,6 +92,9 @@ public struct AppSettings: Sendable, Hashable {
             settings.push = try PushSettings(json: push)
             try settings.push.validate()
         }
+        if let schedules = json["jobSchedules"] {
+            settings.jobSchedules = try Self.jobSchedules(schedules)
+        }
         if let files = json["files"] { settings.files = try settings.files.applying(files) }
         return settings
     }
@@ -96,7 +105,7 @@ public struct AppSettings: Sendable, Hashable {
             "hooks": .string(hooksExecutable), "isolation": .string(isolation.rawValue),
             "workers": .number(Double(workerCount)), "workerMemoryMb": .number(Double(workerMemoryMegabytes)),
             "maxHookTimeLimitMs": .number(Double(maximumHookTimeLimit.wholeMilliseconds)), "rateLimits": rateLimits.json,
-            "push": push.json, "files": files.json,
+            "push": push.json, "jobSchedules": Self.jobSchedulesJSON(jobSchedules), "files": files.json,
         ]
     }
 
@@ -104,6 +113,40 @@ public struct AppSettings: Sendable, Hashable {
     func needsNewExecutor(for other: AppSettings) -> Bool {
         hooksExecutable != other.hooksExecutable || isolation != other.isolation || workerCount != other.workerCount
             || workerMemoryMegabytes != other.workerMemoryMegabytes
+    }
+
+    /// The most schedules one app may have.
+    public static let maximumJobSchedules = 100
+
+    /// Schedules as JSON: `{"cleanup": "0 3 * * *"}`.
+    static func jobSchedulesJSON(_ schedules: [String: CronSchedule]) -> ParseValue {
+        .object(schedules.mapValues { .string($0.expression) })
+    }
+
+    /// Reads `{"<job>": "<cron expression>", …}`, refusing a bad job name or expression (142).
+    static func jobSchedules(_ json: ParseValue) throws -> [String: CronSchedule] {
+        guard let members = json.objectValue, members.count <= maximumJobSchedules else {
+            throw invalid("jobSchedules must be an object of at most \(maximumJobSchedules) job names and cron expressions")
+        }
+        var schedules: [String: CronSchedule] = [:]
+        for (job, expression) in members {
+            try checkJobName(job)
+            guard let text = expression.stringValue else { throw invalid("jobSchedules.\(job) must be a cron expression string") }
+            do {
+                schedules[job] = try CronSchedule(text)
+            } catch {
+                throw invalid("jobSchedules.\(job): \(error)")
+            }
+        }
+        return schedules
+    }
+
+    /// Throws 142 unless `name` could name a job: 1 to 128 letters, digits, `_` or `-`.
+    static func checkJobName(_ name: String) throws {
+        let allowed = name.utf8.allSatisfy { $0 == 0x5F || $0 == 0x2D || (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) }
+        guard !name.isEmpty, name.utf8.count <= 128, allowed else {
+            throw invalid("\"\(name)\" is not a job name: use 1 to 128 letters, digits, _ and -")
+        }
     }
 
     private static func integer(_ json: [String: ParseValue], _ name: String, in range: ClosedRange<Int>) throws -> Int? {

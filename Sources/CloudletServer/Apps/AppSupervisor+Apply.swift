@@ -73,8 +73,10 @@ extension AppSupervisor {
             throw error
         }
         let hosted = HostedApp(
-            id: record.id, keys: record.acceptedKeys, fileSettings: record.settings.files, runtime: runtime(record, storage: storage, files: files, executor: executor),
-            rateLimiter: RateLimiter(policy: record.settings.rateLimits, clock: clock), pushProviders: pushProviders)
+            id: record.id, keys: record.acceptedKeys, fileSettings: record.settings.files,
+            runtime: runtime(record, storage: storage, files: files, executor: executor),
+            rateLimiter: RateLimiter(policy: record.settings.rateLimits, clock: clock), pushProviders: pushProviders,
+            jobSchedules: record.settings.jobSchedules)
         entries.withLock { $0[record.id] = Entry(record: record, hosted: hosted, manifest: manifest, pool: group) }
         directory.set(hosted)
         return hosted
@@ -107,7 +109,8 @@ extension AppSupervisor {
             entry.record.settings.rateLimits == policy ? entry.hosted.rateLimiter : RateLimiter(policy: policy, clock: clock)
         runtime.bulkhead.resize(maximumRunning: policy.maximumConcurrentHooks, maximumWaiting: policy.maximumQueuedHooks)
         let hosted = HostedApp(
-            id: record.id, keys: record.acceptedKeys, fileSettings: record.settings.files, runtime: runtime, rateLimiter: rateLimiter, pushProviders: pushProviders)
+            id: record.id, keys: record.acceptedKeys, fileSettings: record.settings.files, runtime: runtime, rateLimiter: rateLimiter,
+            pushProviders: pushProviders, jobSchedules: record.settings.jobSchedules)
         entries.withLock { $0[record.id] = Entry(record: record, hosted: hosted, manifest: manifest, pool: group) }
         directory.set(hosted)
         if pushChanged { retire(entry.hosted.pushProviders) }

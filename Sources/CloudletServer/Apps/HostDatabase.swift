@@ -46,7 +46,7 @@ final class HostDatabase: Sendable {
                     CREATE TABLE apps (
                         id TEXT PRIMARY KEY, hooks_executable TEXT NOT NULL, isolation TEXT NOT NULL, workers INTEGER NOT NULL,
                         worker_memory_mb INTEGER NOT NULL, max_hook_time_limit_ms INTEGER NOT NULL, rate_limits TEXT NOT NULL,
-                        push TEXT, files TEXT, created_at TEXT NOT NULL, updated_at TEXT NOT NULL
+                        push TEXT, files TEXT, job_schedules TEXT, created_at TEXT NOT NULL, updated_at TEXT NOT NULL
                     );
                     CREATE TABLE app_keys (
                         app TEXT NOT NULL REFERENCES apps(id) ON DELETE CASCADE,
@@ -77,6 +77,11 @@ final class HostDatabase: Sendable {
             // NULL reads as the default file settings (20 MiB uploads, no session needed).
             guard try !db.columns(in: "apps").contains(where: { $0.name == "files" }) else { return }
             try db.execute(sql: "ALTER TABLE apps ADD COLUMN files TEXT")
+        }
+        migrator.registerMigration("jobSchedules") { db in
+            // A registry made before job schedules existed gets the column; NULL reads as none.
+            guard try !db.columns(in: "apps").contains(where: { $0.name == "job_schedules" }) else { return }
+            try db.execute(sql: "ALTER TABLE apps ADD COLUMN job_schedules TEXT")
         }
         return migrator
     }

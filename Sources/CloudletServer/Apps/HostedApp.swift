@@ -1,5 +1,5 @@
-/// One app the server hosts: its id, its keys, its file options, its rate limits, its runtime and
-/// its push providers.
+/// One app the server hosts: its id, its keys, its file options, its rate limits, its runtime, its
+/// push providers and its job schedules.
 public struct HostedApp: Sendable {
     /// The app id clients send as `X-Parse-Application-Id`.
     public let id: String
@@ -13,10 +13,12 @@ public struct HostedApp: Sendable {
     public let rateLimiter: RateLimiter
     /// Where the app's push notifications go, by device type.
     public let pushProviders: PushProviders
+    /// When the app's jobs run by themselves, by job name (from the registry's settings).
+    public let jobSchedules: [String: CronSchedule]
 
     public init(
         id: String, keys: AppKeys, fileSettings: FileSettings = FileSettings(), runtime: AppRuntime, rateLimiter: RateLimiter,
-        pushProviders: PushProviders = PushProviders(fallback: nil)
+        pushProviders: PushProviders = PushProviders(fallback: nil), jobSchedules: [String: CronSchedule] = [:]
     ) {
         self.id = id
         self.keys = keys
@@ -24,5 +26,6 @@ public struct HostedApp: Sendable {
         self.runtime = runtime
         self.rateLimiter = rateLimiter
         self.pushProviders = pushProviders
+        self.jobSchedules = jobSchedules
     }
 }

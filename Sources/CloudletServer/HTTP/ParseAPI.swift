@@ -116,6 +116,8 @@ public struct ParseAPI: Sendable {
         case (.file(let name), .delete):
             try await runtime.deleteFile(named: name, caller: call.caller)
             return Reply(body: [:])
+        case (.job(let name), .post):
+            return try await performJob(name, call)
         default:
             throw ParseError(code: 119, message: "\(call.method.rawValue) is not allowed here", httpStatus: 405)
         }

@@ -16,6 +16,7 @@ enum ParseEndpoint: Sendable, Equatable {
     case file(String)
     /// `GET /files/:appId/:name`, a file's URL; not reachable from a batch.
     case fileDownload(String, String)
+    case job(String)
 
     /// The endpoint at `path` (such as `/parse/classes/Messages/abc` or `/classes/Messages`), or nil.
     init?(path: String, mountPath: String) {
@@ -34,6 +35,7 @@ enum ParseEndpoint: Sendable, Equatable {
         case 2 where parts[0] == "users": self = .user(parts[1])
         case 2 where parts[0] == "classes": self = .classes(parts[1])
         case 2 where parts[0] == "functions": self = .function(parts[1])
+        case 2 where parts[0] == "jobs": self = .job(parts[1])
         case 3 where parts[0] == "classes": self = .object(parts[1], parts[2])
         default: return nil
         }
@@ -58,6 +60,7 @@ extension ParseEndpoint {
         case .push: "/push"
         case .file(let name): "/files/\(name)"
         case .fileDownload(let appId, let name): "/files/\(appId)/\(name)"
+        case .job(let name): "/jobs/\(name)"
         }
     }
 }

@@ -55,6 +55,7 @@ extension ParseAPI {
         ParseRoute("files/:id", [.post], kind: .streamedBody) { .file(try $0.require("id")) },
         ParseRoute("files/:id", [.delete]) { .file(try $0.require("id")) },
         ParseRoute("files/:id/:name", [.get], kind: .urlOnly) { .fileDownload(try $0.require("id"), try $0.require("name")) },
+        ParseRoute("jobs/:name", [.post]) { .job(try $0.require("name")) },
     ]
 
     /// The methods a path that exists may be asked with and refuses with 405 when its route does

@@ -5,8 +5,8 @@ public enum ParseNames {
     /// Fields every object has, kept apart from its own fields.
     public static let reservedFields: Set<String> = ["objectId", "createdAt", "updatedAt", "ACL"]
 
-    /// Parse's own classes that clients may name: users, roles, installations and push statuses.
-    public static let systemClasses: Set<String> = ["_User", "_Role", "_Installation", "_PushStatus"]
+    /// Parse's own classes that clients may name: users, roles, installations, push and job statuses.
+    public static let systemClasses: Set<String> = ["_User", "_Role", "_Installation", "_PushStatus", "_JobStatus"]
 
     /// A class name: a letter, then letters, digits or `_`, at most 128 characters; or a system class.
     public static func validateClassName(_ name: String) throws(ParseError) {

@@ -78,6 +78,12 @@ public struct CloudletMetrics: Sendable {
         counter("cloudlet_hook_runs_dropped_total", [("app", app)]).increment()
     }
 
+    /// A scheduled run of `job` (a name the operator's schedule gives) of `app` came due and did not
+    /// start: `cloudlet_job_runs_skipped_total{app,job}`.
+    func scheduledJobSkipped(app: String, job: String) {
+        counter("cloudlet_job_runs_skipped_total", [("app", app), ("job", job)]).increment()
+    }
+
     /// What `app`'s executor reports now: `cloudlet_hook_queue_depth{app}` (calls waiting for a
     /// worker) and `cloudlet_app_ready{app}` (1 when every worker is up).
     func sample(app: String, queueDepth: Int, isReady: Bool) {

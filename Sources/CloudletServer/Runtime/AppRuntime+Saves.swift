@@ -142,6 +142,7 @@ extension AppRuntime {
     /// Throws for an invalid class name, or for a client writing a class only the master key may write.
     static func checkWritable(_ className: String, _ caller: Caller) throws {
         try ParseNames.validateClassName(className)
+        try JobStatus.refuseWrite(of: className)
         guard caller.isMaster || !masterWrittenClasses.contains(className) else {
             throw ParseError(code: 119, message: "only the master key may change \(className)", httpStatus: 403)
         }

@@ -20,11 +20,14 @@ public final class AppRuntime: Sendable {
         public var maximumQueuedHooks: Int
         /// The most bytes one request (or one store call of a hook) may read and answer; see ``ReadBudget``.
         public var maximumResponseBytes: Int
+        /// The most background jobs of the app that run at once; past them, starting one answers 503/155.
+        public var maximumRunningJobs: Int
 
         /// Limits with Cloudlet's defaults.
         public init(
             maximumHookDepth: Int = 8, sessionLifetime: Duration = .seconds(365 * 86_400), passwordHasher: PasswordHasher = PasswordHasher(),
-            maximumConcurrentHooks: Int = 32, maximumQueuedHooks: Int = 256, maximumResponseBytes: Int = ReadBudget.defaultMaximumBytes
+            maximumConcurrentHooks: Int = 32, maximumQueuedHooks: Int = 256, maximumResponseBytes: Int = ReadBudget.defaultMaximumBytes,
+            maximumRunningJobs: Int = 4
         ) {
             self.maximumHookDepth = maximumHookDepth
             self.sessionLifetime = sessionLifetime
@@ -32,6 +35,7 @@ public final class AppRuntime: Sendable {
             self.maximumConcurrentHooks = maximumConcurrentHooks
             self.maximumQueuedHooks = maximumQueuedHooks
             self.maximumResponseBytes = maximumResponseBytes
+            self.maximumRunningJobs = maximumRunningJobs
         }
     }
 

@@ -20,6 +20,8 @@ public struct Caller: Sendable, Hashable {
     public var depth: Int
     /// For the store calls of a before hook: where the push jobs it records wait for its write.
     public var heldPushJobs: PushJobBuffer?
+    /// For the store calls of a job: the `_JobStatus` id of its run, where its progress goes.
+    public var jobRun: String?
 
     public init(
         userId: String? = nil, roles: [String] = [], sessionTokenHash: String? = nil, isMaster: Bool,

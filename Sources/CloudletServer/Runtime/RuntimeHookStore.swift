@@ -5,7 +5,7 @@ import Cloudlet
 /// made once the deadline has passed is refused (124), and a write still running then does not
 /// commit (see ``WriteDeadline``). In a before hook, the push jobs it records wait for the hook's
 /// write (see ``PushJobBuffer``).
-struct RuntimeHookStore: HookStore {
+struct RuntimeHookStore: HookStore, JobProgressReporter {
     let runtime: AppRuntime
     let caller: Caller
 
@@ -47,6 +47,11 @@ struct RuntimeHookStore: HookStore {
 
     func call(_ name: String, params: [String: ParseValue]) async throws -> ParseValue {
         try await withinDeadline { try await runtime.callFunction(name, params: params, caller: caller.writingOnItsOwn) }
+    }
+
+    func reportJobProgress(_ message: String) async throws {
+        guard let run = caller.jobRun else { throw ParseError.failed("only a job reports progress") }
+        try await runtime.recordJobProgress(message, of: run)
     }
 
     var asMaster: any HookStore {

@@ -60,5 +60,5 @@ public struct SessionRecord: Sendable, Hashable {
     }
 }
 
-/// Every part of an app's storage: objects, the accounts beside them, and push deliveries.
-public typealias AppStorage = ObjectStorage & AccountStorage & PushDeliveryStorage
+/// Every part of an app's storage: objects, the accounts beside them, push deliveries and job runs.
+public typealias AppStorage = ObjectStorage & AccountStorage & PushDeliveryStorage & JobStorage

@@ -19,6 +19,9 @@ import Foundation
 /// - `function("pid")`: answers the process id of the process running the hook.
 /// - `function("log")`: logs `text` through `request.logger` (with metadata `source: fixture`) and
 ///   writes it to standard error.
+/// - `job("spinJob")`: `while true {}` that ignores cancellation, under a 1 s limit; only a kill ends it.
+/// - `job("report")`: reports `step <n> of <steps>` as its progress for each of `steps` (default 1)
+///   steps, under a 30 s limit (within the app's default cap of 60 s).
 enum FixtureHooks: HookModule {
     static func register(_ hooks: inout HookRegistry) {
         hooks.afterSave("Crash", timeLimit: .seconds(60)) { request in
@@ -77,6 +80,14 @@ enum FixtureHooks: HookModule {
             var blocks: [[UInt8]] = []
             while alwaysTrue() { blocks.append([UInt8](repeating: 1, count: 8 << 20)) }
             return .number(Double(blocks.count))
+        }
+        hooks.job("spinJob", timeLimit: .seconds(1)) { _ in
+            var turns = 0
+            while alwaysTrue() { turns &+= 1 }
+        }
+        hooks.job("report", timeLimit: .seconds(30)) { request in
+            let steps = request.params["steps"]?.intValue ?? 1
+            for step in 1...max(1, steps) { try await request.progress("step \(step) of \(steps)") }
         }
         hooks.function("pid") { _ in
             .number(Double(ProcessInfo.processInfo.processIdentifier))

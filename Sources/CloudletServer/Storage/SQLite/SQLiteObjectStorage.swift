@@ -73,6 +73,7 @@ public final class SQLiteObjectStorage: ObjectStorage {
         registerHookRunTable(&migrator)
         registerPushTables(&migrator)
         registerInstallationIndexes(&migrator)
+        registerJobTables(&migrator)
         return migrator
     }
 

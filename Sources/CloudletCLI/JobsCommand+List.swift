@@ -1,0 +1,62 @@
+import ArgumentParser
+import Cloudlet
+import CloudletServer
+import Foundation
+
+/// `cloudlet jobs list <app>`: one line per job (those the app's schedules name, those that have
+/// run, and the serving binary's own for an app whose hooks are `self`): its schedule, its last
+/// run and its next one.
+struct JobsListCommand<Hooks: HookModule>: AsyncParsableCommand {
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(commandName: "list", abstract: "List the app's jobs: schedule, last run, next run.")
+    }
+
+    @OptionGroup var options: JobsAppOptions
+
+    func run() async throws {
+        guard let record = try options.registry().app(options.app) else { throw ValidationError("no app \(options.app)") }
+        let storage = try options.storage()
+        let states = try await storage?.jobScheduleStates() ?? [:]
+        var names = Set(record.settings.jobSchedules.keys)
+        if record.settings.hooksExecutable == AppSettings.selfExecutable { names.formUnion(Hooks.registry().summary.filter { $0.kind == .job }.map(\.name)) }
+        if let storage {
+            for run in try await JobRuns.newestRuns(storage, limit: JobStatus.retention) {
+                if let name = run.fields["jobName"]?.stringValue { names.insert(name) }
+            }
+        }
+        let now = Date()
+        for name in names.sorted() {
+            let schedule = record.settings.jobSchedules[name]
+            var lastRun: ParseObject?
+            if let storage { lastRun = try await JobRuns.newestRuns(storage, job: name, limit: 1).first }
+            var next: Date?
+            if let schedule {
+                // A time missed while no server ran is run once when one starts.
+                let state = states[name].flatMap { $0.expression == schedule.expression ? $0 : nil }
+                next = schedule.next(after: state?.handledThrough ?? now).map { max($0, now) }
+            }
+            if options.json {
+                var members: [String: ParseValue] = ["job": .string(name)]
+                members["schedule"] = schedule.map { .string($0.expression) }
+                members["nextRunAt"] = next.map { .string(ParseDate.string(from: $0)) }
+                members["skippedRuns"] = states[name].map { .number(Double($0.skippedRuns)) }
+                members["lastRun"] = lastRun.map { (try? JSONParser.parse(JobRuns.json($0))) ?? .null }
+                print(JSONWriter.string(.object(members)))
+                continue
+            }
+            var line = "\(name)\t\(schedule?.expression ?? "not scheduled")"
+            line += "\tnext=\(next.map(ParseDate.string(from:)) ?? "-")"
+            if let lastRun {
+                let status = lastRun.fields["status"]?.stringValue ?? "?"
+                line += "\tlast=\(lastRun.createdAt.map(ParseDate.string(from:)) ?? "?") \(status) \(lastRun.objectId ?? "")"
+            } else {
+                line += "\tlast=-"
+            }
+            if let skipped = states[name]?.skippedRuns, skipped > 0 { line += "\tskipped=\(skipped)" }
+            print(line)
+        }
+        if record.settings.hooksExecutable != AppSettings.selfExecutable, !options.json {
+            print("(jobs that never ran nor are scheduled: see `\(record.settings.hooksExecutable) hooks list`)")
+        }
+    }
+}

@@ -1,0 +1,31 @@
+import ArgumentParser
+import Cloudlet
+import CloudletServer
+
+/// `cloudlet jobs status <app> [id]`: one run's status, or the newest runs.
+struct JobsStatusCommand: AsyncParsableCommand {
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(commandName: "status", abstract: "Show a job run's status and message, or the newest runs.")
+    }
+
+    @OptionGroup var options: JobsAppOptions
+    @Argument(help: "The run's id (its _JobStatus objectId). Default: the newest runs.") var id: String?
+    @Option(help: "Without an id, only this job's runs.") var job: String?
+    @Option(help: "Without an id, at most this many runs, the newest. Default 20.") var limit = 20
+
+    func validate() throws {
+        guard (1...1_000).contains(limit) else { throw ValidationError("--limit must be between 1 and 1000") }
+    }
+
+    func run() async throws {
+        guard let storage = try options.storage() else { throw ValidationError("no app \(options.app) in \(options.folder)") }
+        if let id {
+            guard let run = try await storage.fetch(JobStatus.className, id: id) else { throw ValidationError("no job run \(id)") }
+            print(options.json ? JobRuns.json(run) : JobRuns.line(run))
+            return
+        }
+        for run in try await JobRuns.newestRuns(storage, job: job, limit: limit) {
+            print(options.json ? JobRuns.json(run) : JobRuns.line(run))
+        }
+    }
+}

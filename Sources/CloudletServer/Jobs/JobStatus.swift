@@ -1,0 +1,65 @@
+import Cloudlet
+import Foundation
+
+/// One run of a background job, as Parse Server keeps it in `_JobStatus`: `jobName`, `source`
+/// (`api` or `schedule`), `status` (`running`, `succeeded`, `failed`), `message` (the latest progress
+/// message the job reported, or why it failed), `params`, and `finishedAt` once it ended. The ACL is
+/// empty: only the master key reads runs, and only the server writes them.
+public enum JobStatus {
+    /// The class runs are stored in.
+    public static let className = "_JobStatus"
+    /// How many runs an app keeps: past these, the oldest ended runs are deleted as runs end.
+    public static let retention = 1_000
+    /// The longest progress or failure message kept; longer ones are cut.
+    public static let maximumMessageLength = 1_024
+
+    /// Where a run is.
+    public enum State: String, Sendable, CaseIterable {
+        case running
+        case succeeded
+        case failed
+    }
+
+    /// What started a run.
+    public enum Source: String, Sendable, CaseIterable {
+        /// `POST /jobs/:name` (or `cloudlet jobs run`, which calls it).
+        case api
+        /// The app's schedule for the job.
+        case schedule
+    }
+
+    /// Throws 119 (403) for a write to `_JobStatus` through the API, whoever makes it (the master key
+    /// and hooks' stores included): runs are written by the server alone, and pruned by it to the
+    /// newest ``retention``.
+    static func refuseWrite(of className: String) throws {
+        guard className == Self.className else { return }
+        throw ParseError(code: 119, message: "\(Self.className) is written by the server only", httpStatus: 403)
+    }
+
+    /// A new running run of `jobName` with `params`, stored as `id` at `now`.
+    static func running(id: String, jobName: String, source: Source, params: [String: ParseValue], at now: Date) -> ParseObject {
+        ParseObject(
+            className: className, objectId: id, createdAt: now, updatedAt: now, acl: ParseACL(),
+            fields: [
+                "jobName": .string(jobName), "source": .string(source.rawValue), "status": .string(State.running.rawValue),
+                "params": .object(params),
+            ])
+    }
+
+    /// The fields that end a run in `state` at `now`, with `message` (cut to ``maximumMessageLength``).
+    static func ended(_ state: State, message: String?, at now: Date) -> [String: ParseValue] {
+        var fields: [String: ParseValue] = ["status": .string(state.rawValue), "finishedAt": date(now)]
+        if let message { fields["message"] = .string(cut(message)) }
+        return fields
+    }
+
+    /// `message`, at most ``maximumMessageLength`` characters.
+    static func cut(_ message: String) -> String {
+        message.count <= maximumMessageLength ? message : String(message.prefix(maximumMessageLength))
+    }
+
+    /// A Parse `Date` value.
+    static func date(_ date: Date) -> ParseValue {
+        ["__type": "Date", "iso": .string(ParseDate.string(from: date))]
+    }
+}

@@ -1,0 +1,61 @@
+import Cloudlet
+import Foundation
+
+/// Where an app's job runs are kept: its `_JobStatus` objects, which only the server writes, and
+/// the state of its schedules. Checks that bound the runs (how many at once, one per scheduled job)
+/// happen in the same transaction as the write, so that two starts cannot both pass them.
+public protocol JobStorage: Sendable {
+    /// Stores `status` (a new `_JobStatus` with its id and timestamps), unless `maximumRunning` runs
+    /// of the app are running already or, when `exclusive`, a run of the same job is.
+    func recordJobStart(_ status: ParseObject, maximumRunning: Int, exclusive: Bool) async throws -> JobStartOutcome
+
+    /// Sets `fields` on the run `id` if it is still running, and returns whether it was (a run that
+    /// ended or was deleted is left alone). A run that ends this way makes room: the oldest ended
+    /// runs past the newest ``JobStatus/retention`` are deleted.
+    @discardableResult
+    func updateRunningJob(_ id: String, fields: [String: ParseValue], updatedAt: Date) async throws -> Bool
+
+    /// Marks every run still running that was created before `date` as failed with `message` (their
+    /// server stopped under them); returns how many there were.
+    func failJobsStarted(before date: Date, message: String, at now: Date) async throws -> Int
+
+    /// The state of each schedule, by job name.
+    func jobScheduleStates() async throws -> [String: JobScheduleState]
+
+    /// Keeps `state` as the state of `job`'s schedule.
+    func saveJobScheduleState(_ state: JobScheduleState, of job: String) async throws
+}
+
+/// How ``JobStorage/recordJobStart(_:maximumRunning:exclusive:)`` went.
+public enum JobStartOutcome: Sendable, Equatable {
+    /// The run is recorded as running.
+    case started
+    /// The app runs as many jobs as it may already.
+    case tooManyRunning
+    /// The job runs already (for an exclusive start).
+    case alreadyRunning
+}
+
+/// Where one schedule stands: what it fired up to, and its last run.
+public struct JobScheduleState: Sendable, Hashable {
+    /// The expression this state is for; a changed expression starts afresh.
+    public var expression: String
+    /// Every time the schedule fired up to this moment has been dealt with (run, or skipped).
+    public var handledThrough: Date
+    /// When the schedule last started a run.
+    public var lastRunAt: Date?
+    /// The `_JobStatus` id of that run.
+    public var lastStatusId: String?
+    /// How many times it came due and did not start: its previous run still ran (or the app ran as
+    /// many jobs as it may), so that time was skipped.
+    public var skippedRuns: Int
+
+    /// The state of a schedule of `expression` dealt with up to `handledThrough`.
+    public init(expression: String, handledThrough: Date, lastRunAt: Date? = nil, lastStatusId: String? = nil, skippedRuns: Int = 0) {
+        self.expression = expression
+        self.handledThrough = handledThrough
+        self.lastRunAt = lastRunAt
+        self.lastStatusId = lastStatusId
+        self.skippedRuns = skippedRuns
+    }
+}
