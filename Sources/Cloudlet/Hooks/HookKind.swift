@@ -6,6 +6,11 @@ public enum HookKind: String, Sendable, Hashable, CaseIterable, Codable {
     case beforeDelete
     case afterDelete
     case function
+    case beforeFind
+    case afterFind
+    case beforeLogin
+    case afterLogin
+    case afterLogout
 
     /// What the kind binds to, its default time limit, what it receives and returns, and its number
     /// on the wire: the one table the registry, the wire, the worker and the host read.
@@ -17,6 +22,11 @@ public enum HookKind: String, Sendable, Hashable, CaseIterable, Codable {
         case .afterDelete: HookKindDefinition(wireNumber: 4, binding: .className, receives: .object, returns: .nothing)
         case .function:
             HookKindDefinition(wireNumber: 5, binding: .name, defaultTimeLimit: .seconds(15), receives: .parameters, returns: .value)
+        case .beforeFind: HookKindDefinition(wireNumber: 6, binding: .className, receives: .query, returns: .query)
+        case .afterFind: HookKindDefinition(wireNumber: 7, binding: .className, receives: .objectsAndQuery, returns: .objects)
+        case .beforeLogin: HookKindDefinition(wireNumber: 8, binding: .nothing, receives: .object, returns: .nothing)
+        case .afterLogin: HookKindDefinition(wireNumber: 9, binding: .nothing, receives: .object, returns: .nothing)
+        case .afterLogout: HookKindDefinition(wireNumber: 10, binding: .nothing, receives: .object, returns: .nothing)
         }
     }
 
@@ -48,12 +58,22 @@ public struct HookKindDefinition: Sendable, Hashable {
         case object
         /// An object and, for an update, the object as stored before.
         case objectAndOriginal
-        /// A query: `{className, where, order, limit, skip, keys, include}` (see ``ParseQuery``).
+        /// A query: `{className, where, order, limit, skip, keys, include}` (see ``ParseQuery``), with
+        /// `count` and `get` set when the query is a count or a get by id.
         case query
         /// The objects a query found, with the query as the original.
         case objectsAndQuery
         /// A JSON object of parameters.
         case parameters
+
+        /// Whether `value` has the shape of this input: an array of objects for
+        /// ``objectsAndQuery``, a JSON object for the others.
+        public func accepts(_ value: ParseValue) -> Bool {
+            switch self {
+            case .objectsAndQuery: value.arrayValue?.allSatisfy { $0.objectValue != nil } ?? false
+            case .object, .objectAndOriginal, .query, .parameters: value.objectValue != nil
+            }
+        }
     }
 
     /// What a hook of a kind may answer.
