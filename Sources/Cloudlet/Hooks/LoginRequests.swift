@@ -1,9 +1,10 @@
 /// What a `beforeLogin` or `afterLogin` hook receives: the `_User` logging in (never its password).
 ///
 /// `beforeLogin` runs once the password matched and before the session is made; throwing refuses
-/// the login. `afterLogin` runs once the session is made, with the user as the context's `user`.
+/// the login. `afterLogin` runs once the session is made, with the user as the context's `user`
+/// (`request.context.user`; in `beforeLogin` the call acts for no user yet, as in Parse).
 public struct LoginRequest: HookRequest {
-    /// The user object.
+    /// The user object, with its own fields (`username`, `email`, …).
     public let user: ParseObject
     /// The call's context.
     public let context: HookContext

@@ -17,6 +17,7 @@ import Foundation
 /// - `function("pid")`: answers the process id of the process running the hook.
 /// - `function("log")`: logs `text` through `request.logger` (with metadata `source: fixture`) and
 ///   writes it to standard error.
+/// - Find and login triggers: see `registerTriggers`.
 enum FixtureHooks: HookModule {
     static func register(_ hooks: inout HookRegistry) {
         hooks.afterSave("Crash", timeLimit: .seconds(60)) { request in
@@ -47,6 +48,7 @@ enum FixtureHooks: HookModule {
         }
         registerMisbehaving(&hooks)
         registerHostile(&hooks)
+        registerTriggers(&hooks)
     }
 
     /// Hooks that hang, trap or exhaust memory, for the isolation tests.
