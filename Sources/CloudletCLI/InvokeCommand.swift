@@ -27,7 +27,8 @@ struct InvokeCommand<Hooks: HookModule>: AsyncParsableCommand {
     func run() async throws {
         let (kind, name) = try Self.parse(hook)
         let data = try input.map { $0 == "-" ? FileHandle.standardInput.readDataToEndOfFile() : try Data(contentsOf: URL(fileURLWithPath: $0)) }
-        let parsed = try data.map { try JSONParser.parse($0) } ?? (kind.definition.receives == .objectsAndQuery ? [] : [:])
+        let nothing: ParseValue = kind.definition.receives == .objectsAndQuery ? .array([]) : .object([:])
+        let parsed = try data.map { try JSONParser.parse($0) } ?? nothing
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cloudlet-invoke-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }

@@ -14,9 +14,9 @@ extension HookHarness {
     /// Logs in as `POST /login` does, from the device `installationId` if given: the `beforeLogin`
     /// hook may refuse it, and the `afterLogin` hook runs once the session is made.
     public func logIn(username: String, password: String, installationId: String? = nil) async throws -> LoggedInUser {
-        var caller = caller(.anonymous)
-        caller.installationId = installationId
-        return try await runtime.logIn(username: username, password: password, address: nil, caller: caller)
+        var device = caller(.anonymous)
+        device.installationId = installationId
+        return try await runtime.logIn(username: username, password: password, address: nil, caller: device)
     }
 
     /// Logs the session `sessionToken` out as `POST /logout` does; the `afterLogout` hook runs once

@@ -20,8 +20,10 @@ struct FindTriggerTests {
             request.query.order = ["-n"]
             request.query.limit = min(request.query.limit, 3)
             request.query.keys = ["n"]
+            request.query.className = "Elsewhere"
         }
         let harness = try await Self.seeded(hooks)
+        try await harness.create("Elsewhere", ["n": 99])
         let found = try await harness.find(ParseQuery("Posts", order: ["n"], limit: 50), as: .anonymous)
         #expect(found.map { $0["n"]?.intValue } == [5, 4, 3])
         #expect(found.allSatisfy { $0["title"] == nil && $0.objectId != nil }, "keys kept only n")
@@ -66,11 +68,13 @@ struct FindTriggerTests {
         let harness = try await Self.seeded(hooks)
         let all = try await harness.find(ParseQuery("Posts", order: ["n"]))
         #expect(all.map { $0["n"]?.intValue } == [1, 4, 5])
-        let hidden = try #require(try await harness.runtime.storage.find(.init(query: ParseQuery("Posts"), readerIdentities: nil)).first { $0["n"] == 2 })
-        #expect(try await harness.get("Posts", id: #require(hidden.objectId)) == nil, "beforeFind's constraint holds on a get")
-        let dropped = try #require(try await harness.runtime.storage.find(.init(query: ParseQuery("Posts"), readerIdentities: nil)).first { $0["n"] == 3 })
-        #expect(try await harness.get("Posts", id: #require(dropped.objectId)) == nil, "afterFind's filter holds on a get")
-        let shown = try #require(try await harness.get("Posts", id: #require(all.first?.objectId)))
+        let stored = try await harness.runtime.storage.find(StorageQuery(query: ParseQuery("Posts"), readerIdentities: nil))
+        let hiddenId = try #require(stored.first { $0["n"] == 2 }?.objectId)
+        #expect(try await harness.get("Posts", id: hiddenId) == nil, "beforeFind's constraint holds on a get")
+        let droppedId = try #require(stored.first { $0["n"] == 3 }?.objectId)
+        #expect(try await harness.get("Posts", id: droppedId) == nil, "afterFind's filter holds on a get")
+        let firstId = try #require(all.first?.objectId)
+        let shown = try #require(try await harness.get("Posts", id: firstId))
         #expect(shown["seen"] == true && shown["n"] == 1)
         #expect(harness.counts(.afterFind, "Posts").invocations == 3, "the find and the two gets that reached it")
     }
@@ -133,11 +137,13 @@ struct FindTriggerTests {
         let before = Task { try await harness.find(ParseQuery("Slow")) }
         try await harness.waitForInvocations(.beforeFind, "Slow")
         harness.clock.advance(by: .seconds(3))
-        #expect(try await #require(throws: ParseError.self) { try await before.value }.code == 124)
+        let beforeError = try await #require(throws: ParseError.self) { try await before.value }
+        #expect(beforeError.code == 124)
         let after = Task { try await harness.find(ParseQuery("Posts")) }
         try await harness.waitForInvocations(.afterFind, "Posts")
         harness.clock.advance(by: .seconds(1))
-        #expect(try await #require(throws: ParseError.self) { try await after.value }.code == 124)
+        let afterError = try await #require(throws: ParseError.self) { try await after.value }
+        #expect(afterError.code == 124)
         #expect(harness.counts(.beforeFind, "Slow").timeouts == 1 && harness.counts(.afterFind, "Posts").timeouts == 1)
     }
 }

@@ -19,7 +19,9 @@ extension AppRuntime {
             object = try await readable(className, id: id, caller: caller)
         } else {
             var pinned = query
-            (pinned.constraints["objectId"], pinned.limit, pinned.skip) = (.string(id), 1, 0)
+            pinned.constraints["objectId"] = .string(id)
+            pinned.limit = 1
+            pinned.skip = 0
             try protectedFields.checkQueryable(pinned, by: caller)
             let found = try await storage.find(StorageQuery(query: pinned, readerIdentities: caller.aclIdentities, budget: budget))
             guard let first = found.first else { throw ParseError.objectNotFound() }
