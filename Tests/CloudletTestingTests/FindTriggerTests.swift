@@ -9,7 +9,7 @@ struct FindTriggerTests {
     /// Five `Posts` with `n` 1…5; `n` 2 is `hidden`.
     static func seeded(_ hooks: HookRegistry) async throws -> HookHarness {
         let harness = try HookHarness(registry: hooks)
-        for n in 1...5 { try await harness.create("Posts", ["n": .number(Double(n)), "hidden": .bool(n == 2), "title": "t\(n)"]) }
+        for n in 1...5 { try await harness.create("Posts", ["n": .number(Double(n)), "hidden": .bool(n == 2), "title": .string("t\(n)")]) }
         return harness
     }
 

@@ -7,27 +7,25 @@ import Testing
 @Suite("Login triggers: beforeLogin, afterLogin, afterLogout")
 struct LoginTriggerTests {
     /// Hooks that refuse `banned` users (141) and `unverified` ones (142), and record the rest.
-    static func hooks(_ seen: Mutex<[String]>) -> HookRegistry {
+    static func hooks(_ seen: Lines) -> HookRegistry {
         var hooks = HookRegistry()
         hooks.beforeLogin { request in
-            seen.withLock { $0.append("before \(request.user["username"]?.stringValue ?? "?") user \(request.context.user?.id ?? "-")") }
+            seen.append("before \(request.user["username"]?.stringValue ?? "?") user \(request.context.user?.id ?? "-")")
             if request.user["banned"] == true { throw HookError.failed("this account is suspended") }
             if request.user["unverified"] == true { throw HookError.validation("verify your email first") }
         }
         hooks.afterLogin { request in
-            seen.withLock { $0.append("after \(request.user["username"]?.stringValue ?? "?") user \(request.context.user?.id == request.user.objectId)") }
+            seen.append("after \(request.user["username"]?.stringValue ?? "?") user \(request.context.user?.id == request.user.objectId)")
         }
         hooks.afterLogout { request in
             let user = request.session["user"]?.pointerValue?.objectId
-            seen.withLock {
-                $0.append("logout \(user == request.context.user?.id) \(request.session["installationId"]?.stringValue ?? "-")")
-            }
+            seen.append("logout \(user == request.context.user?.id) \(request.session["installationId"]?.stringValue ?? "-")")
         }
         return hooks
     }
 
     @Test func beforeLoginRefusesABannedUserAndNoSessionIsMade() async throws {
-        let seen = Mutex<[String]>([])
+        let seen = Lines()
         let harness = try HookHarness(registry: Self.hooks(seen))
         try await harness.signUp(username: "mallory", password: "pw", ["banned": true])
         try await harness.signUp(username: "newbie", password: "pw", ["unverified": true])
@@ -35,28 +33,28 @@ struct LoginTriggerTests {
         #expect(banned == HookError.failed("this account is suspended"))
         let unverified = try await #require(throws: ParseError.self) { try await harness.logIn(username: "newbie", password: "pw") }
         #expect(unverified.code == 142)
-        #expect(seen.withLock { $0 } == ["before mallory user -", "before newbie user -"], "no afterLogin: no session was made")
+        #expect(seen.all == ["before mallory user -", "before newbie user -"], "no afterLogin: no session was made")
         #expect(harness.counts(.beforeLogin, "").failures == 2)
     }
 
     @Test func aWrongPasswordNeverReachesTheHook() async throws {
-        let seen = Mutex<[String]>([])
+        let seen = Lines()
         let harness = try HookHarness(registry: Self.hooks(seen))
         try await harness.signUp(username: "alice", password: "pw")
         let error = try await #require(throws: ParseError.self) { try await harness.logIn(username: "alice", password: "nope") }
         #expect(error.code == 101)
-        #expect(seen.withLock { $0 }.isEmpty)
+        #expect(seen.all.isEmpty)
     }
 
     @Test func afterLoginRunsAsTheUserOnceTheSessionIsMadeAndAfterLogoutOnceItIsGone() async throws {
-        let seen = Mutex<[String]>([])
+        let seen = Lines()
         let harness = try HookHarness(registry: Self.hooks(seen))
         let alice = try await harness.signUp(username: "alice", password: "pw")
         let login = try await harness.logIn(username: "alice", password: "pw", installationId: "phone-1")
         #expect(try await harness.user(sessionToken: login.sessionToken) == alice.objectId)
         try await harness.logOut(sessionToken: login.sessionToken)
         #expect(try await harness.user(sessionToken: login.sessionToken) == nil)
-        #expect(seen.withLock { $0 } == ["before alice user -", "after alice user true", "logout true phone-1"])
+        #expect(seen.all == ["before alice user -", "after alice user true", "logout true phone-1"])
     }
 
     @Test func afterLoginAndAfterLogoutErrorsNeverFailTheRequest() async throws {
@@ -104,4 +102,12 @@ struct LoginTriggerTests {
         #expect(expired == HookError.validation("bob's plan has expired"))
         #expect(try await harness.logIn(username: "carol", password: "pw").user["plan"] == "pro")
     }
+}
+
+/// Lines hooks record, across the tasks they run in.
+final class Lines: Sendable {
+    private let entries = Mutex<[String]>([])
+
+    func append(_ line: String) { entries.withLock { $0.append(line) } }
+    var all: [String] { entries.withLock { $0 } }
 }
