@@ -9,7 +9,7 @@ extension AppRuntime {
     public func invokeHook(_ kind: HookKind, _ name: String, input: ParseValue, caller: Caller) async throws -> ParseValue {
         guard let hook = hook(kind, name) else { throw ParseError.failed("no \(kind.rawValue) hook for \(name)") }
         guard kind.definition.receives.accepts(input) else {
-            throw ParseError.invalidJSON("a \(kind.rawValue) hook takes \(kind.definition.receives == .objectsAndQuery ? "an array of objects" : "a JSON object")")
+            throw ParseError.invalidJSON("the \(kind.rawValue) hook takes \(kind.definition.receives == .objectsAndQuery ? "an array of objects" : "a JSON object")")
         }
         switch kind {
         case .beforeSave:
