@@ -20,23 +20,58 @@ public final class WireConnection: Sendable {
     ) throws {
         self.channel = channel
         self.maximumFrameBytes = maximumFrameBytes
+        writer = CoalescingWriter(channel: channel)
         let onOversized = onOversized ?? { [channel] _ in channel.close(promise: nil) }
         try channel.pipeline.syncOperations.addHandler(MessageHandler(onMessage: onMessage, onOversized: onOversized, onClose: onClose))
     }
 
-    /// Writes `message` and flushes it; returns false, writing nothing, if it is over the size bound.
+    /// Writes `message`, to be flushed with the messages written before the channel's event loop
+    /// next gets to its queued work: many calls in flight share one system call. Returns false,
+    /// writing nothing, if it is over the size bound.
     @discardableResult
     public func send(_ message: WireMessage) -> Bool {
         var buffer = channel.allocator.buffer(capacity: 128)
         message.encode(into: &buffer)
         guard buffer.readableBytes <= maximumFrameBytes else { return false }
-        channel.writeAndFlush(buffer, promise: nil)
+        if channel.eventLoop.inEventLoop {
+            writer.write(buffer)
+        } else {
+            channel.eventLoop.execute { [writer, buffer] in writer.write(buffer) }
+        }
         return true
     }
 
-    /// Closes the connection.
+    private let writer: CoalescingWriter
+
+    /// Closes the connection once the messages sent before are flushed.
     public func close() {
-        channel.close(promise: nil)
+        channel.eventLoop.execute { [channel] in
+            channel.flush()
+            channel.close(promise: nil)
+        }
+    }
+
+    /// Writes on the channel's event loop and flushes once per turn of its queued work.
+    private final class CoalescingWriter: @unchecked Sendable {
+        private let channel: any Channel
+        /// Whether a flush is queued; read and written on the event loop only.
+        private var isFlushQueued = false
+
+        init(channel: any Channel) {
+            self.channel = channel
+        }
+
+        /// Writes `buffer` (on the event loop) and queues a flush behind the writes already queued.
+        func write(_ buffer: ByteBuffer) {
+            channel.eventLoop.assertInEventLoop()
+            channel.write(buffer, promise: nil)
+            guard !isFlushQueued else { return }
+            isFlushQueued = true
+            channel.eventLoop.execute {
+                self.isFlushQueued = false
+                self.channel.flush()
+            }
+        }
     }
 
     private final class MessageHandler: ChannelInboundHandler, Sendable {

@@ -34,13 +34,16 @@ import Testing
         }
     }
 
-    @Test func aCompletedEventIsGoneForTheNextProcessAtOnce() async throws {
+    @Test func aCompletedEventIsNotPendingAtOnceAndGoneForTheNextProcessOnceTheNextWriteCommits() async throws {
         try await withStorage { path in
             let storage = try SQLiteObjectStorage(path: path.path)
             let owed = event(caller: Caller(isMaster: true, requestId: "r2"))
             try await storage.insert(owed.object, outbox: owed)
-            try await storage.completeOutboxEvent(owed.id)
-            // No later write, no flush, no clean close: as if the process were killed here.
+            storage.completeOutboxEvent(owed.id)
+            #expect(try await storage.pendingOutboxEvents().isEmpty)
+            #expect(try await !storage.isOutboxEventPending(owed.id))
+            // The deletion rides along with the next write; then the process is killed, with no clean close.
+            try await storage.insert(ParseObject(className: "Other", objectId: "o1", createdAt: Date(), updatedAt: Date()), outbox: nil)
             let nextProcess = try SQLiteObjectStorage(path: path.path)
             #expect(try await nextProcess.pendingOutboxEvents().isEmpty)
             #expect(try await !nextProcess.isOutboxEventPending(owed.id))

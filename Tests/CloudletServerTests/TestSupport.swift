@@ -7,6 +7,18 @@ import Testing
 
 /// Shared helpers for the REST API suites: error shape checks, master counts, raw requests.
 enum Support {
+    /// Waits until `condition` holds, checking every 20 ms; fails the test after `timeout`.
+    static func eventually(
+        timeout: Duration = .seconds(10), sourceLocation: SourceLocation = #_sourceLocation, _ condition: () async throws -> Bool
+    ) async throws {
+        let end = ContinuousClock.now + timeout
+        while ContinuousClock.now < end {
+            if try await condition() { return }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        Issue.record("the condition did not hold within \(timeout)", sourceLocation: sourceLocation)
+    }
+
     static let appIdHeader = HTTPField.Name("X-Parse-Application-Id")!
     static let restKeyHeader = HTTPField.Name("X-Parse-REST-API-Key")!
     static let masterKeyHeader = HTTPField.Name("X-Parse-Master-Key")!

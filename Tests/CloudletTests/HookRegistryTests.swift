@@ -17,12 +17,6 @@ struct HookRegistryTests {
         #expect(hooks.summary.map(\.kind) == [.afterDelete, .afterSave, .beforeDelete, .beforeSave, .function])
     }
 
-    @Test func everyKindHasItsOwnWireNumber() {
-        let numbers = HookKind.allCases.map(\.definition.wireNumber)
-        #expect(Set(numbers).count == numbers.count)
-        #expect(HookKind.allCases.allSatisfy { HookKind(wireNumber: $0.definition.wireNumber) == $0 })
-    }
-
     @Test func findAndLoginKindsRegisterWithTheirBindingsAndLimits() {
         var hooks = HookRegistry()
         hooks.beforeFind("Posts") { _ in }

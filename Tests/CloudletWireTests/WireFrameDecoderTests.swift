@@ -48,6 +48,8 @@ import Testing
         #expect(!connection.send(.result(id: 1, .success(json: ByteBuffer(string: String(repeating: "1", count: 100))))))
         #expect(try channel.readOutbound(as: ByteBuffer.self) == nil)
         #expect(connection.send(.pong(id: 1)))
+        // Sends are flushed together once the event loop turns to its queued work.
+        channel.embeddedEventLoop.run()
         #expect(try channel.readOutbound(as: ByteBuffer.self) != nil)
     }
 }

@@ -26,11 +26,7 @@ extension AppRuntime {
                 metadata: ["hook": "\(event.kind.rawValue) \(className)", "event_id": "\(event.id)", "error": "\(error)"])
         }
         afterHookRetries.withLock { $0.succeeded(event.id) }
-        do {
-            try await storage.completeOutboxEvent(event.id)
-        } catch {
-            logger.error("could not mark outbox event done", metadata: ["event_id": "\(event.id)", "error": "\(error)"])
-        }
+        storage.completeOutboxEvent(event.id)
     }
 
     /// Runs the after hooks that were committed but never completed, such as those cut off by a crash.

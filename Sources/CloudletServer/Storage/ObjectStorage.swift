@@ -49,9 +49,10 @@ public protocol ObjectStorage: Sendable {
     /// Whether the event `id` is still owed (committed and not completed).
     func isOutboxEventPending(_ id: String) async throws -> Bool
 
-    /// Marks the event `id` as done, and returns once that is durable: a completed event is never
-    /// replayed. (Concurrent completions may share one commit.)
-    func completeOutboxEvent(_ id: String) async throws
+    /// Marks the event `id` as done: it is no longer pending, and its row is deleted with the next
+    /// write (milliseconds later), off the path of the request that ran its hook. A crash before
+    /// that deletion commits runs the hook once more, as at-least-once allows.
+    func completeOutboxEvent(_ id: String)
 }
 
 extension ObjectStorage {

@@ -9,6 +9,8 @@ import Foundation
 ///   save as a `CrashLog` object (`savedId`, `eventId`, `userId`).
 /// - `beforeSave("Alerted")`: records a push to the `ops` channel, then refuses an object with
 ///   `refuse: true` (142), so that its push must vanish with it.
+/// - `afterSave("Later")`, run after the response: waits 3 s, then records the save as a
+///   `LaterMark` object (`savedId`), so that a test sees the client answered before it ran.
 /// - `function("slow")`: sleeps `ms` milliseconds, then answers "done".
 /// - `function("spin")`: `while true {}` that ignores cancellation, under a 1 s limit; only a kill ends it.
 /// - `function("spinBriefly")`: the same under a 100 ms limit.
@@ -36,6 +38,11 @@ enum FixtureHooks: HookModule {
                     "userId": request.user.map { .string($0.id) } ?? .null,
                 ])
             _ = try await request.store.asMaster.save(log)
+        }
+        hooks.afterSave("Later", timeLimit: .seconds(30), runs: .afterResponse) { request in
+            try await Task.sleep(for: .seconds(3))
+            let mark = ParseObject(className: "LaterMark", fields: ["savedId": request.object.objectId.map(ParseValue.string) ?? .null])
+            _ = try await request.store.asMaster.save(mark)
         }
         hooks.beforeSave("Alerted") { request in
             try await request.push(PushNotification(toChannels: ["ops"], alert: "alerted"))

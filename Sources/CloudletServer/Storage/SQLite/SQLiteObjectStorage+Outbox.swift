@@ -4,45 +4,50 @@ import Synchronization
 
 /// Outbox events whose hooks have run, waiting for their rows to be deleted. The deletion rides
 /// along with the next write transaction to start (under load, another save's, already queued), or
-/// with a flush queued for it when none is; a completion returns once that transaction has
-/// committed. So a completed event is never replayed, and it costs no commit of its own under load.
+/// with a flush queued for it when none is. Nobody waits for it: a completed event is no longer
+/// pending in this process at once, and once its deletion has committed (milliseconds later) not
+/// for the next process either; a crash in between runs its hook again, as at-least-once allows.
 final class CompletedOutboxEvents: Sendable {
     private struct State {
-        var ids: [String] = []
-        var waiters: [CheckedContinuation<Void, any Error>] = []
+        /// Completed, their deletion not started.
+        var ids: Set<String> = []
+        /// Completed, their deletion in a transaction not yet committed.
+        var deleting: Set<String> = []
         /// Whether a flush is queued in the writer and has not started yet.
         var isFlushQueued = false
     }
 
     private let state = Mutex(State())
 
-    /// Marks `id` done and returns once its row's deletion has committed through `pool`.
-    func complete(_ id: String, in pool: DatabasePool) async throws {
-        try await withCheckedThrowingContinuation { continuation in
-            let queuesFlush = state.withLock { state in
-                state.ids.append(id)
-                state.waiters.append(continuation)
-                defer { state.isFlushQueued = true }
-                return !state.isFlushQueued
-            }
-            if queuesFlush { queueFlush(pool) }
+    /// Marks `id` done; its row's deletion is queued through `pool`.
+    func complete(_ id: String, in pool: DatabasePool) {
+        let queuesFlush = state.withLock { state in
+            state.ids.insert(id)
+            defer { state.isFlushQueued = true }
+            return !state.isFlushQueued
         }
+        if queuesFlush { queueFlush(pool) }
     }
 
-    /// Deletes the completed events' rows inside the transaction of `db`, and wakes their waiters
-    /// when it commits; if it rolls back, they wait for a flush.
+    /// Whether `id` is done (its row may still be there, its deletion queued).
+    func contains(_ id: String) -> Bool {
+        state.withLock { $0.ids.contains(id) || $0.deleting.contains(id) }
+    }
+
+    /// Deletes the completed events' rows inside the transaction of `db`; if it rolls back, they
+    /// wait for a flush.
     func delete(in db: Database, pool: DatabasePool) throws {
-        let (ids, waiters) = state.withLock { state in
-            defer { state.ids = []; state.waiters = [] }
-            return (state.ids, state.waiters)
+        let ids = state.withLock { state in
+            defer { state.deleting.formUnion(state.ids); state.ids = [] }
+            return state.ids
         }
         guard !ids.isEmpty else { return }
         db.afterNextTransaction(
-            onCommit: { _ in for waiter in waiters { waiter.resume() } },
+            onCommit: { _ in self.state.withLock { $0.deleting.subtract(ids) } },
             onRollback: { _ in
                 let queuesFlush = self.state.withLock { state in
-                    state.ids += ids
-                    state.waiters += waiters
+                    state.deleting.subtract(ids)
+                    state.ids.formUnion(ids)
                     defer { state.isFlushQueued = true }
                     return !state.isFlushQueued
                 }
@@ -52,21 +57,15 @@ final class CompletedOutboxEvents: Sendable {
         for id in ids { try statement.execute(arguments: [id]) }
     }
 
-    /// Queues a transaction that deletes whatever has piled up when it starts.
+    /// Queues a transaction that deletes whatever has piled up when it starts. If it fails, the
+    /// rows wait for the next write.
     private func queueFlush(_ pool: DatabasePool) {
         Task {
-            do {
-                try await pool.write { db in
-                    self.state.withLock { $0.isFlushQueued = false }
-                    try self.delete(in: db, pool: pool)
-                }
-            } catch {
-                let waiters = self.state.withLock { state in
-                    defer { state.ids = []; state.waiters = []; state.isFlushQueued = false }
-                    return state.waiters
-                }
-                for waiter in waiters { waiter.resume(throwing: error) }
+            try? await pool.write { db in
+                self.state.withLock { $0.isFlushQueued = false }
+                try self.delete(in: db, pool: pool)
             }
+            self.state.withLock { $0.isFlushQueued = false }
         }
     }
 }
@@ -77,17 +76,18 @@ extension SQLiteObjectStorage {
             try String.fetchAll(db, sql: "SELECT event FROM outbox ORDER BY seq").compactMap {
                 OutboxEventCoding.decode(try JSONParser.parse($0))
             }
-        }
+        }.filter { !completedEvents.contains($0.id) }
     }
 
     public func isOutboxEventPending(_ id: String) async throws -> Bool {
-        try await pool.read { db in
+        guard !completedEvents.contains(id) else { return false }
+        return try await pool.read { db in
             try Bool.fetchOne(db, sql: "SELECT 1 FROM outbox WHERE id = ?", arguments: [id]) ?? false
         }
     }
 
-    public func completeOutboxEvent(_ id: String) async throws {
-        try await completedEvents.complete(id, in: pool)
+    public func completeOutboxEvent(_ id: String) {
+        completedEvents.complete(id, in: pool)
     }
 
     /// A write transaction that also deletes the outbox rows of completed events. If the caller has

@@ -1,0 +1,26 @@
+import Cloudlet
+import CloudletTesting
+import Foundation
+import Testing
+
+extension ProcessTests {
+    /// An after hook marked to run after the response does so in a worker process too: the worker
+    /// announces it in its hello, and the save answers before the hook has done its work.
+    @Suite struct WorkerAfterResponseTests {
+        @Test func aWorkersAfterResponseHookRunsOnceTheClientHasItsAnswer() async throws {
+            try await HookHarness.withWorkers(executablePath: ServerProcess.Binary.fixture.url.path) { (harness: HookHarness) async throws in
+                let saved = try await harness.create("Later", ["n": 1])
+                // The hook waits 3 s before it writes its mark: the save did not wait for it.
+                #expect(try await harness.find(ParseQuery("LaterMark")).isEmpty)
+                try await harness.waitForInvocations(.afterSave, "Later", timeout: .seconds(20))
+                let end = ContinuousClock.now + .seconds(20)
+                var marks: [ParseObject] = []
+                while marks.isEmpty, ContinuousClock.now < end {
+                    try await Task.sleep(for: .milliseconds(100))
+                    marks = try await harness.find(ParseQuery("LaterMark"))
+                }
+                #expect(marks.map { $0["savedId"] } == [saved.objectId.map(ParseValue.string)])
+            }
+        }
+    }
+}
