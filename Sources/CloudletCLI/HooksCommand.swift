@@ -16,7 +16,8 @@ struct HooksCommand<Hooks: HookModule>: AsyncParsableCommand {
         func run() async throws {
             for hook in Hooks.registry().summary {
                 let limit = hook.rateLimit.map { "  at most \($0.count) per \($0.window) per \($0.scope.rawValue)" } ?? ""
-                print("\(hook.kind.rawValue.padding(toLength: 13, withPad: " ", startingAt: 0)) \(hook.name)  (\(hook.timeLimit))\(limit)")
+                let name = hook.kind.definition.binding == .nothing ? "(app)" : hook.name
+                print("\(hook.kind.rawValue.padding(toLength: 13, withPad: " ", startingAt: 0)) \(name)  (\(hook.timeLimit))\(limit)")
             }
         }
     }

@@ -85,6 +85,11 @@ public final class HookHarness: Sendable {
         try await runtime.find(query, caller: caller(actor))
     }
 
+    /// How many objects match `query` among those `actor` may read.
+    public func count(_ query: ParseQuery, as actor: Actor = .master) async throws -> Int {
+        try await runtime.count(query, caller: caller(actor))
+    }
+
     /// Deletes the object `id` of `className`.
     public func delete(_ className: String, id: String, as actor: Actor = .master) async throws {
         try await runtime.delete(className, id: id, caller: caller(actor))

@@ -17,6 +17,20 @@ struct HookRegistryTests {
         #expect(hooks.summary.map(\.kind) == [.afterDelete, .afterSave, .beforeDelete, .beforeSave, .function])
     }
 
+    @Test func findAndLoginKindsRegisterWithTheirBindingsAndLimits() {
+        var hooks = HookRegistry()
+        hooks.beforeFind("Posts") { _ in }
+        hooks.afterFind("Posts", timeLimit: .seconds(1)) { _ in }
+        hooks.beforeLogin { _ in }
+        hooks.afterLogin { _ in }
+        hooks.afterLogout { _ in }
+        #expect(hooks.registration(.beforeFind, "Posts")?.timeLimit == .seconds(3))
+        #expect(hooks.registration(.afterFind, "Posts")?.timeLimit == .seconds(1))
+        #expect(hooks.registration(.beforeFind, "Other") == nil)
+        #expect(hooks.registration(.beforeLogin, "anything")?.name == "", "a kind bound to nothing ignores the name")
+        #expect(Set(hooks.summary.map(\.kind)) == [.beforeFind, .afterFind, .beforeLogin, .afterLogin, .afterLogout])
+    }
+
     @Test func aLaterRegistrationReplacesAnEarlierOne() {
         var hooks = HookRegistry()
         hooks.function("f", timeLimit: .seconds(1)) { _ in 1 }

@@ -31,6 +31,28 @@ extension ProcessTests {
             #expect(body["error"]?.stringValue?.isEmpty == false)
         }
 
+        @Test func invokeAndHooksListServeTheFindAndLoginKinds() async throws {
+            let folder = try ServerProcess.temporaryFolder("invoke")
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let found = folder.appendingPathComponent("found.json")
+            try Data(#"[{"objectId":"a","n":4},{"objectId":"b","n":5}]"#.utf8).write(to: found)
+            let afterFind = try await ServerProcess.run(.fixture, ["invoke", "afterFind:Shelf", "--input", found.path])
+            #expect(afterFind.ending == .exit(0), "\(afterFind.stderr)")
+            #expect(try JSONParser.parse(Array(afterFind.stdout.utf8)) == [["objectId": "b", "n": 5, "seen": true]])
+            let user = folder.appendingPathComponent("user.json")
+            try Data(#"{"username":"mallory","banned":true}"#.utf8).write(to: user)
+            let beforeLogin = try await ServerProcess.run(.fixture, ["invoke", "beforeLogin", "--input", user.path])
+            #expect(beforeLogin.ending != .exit(0))
+            let refusal = try JSONParser.parse(Array((beforeLogin.stdout.split(separator: "\n").first ?? "").utf8))
+            #expect(refusal == ["code": 141, "error": "this account is suspended"])
+
+            let list = try await ServerProcess.run(.fixture, ["hooks", "list"])
+            let lines = list.stdout.split(separator: "\n").map { $0.split(separator: " ").prefix(2).joined(separator: " ") }
+            for line in ["beforeFind Shelf", "afterFind Shelf", "beforeLogin (app)", "afterLogin (app)", "afterLogout (app)"] {
+                #expect(lines.contains(line), "\(list.stdout)")
+            }
+        }
+
         @Test func hooksListShowsEveryHook() async throws {
             let run = try await ServerProcess.run(.cloudlet, ["hooks", "list"])
             #expect(run.ending == .exit(0), "\(run.stderr)")

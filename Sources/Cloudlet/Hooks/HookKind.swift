@@ -11,6 +11,11 @@ public enum HookKind: String, Sendable, Hashable, CaseIterable, Codable {
     case beforeDeleteFile
     case afterDeleteFile
     case job
+    case beforeFind
+    case afterFind
+    case beforeLogin
+    case afterLogin
+    case afterLogout
 
     /// What the kind binds to, its default time limit, what it receives and returns, and its number
     /// on the wire: the one table the registry, the wire, the worker and the host read.
@@ -28,6 +33,11 @@ public enum HookKind: String, Sendable, Hashable, CaseIterable, Codable {
         case .afterDeleteFile: HookKindDefinition(wireNumber: 9, binding: .nothing, receives: .file, returns: .nothing)
         case .job:
             HookKindDefinition(wireNumber: 16, binding: .name, defaultTimeLimit: .seconds(15 * 60), receives: .parameters, returns: .nothing)
+        case .beforeFind: HookKindDefinition(wireNumber: 10, binding: .className, receives: .query, returns: .query)
+        case .afterFind: HookKindDefinition(wireNumber: 11, binding: .className, receives: .objectsAndQuery, returns: .objects)
+        case .beforeLogin: HookKindDefinition(wireNumber: 12, binding: .nothing, receives: .object, returns: .nothing)
+        case .afterLogin: HookKindDefinition(wireNumber: 13, binding: .nothing, receives: .object, returns: .nothing)
+        case .afterLogout: HookKindDefinition(wireNumber: 14, binding: .nothing, receives: .object, returns: .nothing)
         }
     }
 
@@ -59,7 +69,8 @@ public struct HookKindDefinition: Sendable, Hashable {
         case object
         /// An object and, for an update, the object as stored before.
         case objectAndOriginal
-        /// A query: `{className, where, order, limit, skip, keys, include}` (see ``ParseQuery``).
+        /// A query: `{className, where, order, limit, skip, keys, include}` (see ``ParseQuery``), with
+        /// `count` and `get` set when the query is a count or a get by id.
         case query
         /// The objects a query found, with the query as the original.
         case objectsAndQuery
@@ -67,6 +78,15 @@ public struct HookKindDefinition: Sendable, Hashable {
         case parameters
         /// An uploaded file: `{"name", "contentType", "size", "metadata"}` (see ``HookFile``).
         case file
+
+        /// Whether `value` has the shape of this input: an array of objects for
+        /// ``objectsAndQuery``, a JSON object for the others.
+        public func accepts(_ value: ParseValue) -> Bool {
+            switch self {
+            case .objectsAndQuery: value.arrayValue?.allSatisfy { $0.objectValue != nil } ?? false
+            case .object, .objectAndOriginal, .query, .parameters, .file: value.objectValue != nil
+            }
+        }
     }
 
     /// What a hook of a kind may answer.

@@ -38,6 +38,51 @@ extension HookRegistry {
         }
     }
 
+    /// Runs `handler` on the objects each query or get on `className` found, decoded as `Model`; the
+    /// models it returns, encoded, are the results. A returned model whose `objectId` is one of the
+    /// found objects' is written over that object, so its fields the model does not name stay.
+    ///
+    /// ```swift
+    /// hooks.afterFind("Messages", as: Message.self) { messages, context in
+    ///     messages.filter { !$0.text.isEmpty }
+    /// }
+    /// ```
+    public mutating func afterFind<Model: Codable & Sendable>(
+        _ className: String, as model: Model.Type, timeLimit: Duration = HookKind.afterFind.defaultTimeLimit,
+        _ handler: @escaping @Sendable ([Model], HookContext) async throws -> [Model]
+    ) {
+        afterFind(className, timeLimit: timeLimit) { request in
+            let found = Dictionary(request.objects.compactMap { object in object.objectId.map { ($0, object) } }) { first, _ in first }
+            let models = try await handler(try request.objects.map { try Self.decode(Model.self, from: $0) }, request.context)
+            request.objects = try models.map { model in
+                guard let fields = try ParseCoding.encode(model).objectValue else {
+                    throw HookError.failed("the model of \(className) must encode as an object")
+                }
+                let written = ParseObject(className: className, json: fields)
+                guard let id = written.objectId, var object = found[id] else { return written }
+                object.fields.merge(written.fields) { _, new in new }
+                return object
+            }
+        }
+    }
+
+    /// Runs `handler` on the user of each login, decoded as `Model`, before its session is made;
+    /// throwing refuses the login (see ``beforeLogin(timeLimit:_:)``).
+    public mutating func beforeLogin<Model: Decodable & Sendable>(
+        as model: Model.Type, timeLimit: Duration = HookKind.beforeLogin.defaultTimeLimit,
+        _ handler: @escaping @Sendable (Model, HookContext) async throws -> Void
+    ) {
+        beforeLogin(timeLimit: timeLimit) { request in try await handler(try Self.decode(Model.self, from: request.user), request.context) }
+    }
+
+    /// Runs `handler` on the user of each login, decoded as `Model`, once its session is made.
+    public mutating func afterLogin<Model: Decodable & Sendable>(
+        as model: Model.Type, timeLimit: Duration = HookKind.afterLogin.defaultTimeLimit,
+        _ handler: @escaping @Sendable (Model, HookContext) async throws -> Void
+    ) {
+        afterLogin(timeLimit: timeLimit) { request in try await handler(try Self.decode(Model.self, from: request.user), request.context) }
+    }
+
     /// Serves `POST /functions/<name>` with parameters decoded as `Input` and a result encoded from `Output`.
     public mutating func function<Input: Decodable & Sendable, Output: Encodable & Sendable>(
         _ name: String, input: Input.Type, timeLimit: Duration = HookKind.function.defaultTimeLimit,

@@ -29,7 +29,7 @@ extension ParseAPI {
             return Reply(body: .object(body))
         case (.logout, .post):
             guard let token = call.sessionToken else { throw ParseError(code: 209, message: "Invalid session token") }
-            try await runtime.logOut(tokenHash: SessionToken.hash(token))
+            try await runtime.logOut(tokenHash: SessionToken.hash(token), caller: call.caller)
             return Reply(body: [:])
         case (.currentUser, .get):
             guard let token = call.sessionToken, let userId = call.caller.userId else {

@@ -79,10 +79,9 @@ public struct ParseAPI: Sendable {
             return Reply(status: .created, body: .object(body), location: "\(mountPath)/classes/\(className)/\(saved.object.objectId!)")
         case (.classes(let className), .get):
             let parameters = try QueryParameters(className: className, call.query.merging(call.body) { _, body in body })
-            var body: [String: ParseValue] = [:]
-            let found = try await runtime.find(parameters.query, caller: call.caller, budget: call.budget)
-            body["results"] = .array(found.map { .object($0.json) })
-            if parameters.count { body["count"] = .number(Double(try await runtime.count(parameters.query, caller: call.caller))) }
+            let (found, count) = try await runtime.search(parameters.query, counting: parameters.count, caller: call.caller, budget: call.budget)
+            var body: [String: ParseValue] = ["results": .array(found.map { .object($0.json) })]
+            if let count { body["count"] = .number(Double(count)) }
             return Reply(body: .object(body))
         case (.object(let className, let id), .get):
             let parameters = try QueryParameters(className: className, call.query.merging(call.body) { _, body in body })

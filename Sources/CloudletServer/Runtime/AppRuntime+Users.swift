@@ -38,6 +38,8 @@ extension AppRuntime {
 
     /// Logs a user in. A wrong username and a wrong password give the same error (101), and every
     /// attempt counts against the username and the client's address until its password matched.
+    /// Then the `beforeLogin` hook may refuse it (no session is made), and the `afterLogin` hook
+    /// runs once the session is made.
     public func logIn(username: String, password: String, address: String?, caller: Caller) async throws -> LoggedInUser {
         let attempt = try loginThrottle.begin(username: username, address: address)
         let matches = try await storage.find(
@@ -48,16 +50,22 @@ extension AppRuntime {
             throw ParseError(code: 101, message: "Invalid username/password.")
         }
         loginThrottle.succeeded(attempt)
+        try await beforeLogin(user, caller: caller)
         let token = SessionToken.generate()
-        try await storage.insertSession(newSession(token, id, caller))
+        let session = newSession(token, id, caller)
+        try await storage.insertSession(session)
+        await afterLogin(user, session: session, caller: caller)
         return LoggedInUser(user: user, sessionToken: token)
     }
 
-    /// Ends the session whose token hashes to `tokenHash`. Throws 209 if there is none.
-    public func logOut(tokenHash: String) async throws {
+    /// Ends the session whose token hashes to `tokenHash`, then runs the `afterLogout` hook (as
+    /// `caller`, the session's user). Throws 209 if there is no such session.
+    public func logOut(tokenHash: String, caller: Caller) async throws {
+        let session = hasHook(.afterLogout, "") ? try await storage.session(tokenHash: tokenHash) : nil
         guard try await storage.deleteSession(tokenHash: tokenHash) else {
             throw ParseError(code: 209, message: "Invalid session token")
         }
+        if let session { await afterLogout(session, caller: caller) }
     }
 
     /// The caller that a session token stands for: its user and the user's roles. Throws 209 for an

@@ -22,6 +22,7 @@ import Foundation
 /// - `job("spinJob")`: `while true {}` that ignores cancellation, under a 1 s limit; only a kill ends it.
 /// - `job("report")`: reports `step <n> of <steps>` as its progress for each of `steps` (default 1)
 ///   steps, under a 30 s limit (within the app's default cap of 60 s).
+/// - Find and login triggers: see `registerTriggers`.
 enum FixtureHooks: HookModule {
     static func register(_ hooks: inout HookRegistry) {
         hooks.afterSave("Crash", timeLimit: .seconds(60)) { request in
@@ -58,6 +59,7 @@ enum FixtureHooks: HookModule {
         registerMisbehaving(&hooks)
         registerHostile(&hooks)
         registerFiles(&hooks)
+        registerTriggers(&hooks)
     }
 
     /// Hooks that hang, trap or exhaust memory, for the isolation tests.

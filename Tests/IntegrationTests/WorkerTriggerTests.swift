@@ -1,0 +1,58 @@
+import Cloudlet
+import CloudletServer
+import CloudletTesting
+import Foundation
+import Testing
+
+extension ProcessTests {
+    /// The find and login triggers run in a worker process as in-process: over the wire, through
+    /// the worker's one registry dispatch, under their time limits.
+    @Suite struct WorkerTriggerTests {
+        static var fixture: String { ServerProcess.Binary.fixture.url.path }
+
+        @Test func findHooksInAWorkerChangeTheQueryAndTheResults() async throws {
+            try await HookHarness.withWorkers(executablePath: Self.fixture) { (harness: HookHarness) async throws in
+                for n in 1...6 { try await harness.create("Shelf", ["n": .number(Double(n)), "hidden": .bool(n == 6), "title": "t"]) }
+                let found = try await harness.find(ParseQuery("Shelf", order: ["n"]))
+                #expect(found.map { $0["n"]?.intValue } == [5, 3], "hidden 6 filtered, -n order, limit 3, then 4 dropped")
+                #expect(found.allSatisfy { $0["seen"] == true && $0["title"] == nil })
+                #expect(try await harness.count(ParseQuery("Shelf")) == 5)
+                let id = try #require(found.first?.objectId)
+                #expect(try await harness.get("Shelf", id: id)?["seen"] == true)
+                let refused = try await #require(throws: ParseError.self) {
+                    try await harness.find(ParseQuery("Shelf").whereKey("refuse", equalTo: true))
+                }
+                #expect(refused == HookError.validation("no refusing"))
+            }
+        }
+
+        @Test func aBeforeFindInAWorkerPastItsLimitTimesOutWith124() async throws {
+            try await HookHarness.withWorkers(executablePath: Self.fixture) { (harness: HookHarness) async throws in
+                let query = Task { try await harness.find(ParseQuery("SlowShelf")) }
+                try await harness.waitForInvocations(.beforeFind, "SlowShelf")
+                harness.clock.advance(by: .milliseconds(500))
+                let error = try await #require(throws: ParseError.self) { try await query.value }
+                #expect(error.code == 124)
+                #expect(harness.counts(.beforeFind, "SlowShelf").timeouts == 1)
+            }
+        }
+
+        @Test func loginHooksInAWorkerRefuseBannedUsersAndRecordLoginsAndLogouts() async throws {
+            try await HookHarness.withWorkers(executablePath: Self.fixture) { (harness: HookHarness) async throws in
+                try await harness.signUp(username: "mallory", password: "pw", ["banned": true])
+                try await harness.signUp(username: "newbie", password: "pw", ["unverified": true])
+                let alice = try await harness.signUp(username: "alice", password: "pw")
+                let banned = try await #require(throws: ParseError.self) { try await harness.logIn(username: "mallory", password: "pw") }
+                #expect(banned == HookError.failed("this account is suspended"))
+                let unverified = try await #require(throws: ParseError.self) { try await harness.logIn(username: "newbie", password: "pw") }
+                #expect(unverified.code == 142)
+                let login = try await harness.logIn(username: "alice", password: "pw", installationId: "phone-1")
+                try await harness.logOut(sessionToken: login.sessionToken)
+                let logins = try await harness.find(ParseQuery("LoginLog"))
+                #expect(logins.map { [$0["userId"], $0["actingUserId"]] } == [[.string(alice.objectId!), .string(alice.objectId!)]])
+                let logouts = try await harness.find(ParseQuery("LogoutLog"))
+                #expect(logouts.map { [$0["userId"], $0["installationId"]] } == [[.string(alice.objectId!), "phone-1"]])
+            }
+        }
+    }
+}
