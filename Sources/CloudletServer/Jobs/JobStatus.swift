@@ -28,13 +28,6 @@ public enum JobStatus {
         case schedule
     }
 
-    /// Throws 119 (403) for a write to `_JobStatus` through the API, whoever makes it (the master key
-    /// and hooks' stores included): runs are written by the server alone, and pruned by it to the
-    /// newest ``retention``.
-    static func refuseWrite(of className: String) throws {
-        guard className == Self.className else { return }
-        throw ParseError(code: 119, message: "\(Self.className) is written by the server only", httpStatus: 403)
-    }
 
     /// A new running run of `jobName` with `params`, stored as `id` at `now`.
     static func running(id: String, jobName: String, source: Source, params: [String: ParseValue], at now: Date) -> ParseObject {

@@ -110,12 +110,12 @@ extension AppRuntime {
 extension OutboxEvent {
     /// The after hook's input: the object, with the JSON the outbox row holds (encoded once).
     var hookInput: HookPayload {
-        HookPayload(.object(object.json), json: ByteBuffer(string: objectText.rest))
+        HookPayload(object, json: ByteBuffer(string: objectText.rest))
     }
 
     /// The after hook's original, likewise.
     var hookOriginal: HookPayload? {
         guard let original, let originalJSON else { return nil }
-        return HookPayload(.object(original.json), json: ByteBuffer(string: originalJSON))
+        return HookPayload(original, json: ByteBuffer(string: originalJSON))
     }
 }

@@ -9,7 +9,7 @@ extension AppRuntime {
         try InstallationRules.checkClientMay("delete", className, caller)
         let object = try await writable(className, id: id, caller: caller)
         if let beforeDelete = hook(.beforeDelete, className) {
-            _ = try await runHook(beforeDelete, input: HookPayload(.object(object.json)), caller: caller)
+            _ = try await runHook(beforeDelete, input: HookPayload(object), caller: caller)
         }
         let identities = caller.aclIdentities
         let afterDelete = hook(.afterDelete, className)

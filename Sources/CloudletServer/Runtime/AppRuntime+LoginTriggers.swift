@@ -8,7 +8,7 @@ extension AppRuntime {
     /// error refuses the login.
     func beforeLogin(_ user: ParseObject, caller: Caller) async throws {
         guard let hook = hook(.beforeLogin, "") else { return }
-        _ = try await runHook(hook, input: HookPayload(.object(user.json)), caller: caller)
+        _ = try await runHook(hook, input: HookPayload(user), caller: caller)
     }
 
     /// Runs the app's `afterLogin` hook, if it has one, on `user`, acting as the user with the

@@ -121,7 +121,7 @@ extension AppRuntime {
         var hookCaller = caller
         hookCaller.heldPushJobs = heldJobs
         let answer = try await runHook(
-            hook, input: HookPayload(.object(proposed.json)), original: original.map { HookPayload(.object($0.json)) }, caller: hookCaller)
+            hook, input: HookPayload(proposed), original: original.map(HookPayload.init), caller: hookCaller)
         var object = ParseObject(className: className, json: answer.objectValue ?? [:])
         object.className = className
         object.objectId = original?.objectId
@@ -139,10 +139,16 @@ extension AppRuntime {
     /// Classes that only the master key may write: roles decide access, push jobs are the server's.
     static let masterWrittenClasses: Set<String> = ["_Role", "_PushStatus"]
 
-    /// Throws for an invalid class name, or for a client writing a class only the master key may write.
+    /// Classes that only the server writes, whoever asks: job runs (``JobStatus``).
+    static let serverWrittenClasses: Set<String> = [JobStatus.className]
+
+    /// Throws for an invalid class name, for a class only the server writes, or for a client writing
+    /// a class only the master key may write.
     static func checkWritable(_ className: String, _ caller: Caller) throws {
         try ParseNames.validateClassName(className)
-        try JobStatus.refuseWrite(of: className)
+        guard !serverWrittenClasses.contains(className) else {
+            throw ParseError(code: 119, message: "\(className) is written by the server only", httpStatus: 403)
+        }
         guard caller.isMaster || !masterWrittenClasses.contains(className) else {
             throw ParseError(code: 119, message: "only the master key may change \(className)", httpStatus: 403)
         }
