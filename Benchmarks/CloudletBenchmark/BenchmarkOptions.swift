@@ -1,4 +1,5 @@
-/// The benchmark's command-line options: `--seconds N`, `--warmup N` and `--connections 1,16,64`.
+/// The benchmark's command-line options: `--seconds N`, `--warmup N`, `--connections 1,16,64` and
+/// `--scenarios bare,workers` (to profile one server alone).
 struct BenchmarkOptions {
     /// How long each measured run lasts.
     var seconds: Double = 5
@@ -6,8 +7,10 @@ struct BenchmarkOptions {
     var warmup: Double = 1
     /// The numbers of concurrent connections to measure, one run each.
     var connections: [Int] = [1, 16, 64]
+    /// The servers to measure, in the report's order.
+    var scenarios: [BenchmarkScenario] = BenchmarkScenario.allCases
 
-    static let usage = "usage: CloudletBenchmark [--seconds N] [--warmup N] [--connections 1,16,64]"
+    static let usage = "usage: CloudletBenchmark [--seconds N] [--warmup N] [--connections 1,16,64] [--scenarios \(BenchmarkScenario.allCases.map(\.option).joined(separator: ","))]"
 
     /// Reads `arguments` (without the program name). Throws a message for anything it does not understand.
     init(arguments: [String]) throws(UsageError) {
@@ -25,6 +28,12 @@ struct BenchmarkOptions {
                     throw UsageError(message: "--connections takes positive integers separated by commas, not \(value)")
                 }
                 connections = counts.compactMap { $0 }
+            case "--scenarios":
+                let chosen = value.split(separator: ",").map { name in BenchmarkScenario.allCases.first { $0.option == name } }
+                guard !chosen.isEmpty, chosen.allSatisfy({ $0 != nil }) else {
+                    throw UsageError(message: "--scenarios takes names from \(Self.usage), not \(value)")
+                }
+                scenarios = chosen.compactMap { $0 }
             default:
                 throw UsageError(message: "unknown option \(flag)")
             }

@@ -25,6 +25,16 @@ enum BenchmarkScenario: CaseIterable {
         }
     }
 
+    /// The scenario's name on the command line (`--scenarios`).
+    var option: String {
+        switch self {
+        case .bare: "bare"
+        case .cloudlet: "no-hooks"
+        case .cloudletWithHooksInProcess: "in-process"
+        case .cloudletWithHooksInWorkers: "workers"
+        }
+    }
+
     /// Starts this scenario's server on fresh data; `stop` ends it and its workers.
     func start(logger: Logger) async throws -> (server: RunningServer, stop: @Sendable () async throws -> Void) {
         switch self {

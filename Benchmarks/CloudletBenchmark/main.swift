@@ -31,7 +31,7 @@ var report = BenchmarkReport()
 report.printHeader(
     options: options, arguments: CommandLine.arguments, bodyBytes: SaveRequest.make(host: "127.0.0.1", port: 0).bodyBytes)
 
-for scenario in BenchmarkScenario.allCases {
+for scenario in options.scenarios {
     let (server, stop) = try await scenario.start(logger: logger)
     for connections in options.connections {
         let generator = LoadGenerator(

@@ -22,6 +22,8 @@ public struct ProcessHookExecutor: HookExecutor {
 
     public var queuedInvocations: Int { pool.queuedInvocations }
 
+    public var runsHooksElsewhere: Bool { true }
+
     public func run(
         _ kind: HookKind, _ name: String, input: HookPayload, original: HookPayload?, context: HookContext
     ) async throws -> ParseValue {

@@ -48,10 +48,19 @@ final class HookRunCapture: Sendable {
     }
 }
 
-/// Passes every entry to the hook log's handler and keeps a copy in the run's capture.
+/// Passes every entry to the hook log's handler and keeps a copy in the run's capture. Metadata
+/// set on it (the hook's name, the request id) stays here and joins each entry as it is logged:
+/// setting it costs nothing upstream (some handlers format their metadata on every change), and
+/// a hook that logs nothing pays for nothing.
 private struct CaptureHandler: LogHandler {
     var upstream: any LogHandler
     let capture: HookRunCapture
+    private var own: Logger.Metadata = [:]
+
+    init(upstream: any LogHandler, capture: HookRunCapture) {
+        self.upstream = upstream
+        self.capture = capture
+    }
 
     var logLevel: Logger.Level {
         get { upstream.logLevel }
@@ -59,8 +68,8 @@ private struct CaptureHandler: LogHandler {
     }
 
     var metadata: Logger.Metadata {
-        get { upstream.metadata }
-        set { upstream.metadata = newValue }
+        get { upstream.metadata.merging(own) { $1 } }
+        set { own = newValue }
     }
 
     var metadataProvider: Logger.MetadataProvider? {
@@ -69,12 +78,14 @@ private struct CaptureHandler: LogHandler {
     }
 
     subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { upstream[metadataKey: key] }
-        set { upstream[metadataKey: key] = newValue }
+        get { own[key] ?? upstream[metadataKey: key] }
+        set { own[key] = newValue }
     }
 
     func log(event: LogEvent) {
-        upstream.log(event: event)
+        var joined = event
+        if !own.isEmpty { joined.metadata = own.merging(event.metadata ?? [:]) { $1 } }
+        upstream.log(event: joined)
         capture.keep(event)
     }
 }

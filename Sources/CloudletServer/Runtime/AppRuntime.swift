@@ -130,11 +130,10 @@ public final class AppRuntime: Sendable {
         }
         var deadline = clock.now.addingTimeInterval(timeLimit.seconds)
         if let outer = caller.deadline { deadline = min(deadline, outer) }
-        var logger = hookLogger
+        let run = HookRunObservation(kind, name, requestId: caller.requestId, startedAt: clock.now)
+        var logger = run.capture.capturing(hookLogger)
         logger[metadataKey: "hook"] = .string("\(kind.rawValue) \(name)")
         logger[metadataKey: "request_id"] = .string(caller.requestId)
-        let run = HookRunObservation(kind, name, requestId: caller.requestId, startedAt: clock.now)
-        logger = run.capture.capturing(logger)
         var inner = caller
         inner.deadline = deadline
         inner.depth += 1
@@ -144,7 +143,8 @@ public final class AppRuntime: Sendable {
             logger: logger, store: RuntimeHookStore(runtime: self, caller: inner), clock: clock)
         statistics.record(kind, name) { $0.invocations += 1 }
         do {
-            let value = try await DeadlineRace.run(until: deadline, clock: clock) { [bulkhead, executor] in
+            let value = try await DeadlineRace.run(until: deadline, clock: clock, startingHere: executor.runsHooksElsewhere) {
+                [bulkhead, executor] in
                 let call = { try await executor.run(kind, name, input: input, original: original, context: context) }
                 // Nested hooks run in their caller's slot: a hook never waits on itself.
                 guard caller.depth == 0 else { return try await call() }

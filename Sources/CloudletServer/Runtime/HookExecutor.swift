@@ -22,11 +22,18 @@ public protocol HookExecutor: Sendable {
 
     /// How many hook calls wait for room to run now (for `/metrics`). Default 0.
     var queuedInvocations: Int { get }
+
+    /// Whether a call only hands the hook to code elsewhere (a worker process) and waits for its
+    /// answer. The runtime then starts the call on its caller's thread instead of waking another
+    /// thread for it. An executor that runs hook code on the calling thread must answer false
+    /// (the default): a hook that never yields would hold its caller past the deadline.
+    var runsHooksElsewhere: Bool { get }
 }
 
 extension HookExecutor {
     public var isReady: Bool { true }
     public var queuedInvocations: Int { 0 }
+    public var runsHooksElsewhere: Bool { false }
 }
 
 /// Runs hooks as closures in this process: fast, but a hook that traps takes the process with it.

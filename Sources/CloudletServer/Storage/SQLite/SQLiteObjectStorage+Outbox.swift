@@ -57,16 +57,13 @@ final class CompletedOutboxEvents: Sendable {
         for id in ids { try statement.execute(arguments: [id]) }
     }
 
-    /// Queues a transaction that deletes whatever has piled up when it starts. If it fails, the
-    /// rows wait for the next write.
+    /// Queues a transaction that deletes whatever has piled up when it starts (straight on the
+    /// writer's queue: no task to start first). If it fails, the rows wait for the next write.
     private func queueFlush(_ pool: DatabasePool) {
-        Task {
-            try? await pool.write { db in
-                self.state.withLock { $0.isFlushQueued = false }
-                try self.delete(in: db, pool: pool)
-            }
+        pool.asyncWrite({ db in
             self.state.withLock { $0.isFlushQueued = false }
-        }
+            try self.delete(in: db, pool: pool)
+        }, completion: { _, _ in self.state.withLock { $0.isFlushQueued = false } })
     }
 }
 
