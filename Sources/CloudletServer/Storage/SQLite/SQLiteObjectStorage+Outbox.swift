@@ -57,13 +57,22 @@ final class CompletedOutboxEvents: Sendable {
         for id in ids { try statement.execute(arguments: [id]) }
     }
 
-    /// Queues a transaction that deletes whatever has piled up when it starts (straight on the
-    /// writer's queue: no task to start first). If it fails, the rows wait for the next write.
+    /// Queues a flush on the writer's queue (straight there: no task to start first). It deletes
+    /// in a transaction whatever has piled up when it starts, if anything has: under load, the saves'
+    /// own transactions have usually taken every deletion along by then. If it fails, the rows wait
+    /// for the next write.
     private func queueFlush(_ pool: DatabasePool) {
-        pool.asyncWrite({ db in
-            self.state.withLock { $0.isFlushQueued = false }
-            try self.delete(in: db, pool: pool)
-        }, completion: { _, _ in self.state.withLock { $0.isFlushQueued = false } })
+        pool.asyncWriteWithoutTransaction { db in
+            let pending = self.state.withLock { state in
+                state.isFlushQueued = false
+                return !state.ids.isEmpty
+            }
+            guard pending else { return }
+            try? db.inTransaction {
+                try self.delete(in: db, pool: pool)
+                return .commit
+            }
+        }
     }
 }
 
