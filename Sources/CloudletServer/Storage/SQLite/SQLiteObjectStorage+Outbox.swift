@@ -35,8 +35,9 @@ final class CompletedOutboxEvents: Sendable {
     }
 
     /// Deletes the completed events' rows inside the transaction of `db`; if it rolls back, they
-    /// wait for a flush.
-    func delete(in db: Database, pool: DatabasePool) throws {
+    /// wait for a flush (or, when the flush's own transaction rolled back, for the next write: a
+    /// database that refuses every write must not be retried in a loop).
+    func delete(in db: Database, pool: DatabasePool, flushingOnRollback: Bool = true) throws {
         let ids = state.withLock { state in
             defer { state.deleting.formUnion(state.ids); state.ids = [] }
             return state.ids
@@ -48,8 +49,9 @@ final class CompletedOutboxEvents: Sendable {
                 let queuesFlush = self.state.withLock { state in
                     state.deleting.subtract(ids)
                     state.ids.formUnion(ids)
-                    defer { state.isFlushQueued = true }
-                    return !state.isFlushQueued
+                    guard flushingOnRollback, !state.isFlushQueued else { return false }
+                    state.isFlushQueued = true
+                    return true
                 }
                 if queuesFlush { self.queueFlush(pool) }
             })
@@ -69,7 +71,7 @@ final class CompletedOutboxEvents: Sendable {
             }
             guard pending else { return }
             try? db.inTransaction {
-                try self.delete(in: db, pool: pool)
+                try self.delete(in: db, pool: pool, flushingOnRollback: false)
                 return .commit
             }
         }
