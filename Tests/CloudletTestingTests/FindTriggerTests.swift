@@ -148,6 +148,30 @@ struct FindTriggerTests {
     }
 }
 
+@Suite("Hook answers of the wrong shape")
+struct HookAnswerShapeTests {
+    /// A hook registered through the registry's one `register` (as a worker could answer) that
+    /// answers what its kind does not return is refused with 141, and nothing is written or shown.
+    @Test func anAnswerOfTheWrongShapeIsRefused() async throws {
+        var hooks = HookRegistry()
+        hooks.register(.beforeSave, "Posts") { _ in .array([]) }
+        hooks.register(.beforeFind, "Posts") { _ in .string("not a query") }
+        hooks.register(.afterFind, "Notes") { _ in .object([:]) }
+        let harness = try HookHarness(registry: hooks)
+        for attempt in [
+            { _ = try await harness.create("Posts", ["title": "a"]) },
+            { _ = try await harness.find(ParseQuery("Posts")) },
+            { _ = try await harness.find(ParseQuery("Notes")) },
+        ] as [@Sendable () async throws -> Void] {
+            let error = try await #require(throws: ParseError.self) { try await attempt() }
+            #expect(error.code == 141 && error.message.contains("must answer"), "\(error)")
+        }
+        let stored = try await harness.runtime.storage.find(StorageQuery(query: ParseQuery("Posts"), readerIdentities: nil))
+        #expect(stored.isEmpty, "the refused save wrote nothing")
+        #expect(harness.counts(.beforeSave, "Posts").failures == 1)
+    }
+}
+
 /// A failure whose details must stay in the log.
 struct SomeFailure: Error, CustomStringConvertible {
     var description: String { "secret detail" }

@@ -83,7 +83,7 @@ public struct HookKindDefinition: Sendable, Hashable {
         /// ``objectsAndQuery``, a JSON object for the others.
         public func accepts(_ value: ParseValue) -> Bool {
             switch self {
-            case .objectsAndQuery: value.arrayValue?.allSatisfy { $0.objectValue != nil } ?? false
+            case .objectsAndQuery: value.isArrayOfObjects
             case .object, .objectAndOriginal, .query, .parameters, .file: value.objectValue != nil
             }
         }
@@ -103,6 +103,16 @@ public struct HookKindDefinition: Sendable, Hashable {
         case value
         /// A file (see ``HookFile``), which replaces the input file: its name, content type and metadata.
         case file
+
+        /// Whether `value` has the shape of this output: a JSON object for ``object``, ``query`` and
+        /// ``file``, an array of objects for ``objects``, anything for ``value`` and ``nothing``.
+        public func accepts(_ value: ParseValue) -> Bool {
+            switch self {
+            case .nothing, .value: true
+            case .object, .query, .file: value.objectValue != nil
+            case .objects: value.isArrayOfObjects
+            }
+        }
     }
 
     /// The kind's number on the wire (CloudletWire carries it as one byte).
@@ -126,5 +136,12 @@ public struct HookKindDefinition: Sendable, Hashable {
         self.defaultTimeLimit = defaultTimeLimit
         self.receives = receives
         self.returns = returns
+    }
+}
+
+extension ParseValue {
+    /// Whether the value is an array whose elements are all JSON objects.
+    fileprivate var isArrayOfObjects: Bool {
+        arrayValue?.allSatisfy { $0.objectValue != nil } ?? false
     }
 }

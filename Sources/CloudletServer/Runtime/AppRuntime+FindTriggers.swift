@@ -17,7 +17,6 @@ extension AppRuntime {
         if isCount { input["count"] = true }
         if isGet { input["get"] = true }
         let answer = try await runHook(hook, input: HookPayload(.object(input)), caller: caller)
-        guard answer.objectValue != nil else { throw ParseError.failed("beforeFind hook on \(query.className) must answer a query") }
         let changed = ParseQuery(query.className, json: answer)
         guard changed.limit >= 0, changed.skip >= 0 else {
             throw ParseError.failed("beforeFind hook on \(query.className) answered a negative limit or skip")
@@ -31,9 +30,6 @@ extension AppRuntime {
         guard let hook = hook(.afterFind, query.className) else { return objects }
         let answer = try await runHook(
             hook, input: HookPayload(.array(objects.map { .object($0.json) })), original: HookPayload(query.json), caller: caller)
-        guard let elements = answer.arrayValue, HookKind.afterFind.definition.receives.accepts(answer) else {
-            throw ParseError.failed("afterFind hook on \(query.className) must answer an array of objects")
-        }
-        return elements.compactMap { $0.objectValue.map { ParseObject(className: query.className, json: $0) } }
+        return (answer.arrayValue ?? []).compactMap { $0.objectValue.map { ParseObject(className: query.className, json: $0) } }
     }
 }

@@ -19,7 +19,7 @@ extension AppRuntime {
         caller.userId = id
         caller.roles = (try? await roles(ofUser: id)) ?? []
         caller.sessionTokenHash = session.tokenHash
-        await runAfterward(hook, input: .object(user.json), caller: caller)
+        await runAfterward(hook, input: user, caller: caller)
     }
 
     /// Runs the app's `afterLogout` hook, if it has one, on the deleted `session`, as its user.
@@ -33,12 +33,12 @@ extension AppRuntime {
         var caller = caller
         caller.userId = session.userId
         caller.installationId = caller.installationId ?? session.installationId
-        await runAfterward(hook, input: .object(object.json), caller: caller)
+        await runAfterward(hook, input: object, caller: caller)
     }
 
     /// Runs an after hook whose failure must not fail its request: ``runHook(_:input:original:caller:eventId:)``
     /// has logged and counted it.
-    private func runAfterward(_ hook: HookRegistry.Summary, input: ParseValue, caller: Caller) async {
+    private func runAfterward(_ hook: HookRegistry.Summary, input: ParseObject, caller: Caller) async {
         _ = try? await runHook(hook, input: HookPayload(input), caller: caller)
     }
 }

@@ -154,6 +154,10 @@ public final class AppRuntime: Sendable {
                     throw HookDispatchError(outcome: .rejected, error: refusal)
                 }
             }
+            // Whatever ran the hook (a worker included), the host takes only what the kind returns.
+            guard kind.definition.returns.accepts(value) else {
+                throw ParseError.failed("\(kind.rawValue) hook on \(name) must answer \(kind.definition.returns)")
+            }
             finish(run, .ok)
             return value
         } catch is DeadlineRace.DeadlineExceeded {

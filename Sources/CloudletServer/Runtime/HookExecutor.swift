@@ -54,7 +54,7 @@ public struct InProcessHookExecutor: HookExecutor {
     public func run(
         _ kind: HookKind, _ name: String, input: HookPayload, original: HookPayload?, context: HookContext
     ) async throws -> ParseValue {
-        try await registry.run(kind, name, HookRegistry.Call(input: try input.value(), original: try original?.value(), context: context))
+        try await registry.run(kind, name, HookRegistry.Call(input: input.value, original: original?.value, context: context))
     }
 }
 

@@ -1,41 +1,46 @@
 import Cloudlet
 import NIOCore
 
-/// A hook's input (or original) as the host holds it: a value, an object, its JSON, or an object and
-/// its JSON. The in-process executor reads the value and a worker's executor sends the JSON; either
-/// is made from the other only when it is asked for and missing, so bytes the host already has (an
-/// outbox row's) travel as they are.
+/// A hook's input (or original) as the host holds it: a value, or an object with its REST JSON when
+/// the host already has those bytes (an outbox row's). The in-process executor reads the value and a
+/// worker's executor sends the JSON; either is made only when it is asked for and missing, so bytes
+/// the host already has travel as they are.
 public struct HookPayload: Sendable {
-    private let storedValue: ParseValue?
-    private let storedObject: ParseObject?
-    private let storedJSON: ByteBuffer?
+    private enum Content: Sendable {
+        case value(ParseValue)
+        case object(ParseObject, json: ByteBuffer?)
+    }
+
+    private let content: Content
 
     /// A payload of `value`.
     public init(_ value: ParseValue) {
-        (storedValue, storedObject, storedJSON) = (value, nil, nil)
+        content = .value(value)
     }
 
-    /// A payload of `object` in its REST form, made only if the value is asked for.
+    /// A payload of `object` in its REST form, made only when it is asked for.
     public init(_ object: ParseObject) {
-        (storedValue, storedObject, storedJSON) = (nil, object, nil)
+        content = .object(object, json: nil)
     }
 
     /// A payload of `object`, whose REST JSON `json` already is.
     public init(_ object: ParseObject, json: ByteBuffer) {
-        (storedValue, storedObject, storedJSON) = (nil, object, json)
+        content = .object(object, json: json)
     }
 
     /// The value.
-    public func value() throws -> ParseValue {
-        if let storedValue { return storedValue }
-        if let storedObject { return .object(storedObject.json) }
-        return try ParseValue(json: storedJSON ?? ByteBuffer())
+    public var value: ParseValue {
+        switch content {
+        case .value(let value): value
+        case .object(let object, _): .object(object.json)
+        }
     }
 
     /// The value's JSON.
     public var json: ByteBuffer {
-        if let storedJSON { return storedJSON }
-        if let storedObject { return ParseValue.object(storedObject.json).jsonBuffer }
-        return (storedValue ?? .null).jsonBuffer
+        switch content {
+        case .value(let value): value.jsonBuffer
+        case .object(let object, let json): json ?? ParseValue.object(object.json).jsonBuffer
+        }
     }
 }
