@@ -34,6 +34,13 @@ final class CompletedOutboxEvents: Sendable {
         state.withLock { $0.ids.contains(id) || $0.deleting.contains(id) }
     }
 
+    /// The events done whose rows may still be there. Taken before a read of the outbox, it covers
+    /// every row that read can see: a deletion that commits after it was taken leaves its id here
+    /// until then, and a read that starts later no longer sees the row.
+    var all: Set<String> {
+        state.withLock { $0.ids.union($0.deleting) }
+    }
+
     /// Deletes the completed events' rows inside the transaction of `db`; if it rolls back, they
     /// wait for a flush (or, when the flush's own transaction rolled back, for the next write: a
     /// database that refuses every write must not be retried in a loop).
@@ -80,11 +87,13 @@ final class CompletedOutboxEvents: Sendable {
 
 extension SQLiteObjectStorage {
     public func pendingOutboxEvents() async throws -> [OutboxEvent] {
-        try await pool.read { db in
+        // Taken before the read: a deletion committing during it must not show its row as pending.
+        let completed = completedEvents.all
+        return try await pool.read { db in
             try String.fetchAll(db, sql: "SELECT event FROM outbox ORDER BY seq").compactMap {
                 OutboxEventCoding.decode(try JSONParser.parse($0))
             }
-        }.filter { !completedEvents.contains($0.id) }
+        }.filter { !completed.contains($0.id) }
     }
 
     public func isOutboxEventPending(_ id: String) async throws -> Bool {
