@@ -34,11 +34,15 @@ struct ScenarioResult {
     var counts: ExpectedCounts
     var status: String
     var peakMiB: Double
+    /// CPU seconds the delivery side (this process) and the stand-in used during the job.
+    var deliveryCPUSeconds: Double
+    var standInCPUSeconds: Double
 }
 
 extension Scenario {
-    /// Writes the installations, then runs the job with `concurrency` sends at once until it ends.
-    func run(installations: Int, concurrency: Int, in folder: URL) async throws -> ScenarioResult {
+    /// Writes the installations, then runs the job with `concurrency` sends at once until it ends,
+    /// measuring the CPU of this process and of the stand-in process `standInPID`.
+    func run(installations: Int, concurrency: Int, in folder: URL, standInPID: Int32) async throws -> ScenarioResult {
         let path = folder.appendingPathComponent("scenario-\(number).sqlite").path
         let storage = try SQLiteObjectStorage(path: path)
         try await writeInstallations(installations, into: storage)
@@ -48,6 +52,7 @@ extension Scenario {
             configuration: PushDeliveryConfiguration(concurrency: concurrency), clock: SystemClock())
         let job = PushJob(id: "job\(number)", status: .pending, source: "rest", query: [:], data: ["alert": "Hello", "sound": "default"])
         let started = ContinuousClock.now
+        let cpuAtStart = (delivery: ProcessCPU.seconds(), standIn: ProcessCPU.seconds(of: standInPID))
         try await storage.insert(ParseObject(className: "_PushStatus", objectId: job.id, acl: ParseACL(), fields: job.fields), outbox: nil)
         let running = Task { await service.run() }
         defer { running.cancel() }
@@ -61,6 +66,7 @@ extension Scenario {
             if firstAttempts == nil, ended >= installations - expected.retried { firstAttempts = started.duration(to: .now) }
         }
         let elapsed = started.duration(to: .now)
+        let cpuAtEnd = (delivery: ProcessCPU.seconds(), standIn: ProcessCPU.seconds(of: standInPID))
         running.cancel()
         await running.value
         let peak = PeakMemory.mebibytes
@@ -71,7 +77,8 @@ extension Scenario {
             counts: ExpectedCounts(
                 numSent: fields["numSent"]?.intValue ?? 0, numFailed: fields["numFailed"]?.intValue ?? 0, failedPerReason: reasons,
                 retried: expected.retried),
-            status: fields["status"]?.stringValue ?? "", peakMiB: peak)
+            status: fields["status"]?.stringValue ?? "", peakMiB: peak, deliveryCPUSeconds: cpuAtEnd.delivery - cpuAtStart.delivery,
+            standInCPUSeconds: cpuAtEnd.standIn - cpuAtStart.standIn)
     }
 
     /// N installations, iOS with this scenario's tokens, a thousand to a transaction.

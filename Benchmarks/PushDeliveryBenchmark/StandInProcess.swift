@@ -22,6 +22,9 @@ struct StandInProcess {
     private let process: Process
     private let input: Pipe
 
+    /// The stand-in process's id, to read its CPU time.
+    var pid: Int32 { process.processIdentifier }
+
     /// Starts the stand-in process for `keyFile`, writing its certificate into `folder`.
     init(keyFile: String, folder: URL) throws {
         let certificateFile = folder.appendingPathComponent("stand-in.pem").path

@@ -45,7 +45,7 @@ print(
 var baseline: Double?
 var wrong = false
 for scenario in scenarios {
-    let result = try await scenario.run(installations: installations, concurrency: concurrency, in: keys.folder)
+    let result = try await scenario.run(installations: installations, concurrency: concurrency, in: keys.folder, standInPID: standIn.pid)
     let rate = Double(installations) / result.seconds
     baseline = baseline ?? rate
     var line = "\(scenario.name): \(Int(rate)) deliveries/s (\(String(format: "%.2f", rate / baseline!))× baseline) in \(String(format: "%.2f", result.seconds)) s"
@@ -56,6 +56,10 @@ for scenario in scenarios {
     let counts = result.counts
     line += "; \(result.status): numSent \(counts.numSent), numFailed \(counts.numFailed), failedPerReason \(counts.failedPerReason)"
     line += "; peak memory \(String(format: "%.1f", result.peakMiB)) MiB"
+    let microseconds = { (seconds: Double) in Int((seconds * 1e6 / Double(installations)).rounded()) }
+    let perDelivery = microseconds(result.deliveryCPUSeconds + result.standInCPUSeconds)
+    line += "; CPU per delivery \(microseconds(result.deliveryCPUSeconds)) µs delivery side + \(microseconds(result.standInCPUSeconds)) µs stand-in"
+    line += " (two cores at that cost: \(perDelivery > 0 ? 2_000_000 / perDelivery : 0)/s)"
     print(line)
     if counts != scenario.expected || result.status != "succeeded" {
         print("  WRONG: expected numSent \(scenario.expected.numSent), numFailed \(scenario.expected.numFailed), failedPerReason \(scenario.expected.failedPerReason)")

@@ -30,8 +30,7 @@ public final class APNsProvider: PushProvider, PushConnectionOwner {
 
     private let token: APNsProviderToken
     private let topic: String
-    private let baseURL: String
-    private let transport: PushHTTPTransport
+    private let transport: HTTP2PushTransport
     private let lastPayload = Mutex<EncodedPayload?>(nil)
 
     /// A provider signing with `key` (the `.p8` key's), `keyId` and `teamId`, for the app `topic`
@@ -43,8 +42,7 @@ public final class APNsProvider: PushProvider, PushConnectionOwner {
     ) {
         token = APNsProviderToken(key: key, keyId: keyId, teamId: teamId, clock: clock)
         self.topic = topic
-        self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
-        transport = PushHTTPTransport(trustRoots: trustRoots, connections: connections)
+        transport = HTTP2PushTransport(baseURL: baseURL, trustRoots: trustRoots, connections: connections)
     }
 
     public func send(_ message: PushMessage) async -> PushOutcome {
@@ -101,7 +99,7 @@ public final class APNsProvider: PushProvider, PushConnectionOwner {
             "apns-expiration": message.expiration.map { String(Int($0.timeIntervalSince1970.rounded(.down))) } ?? "0",
         ]
         if let collapseId = message.collapseId { headers.add(name: "apns-collapse-id", value: collapseId) }
-        return APNsAnswer(try await transport.post(baseURL + "/3/device/" + message.token, headers: headers, body: payload.body))
+        return APNsAnswer(try await transport.post("/3/device/" + message.token, headers: headers, body: payload.body))
     }
 }
 
@@ -113,7 +111,7 @@ struct APNsAnswer {
     var unregisteredAt: Date?
     var retryAfter: Duration?
 
-    init(_ response: PushHTTPTransport.Response) {
+    init(_ response: PushHTTPResponse) {
         status = response.status
         retryAfter = response.retryAfter
         let body = response.jsonObject

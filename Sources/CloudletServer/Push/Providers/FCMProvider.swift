@@ -63,7 +63,7 @@ public final class FCMProvider: PushProvider, PushConnectionOwner {
         await transport.shutdown()
     }
 
-    private func post(_ body: [UInt8], bearer: String) async throws -> PushHTTPTransport.Response {
+    private func post(_ body: [UInt8], bearer: String) async throws -> PushHTTPResponse {
         try await transport.post(sendURL, headers: ["authorization": "Bearer \(bearer)", "content-type": "application/json"], body: body)
     }
 }
@@ -79,7 +79,7 @@ struct FCMAnswer {
     var namesToken: Bool
     var retryAfter: Duration?
 
-    init(_ response: PushHTTPTransport.Response) {
+    init(_ response: PushHTTPResponse) {
         status = response.status
         retryAfter = response.retryAfter
         let error = response.jsonObject?["error"]?.objectValue

@@ -12,27 +12,6 @@ import Synchronization
 /// up to the server's stream limit, the clients taking sends in turn. Trusts the system's roots
 /// unless given others.
 final class PushHTTPTransport: Sendable {
-    /// What a server answered, its body read up to ``maximumBodyBytes``.
-    struct Response: Sendable {
-        var status: Int
-        var headers: HTTPHeaders
-        var body: [UInt8]
-
-        /// The body as a JSON object, if it is one.
-        var jsonObject: [String: ParseValue]? { (try? JSONParser.parse(body))?.objectValue }
-
-        /// `Retry-After` in seconds (the form APNs, FCM and most gateways send), if the server sent it.
-        var retryAfter: Duration? {
-            guard let value = headers.first(name: "retry-after"), let seconds = Int(value.trimmingCharacters(in: .whitespaces)),
-                seconds >= 0
-            else { return nil }
-            return .seconds(seconds)
-        }
-    }
-
-    /// The most of an answer's body that is read: error bodies are small JSON objects.
-    static let maximumBodyBytes = 64 * 1024
-
     private let clients: [HTTPClient]
     private let nextClient = Atomic<Int>(0)
     private let timeout: TimeAmount
@@ -54,15 +33,15 @@ final class PushHTTPTransport: Sendable {
 
     /// POSTs `body` to `url` with `headers`. Throws when no answer came (the connection failed or
     /// the time ran out).
-    func post(_ url: String, headers: HTTPHeaders, body: [UInt8]) async throws -> Response {
+    func post(_ url: String, headers: HTTPHeaders, body: [UInt8]) async throws -> PushHTTPResponse {
         var request = HTTPClientRequest(url: url)
         request.method = .POST
         request.headers = headers
         request.body = .bytes(body)
         let turn = nextClient.add(1, ordering: .relaxed).oldValue
         let response = try await clients[turn % clients.count].execute(request, timeout: timeout)
-        let bytes = try await response.body.collect(upTo: Self.maximumBodyBytes)
-        return Response(status: Int(response.status.code), headers: response.headers, body: Array(bytes.readableBytesView))
+        let bytes = try await response.body.collect(upTo: PushHTTPResponse.maximumBodyBytes)
+        return PushHTTPResponse(status: Int(response.status.code), headers: response.headers, body: Array(bytes.readableBytesView))
     }
 
     /// Closes the connections; sends still in flight fail.

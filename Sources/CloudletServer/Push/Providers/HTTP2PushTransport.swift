@@ -1,0 +1,191 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOHTTP2
+import NIOPosix
+import NIOSSL
+import Synchronization
+
+/// HTTP/2 over TLS (ALPN `h2`) to one push provider's host, as APNs and FCM take their sends:
+/// `connections` connections opened when first needed and again after one closes, sends taking
+/// them in turn. Each request is two frames on its connection (``HTTP2RequestStreams``), not a
+/// channel of its own, and the requests made in one event-loop turn leave in one write: the cost
+/// of a send is a few frames, not a pipeline. The connection honours the server's stream limit
+/// (streams over it wait in NIO's buffer) and its `GOAWAY` (a new connection takes later sends).
+final class HTTP2PushTransport: Sendable {
+    /// Where the connections go, or why they cannot.
+    private let target: Result<Target, HTTP2PushTransportError>
+    private let slots: Mutex<[Slot]>
+    private let connectionCount: Int
+    private let nextSlot = Atomic<Int>(0)
+    private let timeout: TimeAmount
+    private let group: any EventLoopGroup
+
+    private struct Target: Sendable {
+        var host: String
+        var port: Int
+        /// `host[:port]`, the `:authority` of every request.
+        var authority: String
+        /// The name the certificate must carry, nil for an IP address (NIO then checks the address).
+        var serverName: String?
+        var tls: NIOSSLContext
+    }
+
+    /// One connection's place: none yet, being opened, open, or the transport shut down.
+    private enum Slot {
+        case empty
+        case opening(EventLoopFuture<HTTP2RequestStreams>)
+        case open(HTTP2RequestStreams)
+        case shutDown
+    }
+
+    /// A transport to the host of `baseURL` (`https://host[:port]`), trusting `trustRoots` (the
+    /// system's by default), over `connections` connections (at least one), waiting at most
+    /// `timeout` for an answer: well under the delivery service's 30 s claim, so that a send ends
+    /// (sent, or to be retried) before its delivery can be claimed again.
+    init(
+        baseURL: String, trustRoots: NIOSSLTrustRoots = .default, connections: Int = 1, timeout: TimeAmount = .seconds(10),
+        group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+    ) {
+        target = Result { try Self.target(of: baseURL, trustRoots: trustRoots) }.mapError {
+            $0 as? HTTP2PushTransportError ?? .unusableURL(baseURL, String(describing: $0))
+        }
+        connectionCount = max(connections, 1)
+        slots = Mutex(Array(repeating: .empty, count: connectionCount))
+        self.timeout = timeout
+        self.group = group
+    }
+
+    private static func target(of baseURL: String, trustRoots: NIOSSLTrustRoots) throws -> Target {
+        guard let url = URL(string: baseURL), url.scheme == "https", let host = url.host, !host.isEmpty else {
+            throw HTTP2PushTransportError.unusableURL(baseURL, "not an https URL with a host")
+        }
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.trustRoots = trustRoots
+        tls.applicationProtocols = ["h2"]
+        let isAddress = (try? SocketAddress(ipAddress: host, port: 0)) != nil
+        return Target(
+            host: host, port: url.port ?? 443, authority: url.port.map { "\(host):\($0)" } ?? host, serverName: isAddress ? nil : host,
+            tls: try NIOSSLContext(configuration: tls))
+    }
+
+    /// POSTs `body` to `path` with `headers` (their names are sent lower-cased, as HTTP/2 wants).
+    /// Throws when no answer came (no connection, the connection or stream failed, the time ran out).
+    func post(_ path: String, headers: HTTPHeaders, body: [UInt8]) async throws -> PushHTTPResponse {
+        let streams = try await connection(at: nextSlot.add(1, ordering: .relaxed).oldValue % connectionCount)
+        return try await streams.post(path, headers: headers, body: body, timeout: timeout)
+    }
+
+    /// Closes the connections; sends still in flight fail, and later ones throw.
+    func shutdown() async {
+        let open = slots.withLock { slots in
+            defer { slots = Array(repeating: .shutDown, count: connectionCount) }
+            return slots.compactMap { slot -> HTTP2RequestStreams? in
+                if case .open(let streams) = slot { return streams }
+                return nil
+            }
+        }
+        for streams in open { await streams.close() }
+    }
+
+    /// The open connection of slot `index`, opening one if it has none (or its connection takes no
+    /// more streams).
+    private func connection(at index: Int) async throws -> HTTP2RequestStreams {
+        enum Next {
+            case ready(HTTP2RequestStreams)
+            case wait(EventLoopFuture<HTTP2RequestStreams>)
+            case open(EventLoopPromise<HTTP2RequestStreams>)
+        }
+        let next = try slots.withLock { slots -> Next in
+            switch slots[index] {
+            case .open(let streams) where streams.takesStreams: return .ready(streams)
+            case .opening(let future): return .wait(future)
+            case .shutDown: throw HTTP2PushTransportError.shutDown
+            case .empty, .open:
+                let promise = group.next().makePromise(of: HTTP2RequestStreams.self)
+                slots[index] = .opening(promise.futureResult)
+                return .open(promise)
+            }
+        }
+        switch next {
+        case .ready(let streams): return streams
+        case .wait(let future): return try await future.get()
+        case .open(let promise):
+            open(into: promise, slot: index)
+            return try await promise.futureResult.get()
+        }
+    }
+
+    /// Connects slot `index`, completing `promise` with the connection's streams (or the error).
+    private func open(into promise: EventLoopPromise<HTTP2RequestStreams>, slot index: Int) {
+        promise.futureResult.whenComplete { [weak self] result in
+            self?.settle(index, promise.futureResult, with: try? result.get())
+        }
+        let target: Target
+        switch self.target {
+        case .success(let value): target = value
+        case .failure(let error): return promise.fail(error)
+        }
+        let onClose: @Sendable (HTTP2RequestStreams) -> Void = { [weak self] closed in self?.closed(closed, slot: index) }
+        ClientBootstrap(group: promise.futureResult.eventLoop)
+            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .connectTimeout(timeout)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandlers([
+                        NIOSSLClientHandler(context: target.tls, serverHostname: target.serverName),
+                        NIOHTTP2Handler(mode: .client, initialSettings: [HTTP2Setting(parameter: .enablePush, value: 0)]),
+                        HTTP2RequestStreams(eventLoop: channel.eventLoop, authority: target.authority, onClose: onClose),
+                    ])
+                }
+            }
+            .connect(host: target.host, port: target.port)
+            .flatMapThrowing { channel in try channel.pipeline.syncOperations.handler(type: HTTP2RequestStreams.self) }
+            .cascade(to: promise)
+    }
+
+    /// Slot `index`, still opening `future`, is now open with `streams`, or empty if that failed.
+    private func settle(_ index: Int, _ future: EventLoopFuture<HTTP2RequestStreams>, with streams: HTTP2RequestStreams?) {
+        slots.withLock { slots in
+            guard case .opening(let opening) = slots[index], opening === future else { return }
+            slots[index] = streams.map(Slot.open) ?? .empty
+        }
+    }
+
+    /// The connection of `streams` closed: its slot opens a new one at the next send.
+    private func closed(_ streams: HTTP2RequestStreams, slot index: Int) {
+        slots.withLock { slots in
+            if case .open(let current) = slots[index], current === streams { slots[index] = .empty }
+        }
+    }
+
+    /// A transport dropped without ``shutdown()`` still closes its connections.
+    deinit {
+        for slot in slots.withLock({ $0 }) {
+            if case .open(let streams) = slot { streams.closeSoon() }
+        }
+    }
+}
+
+/// Why an HTTP/2 send got no answer.
+enum HTTP2PushTransportError: Error, CustomStringConvertible {
+    case unusableURL(String, String)
+    case shutDown
+    case connectionClosed
+    case timedOut
+    case streamReset(HTTP2ErrorCode)
+    case answerTooLarge
+    case malformedAnswer
+
+    var description: String {
+        switch self {
+        case .unusableURL(let url, let why): "cannot send to \(url): \(why)"
+        case .shutDown: "the provider was shut down"
+        case .connectionClosed: "the connection closed before the answer"
+        case .timedOut: "no answer in time"
+        case .streamReset(let code): "the server reset the stream (\(code))"
+        case .answerTooLarge: "the answer is larger than \(PushHTTPResponse.maximumBodyBytes) bytes"
+        case .malformedAnswer: "the answer has no valid :status"
+        }
+    }
+}
