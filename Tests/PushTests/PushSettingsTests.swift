@@ -58,6 +58,9 @@ import Testing
         (["apns": ["keyFile": "/k.p8", "keyId": "K", "teamId": "T", "topic": "t", "environment": "staging"]],
          "push.apns.environment must be production or sandbox"),
         (["webhook": ["url": "ftp://gateway"]], "push.webhook.url must be an http or https URL"),
+        (["apns": ["keyFile": "/k.p8", "keyId": "K", "teamId": "T", "topic": "t", "environment": "sandbox", "url": "http://gateway"]],
+         "push.apns.url must be an https URL"),
+        (["fcm": ["serviceAccountFile": "/a.json", "url": "http://gateway"]], "push.fcm.url must be an https URL"),
         (["log": "yes"], "push.log must be true or false"),
         (["email": true], "push has no member email"),
     ]

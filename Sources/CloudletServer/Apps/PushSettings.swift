@@ -92,13 +92,13 @@ public struct PushSettings: Sendable, Hashable {
             self.apns = APNs(
                 keyFile: try Self.string(object, "keyFile", in: "push.apns")!, keyId: try Self.string(object, "keyId", in: "push.apns")!,
                 teamId: try Self.string(object, "teamId", in: "push.apns")!, topic: try Self.string(object, "topic", in: "push.apns")!,
-                environment: environment, url: try Self.url(object, "url", in: "push.apns", required: false))
+                environment: environment, url: try Self.url(object, "url", in: "push.apns", required: false, schemes: ["https"]))
         }
         if let fcm = members["fcm"], !fcm.isNull {
             let object = try Self.object(fcm, "push.fcm", allowed: ["serviceAccountFile", "url"])
             self.fcm = FCM(
                 serviceAccountFile: try Self.string(object, "serviceAccountFile", in: "push.fcm")!,
-                url: try Self.url(object, "url", in: "push.fcm", required: false))
+                url: try Self.url(object, "url", in: "push.fcm", required: false, schemes: ["https"]))
         }
         if let webhook = members["webhook"], !webhook.isNull {
             webhookURL = try Self.url(try Self.object(webhook, "push.webhook", allowed: ["url"]), "url", in: "push.webhook")
@@ -154,10 +154,14 @@ public struct PushSettings: Sendable, Hashable {
         return text
     }
 
-    private static func url(_ object: [String: ParseValue], _ name: String, in path: String, required: Bool = true) throws -> String? {
+    /// The URL `name` of `object`, which must use one of `schemes` (APNs and FCM speak HTTP/2 over
+    /// TLS only; a webhook may be plain HTTP).
+    private static func url(
+        _ object: [String: ParseValue], _ name: String, in path: String, required: Bool = true, schemes: [String] = ["http", "https"]
+    ) throws -> String? {
         guard let text = try string(object, name, in: path, required: required) else { return nil }
-        guard let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host?.isEmpty == false else {
-            throw invalid("\(path).\(name) must be an http or https URL")
+        guard let url = URL(string: text), schemes.contains(url.scheme?.lowercased() ?? ""), url.host?.isEmpty == false else {
+            throw invalid("\(path).\(name) must be an \(schemes.joined(separator: " or ")) URL")
         }
         return text
     }

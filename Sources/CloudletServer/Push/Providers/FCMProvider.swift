@@ -14,9 +14,12 @@ public final class FCMProvider: PushProvider, PushConnectionOwner {
     /// FCM's host.
     public static let defaultURL = "https://fcm.googleapis.com"
 
-    private let sendURL: String
+    private let sendPath: String
     private let accessToken: FCMAccessToken
-    private let transport: PushHTTPTransport
+    /// The sends, over HTTP/2 to FCM's host.
+    private let messages: HTTP2PushTransport
+    /// The exchanges of the account's assertion at its `token_uri` (any host, HTTP/1.1 or 2).
+    private let tokens: PushHTTPTransport
     private let clock: any CloudletClock
     private let logger: Logger
 
@@ -26,11 +29,11 @@ public final class FCMProvider: PushProvider, PushConnectionOwner {
         account: FCMServiceAccount, baseURL: String = FCMProvider.defaultURL, trustRoots: NIOSSLTrustRoots = .default,
         clock: any CloudletClock, logger: Logger
     ) {
-        let base = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         let project = account.projectId.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? account.projectId
-        sendURL = "\(base)/v1/projects/\(project)/messages:send"
-        transport = PushHTTPTransport(trustRoots: trustRoots)
-        accessToken = FCMAccessToken(account: account, transport: transport, clock: clock)
+        sendPath = "/v1/projects/\(project)/messages:send"
+        messages = HTTP2PushTransport(baseURL: baseURL, trustRoots: trustRoots)
+        tokens = PushHTTPTransport(trustRoots: trustRoots)
+        accessToken = FCMAccessToken(account: account, transport: tokens, clock: clock)
         self.clock = clock
         self.logger = logger
     }
@@ -60,11 +63,12 @@ public final class FCMProvider: PushProvider, PushConnectionOwner {
     }
 
     public func shutdown() async {
-        await transport.shutdown()
+        await messages.shutdown()
+        await tokens.shutdown()
     }
 
     private func post(_ body: [UInt8], bearer: String) async throws -> PushHTTPResponse {
-        try await transport.post(sendURL, headers: ["authorization": "Bearer \(bearer)", "content-type": "application/json"], body: body)
+        try await messages.post(sendPath, headers: ["authorization": "Bearer \(bearer)", "content-type": "application/json"], body: body)
     }
 }
 

@@ -26,6 +26,8 @@ final class HTTP2PushTransport: Sendable {
         var port: Int
         /// `host[:port]`, the `:authority` of every request.
         var authority: String
+        /// The base URL's path, before every request's.
+        var pathPrefix: String
         /// The name the certificate must carry, nil for an IP address (NIO then checks the address).
         var serverName: String?
         var tls: NIOSSLContext
@@ -57,7 +59,7 @@ final class HTTP2PushTransport: Sendable {
     }
 
     private static func target(of baseURL: String, trustRoots: NIOSSLTrustRoots) throws -> Target {
-        guard let url = URL(string: baseURL), url.scheme == "https", let host = url.host, !host.isEmpty else {
+        guard let url = URL(string: baseURL), url.scheme?.lowercased() == "https", let host = url.host, !host.isEmpty else {
             throw HTTP2PushTransportError.unusableURL(baseURL, "not an https URL with a host")
         }
         var tls = TLSConfiguration.makeClientConfiguration()
@@ -65,15 +67,18 @@ final class HTTP2PushTransport: Sendable {
         tls.applicationProtocols = ["h2"]
         let isAddress = (try? SocketAddress(ipAddress: host, port: 0)) != nil
         return Target(
-            host: host, port: url.port ?? 443, authority: url.port.map { "\(host):\($0)" } ?? host, serverName: isAddress ? nil : host,
+            host: host, port: url.port ?? 443, authority: url.port.map { "\(host):\($0)" } ?? host,
+            pathPrefix: url.path.hasSuffix("/") ? String(url.path.dropLast()) : url.path, serverName: isAddress ? nil : host,
             tls: try NIOSSLContext(configuration: tls))
     }
 
-    /// POSTs `body` to `path` with `headers` (their names are sent lower-cased, as HTTP/2 wants).
-    /// Throws when no answer came (no connection, the connection or stream failed, the time ran out).
+    /// POSTs `body` to `path` (after the base URL's own path) with `headers` (their names are sent
+    /// lower-cased, as HTTP/2 wants). Throws when no answer came (no connection, the connection or
+    /// stream failed, the time ran out).
     func post(_ path: String, headers: HTTPHeaders, body: [UInt8]) async throws -> PushHTTPResponse {
-        let streams = try await connection(at: nextSlot.add(1, ordering: .relaxed).oldValue % connectionCount)
-        return try await streams.post(path, headers: headers, body: body, timeout: timeout)
+        let target = try target.get()
+        let streams = try await connection(at: nextSlot.add(1, ordering: .relaxed).oldValue % connectionCount, to: target)
+        return try await streams.post(target.pathPrefix + path, headers: headers, body: body, timeout: timeout)
     }
 
     /// Closes the connections; sends still in flight fail, and later ones throw.
@@ -90,7 +95,7 @@ final class HTTP2PushTransport: Sendable {
 
     /// The open connection of slot `index`, opening one if it has none (or its connection takes no
     /// more streams).
-    private func connection(at index: Int) async throws -> HTTP2RequestStreams {
+    private func connection(at index: Int, to target: Target) async throws -> HTTP2RequestStreams {
         enum Next {
             case ready(HTTP2RequestStreams)
             case wait(EventLoopFuture<HTTP2RequestStreams>)
@@ -111,20 +116,15 @@ final class HTTP2PushTransport: Sendable {
         case .ready(let streams): return streams
         case .wait(let future): return try await future.get()
         case .open(let promise):
-            open(into: promise, slot: index)
+            open(target, into: promise, slot: index)
             return try await promise.futureResult.get()
         }
     }
 
-    /// Connects slot `index`, completing `promise` with the connection's streams (or the error).
-    private func open(into promise: EventLoopPromise<HTTP2RequestStreams>, slot index: Int) {
+    /// Connects slot `index` to `target`, completing `promise` with the connection's streams (or the error).
+    private func open(_ target: Target, into promise: EventLoopPromise<HTTP2RequestStreams>, slot index: Int) {
         promise.futureResult.whenComplete { [weak self] result in
             self?.settle(index, promise.futureResult, with: try? result.get())
-        }
-        let target: Target
-        switch self.target {
-        case .success(let value): target = value
-        case .failure(let error): return promise.fail(error)
         }
         let onClose: @Sendable (HTTP2RequestStreams) -> Void = { [weak self] closed in self?.closed(closed, slot: index) }
         ClientBootstrap(group: promise.futureResult.eventLoop)

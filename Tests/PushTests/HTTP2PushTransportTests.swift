@@ -1,0 +1,82 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import PushStandIns
+import Testing
+
+@testable import CloudletServer
+
+/// The HTTP/2 transport of the APNs and FCM providers against a stand-in server: requests as
+/// frames on one connection, the base URL's path, time limits, refusals and shutdown.
+@Suite struct HTTP2PushTransportTests {
+    @Test func requestsCarryTheirHeadersBodyAndTheBaseURLsPathAndShareOneConnection() async throws {
+        let server = try await StandInServer { request in
+            StandInResponse(
+                status: 202, headers: [("x-echo", request.headers.first(name: "x-token") ?? "")],
+                body: Array("\(request.method) \(request.path) \(String(decoding: request.body, as: UTF8.self))".utf8))
+        }
+        let transport = HTTP2PushTransport(baseURL: server.url + "/base/", trustRoots: server.trustRoots)
+        let answers = try await withThrowingTaskGroup(of: PushHTTPResponse.self) { group in
+            for index in 0..<50 {
+                group.addTask {
+                    try await transport.post("/send/\(index)", headers: ["X-Token": "t\(index)"], body: Array("body \(index)".utf8))
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(answers.count == 50)
+        for answer in answers {
+            let text = String(decoding: answer.body, as: UTF8.self)
+            let index = try #require(text.split(separator: " ").last)
+            #expect(answer.status == 202)
+            #expect(text == "POST /base/send/\(index) body \(index)")
+            #expect(answer.headers.first(name: "x-echo") == "t\(index)")
+        }
+        #expect(server.connectionCount == 1)
+        #expect(server.streamCount == 50)
+        await transport.shutdown()
+        try await server.stop()
+    }
+
+    @Test func aSendWithoutAnAnswerInTimeFails() async throws {
+        let slow = try await StandInServer(responseDelay: .seconds(5)) { _ in StandInResponse(status: 200) }
+        let transport = HTTP2PushTransport(baseURL: slow.url, trustRoots: slow.trustRoots, timeout: .milliseconds(500))
+        let started = ContinuousClock.now
+        await #expect(throws: HTTP2PushTransportError.self) { try await transport.post("/late", headers: [:], body: [1]) }
+        // The deadlines are checked every second.
+        #expect(started.duration(to: .now) < .seconds(3))
+        await transport.shutdown()
+        try await slow.stop()
+    }
+
+    @Test func aShutDownTransportFailsItsSendsInFlightAndRefusesLaterOnes() async throws {
+        let slow = try await StandInServer(responseDelay: .seconds(5)) { _ in StandInResponse(status: 200) }
+        let transport = HTTP2PushTransport(baseURL: slow.url, trustRoots: slow.trustRoots)
+        let inFlight = Task { try await transport.post("/waiting", headers: [:], body: [1]) }
+        while slow.streamCount == 0 { try await Task.sleep(for: .milliseconds(10)) }
+        await transport.shutdown()
+        await #expect(throws: HTTP2PushTransportError.self) { try await inFlight.value }
+        await #expect(throws: HTTP2PushTransportError.self) { try await transport.post("/later", headers: [:], body: [1]) }
+        try await slow.stop()
+    }
+
+    @Test func aServerThatIsNotTrustedOrNotThereGetsNoRequest() async throws {
+        let server = try await StandInServer { _ in StandInResponse(status: 200) }
+        let untrusting = HTTP2PushTransport(baseURL: server.url)
+        await #expect(throws: (any Error).self) { try await untrusting.post("/x", headers: [:], body: [1]) }
+        #expect(server.streamCount == 0)
+        await untrusting.shutdown()
+        let url = server.url
+        try await server.stop()
+        let nobody = HTTP2PushTransport(baseURL: url, trustRoots: server.trustRoots)
+        await #expect(throws: (any Error).self) { try await nobody.post("/x", headers: [:], body: [1]) }
+        await nobody.shutdown()
+    }
+
+    @Test(arguments: ["http://127.0.0.1:1", "not a url", "https://"])
+    func aBaseURLThatIsNotHTTPSIsRefusedAtEverySend(url: String) async throws {
+        let transport = HTTP2PushTransport(baseURL: url)
+        await #expect(throws: HTTP2PushTransportError.self) { try await transport.post("/x", headers: [:], body: [1]) }
+        await transport.shutdown()
+    }
+}
