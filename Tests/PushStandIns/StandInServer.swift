@@ -78,6 +78,7 @@ public final class StandInServer: Sendable {
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { [connection, streams] channel in
                 let connectionNumber = counts.connections.add(1, ordering: .relaxed).newValue
+                counts.open.withLock { $0.append(channel) }
                 return channel.eventLoop.makeCompletedFuture(withResultOf: {
                     try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context))
                     _ = try channel.pipeline.syncOperations.configureHTTP2Pipeline(
@@ -98,6 +99,15 @@ public final class StandInServer: Sendable {
         self.counts = counts
     }
 
+    /// Sends `GOAWAY` (no error, every stream so far processed) on every connection, as a server
+    /// does before it restarts: clients must open a new connection for their next request.
+    public func goAway() async throws {
+        for channel in counts.open.withLock({ $0 }) where channel.isActive {
+            let frame = HTTP2Frame(streamID: .rootStream, payload: .goAway(lastStreamID: .maxID, errorCode: .noError, opaqueData: nil))
+            try await channel.writeAndFlush(frame)
+        }
+    }
+
     /// Stops accepting connections.
     public func stop() async throws {
         try await channel.close()
@@ -107,6 +117,8 @@ public final class StandInServer: Sendable {
 private final class StandInCounts: Sendable {
     let connections = Atomic<Int>(0)
     let streams = Atomic<Int>(0)
+    /// The connections accepted so far (closed ones too).
+    let open = Mutex<[any Channel]>([])
 }
 
 /// Collects one stream's request and writes the handler's answer.

@@ -38,6 +38,24 @@ import Testing
         try await server.stop()
     }
 
+    @Test func afterGoAwayTheNextSendOpensANewConnection() async throws {
+        let server = try await StandInServer { request in StandInResponse(status: 200, body: Array("\(request.connection)".utf8)) }
+        let transport = HTTP2PushTransport(baseURL: server.url, trustRoots: server.trustRoots)
+        #expect(try await transport.post("/first", headers: [:], body: [1]).body == Array("1".utf8))
+        try await server.goAway()
+        // A send that meets the GOAWAY on its way is sent again on the new connection, so none fails.
+        var answer = try await transport.post("/second", headers: [:], body: [1])
+        let deadline = ContinuousClock.now + .seconds(5)
+        while answer.body == Array("1".utf8), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+            answer = try await transport.post("/again", headers: [:], body: [1])
+        }
+        #expect(answer.body == Array("2".utf8))
+        #expect(server.connectionCount == 2)
+        await transport.shutdown()
+        try await server.stop()
+    }
+
     @Test func aSendWithoutAnAnswerInTimeFails() async throws {
         let slow = try await StandInServer(responseDelay: .seconds(5)) { _ in StandInResponse(status: 200) }
         let transport = HTTP2PushTransport(baseURL: slow.url, trustRoots: slow.trustRoots, timeout: .milliseconds(500))

@@ -77,8 +77,16 @@ final class HTTP2PushTransport: Sendable {
     /// stream failed, the time ran out).
     func post(_ path: String, headers: HTTPHeaders, body: [UInt8]) async throws -> PushHTTPResponse {
         let target = try target.get()
-        let streams = try await connection(at: nextSlot.add(1, ordering: .relaxed).oldValue % connectionCount, to: target)
-        return try await streams.post(target.pathPrefix + path, headers: headers, body: body, timeout: timeout)
+        var attempts = 0
+        while true {
+            let streams = try await connection(at: nextSlot.add(1, ordering: .relaxed).oldValue % connectionCount, to: target)
+            do {
+                return try await streams.post(target.pathPrefix + path, headers: headers, body: body, timeout: timeout)
+            } catch HTTP2PushTransportError.notSent where attempts < 2 {
+                // The connection stopped taking streams (GOAWAY) before this one reached the server: a new one takes it.
+                attempts += 1
+            }
+        }
     }
 
     /// Closes the connections; sends still in flight fail, and later ones throw.
@@ -172,6 +180,8 @@ enum HTTP2PushTransportError: Error, CustomStringConvertible {
     case unusableURL(String, String)
     case shutDown
     case connectionClosed
+    /// The request never reached the server: its connection stopped taking streams first.
+    case notSent
     case timedOut
     case streamReset(HTTP2ErrorCode)
     case answerTooLarge
@@ -182,6 +192,7 @@ enum HTTP2PushTransportError: Error, CustomStringConvertible {
         case .unusableURL(let url, let why): "cannot send to \(url): \(why)"
         case .shutDown: "the provider was shut down"
         case .connectionClosed: "the connection closed before the answer"
+        case .notSent: "the connection stopped taking requests before this one was sent"
         case .timedOut: "no answer in time"
         case .streamReset(let code): "the server reset the stream (\(code))"
         case .answerTooLarge: "the answer is larger than \(PushHTTPResponse.maximumBodyBytes) bytes"

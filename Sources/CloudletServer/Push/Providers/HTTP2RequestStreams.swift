@@ -116,7 +116,8 @@ final class HTTP2RequestStreams: ChannelInboundHandler, @unchecked Sendable {
             finish(frame.streamID, HTTP2PushTransportError.streamReset(code))
         case .goAway(let lastStreamID, _, _):
             stopTakingStreams()
-            for id in streams.keys where id > lastStreamID { finish(id, HTTP2PushTransportError.connectionClosed) }
+            // The server did not process the streams after `lastStreamID`: they may be sent again.
+            for id in streams.keys where id > lastStreamID { finish(id, HTTP2PushTransportError.notSent) }
         default:
             break
         }
@@ -126,7 +127,7 @@ final class HTTP2RequestStreams: ChannelInboundHandler, @unchecked Sendable {
         _ path: String, _ headers: HTTPHeaders, _ body: [UInt8], deadline: NIODeadline,
         _ continuation: CheckedContinuation<PushHTTPResponse, any Error>
     ) {
-        guard let context, takesStreams else { return continuation.resume(throwing: HTTP2PushTransportError.connectionClosed) }
+        guard let context, takesStreams else { return continuation.resume(throwing: HTTP2PushTransportError.notSent) }
         let id = HTTP2StreamID(nextStreamID)
         if nextStreamID >= Int32.max - 2 { stopTakingStreams() } else { nextStreamID += 2 }
         var block = HPACKHeaders([(":method", "POST"), (":scheme", "https"), (":authority", authority), (":path", path)])
