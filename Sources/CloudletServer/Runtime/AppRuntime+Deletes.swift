@@ -13,7 +13,7 @@ extension AppRuntime {
         }
         let identities = caller.aclIdentities
         let afterDelete = hook(.afterDelete, className)
-        let eventId = afterDelete != nil ? UUID().uuidString : nil
+        let eventId = afterDelete != nil ? RandomUUID.string() : nil
         var outbox: (@Sendable (ParseObject) -> OutboxEvent)?
         if let eventId {
             outbox = { deleted in

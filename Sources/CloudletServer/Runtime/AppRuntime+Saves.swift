@@ -92,7 +92,7 @@ extension AppRuntime {
         }
         try await checkFilesExist(in: Self.writtenValues(changes))
         let identities = caller.aclIdentities
-        let eventId = afterSave != nil ? UUID().uuidString : nil
+        let eventId = afterSave != nil ? RandomUUID.string() : nil
         var outbox: (@Sendable (ParseObject) -> OutboxEvent)?
         if let eventId {
             outbox = { [original] saved in

@@ -20,7 +20,7 @@ public struct OutboxEvent: Sendable, Hashable {
     /// `original`'s REST JSON, encoded once for the outbox row and the after hook.
     public let originalJSON: String?
 
-    public init(id: String = UUID().uuidString, kind: HookKind, object: ParseObject, original: ParseObject?, caller: Caller) {
+    public init(id: String = RandomUUID.string(), kind: HookKind, object: ParseObject, original: ParseObject?, caller: Caller) {
         self.id = id
         self.kind = kind
         self.object = object

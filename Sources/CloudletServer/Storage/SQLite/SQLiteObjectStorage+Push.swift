@@ -108,7 +108,7 @@ extension SQLiteObjectStorage: PushDeliveryStorage {
                 else { continue }
                 try insert.execute(arguments: [
                     id, installationId, installation.fields["deviceType"]?.stringValue ?? "", token,
-                    installation.fields["pushType"]?.stringValue, UUID().uuidString, due,
+                    installation.fields["pushType"]?.stringValue, RandomUUID.string(), due,
                 ])
                 guard db.changesCount > 0 else { continue }
                 added += 1
