@@ -5,8 +5,9 @@ import Logging
 /// One app's delivery loop: starts its due jobs and writes their recipients as deliveries a few
 /// pages ahead of the sends (``AppPushDelivery+Jobs``), claims due deliveries in batches with a
 /// lease, sends at most ``PushDeliveryConfiguration/concurrency`` at once through the app's
-/// providers, and records the results in batches. It holds at most twice the concurrency of
-/// claimed deliveries and one batch of results, however large the job.
+/// providers, and records the results in batches while the sends go on (one batch at a time). It
+/// holds at most twice the concurrency of claimed deliveries and their results, however large the
+/// job.
 struct AppPushDelivery: Sendable {
     let appId: String
     let apps: PushDeliveryApps
@@ -25,6 +26,8 @@ struct AppPushDelivery: Sendable {
         case tick
         /// A send ended.
         case sent(PushDeliveryResult)
+        /// A batch of results was recorded.
+        case recorded
     }
 
     /// Runs until the task is cancelled or the app is no longer served.
@@ -41,6 +44,9 @@ struct AppPushDelivery: Sendable {
             var inFlight = 0
             var results: [PushDeliveryResult] = []
             var isTicking = false
+            var isRecording = false
+            // Set by the tick: results wait at most a poll interval.
+            var isRecordDue = false
             var jobsDue = true
             var mayClaim = true
             while !Task.isCancelled, let app = apps.app(appId) {
@@ -72,12 +78,18 @@ struct AppPushDelivery: Sendable {
                         }
                     }
                 }
-                if results.count >= configuration.resultsPerTransaction || (inFlight == 0 && !results.isEmpty) {
-                    await record(&results, app)
-                    mayClaim = true
+                if !isRecording, !results.isEmpty, results.count >= configuration.resultsPerTransaction || inFlight == 0 || isRecordDue {
+                    isRecording = true
+                    isRecordDue = false
+                    let batch = results
+                    results.removeAll(keepingCapacity: true)
+                    group.addTask {
+                        await record(batch, app)
+                        return .recorded
+                    }
                 }
                 // Deliveries ended without a send (expired, no provider) leave nothing to wait for.
-                if inFlight == 0, queue.isEmpty, mayClaim { continue }
+                if inFlight == 0, !isRecording, queue.isEmpty, mayClaim { continue }
                 if !isTicking {
                     isTicking = true
                     group.addTask {
@@ -90,7 +102,10 @@ struct AppPushDelivery: Sendable {
                     isTicking = false
                     jobsDue = true
                     mayClaim = true
-                    if !results.isEmpty { await record(&results, app) }
+                    isRecordDue = true
+                case .recorded:
+                    isRecording = false
+                    mayClaim = true
                 case .sent(let result):
                     inFlight -= 1
                     results.append(result)
@@ -154,12 +169,13 @@ struct AppPushDelivery: Sendable {
         }
     }
 
-    /// Records `results` in one transaction and empties it. If that fails, the deliveries stay
-    /// claimed until their lease runs out, and are sent again then.
-    private func record(_ results: inout [PushDeliveryResult], _ app: PushDeliveryApp) async {
-        defer { results.removeAll(keepingCapacity: true) }
+    /// Records `results` in one transaction, even if the loop is being stopped (results kept are
+    /// sends not repeated). If that fails, the deliveries stay claimed until their lease runs out,
+    /// and are sent again then.
+    private func record(_ results: [PushDeliveryResult], _ app: PushDeliveryApp) async {
+        let recording = Task { [clock] in try await app.storage.recordPushResults(results, now: clock.now) }
         do {
-            try await app.storage.recordPushResults(results, now: clock.now)
+            try await recording.value
         } catch {
             report("could not record push results", error)
         }
