@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOHPACK
 import NIOHTTP2
 import NIOPosix
 import NIOSSL
@@ -65,32 +66,24 @@ public final class StandInServer: Sendable {
         tls.applicationProtocols = ["h2"]
         let context = try NIOSSLContext(configuration: tls)
         let counts = StandInCounts()
-        var connection = NIOHTTP2Handler.ConnectionConfiguration()
-        connection.initialSettings = [
+        let settings = [
             HTTP2Setting(parameter: .maxConcurrentStreams, value: maximumConcurrentStreams),
             HTTP2Setting(parameter: .maxHeaderListSize, value: 16 * 1024),
+            HTTP2Setting(parameter: .initialWindowSize, value: 1 << 20),
         ]
-        var streams = NIOHTTP2Handler.StreamConfiguration()
-        streams.targetWindowSize = 1 << 20
         channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
-            .childChannelInitializer { [connection, streams] channel in
+            .childChannelInitializer { channel in
                 let connectionNumber = counts.connections.add(1, ordering: .relaxed).newValue
                 counts.open.withLock { $0.append(channel) }
                 return channel.eventLoop.makeCompletedFuture(withResultOf: {
-                    try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context))
-                    _ = try channel.pipeline.syncOperations.configureHTTP2Pipeline(
-                        mode: .server, connectionConfiguration: connection, streamConfiguration: streams
-                    ) { stream in
-                        counts.streams.add(1, ordering: .relaxed)
-                        return stream.eventLoop.makeCompletedFuture(withResultOf: {
-                            try stream.pipeline.syncOperations.addHandlers([
-                                HTTP2FramePayloadToHTTP1ServerCodec(), StandInStreamHandler(connection: connectionNumber, responseDelay: responseDelay, handle: handle),
-                            ])
-                        })
-                    }
+                    try channel.pipeline.syncOperations.addHandlers([
+                        NIOSSLServerHandler(context: context), NIOHTTP2Handler(mode: .server, initialSettings: settings),
+                        StandInConnectionHandler(
+                            connection: connectionNumber, counts: counts, responseDelay: responseDelay, handle: handle),
+                    ])
                 })
             }
             .bind(host: "127.0.0.1", port: 0).get()
@@ -121,49 +114,109 @@ private final class StandInCounts: Sendable {
     let open = Mutex<[any Channel]>([])
 }
 
-/// Collects one stream's request and writes the handler's answer.
-private final class StandInStreamHandler: ChannelInboundHandler {
-    typealias InboundIn = HTTPServerRequestPart
-    typealias OutboundOut = HTTPServerResponsePart
+/// The requests of one connection, as HTTP/2 frames: collects each stream's headers and body,
+/// answers it through `handle` (`responseDelay` later), and flushes the answers of one read at
+/// once, as a busy server does. The connection's receive window is credited as bodies arrive.
+private final class StandInConnectionHandler: ChannelInboundHandler {
+    typealias InboundIn = HTTP2Frame
+    typealias OutboundOut = HTTP2Frame
+
+    private struct PendingRequest {
+        var headers: HPACKHeaders
+        var body: [UInt8] = []
+        var isTooLarge = false
+    }
 
     private let connection: Int
+    private let counts: StandInCounts
     private let responseDelay: TimeAmount
     private let handle: @Sendable (StandInRequest) -> StandInResponse
-    private var head: HTTPRequestHead?
-    private var body: [UInt8] = []
-    private var isTooLarge = false
+    private var requests: [HTTP2StreamID: PendingRequest] = [:]
+    private var uncreditedBytes = 0
+    private var hasUnflushedWrites = false
 
-    init(connection: Int, responseDelay: TimeAmount, handle: @escaping @Sendable (StandInRequest) -> StandInResponse) {
+    init(
+        connection: Int, counts: StandInCounts, responseDelay: TimeAmount, handle: @escaping @Sendable (StandInRequest) -> StandInResponse
+    ) {
         self.connection = connection
+        self.counts = counts
         self.responseDelay = responseDelay
         self.handle = handle
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        switch unwrapInboundIn(data) {
-        case .head(let head):
-            self.head = head
-        case .body(let buffer):
-            isTooLarge = isTooLarge || body.count + buffer.readableBytes > StandInServer.maximumBodyBytes
-            if !isTooLarge { body.append(contentsOf: buffer.readableBytesView) }
-        case .end:
-            guard let head else { return }
-            let response =
-                isTooLarge
-                ? StandInResponse(status: 413)
-                : handle(StandInRequest(method: head.method, path: head.uri, headers: head.headers, body: body, connection: connection))
-            guard responseDelay > .zero else { return write(response, context: context) }
-            context.eventLoop.assumeIsolated().scheduleTask(in: responseDelay) { self.write(response, context: context) }
+        let frame = unwrapInboundIn(data)
+        switch frame.payload {
+        case .headers(let headers):
+            if requests[frame.streamID] == nil {
+                counts.streams.add(1, ordering: .relaxed)
+                requests[frame.streamID] = PendingRequest(headers: headers.headers)
+            }
+            if headers.endStream { answer(frame.streamID, context: context) }
+        case .data(let data):
+            guard case .byteBuffer(let buffer) = data.data else { return }
+            credit(buffer.readableBytes + (data.paddingBytes ?? 0), context: context)
+            if var request = requests[frame.streamID] {
+                request.isTooLarge = request.isTooLarge || request.body.count + buffer.readableBytes > StandInServer.maximumBodyBytes
+                if !request.isTooLarge { request.body.append(contentsOf: buffer.readableBytesView) }
+                requests[frame.streamID] = request
+            }
+            if data.endStream { answer(frame.streamID, context: context) }
+        case .rstStream:
+            requests[frame.streamID] = nil
+        default:
+            break
         }
     }
 
-    private func write(_ response: StandInResponse, context: ChannelHandlerContext) {
-        var headers = HTTPHeaders(response.headers)
-        headers.replaceOrAdd(name: "content-length", value: String(response.body.count))
-        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http2, status: .init(statusCode: response.status), headers: headers))), promise: nil)
-        if !response.body.isEmpty {
-            context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: response.body)))), promise: nil)
+    func channelReadComplete(context: ChannelHandlerContext) {
+        if hasUnflushedWrites {
+            hasUnflushedWrites = false
+            context.flush()
         }
-        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+        context.fireChannelReadComplete()
+    }
+
+    private func answer(_ id: HTTP2StreamID, context: ChannelHandlerContext) {
+        guard let request = requests.removeValue(forKey: id) else { return }
+        var headers = HTTPHeaders()
+        for (name, value, _) in request.headers where !name.hasPrefix(":") { headers.add(name: name, value: value) }
+        if let authority = request.headers.first(name: ":authority") { headers.add(name: "host", value: authority) }
+        let response =
+            request.isTooLarge
+            ? StandInResponse(status: 413)
+            : handle(
+                StandInRequest(
+                    method: HTTPMethod(rawValue: request.headers.first(name: ":method") ?? "GET"),
+                    path: request.headers.first(name: ":path") ?? "/", headers: headers, body: request.body, connection: connection))
+        guard responseDelay > .zero else {
+            write(response, on: id, context: context)
+            hasUnflushedWrites = true
+            return
+        }
+        context.eventLoop.assumeIsolated().scheduleTask(in: responseDelay) {
+            self.write(response, on: id, context: context)
+            context.flush()
+        }
+    }
+
+    private func write(_ response: StandInResponse, on id: HTTP2StreamID, context: ChannelHandlerContext) {
+        var headers = HPACKHeaders([(":status", String(response.status))])
+        for (name, value) in response.headers { headers.add(name: name.lowercased(), value: value) }
+        headers.add(name: "content-length", value: String(response.body.count))
+        context.write(wrapOutboundOut(HTTP2Frame(streamID: id, payload: .headers(.init(headers: headers, endStream: response.body.isEmpty)))), promise: nil)
+        if !response.body.isEmpty {
+            let data = HTTP2Frame.FramePayload.Data(data: .byteBuffer(context.channel.allocator.buffer(bytes: response.body)), endStream: true)
+            context.write(wrapOutboundOut(HTTP2Frame(streamID: id, payload: .data(data))), promise: nil)
+        }
+    }
+
+    /// Gives the client back the connection window its bodies used.
+    private func credit(_ bytes: Int, context: ChannelHandlerContext) {
+        uncreditedBytes += bytes
+        guard uncreditedBytes >= 32 * 1024 else { return }
+        context.write(wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .windowUpdate(windowSizeIncrement: uncreditedBytes))), promise: nil)
+        uncreditedBytes = 0
+        hasUnflushedWrites = true
     }
 }
