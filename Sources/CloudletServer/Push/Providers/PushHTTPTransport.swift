@@ -5,29 +5,24 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import NIOSSL
-import Synchronization
 
-/// The HTTP client of one push provider: `HTTPClient`s whose connections speak HTTP/2 when the
-/// server offers it (APNs and FCM do), so that the sends to a host share one connection per client
-/// up to the server's stream limit, the clients taking sends in turn. Trusts the system's roots
-/// unless given others.
+/// The HTTP client of the webhook provider and of FCM's OAuth exchange: an `HTTPClient` that
+/// speaks HTTP/1.1 or HTTP/2, whichever the server offers, to any URL. Trusts the system's roots
+/// unless given others. (APNs and FCM sends go over ``HTTP2PushTransport``.)
 final class PushHTTPTransport: Sendable {
-    private let clients: [HTTPClient]
-    private let nextClient = Atomic<Int>(0)
+    private let client: HTTPClient
     private let timeout: TimeAmount
 
-    /// `connections` clients (at least one) trusting `trustRoots` (the system's by default), waiting
-    /// at most `timeout` for an answer: well under the delivery service's 30 s claim, so that a send
-    /// ends (sent, or to be retried) before its delivery can be claimed again.
-    init(trustRoots: NIOSSLTrustRoots = .default, connections: Int = 1, timeout: TimeAmount = .seconds(10)) {
+    /// A client trusting `trustRoots` (the system's by default), waiting at most `timeout` for an
+    /// answer: well under the delivery service's 30 s claim, so that a send ends (sent, or to be
+    /// retried) before its delivery can be claimed again.
+    init(trustRoots: NIOSSLTrustRoots = .default, timeout: TimeAmount = .seconds(10)) {
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.trustRoots = trustRoots
         var configuration = HTTPClient.Configuration(tlsConfiguration: tls)
         configuration.httpVersion = .automatic
         configuration.connectionPool.idleTimeout = .minutes(5)
-        clients = (0..<max(connections, 1)).map { _ in
-            HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
-        }
+        client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
         self.timeout = timeout
     }
 
@@ -38,20 +33,19 @@ final class PushHTTPTransport: Sendable {
         request.method = .POST
         request.headers = headers
         request.body = .bytes(body)
-        let turn = nextClient.add(1, ordering: .relaxed).oldValue
-        let response = try await clients[turn % clients.count].execute(request, timeout: timeout)
+        let response = try await client.execute(request, timeout: timeout)
         let bytes = try await response.body.collect(upTo: PushHTTPResponse.maximumBodyBytes)
         return PushHTTPResponse(status: Int(response.status.code), headers: response.headers, body: Array(bytes.readableBytesView))
     }
 
     /// Closes the connections; sends still in flight fail.
     func shutdown() async {
-        for client in clients { try? await client.shutdown() }
+        try? await client.shutdown()
     }
 
     /// A transport dropped without ``shutdown()`` (its owner failed before it could call it) still
-    /// closes its clients; for one already shut down this does nothing.
+    /// closes its client; for one already shut down this does nothing.
     deinit {
-        for client in clients { _ = client.shutdown() }
+        _ = client.shutdown()
     }
 }
