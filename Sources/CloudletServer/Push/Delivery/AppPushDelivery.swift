@@ -5,7 +5,8 @@ import Logging
 /// One app's delivery loop: starts its due jobs and writes their recipients as deliveries a few
 /// pages ahead of the sends (``AppPushDelivery+Jobs``), claims due deliveries in batches with a
 /// lease, sends at most ``PushDeliveryConfiguration/concurrency`` at once through the app's
-/// providers, and records the results in batches while the sends go on (one batch at a time). It
+/// providers, and records the results in batches. Claims and records run beside the sends (one
+/// claim and one batch at a time), so the sends never wait for the database. It
 /// holds at most twice the concurrency of claimed deliveries and their results, however large the
 /// job.
 struct AppPushDelivery: Sendable {
@@ -28,6 +29,8 @@ struct AppPushDelivery: Sendable {
         case sent(PushDeliveryResult)
         /// A batch of results was recorded.
         case recorded
+        /// A claim of at most `wanted` deliveries ended.
+        case claimed([PushDelivery], wanted: Int)
     }
 
     /// Runs until the task is cancelled or the app is no longer served.
@@ -48,19 +51,16 @@ struct AppPushDelivery: Sendable {
             // Set by the tick: results wait at most a poll interval.
             var isRecordDue = false
             var jobsDue = true
-            var mayClaim = true
+            var claims = ClaimGate()
             while !Task.isCancelled, let app = apps.app(appId) {
                 if jobsDue {
                     jobsDue = false
-                    if await manageJobs(app, &jobs) { mayClaim = true }
+                    if await manageJobs(app, &jobs) { claims.deliveriesMayBeDue() }
                 }
-                if mayClaim, queue.count <= configuration.concurrency / 2 {
+                if claims.mayStart, queue.count <= configuration.concurrency / 2 {
                     let wanted = 2 * configuration.concurrency - queue.count - inFlight
-                    let claimed = await claim(app, limit: wanted)
-                    queue.append(contentsOf: claimed)
-                    mayClaim = claimed.count == wanted
-                    // A short claim may mean the fan-out fell behind the sends: write the next pages now rather than at the tick.
-                    if !mayClaim { jobsDue = true }
+                    claims.started()
+                    group.addTask { .claimed(await claim(app, limit: wanted), wanted: wanted) }
                 }
                 while inFlight < configuration.concurrency, let delivery = queue.popFirst() {
                     let now = clock.now
@@ -89,7 +89,7 @@ struct AppPushDelivery: Sendable {
                     }
                 }
                 // Deliveries ended without a send (expired, no provider) leave nothing to wait for.
-                if inFlight == 0, !isRecording, queue.isEmpty, mayClaim { continue }
+                if inFlight == 0, !isRecording, queue.isEmpty, claims.mayStart { continue }
                 if !isTicking {
                     isTicking = true
                     group.addTask {
@@ -101,11 +101,16 @@ struct AppPushDelivery: Sendable {
                 case .tick:
                     isTicking = false
                     jobsDue = true
-                    mayClaim = true
+                    claims.deliveriesMayBeDue()
                     isRecordDue = true
                 case .recorded:
                     isRecording = false
-                    mayClaim = true
+                    claims.deliveriesMayBeDue()
+                case .claimed(let claimed, let wanted):
+                    queue.append(contentsOf: claimed)
+                    claims.ended(full: claimed.count == wanted)
+                    // A short claim may mean the fan-out fell behind the sends: write the next pages now rather than at the tick.
+                    if claimed.count < wanted { jobsDue = true }
                 case .sent(let result):
                     inFlight -= 1
                     results.append(result)
@@ -190,5 +195,34 @@ struct AppPushDelivery: Sendable {
     /// The text kept for `error`: a Parse error's message, else its description.
     static func message(of error: any Error) -> String {
         (error as? ParseError)?.message ?? String(describing: error)
+    }
+}
+
+/// When the delivery loop may claim: one claim at a time, and after a claim that came back short
+/// only once deliveries may have become due (new pages written, results recorded, the poll
+/// interval passed), counting what happened while that claim ran.
+struct ClaimGate {
+    private var isClaiming = false
+    private var mayClaim = true
+    private var becameDueDuringClaim = false
+
+    /// Whether a claim may start now.
+    var mayStart: Bool { mayClaim && !isClaiming }
+
+    mutating func started() {
+        isClaiming = true
+        becameDueDuringClaim = false
+    }
+
+    /// Deliveries may have become due.
+    mutating func deliveriesMayBeDue() {
+        mayClaim = true
+        if isClaiming { becameDueDuringClaim = true }
+    }
+
+    /// The claim ended, with as many deliveries as it wanted (`full`) or fewer.
+    mutating func ended(full: Bool) {
+        isClaiming = false
+        mayClaim = full || becameDueDuringClaim
     }
 }
