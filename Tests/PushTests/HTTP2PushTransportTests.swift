@@ -38,6 +38,21 @@ import Testing
         try await server.stop()
     }
 
+    @Test func sendsOverTheServersStreamLimitWaitTheirTurnOnOneConnection() async throws {
+        let server = try await StandInServer(maximumConcurrentStreams: 5, responseDelay: .milliseconds(20)) { _ in
+            StandInResponse(status: 200)
+        }
+        let transport = HTTP2PushTransport(baseURL: server.url, trustRoots: server.trustRoots)
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for index in 0..<60 { group.addTask { try await transport.post("/\(index)", headers: [:], body: [1]).status } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(statuses == Array(repeating: 200, count: 60))
+        #expect(server.connectionCount == 1)
+        await transport.shutdown()
+        try await server.stop()
+    }
+
     @Test func afterGoAwayTheNextSendOpensANewConnection() async throws {
         let server = try await StandInServer { request in StandInResponse(status: 200, body: Array("\(request.connection)".utf8)) }
         let transport = HTTP2PushTransport(baseURL: server.url, trustRoots: server.trustRoots)

@@ -83,7 +83,7 @@ final class HTTP2PushTransport: Sendable {
             do {
                 return try await streams.post(target.pathPrefix + path, headers: headers, body: body, timeout: timeout)
             } catch HTTP2PushTransportError.notSent where attempts < 2 {
-                // The connection stopped taking streams (GOAWAY) before this one reached the server: a new one takes it.
+                // The server never processed it (GOAWAY came first, or it refused the stream): send it again.
                 attempts += 1
             }
         }
@@ -180,7 +180,8 @@ enum HTTP2PushTransportError: Error, CustomStringConvertible {
     case unusableURL(String, String)
     case shutDown
     case connectionClosed
-    /// The request never reached the server: its connection stopped taking streams first.
+    /// The server never processed the request: its connection stopped taking streams first, or
+    /// the server refused the stream (`REFUSED_STREAM`).
     case notSent
     case timedOut
     case streamReset(HTTP2ErrorCode)

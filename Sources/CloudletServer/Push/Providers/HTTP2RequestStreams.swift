@@ -113,7 +113,8 @@ final class HTTP2RequestStreams: ChannelInboundHandler, @unchecked Sendable {
         case .data(let data):
             received(data, on: frame.streamID, context: context)
         case .rstStream(let code):
-            finish(frame.streamID, HTTP2PushTransportError.streamReset(code))
+            // REFUSED_STREAM: the server did not process it (a burst sent before its stream limit was known), so it may be sent again.
+            finish(frame.streamID, code == .refusedStream ? HTTP2PushTransportError.notSent : HTTP2PushTransportError.streamReset(code))
         case .goAway(let lastStreamID, _, _):
             stopTakingStreams()
             // The server did not process the streams after `lastStreamID`: they may be sent again.
@@ -165,8 +166,10 @@ final class HTTP2RequestStreams: ChannelInboundHandler, @unchecked Sendable {
             }
             // An informational answer (100 Continue): the real one follows.
             if (100..<200).contains(status) { return }
+            var fields = HTTPHeaders()
+            for (name, value, _) in headers where !name.hasPrefix(":") { fields.add(name: name, value: value) }
             streams[id]?.status = status
-            for (name, value, _) in headers where !name.hasPrefix(":") { streams[id]?.headers.add(name: name, value: value) }
+            streams[id]?.headers = fields
         }
         if endStream { finish(id, nil) }
     }
