@@ -59,7 +59,8 @@ for scenario in scenarios {
     let microseconds = { (seconds: Double) in Int((seconds * 1e6 / Double(installations)).rounded()) }
     let perDelivery = microseconds(result.deliveryCPUSeconds + result.standInCPUSeconds)
     line += "; CPU per delivery \(microseconds(result.deliveryCPUSeconds)) µs delivery side + \(microseconds(result.standInCPUSeconds)) µs stand-in"
-    line += " (two cores at that cost: \(perDelivery > 0 ? 2_000_000 / perDelivery : 0)/s)"
+    let cores = ProcessInfo.processInfo.activeProcessorCount
+    line += " (\(cores) cores at that cost: \(perDelivery > 0 ? cores * 1_000_000 / perDelivery : 0)/s)"
     print(line)
     if counts != scenario.expected || result.status != "succeeded" {
         print("  WRONG: expected numSent \(scenario.expected.numSent), numFailed \(scenario.expected.numFailed), failedPerReason \(scenario.expected.failedPerReason)")
