@@ -92,12 +92,14 @@ public final class StandInServer: Sendable {
         self.counts = counts
     }
 
-    /// Sends `GOAWAY` (no error, every stream so far processed) on every connection, as a server
-    /// does before it restarts: clients must open a new connection for their next request.
+    /// Sends `GOAWAY` (no error) on every connection, as a server does before it restarts, naming
+    /// the last stream it has seen: those streams are still answered, a stream the client opened
+    /// after it was not processed, and clients must open a new connection for their next request.
     public func goAway() async throws {
         for channel in counts.open.withLock({ $0 }) where channel.isActive {
-            let frame = HTTP2Frame(streamID: .rootStream, payload: .goAway(lastStreamID: .maxID, errorCode: .noError, opaqueData: nil))
-            try await channel.writeAndFlush(frame)
+            try await channel.eventLoop.submit {
+                channel.pipeline.syncOperations.fireUserInboundEventTriggered(StandInGoAway())
+            }.get()
         }
     }
 
@@ -106,6 +108,9 @@ public final class StandInServer: Sendable {
         try await channel.close()
     }
 }
+
+/// Asks a connection's `StandInConnectionHandler` to send `GOAWAY`.
+private struct StandInGoAway {}
 
 private final class StandInCounts: Sendable {
     let connections = Atomic<Int>(0)
@@ -134,6 +139,7 @@ private final class StandInConnectionHandler: ChannelInboundHandler {
     private var requests: [HTTP2StreamID: PendingRequest] = [:]
     private var uncreditedBytes = 0
     private var hasUnflushedWrites = false
+    private var lastStreamID = HTTP2StreamID.rootStream
 
     init(
         connection: Int, counts: StandInCounts, responseDelay: TimeAmount, handle: @escaping @Sendable (StandInRequest) -> StandInResponse
@@ -149,6 +155,7 @@ private final class StandInConnectionHandler: ChannelInboundHandler {
         switch frame.payload {
         case .headers(let headers):
             if requests[frame.streamID] == nil {
+                lastStreamID = max(lastStreamID, frame.streamID)
                 counts.streams.add(1, ordering: .relaxed)
                 requests[frame.streamID] = PendingRequest(headers: headers.headers)
             }
@@ -167,6 +174,12 @@ private final class StandInConnectionHandler: ChannelInboundHandler {
         default:
             break
         }
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        guard event is StandInGoAway else { return context.fireUserInboundEventTriggered(event) }
+        let goAway = HTTP2Frame.FramePayload.goAway(lastStreamID: lastStreamID, errorCode: .noError, opaqueData: nil)
+        context.writeAndFlush(wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: goAway)), promise: nil)
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
