@@ -10,8 +10,8 @@ import PushStandIns
 /// with 10% of the tokens answering 410 `Unregistered` and 5% answering 503 once. Prints for each
 /// deliveries/s, its ratio to (a), the `_PushStatus` counts and the delivery process's peak memory;
 /// exits with status 1 if a count is wrong.
-/// `cloudlet-push-benchmark [installations] [concurrency] [connections]` (default 100,000, 256 and 1
-/// HTTP/2 connection to the stand-in).
+/// `cloudlet-push-benchmark [installations] [concurrency] [connections]` (default 100,000 and the
+/// server's defaults: 256 sends at once, 4 HTTP/2 connections to the stand-in).
 if CommandLine.arguments.dropFirst().first == StandInProcess.flag {
     let arguments = Array(CommandLine.arguments.dropFirst(2))
     guard arguments.count == 2 else { fatalError("usage: \(StandInProcess.flag) <key.p8> <certificate.pem>") }
@@ -21,8 +21,8 @@ if CommandLine.arguments.dropFirst().first == StandInProcess.flag {
 
 let numbers = CommandLine.arguments.dropFirst().compactMap { Int($0) }
 let installations = max(numbers.first ?? 100_000, 1)
-let concurrency = max(numbers.dropFirst().first ?? 256, 1)
-let connections = max(numbers.dropFirst(2).first ?? 1, 1)
+let concurrency = max(numbers.dropFirst().first ?? PushDeliveryConfiguration().concurrency, 1)
+let connections = numbers.dropFirst(2).first.map { max($0, 1) }
 let keys = try PushTestKeys()
 defer { keys.remove() }
 let standIn = try StandInProcess(keyFile: keys.apnsKeyFile, folder: keys.folder)
@@ -41,7 +41,8 @@ let scenarios = [
             retried: BenchmarkTokens.unavailableOnceCount(of: installations))),
 ]
 print(
-    "\(installations) installations, \(concurrency) sends at once, \(connections) APNs connection(s), load average \(loadAverage())")
+    "\(installations) installations, \(concurrency) sends at once, \(connections.map(String.init) ?? "the default") APNs connections, "
+        + "load average \(loadAverage())")
 var baseline: Double?
 var wrong = false
 for scenario in scenarios {

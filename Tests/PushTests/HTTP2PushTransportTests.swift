@@ -1,5 +1,6 @@
 import Foundation
 import NIOCore
+import NIOHPACK
 import NIOHTTP1
 import PushStandIns
 import Testing
@@ -15,11 +16,11 @@ import Testing
                 status: 202, headers: [("x-echo", request.headers.first(name: "x-token") ?? "")],
                 body: Array("\(request.method) \(request.path) \(String(decoding: request.body, as: UTF8.self))".utf8))
         }
-        let transport = HTTP2PushTransport(baseURL: server.url + "/base/", trustRoots: server.trustRoots)
+        let transport = HTTP2PushTransport(baseURL: server.url + "/base/", trustRoots: server.trustRoots, connections: 1)
         let answers = try await withThrowingTaskGroup(of: PushHTTPResponse.self) { group in
             for index in 0..<50 {
                 group.addTask {
-                    try await transport.post("/send/\(index)", headers: ["X-Token": "t\(index)"], body: Array("body \(index)".utf8))
+                    try await transport.post("/send/\(index)", headers: ["x-token": "t\(index)"], body: Array("body \(index)".utf8))
                 }
             }
             return try await group.reduce(into: []) { $0.append($1) }
@@ -42,7 +43,7 @@ import Testing
         let server = try await StandInServer(maximumConcurrentStreams: 5, responseDelay: .milliseconds(20)) { _ in
             StandInResponse(status: 200)
         }
-        let transport = HTTP2PushTransport(baseURL: server.url, trustRoots: server.trustRoots)
+        let transport = HTTP2PushTransport(baseURL: server.url, trustRoots: server.trustRoots, connections: 1)
         let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
             for index in 0..<60 { group.addTask { try await transport.post("/\(index)", headers: [:], body: [1]).status } }
             return try await group.reduce(into: []) { $0.append($1) }
@@ -55,7 +56,7 @@ import Testing
 
     @Test func afterGoAwayTheNextSendOpensANewConnection() async throws {
         let server = try await StandInServer { request in StandInResponse(status: 200, body: Array("\(request.connection)".utf8)) }
-        let transport = HTTP2PushTransport(baseURL: server.url, trustRoots: server.trustRoots)
+        let transport = HTTP2PushTransport(baseURL: server.url, trustRoots: server.trustRoots, connections: 1)
         #expect(try await transport.post("/first", headers: [:], body: [1]).body == Array("1".utf8))
         try await server.goAway()
         // A send that crosses the GOAWAY on the wire is above its last stream id: it is sent again on the new connection.

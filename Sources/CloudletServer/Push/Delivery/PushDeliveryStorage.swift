@@ -52,11 +52,8 @@ public struct PushJobProgress: Sendable, Hashable {
     public var cursor: String?
     /// Whether every recipient has its delivery.
     public var isExpanded: Bool
-    /// Deliveries not yet ended, counted up to a bound (``PushJobProgress/pendingCountBound``).
+    /// Deliveries written and not yet ended.
     public var pending: Int
-
-    /// The most pending deliveries a progress counts.
-    public static let pendingCountBound = 8_192
 
     public init(jobId: String, cursor: String?, isExpanded: Bool, pending: Int) {
         self.jobId = jobId

@@ -1,6 +1,7 @@
 import Cloudlet
 import Crypto
 import Foundation
+import NIOHPACK
 import NIOHTTP1
 import NIOSSL
 import Synchronization
@@ -35,14 +36,15 @@ public final class APNsProvider: PushProvider, PushConnectionOwner {
 
     /// A provider signing with `key` (the `.p8` key's), `keyId` and `teamId`, for the app `topic`
     /// (its bundle id), at `baseURL` (an ``Environment``'s or a local one), trusting `trustRoots`,
-    /// over `connections` HTTP/2 connections (sends take them in turn).
+    /// over `connections` HTTP/2 connections (sends take them in turn; 4 when nil).
     public init(
         key: P256.Signing.PrivateKey, keyId: String, teamId: String, topic: String, baseURL: String,
-        trustRoots: NIOSSLTrustRoots = .default, connections: Int = 1, clock: any CloudletClock
+        trustRoots: NIOSSLTrustRoots = .default, connections: Int? = nil, clock: any CloudletClock
     ) {
         token = APNsProviderToken(key: key, keyId: keyId, teamId: teamId, clock: clock)
         self.topic = topic
-        transport = HTTP2PushTransport(baseURL: baseURL, trustRoots: trustRoots, connections: connections)
+        transport = HTTP2PushTransport(
+            baseURL: baseURL, trustRoots: trustRoots, connections: connections ?? HTTP2PushTransport.defaultConnections)
     }
 
     public func send(_ message: PushMessage) async -> PushOutcome {
@@ -93,11 +95,12 @@ public final class APNsProvider: PushProvider, PushConnectionOwner {
     }
 
     private func post(_ message: PushMessage, _ payload: EncodedPayload, bearer: String) async throws -> APNsAnswer {
-        var headers: HTTPHeaders = [
+        var headers: HPACKHeaders = [
             "authorization": "bearer \(bearer)", "apns-topic": topic, "apns-push-type": payload.pushType,
-            "apns-priority": payload.priority, "apns-id": message.id, "content-type": "application/json",
+            "apns-priority": payload.priority, "content-type": "application/json",
             "apns-expiration": message.expiration.map { String(Int($0.timeIntervalSince1970.rounded(.down))) } ?? "0",
         ]
+        headers.add(name: "apns-id", value: message.id, indexing: .nonIndexable)
         if let collapseId = message.collapseId { headers.add(name: "apns-collapse-id", value: collapseId) }
         return APNsAnswer(try await transport.post("/3/device/" + message.token, headers: headers, body: payload.body))
     }

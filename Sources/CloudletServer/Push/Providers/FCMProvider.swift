@@ -1,6 +1,7 @@
 import Cloudlet
 import Foundation
 import Logging
+import NIOHPACK
 import NIOHTTP1
 import NIOSSL
 

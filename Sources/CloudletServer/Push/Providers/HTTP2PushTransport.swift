@@ -1,5 +1,6 @@
 import Foundation
 import NIOCore
+import NIOHPACK
 import NIOHTTP1
 import NIOHTTP2
 import NIOPosix
@@ -13,6 +14,13 @@ import Synchronization
 /// of a send is a few frames, not a pipeline. The connection honours the server's stream limit
 /// (streams over it wait in NIO's buffer) and its `GOAWAY` (a new connection takes later sends).
 final class HTTP2PushTransport: Sendable {
+    /// The connections a provider spreads its sends over unless told otherwise. Apple advises
+    /// several for many notifications; each carries a share of the streams (NIO's per-stream work
+    /// grows with the streams open on one connection), and the connections' TLS and HTTP/2 work is
+    /// spread over the event loops. They are opened as sends reach them, so an app that sends a
+    /// few notifications opens as many connections as notifications, up to this.
+    static let defaultConnections = 4
+
     /// Where the connections go, or why they cannot.
     private let target: Result<Target, HTTP2PushTransportError>
     private let slots: Mutex<[Slot]>
@@ -46,7 +54,7 @@ final class HTTP2PushTransport: Sendable {
     /// `timeout` for an answer: well under the delivery service's 30 s claim, so that a send ends
     /// (sent, or to be retried) before its delivery can be claimed again.
     init(
-        baseURL: String, trustRoots: NIOSSLTrustRoots = .default, connections: Int = 1, timeout: TimeAmount = .seconds(10),
+        baseURL: String, trustRoots: NIOSSLTrustRoots = .default, connections: Int = defaultConnections, timeout: TimeAmount = .seconds(10),
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) {
         target = Result { try Self.target(of: baseURL, trustRoots: trustRoots) }.mapError {
@@ -72,10 +80,11 @@ final class HTTP2PushTransport: Sendable {
             tls: try NIOSSLContext(configuration: tls))
     }
 
-    /// POSTs `body` to `path` (after the base URL's own path) with `headers` (their names are sent
-    /// lower-cased, as HTTP/2 wants). Throws when no answer came (no connection, the connection or
-    /// stream failed, the time ran out).
-    func post(_ path: String, headers: HTTPHeaders, body: [UInt8]) async throws -> PushHTTPResponse {
+    /// POSTs `body` to `path` (after the base URL's own path) with `headers`, whose names must be
+    /// lower-case, as HTTP/2 wants. A header whose value differs on every request should be
+    /// `.nonIndexable`, so that it does not push the repeated ones out of the connection's header
+    /// table. Throws when no answer came (no connection, the connection or stream failed, the time ran out).
+    func post(_ path: String, headers: HPACKHeaders, body: [UInt8]) async throws -> PushHTTPResponse {
         let target = try target.get()
         var attempts = 0
         while true {

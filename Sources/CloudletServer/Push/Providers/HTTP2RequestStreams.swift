@@ -52,7 +52,7 @@ final class HTTP2RequestStreams: ChannelInboundHandler, @unchecked Sendable {
     var takesStreams: Bool { isTakingStreams.load(ordering: .relaxed) }
 
     /// POSTs `body` to `path` with `headers` on a new stream, failing after `timeout`.
-    func post(_ path: String, headers: HTTPHeaders, body: [UInt8], timeout: TimeAmount) async throws -> PushHTTPResponse {
+    func post(_ path: String, headers: HPACKHeaders, body: [UInt8], timeout: TimeAmount) async throws -> PushHTTPResponse {
         try await withCheckedThrowingContinuation { continuation in
             if eventLoop.inEventLoop {
                 start(path, headers, body, deadline: .now() + timeout, continuation)
@@ -125,15 +125,17 @@ final class HTTP2RequestStreams: ChannelInboundHandler, @unchecked Sendable {
     }
 
     private func start(
-        _ path: String, _ headers: HTTPHeaders, _ body: [UInt8], deadline: NIODeadline,
+        _ path: String, _ headers: HPACKHeaders, _ body: [UInt8], deadline: NIODeadline,
         _ continuation: CheckedContinuation<PushHTTPResponse, any Error>
     ) {
         guard let context, takesStreams else { return continuation.resume(throwing: HTTP2PushTransportError.notSent) }
         let id = HTTP2StreamID(nextStreamID)
         if nextStreamID >= Int32.max - 2 { stopTakingStreams() } else { nextStreamID += 2 }
-        var block = HPACKHeaders([(":method", "POST"), (":scheme", "https"), (":authority", authority), (":path", path)])
+        var block = HPACKHeaders([(":method", "POST"), (":scheme", "https"), (":authority", authority)])
         block.reserveCapacity(headers.count + 5)
-        for (name, value) in headers { block.add(name: name.lowercased(), value: value) }
+        // A path names one device: kept out of the header tables, where it would push out the headers every request repeats.
+        block.add(name: ":path", value: path, indexing: .nonIndexable)
+        block.add(contentsOf: headers)
         block.add(name: "content-length", value: String(body.count))
         streams[id] = PendingAnswer(continuation: continuation, deadline: deadline)
         let written = context.eventLoop.makePromise(of: Void.self)
