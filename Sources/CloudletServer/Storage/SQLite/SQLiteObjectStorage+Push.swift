@@ -165,20 +165,24 @@ extension SQLiteObjectStorage: PushDeliveryStorage {
 
     public func claimPushDeliveries(now: Date, leaseUntil: Date, limit: Int) async throws -> [PushDelivery] {
         try await write { db in
-            try Row.fetchAll(
+            let rows = try Row.fetchCursor(
                 db.cachedStatement(
                     sql: """
                         UPDATE push_deliveries SET due_at = ?1, lease_until = ?1, attempts = attempts + 1
                         WHERE seq IN (SELECT seq FROM push_deliveries WHERE state = 'pending' AND due_at <= ?2 ORDER BY due_at LIMIT ?3)
                         RETURNING seq, job_id, installation_id, device_type, token, push_type, badge, key, attempts
                         """),
-                arguments: [leaseUntil.timeIntervalSince1970, now.timeIntervalSince1970, limit]
-            ).map {
-                // By position, as the statement returns them: a name is looked up without regard to case.
-                PushDelivery(
-                    sequence: $0[0], jobId: $0[1], installationId: $0[2], deviceType: $0[3], token: $0[4], pushType: $0[5], badge: $0[6],
-                    key: $0[7], attempts: $0[8], leaseUntil: leaseUntil)
+                arguments: [leaseUntil.timeIntervalSince1970, now.timeIntervalSince1970, limit])
+            var claimed: [PushDelivery] = []
+            claimed.reserveCapacity(limit)
+            // Each row read where it is (a cursor copies none), by position: a name is looked up without regard to case.
+            while let row = try rows.next() {
+                claimed.append(
+                    PushDelivery(
+                        sequence: row[0], jobId: row[1], installationId: row[2], deviceType: row[3], token: row[4], pushType: row[5],
+                        badge: row[6], key: row[7], attempts: row[8], leaseUntil: leaseUntil))
             }
+            return claimed
         }
     }
 

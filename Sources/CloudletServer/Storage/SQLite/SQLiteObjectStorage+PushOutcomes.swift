@@ -19,11 +19,12 @@ extension SQLiteObjectStorage {
         try await write { db in
             var tally: Tally = [:]
             var failedJobs: [String: String] = [:]
+            try Self.endSent(results, &tally, db)
             for result in results {
                 let delivery = result.delivery
                 switch result.resolution {
                 case .sent:
-                    try Self.end(delivery, state: "sent", reason: nil, &tally, db)
+                    break
                 case .failed(let reason):
                     try Self.end(delivery, state: "failed", reason: reason, &tally, db)
                 case .invalidToken(let reason, let unregisteredAt):
@@ -47,14 +48,31 @@ extension SQLiteObjectStorage {
         }
     }
 
-    /// Ends `delivery` in `state` if it is still pending, and tallies it; returns whether it was.
+    /// Ends the sent deliveries among `results` that are still pending, in one statement (most
+    /// results are sends), and tallies them.
+    private static func endSent(_ results: [PushDeliveryResult], _ tally: inout Tally, _ db: Database) throws {
+        let sent = results.lazy.filter { $0.resolution == .sent }.map { String($0.delivery.sequence) }
+        guard !sent.isEmpty else { return }
+        let rows = try Row.fetchCursor(
+            db.cachedStatement(
+                sql: """
+                    UPDATE push_deliveries SET state = 'sent', reason = NULL, lease_until = NULL
+                    WHERE seq IN (SELECT value FROM json_each(?)) AND state = 'pending' RETURNING job_id, device_type
+                    """),
+            arguments: ["[" + sent.joined(separator: ",") + "]"])
+        while let row = try rows.next() {
+            tally[PushCountKey(jobId: row[0], sent: true, deviceType: row[1], reason: ""), default: 0] += 1
+        }
+    }
+
+    /// Ends `delivery` unsent, in `state`, if it is still pending, and tallies it; returns whether it was.
     @discardableResult
     private static func end(_ delivery: PushDelivery, state: String, reason: String?, _ tally: inout Tally, _ db: Database) throws -> Bool {
         try db.cachedStatement(
             sql: "UPDATE push_deliveries SET state = ?, reason = ?, lease_until = NULL WHERE seq = ? AND state = 'pending'"
         ).execute(arguments: [state, reason, delivery.sequence])
         guard db.changesCount > 0 else { return false }
-        tally[PushCountKey(jobId: delivery.jobId, sent: state == "sent", deviceType: delivery.deviceType, reason: reason ?? ""), default: 0] += 1
+        tally[PushCountKey(jobId: delivery.jobId, sent: false, deviceType: delivery.deviceType, reason: reason ?? ""), default: 0] += 1
         return true
     }
 
