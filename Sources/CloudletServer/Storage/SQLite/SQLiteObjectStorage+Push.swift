@@ -39,8 +39,13 @@ extension SQLiteObjectStorage: PushDeliveryStorage {
                         AND json_extract(data, '$.status') IN ('pending', 'scheduled', 'running');
                     """)
         }
-        // A delivery's key is a random UUID (unique without an index), and pending deliveries are
-        // counted from `push_job_counts`: two indexes fewer to update for every row.
+    }
+
+    /// Rebuilds `push_deliveries` with two indexes fewer to update for every row: a delivery's key
+    /// is a random UUID (unique without an index), and pending deliveries are counted from
+    /// `push_job_counts`. Registered after every earlier migration, which a database made before
+    /// it has applied.
+    static func registerLeanPushDeliveries(_ migrator: inout DatabaseMigrator) {
         migrator.registerMigration("push_deliveries_lean") { db in
             try db.execute(
                 sql: """

@@ -48,7 +48,8 @@ public final class SQLiteObjectStorage: ObjectStorage {
         try Self.migrator.migrate(pool)
     }
 
-    private static var migrator: DatabaseMigrator {
+    /// Every migration, in the order databases apply them: a new one goes last.
+    static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("objects") { db in
             try db.execute(
@@ -74,6 +75,7 @@ public final class SQLiteObjectStorage: ObjectStorage {
         registerPushTables(&migrator)
         registerInstallationIndexes(&migrator)
         registerJobTables(&migrator)
+        registerLeanPushDeliveries(&migrator)
         return migrator
     }
 
