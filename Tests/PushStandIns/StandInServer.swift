@@ -215,8 +215,9 @@ private final class StandInConnectionHandler: ChannelInboundHandler {
 
     private func write(_ response: StandInResponse, on id: HTTP2StreamID, context: ChannelHandlerContext) {
         var headers = HPACKHeaders([(":status", String(response.status))])
-        for (name, value) in response.headers { headers.add(name: name.lowercased(), value: value) }
-        headers.add(name: "content-length", value: String(response.body.count))
+        // Answers carry per-request values (`apns-id`): kept out of the header tables, as the client's paths are.
+        for (name, value) in response.headers { headers.add(name: name.lowercased(), value: value, indexing: .nonIndexable) }
+        headers.add(name: "content-length", value: String(response.body.count), indexing: .nonIndexable)
         context.write(wrapOutboundOut(HTTP2Frame(streamID: id, payload: .headers(.init(headers: headers, endStream: response.body.isEmpty)))), promise: nil)
         if !response.body.isEmpty {
             let data = HTTP2Frame.FramePayload.Data(data: .byteBuffer(context.channel.allocator.buffer(bytes: response.body)), endStream: true)
