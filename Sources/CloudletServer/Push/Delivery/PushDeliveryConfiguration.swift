@@ -1,7 +1,7 @@
 /// How the push delivery service works through each app's deliveries.
 public struct PushDeliveryConfiguration: Sendable {
-    /// The most sends of one app in flight at once. Default 256: a provider's answers take a
-    /// network round trip (tens of milliseconds to APNs), and 10,000 deliveries/s at 25 ms is 250 in flight.
+    /// The most sends of one app in flight at once. Default 256: each send waits a network round
+    /// trip for its answer, and 10,000 deliveries/s with answers in 25 ms is 250 in flight.
     public var concurrency: Int
     /// How long a claimed delivery is held for its send; past it, it is due again. Default 30 s.
     public var lease: Duration

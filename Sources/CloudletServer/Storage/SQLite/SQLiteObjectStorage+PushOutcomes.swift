@@ -51,7 +51,7 @@ extension SQLiteObjectStorage {
     /// Ends the sent deliveries among `results` that are still pending, in one statement (most
     /// results are sends), and tallies them.
     private static func endSent(_ results: [PushDeliveryResult], _ tally: inout Tally, _ db: Database) throws {
-        let sent = results.lazy.filter { $0.resolution == .sent }.map { String($0.delivery.sequence) }
+        let sent = results.filter { $0.resolution == .sent }.map { String($0.delivery.sequence) }
         guard !sent.isEmpty else { return }
         let rows = try Row.fetchCursor(
             db.cachedStatement(
