@@ -35,7 +35,7 @@ import Testing
         // The claim a stopped run left is due again at start; the sent delivery stays sent.
         try await storage.releasePushLeases(now: Date(timeIntervalSince1970: 150))
         let claimed = try await storage.claimPushDeliveries(
-            now: Date(timeIntervalSince1970: 150), leaseUntil: Date(timeIntervalSince1970: 180), limit: 10)
+            now: Date(timeIntervalSince1970: 150), leaseUntil: Date(timeIntervalSince1970: 180), limit: 10).deliveries
         #expect(Set(claimed.map(\.key)) == ["key-1", "key-2"])
         try await storage.recordPushResults(claimed.map { PushDeliveryResult($0, .sent) }, now: Date(timeIntervalSince1970: 160))
         #expect(try await storage.runningPushJobs(limit: 10).first?.pending == 0)

@@ -60,6 +60,23 @@ import Testing
         #expect(status["numSent"] == 3_000)
     }
 
+    @Test func aRetryIsSentWhenItFallsDueAndItsJobEndsWithItsLastResultNotAtTheNextPoll() async throws {
+        let fixture = try DeliveryFixture()
+        try await fixture.addInstallation("a", token: "t")
+        let provider = RecordingProvider { _, earlier in earlier == 0 ? .retry(reason: "ServiceUnavailable") : .sent }
+        var configuration = PushDeliveryConfiguration(pollInterval: .seconds(20))
+        configuration.backoff = PushBackoff(first: .milliseconds(200))
+        try await fixture.recordJob()
+        let started = ContinuousClock.now
+        let delivery = RunningDelivery([PushDeliveryApp.serving(fixture, provider)], configuration: configuration)
+        try await eventually("the retry is sent", timeout: .seconds(5)) { provider.sent.count == 2 }
+        let status = try await finished(fixture, timeout: .seconds(5))
+        let elapsed = started.duration(to: .now)
+        await delivery.stop()
+        #expect(status["status"] == "succeeded")
+        #expect(elapsed < .seconds(5), "a 20 s poll interval was waited for: \(elapsed)")
+    }
+
     @Test func aJobWithNoProviderForItsDevicesFailsWithNoProvider() async throws {
         let fixture = try DeliveryFixture()
         try await fixture.addInstallations(4)

@@ -25,12 +25,14 @@ struct AppPushDelivery: Sendable {
     private enum Event: Sendable {
         /// The poll interval passed.
         case tick
+        /// A pending delivery fell due before the next tick.
+        case due
         /// A send ended.
         case sent(PushDeliveryResult)
         /// A batch of results was recorded.
         case recorded
         /// A claim of at most `wanted` deliveries ended.
-        case claimed([PushDelivery], wanted: Int)
+        case claimed(PushDeliveryClaim, wanted: Int)
     }
 
     /// Runs until the task is cancelled or the app is no longer served.
@@ -47,6 +49,8 @@ struct AppPushDelivery: Sendable {
             var inFlight = 0
             var results: [PushDeliveryResult] = []
             var isTicking = false
+            // When the earliest wake for a delivery falling due between ticks is set, if one is.
+            var dueWake: Date?
             var isRecording = false
             // Set by the tick: results wait at most a poll interval.
             var isRecordDue = false
@@ -103,14 +107,30 @@ struct AppPushDelivery: Sendable {
                     jobsDue = true
                     claims.deliveriesMayBeDue()
                     isRecordDue = true
+                case .due:
+                    if let wake = dueWake, wake <= clock.now { dueWake = nil }
+                    claims.deliveriesMayBeDue()
                 case .recorded:
                     isRecording = false
                     claims.deliveriesMayBeDue()
-                case .claimed(let claimed, let wanted):
-                    queue.append(contentsOf: claimed)
-                    claims.ended(full: claimed.count == wanted)
+                    // The last results of a job may have been recorded: end it now rather than at the tick.
+                    if inFlight == 0, queue.isEmpty { jobsDue = true }
+                case .claimed(let claim, let wanted):
+                    queue.append(contentsOf: claim.deliveries)
+                    claims.ended(full: claim.deliveries.count == wanted)
                     // A short claim may mean the fan-out fell behind the sends: write the next pages now rather than at the tick.
-                    if claimed.count < wanted { jobsDue = true }
+                    if claim.deliveries.count < wanted { jobsDue = true }
+                    // A retry or a lease's end due before the next tick is claimed when it falls due.
+                    if let due = claim.nextDueAt, dueWake.map({ due < $0 }) ?? true {
+                        let wait = due.timeIntervalSince(clock.now)
+                        if wait < configuration.pollInterval.seconds {
+                            dueWake = due
+                            group.addTask {
+                                try? await Task.sleep(for: .seconds(max(wait, 0)))
+                                return .due
+                            }
+                        }
+                    }
                 case .sent(let result):
                     inFlight -= 1
                     results.append(result)
@@ -163,14 +183,14 @@ struct AppPushDelivery: Sendable {
         return entry
     }
 
-    private func claim(_ app: PushDeliveryApp, limit: Int) async -> [PushDelivery] {
+    private func claim(_ app: PushDeliveryApp, limit: Int) async -> PushDeliveryClaim {
         let now = clock.now
         do {
             return try await app.storage.claimPushDeliveries(
                 now: now, leaseUntil: now.addingTimeInterval(configuration.lease.seconds), limit: limit)
         } catch {
             report("could not claim push deliveries", error)
-            return []
+            return PushDeliveryClaim(deliveries: [], nextDueAt: nil)
         }
     }
 

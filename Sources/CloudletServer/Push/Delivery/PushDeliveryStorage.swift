@@ -31,8 +31,9 @@ public protocol PushDeliveryStorage: Sendable {
     ) async throws
 
     /// Claims up to `limit` deliveries due by `now` until `leaseUntil`: until an outcome is recorded
-    /// or the lease runs out, no other claim returns them.
-    func claimPushDeliveries(now: Date, leaseUntil: Date, limit: Int) async throws -> [PushDelivery]
+    /// or the lease runs out, no other claim returns them. A claim of fewer than `limit` also says
+    /// when the next pending delivery falls due.
+    func claimPushDeliveries(now: Date, leaseUntil: Date, limit: Int) async throws -> PushDeliveryClaim
 
     /// Records the results of claimed deliveries in one transaction and updates their jobs'
     /// `_PushStatus` counts. A result for a delivery that has already ended (its job failed meanwhile)
@@ -75,6 +76,20 @@ public enum PushJobEnding: Sendable, Hashable {
     case expired
     /// Already finished before the service saw it (its stored status is final): left as it is.
     case untouched
+}
+
+/// What one claim returned.
+public struct PushDeliveryClaim: Sendable, Hashable {
+    /// The deliveries claimed, earliest due first.
+    public var deliveries: [PushDelivery]
+    /// When a claim came back short: the earliest due time of the deliveries still pending (a
+    /// retry's, or a lease's end), if there is one.
+    public var nextDueAt: Date?
+
+    public init(deliveries: [PushDelivery], nextDueAt: Date?) {
+        self.deliveries = deliveries
+        self.nextDueAt = nextDueAt
+    }
 }
 
 /// One delivery of one job to one installation, as claimed.

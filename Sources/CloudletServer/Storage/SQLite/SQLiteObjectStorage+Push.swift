@@ -168,7 +168,7 @@ extension SQLiteObjectStorage: PushDeliveryStorage {
         try db.cachedStatement(sql: "UPDATE push_deliveries SET badge = ? WHERE seq = ?").execute(arguments: [badge, sequence])
     }
 
-    public func claimPushDeliveries(now: Date, leaseUntil: Date, limit: Int) async throws -> [PushDelivery] {
+    public func claimPushDeliveries(now: Date, leaseUntil: Date, limit: Int) async throws -> PushDeliveryClaim {
         try await write { db in
             let rows = try Row.fetchCursor(
                 db.cachedStatement(
@@ -187,7 +187,11 @@ extension SQLiteObjectStorage: PushDeliveryStorage {
                         sequence: row[0], jobId: row[1], installationId: row[2], deviceType: row[3], token: row[4], pushType: row[5],
                         badge: row[6], key: row[7], attempts: row[8], leaseUntil: leaseUntil))
             }
-            return claimed
+            guard claimed.count < limit else { return PushDeliveryClaim(deliveries: claimed, nextDueAt: nil) }
+            let nextDue = try Double.fetchOne(
+                db.cachedStatement(
+                    sql: "SELECT due_at FROM push_deliveries INDEXED BY push_deliveries_due WHERE state = 'pending' ORDER BY due_at LIMIT 1"))
+            return PushDeliveryClaim(deliveries: claimed, nextDueAt: nextDue.map(Date.init(timeIntervalSince1970:)))
         }
     }
 
