@@ -3,6 +3,7 @@ import CloudletServer
 import CloudletTesting
 import Crypto
 import Foundation
+import NIOCore
 import NIOHTTP1
 import PushStandIns
 import Testing
@@ -15,11 +16,13 @@ struct APNsFixture {
     let apns: APNsStandIn
     let provider: APNsProvider
 
-    init(signingKey: P256SigningKeyChoice = .theStandInsKey) async throws {
+    /// The stand-in answers each notification `responseDelay` after it arrives.
+    init(signingKey: P256SigningKeyChoice = .theStandInsKey, responseDelay: TimeAmount = .zero) async throws {
         keys = try PushTestKeys()
         let clock = clock
         apns = try await APNsStandIn(
-            publicKey: keys.apnsKey.publicKey, keyId: "TESTKEY123", teamId: "TEAM123456", topic: "com.example.app", now: { clock.now })
+            publicKey: keys.apnsKey.publicKey, keyId: "TESTKEY123", teamId: "TEAM123456", topic: "com.example.app", now: { clock.now },
+            responseDelay: responseDelay)
         let key = signingKey == .theStandInsKey ? keys.apnsKey : .init()
         provider = APNsProvider(
             key: key, keyId: "TESTKEY123", teamId: "TEAM123456", topic: "com.example.app", baseURL: apns.server.url,
@@ -151,15 +154,24 @@ enum P256SigningKeyChoice { case theStandInsKey, anotherKey }
         try await fixture.close()
     }
 
-    @Test func fiveHundredConcurrentSendsShareTheProvidersFewConnections() async throws {
+    @Test func sendsOneAtATimeKeepOneConnection() async throws {
         let fixture = try await APNsFixture()
+        for _ in 0..<20 { #expect(await fixture.provider.send(fixture.message()) == .sent) }
+        #expect(fixture.apns.server.connectionCount == 1)
+        #expect(fixture.apns.server.streamCount == 20)
+        try await fixture.close()
+    }
+
+    @Test func fiveHundredConcurrentSendsShareTheProvidersFewConnections() async throws {
+        // Answers 200 ms late: every send awaits its answer while the others are made.
+        let fixture = try await APNsFixture(responseDelay: .milliseconds(200))
         let outcomes = await withTaskGroup(of: PushOutcome.self) { group in
             for _ in 0..<500 { group.addTask { await fixture.provider.send(fixture.message()) } }
             return await group.reduce(into: [PushOutcome]()) { $0.append($1) }
         }
         #expect(outcomes.count == 500 && outcomes.allSatisfy { $0 == .sent })
         #expect(fixture.apns.acceptedCount == 500)
-        // The provider's default: 4 connections, each opened by the first send that reaches it.
+        // The provider's default: at most 4 connections, a further one opened while each open one has 64 sends.
         #expect(fixture.apns.server.connectionCount == 4)
         #expect(fixture.apns.server.streamCount == 500)
         try await fixture.close()

@@ -36,7 +36,8 @@ public final class APNsProvider: PushProvider, PushConnectionOwner {
 
     /// A provider signing with `key` (the `.p8` key's), `keyId` and `teamId`, for the app `topic`
     /// (its bundle id), at `baseURL` (an ``Environment``'s or a local one), trusting `trustRoots`,
-    /// over `connections` HTTP/2 connections (sends take them in turn; 4 when nil).
+    /// over at most `connections` HTTP/2 connections (4 when nil; a further one opens only when
+    /// the open ones are busy, see ``HTTP2PushTransport``).
     public init(
         key: P256.Signing.PrivateKey, keyId: String, teamId: String, topic: String, baseURL: String,
         trustRoots: NIOSSLTrustRoots = .default, connections: Int? = nil, clock: any CloudletClock

@@ -7,25 +7,29 @@ import NIOPosix
 import NIOSSL
 import Synchronization
 
-/// HTTP/2 over TLS (ALPN `h2`) to one push provider's host, as APNs and FCM take their sends:
-/// `connections` connections opened when first needed and again after one closes, sends taking
-/// them in turn. Each request is two frames on its connection (``HTTP2RequestStreams``), not a
+/// HTTP/2 over TLS (ALPN `h2`) to one push provider's host, as APNs and FCM take their sends: up
+/// to `connections` connections, each send taking the least busy one, and a further connection
+/// opened only when every one open has ``sendsBeforeNextConnection`` sends awaiting answers (an app
+/// that sends now and then keeps one connection; a fan-out spreads over all). Each request is two frames on its connection (``HTTP2RequestStreams``), not a
 /// channel of its own, and the requests made in one event-loop turn leave in one write: the cost
 /// of a send is a few frames, not a pipeline. The connection honours the server's stream limit
 /// (streams over it wait in NIO's buffer) and its `GOAWAY` (a new connection takes later sends).
 final class HTTP2PushTransport: Sendable {
-    /// The connections a provider spreads its sends over unless told otherwise. Apple advises
+    /// The most connections a provider spreads its sends over unless told otherwise. Apple advises
     /// several for many notifications; each carries a share of the streams (NIO's per-stream work
     /// grows with the streams open on one connection), and the connections' TLS and HTTP/2 work is
-    /// spread over the event loops. They are opened as sends reach them, so an app that sends a
-    /// few notifications opens as many connections as notifications, up to this.
+    /// spread over the event loops.
     static let defaultConnections = 4
+
+    /// How many sends awaiting answers make a connection busy enough that the next send opens
+    /// another (while fewer than `connections` are open): 64, a quarter of the delivery service's
+    /// 256 sends at once, so that a fan-out uses all four default connections.
+    static let sendsBeforeNextConnection = 64
 
     /// Where the connections go, or why they cannot.
     private let target: Result<Target, HTTP2PushTransportError>
-    private let slots: Mutex<[Slot]>
+    private let slots: Mutex<Slots>
     private let connectionCount: Int
-    private let nextSlot = Atomic<Int>(0)
     private let timeout: TimeAmount
     private let group: any EventLoopGroup
 
@@ -49,6 +53,40 @@ final class HTTP2PushTransport: Sendable {
         case shutDown
     }
 
+    /// The connections' places, and the sends each has taken that await their answers (those
+    /// waiting for it to open included).
+    private struct Slots {
+        var slots: [Slot]
+        var sends: [Int]
+
+        init(count: Int) {
+            slots = Array(repeating: .empty, count: count)
+            sends = Array(repeating: 0, count: count)
+        }
+
+        /// The slot the next send takes: the one with the fewest sends among those open (and taking
+        /// streams) or opening, unless each has `busy` or more and a slot is free to open another.
+        /// Nil once the transport is shut down.
+        func next(busy: Int) -> Int? {
+            var leastBusy: Int?
+            var free: Int?
+            for index in slots.indices {
+                switch slots[index] {
+                case .shutDown:
+                    return nil
+                case .open(let streams) where !streams.takesStreams:
+                    free = free ?? index
+                case .empty:
+                    free = free ?? index
+                case .open, .opening:
+                    if leastBusy.map({ sends[index] < sends[$0] }) ?? true { leastBusy = index }
+                }
+            }
+            if let leastBusy, sends[leastBusy] < busy || free == nil { return leastBusy }
+            return free
+        }
+    }
+
     /// A transport to the host of `baseURL` (`https://host[:port]`), trusting `trustRoots` (the
     /// system's by default), over `connections` connections (at least one), waiting at most
     /// `timeout` for an answer: well under the delivery service's 30 s claim, so that a send ends
@@ -61,7 +99,7 @@ final class HTTP2PushTransport: Sendable {
             $0 as? HTTP2PushTransportError ?? .unusableURL(baseURL, String(describing: $0))
         }
         connectionCount = max(connections, 1)
-        slots = Mutex(Array(repeating: .empty, count: connectionCount))
+        slots = Mutex(Slots(count: connectionCount))
         self.timeout = timeout
         self.group = group
     }
@@ -88,9 +126,8 @@ final class HTTP2PushTransport: Sendable {
         let target = try target.get()
         var attempts = 0
         while true {
-            let streams = try await connection(at: nextSlot.add(1, ordering: .relaxed).oldValue % connectionCount, to: target)
             do {
-                return try await streams.post(target.pathPrefix + path, headers: headers, body: body, timeout: timeout)
+                return try await send(target.pathPrefix + path, headers: headers, body: body, to: target)
             } catch HTTP2PushTransportError.notSent where attempts < 2 {
                 // The server never processed it (GOAWAY came first, or it refused the stream): send it again.
                 attempts += 1
@@ -98,11 +135,23 @@ final class HTTP2PushTransport: Sendable {
         }
     }
 
+    /// One attempt of a send, on the connection ``Slots/next(busy:)`` picks, counted among its sends
+    /// until it ends.
+    private func send(_ path: String, headers: HPACKHeaders, body: [UInt8], to target: Target) async throws -> PushHTTPResponse {
+        let index = try slots.withLock { slots in
+            guard let index = slots.next(busy: Self.sendsBeforeNextConnection) else { throw HTTP2PushTransportError.shutDown }
+            slots.sends[index] += 1
+            return index
+        }
+        defer { slots.withLock { $0.sends[index] -= 1 } }
+        return try await connection(at: index, to: target).post(path, headers: headers, body: body, timeout: timeout)
+    }
+
     /// Closes the connections; sends still in flight fail, and later ones throw.
     func shutdown() async {
         let open = slots.withLock { slots in
-            defer { slots = Array(repeating: .shutDown, count: connectionCount) }
-            return slots.compactMap { slot -> HTTP2RequestStreams? in
+            defer { slots.slots = Array(repeating: .shutDown, count: connectionCount) }
+            return slots.slots.compactMap { slot -> HTTP2RequestStreams? in
                 if case .open(let streams) = slot { return streams }
                 return nil
             }
@@ -119,13 +168,13 @@ final class HTTP2PushTransport: Sendable {
             case open(EventLoopPromise<HTTP2RequestStreams>)
         }
         let next = try slots.withLock { slots -> Next in
-            switch slots[index] {
+            switch slots.slots[index] {
             case .open(let streams) where streams.takesStreams: return .ready(streams)
             case .opening(let future): return .wait(future)
             case .shutDown: throw HTTP2PushTransportError.shutDown
             case .empty, .open:
                 let promise = group.next().makePromise(of: HTTP2RequestStreams.self)
-                slots[index] = .opening(promise.futureResult)
+                slots.slots[index] = .opening(promise.futureResult)
                 return .open(promise)
             }
         }
@@ -164,21 +213,21 @@ final class HTTP2PushTransport: Sendable {
     /// Slot `index`, still opening `future`, is now open with `streams`, or empty if that failed.
     private func settle(_ index: Int, _ future: EventLoopFuture<HTTP2RequestStreams>, with streams: HTTP2RequestStreams?) {
         slots.withLock { slots in
-            guard case .opening(let opening) = slots[index], opening === future else { return }
-            slots[index] = streams.map(Slot.open) ?? .empty
+            guard case .opening(let opening) = slots.slots[index], opening === future else { return }
+            slots.slots[index] = streams.map(Slot.open) ?? .empty
         }
     }
 
     /// The connection of `streams` closed: its slot opens a new one at the next send.
     private func closed(_ streams: HTTP2RequestStreams, slot index: Int) {
         slots.withLock { slots in
-            if case .open(let current) = slots[index], current === streams { slots[index] = .empty }
+            if case .open(let current) = slots.slots[index], current === streams { slots.slots[index] = .empty }
         }
     }
 
     /// A transport dropped without ``shutdown()`` still closes its connections.
     deinit {
-        for slot in slots.withLock({ $0 }) {
+        for slot in slots.withLock({ $0.slots }) {
             if case .open(let streams) = slot { streams.closeSoon() }
         }
     }
