@@ -16,6 +16,21 @@ import Testing
         return lifecycle
     }
 
+    @Test func theOldestCallInFlightSetsWhenTheNextSupervisionTickComes() {
+        var lifecycle = ready()
+        #expect(lifecycle.oldestCallSentAt == nil)
+        lifecycle.sent(1, at: start + 0.010, deadline: start + 3)
+        lifecycle.sent(2, at: start + 0.004, deadline: start + 3)
+        #expect(lifecycle.oldestCallSentAt == start + 0.004)
+        lifecycle.answered(2)
+        #expect(lifecycle.oldestCallSentAt == start + 0.010)
+        // A call that turns 25 ms old before the next regular tick brings that tick forward to then.
+        #expect(WorkerPool.wait(from: start, untilTheEarliestOf: []) == WorkerPool.supervisionInterval)
+        #expect(WorkerPool.wait(from: start, untilTheEarliestOf: [start + 0.035, start + 0.020]) == .milliseconds(20))
+        #expect(WorkerPool.wait(from: start, untilTheEarliestOf: [start + 0.080]) == WorkerPool.supervisionInterval)
+        #expect(WorkerPool.wait(from: start, untilTheEarliestOf: [start - 1]) == .milliseconds(1))
+    }
+
     @Test func aWorkerThatNeverSaysHelloIsKilledAfterTheStartupTimeout() {
         let lifecycle = WorkerLifecycle(spawnedAt: start, limits: limits)
         #expect(!lifecycle.canAccept(at: start))

@@ -98,9 +98,12 @@ struct WorkerLifecycle: Sendable {
     /// Whether one of the worker's calls has run for `duration` or more at `now` (a hook that
     /// spins or computes for long, whose worker then yields the CPU to the host).
     func runsACall(longerThan duration: Duration, at now: Date) -> Bool {
-        guard let oldest = sentAt.values.min() else { return false }
+        guard let oldest = oldestCallSentAt else { return false }
         return now.timeIntervalSince(oldest) >= duration.seconds
     }
+
+    /// When the oldest invocation in flight was sent, if one is.
+    var oldestCallSentAt: Date? { sentAt.values.min() }
 
     /// A health check was sent at `now`.
     mutating func pinged(at now: Date) {

@@ -89,8 +89,7 @@ public final class WorkerPool: Service, Sendable {
     public func run() async throws {
         try? await cancelWhenGracefulShutdown {
             while true {
-                self.supervise()
-                try await Task.sleep(for: .milliseconds(50))
+                try await Task.sleep(for: self.supervise())
             }
         }
         stop()
@@ -146,20 +145,30 @@ public final class WorkerPool: Service, Sendable {
         }
     }
 
+    /// The longest wait between supervision ticks.
+    static let supervisionInterval = Duration.milliseconds(50)
+
     /// One supervision tick: kill overdue or unhealthy workers, send health checks, move workers
-    /// whose call runs long to their app's idle CPU group (and back), restart slots.
-    private func supervise() {
+    /// whose call runs long to their app's idle CPU group (and back), restart slots. Returns the
+    /// wait until the next tick: ``supervisionInterval``, or less when a call in flight will have
+    /// run for ``WorkerPoolConfiguration/demotionDelay`` sooner, so that a hook that spins is
+    /// demoted then rather than up to a tick later.
+    private func supervise() -> Duration {
         let now = clock.now
         var kills: [(WorkerProcess, String)] = []
         var pings: [WorkerProcess] = []
         var restarts: [Int] = []
         var demotions: [(pid: Int32, demote: Bool)] = []
+        var demotionChecks: [Date] = []
         state.withLock { state in
             for worker in Array(state.workers.values) + Array(state.draining.values) {
                 let long = worker.lifecycle.runsACall(longerThan: configuration.demotionDelay, at: now)
                 if long != state.demoted.contains(worker.process.pid) {
                     if long { state.demoted.insert(worker.process.pid) } else { state.demoted.remove(worker.process.pid) }
                     demotions.append((worker.process.pid, long))
+                }
+                if !long, let oldest = worker.lifecycle.oldestCallSentAt {
+                    demotionChecks.append(oldest.addingTimeInterval(configuration.demotionDelay.seconds))
                 }
                 switch worker.lifecycle.verdict(at: now) {
                 case .healthy: break
@@ -193,6 +202,14 @@ public final class WorkerPool: Service, Sendable {
                 state.withLock { $0.restarts[slot] = now.addingTimeInterval(configuration.maximumRestartDelay.seconds) }
             }
         }
+        return Self.wait(from: now, untilTheEarliestOf: demotionChecks)
+    }
+
+    /// The wait from `now` until the next supervision tick: ``supervisionInterval``, or until the
+    /// earliest of `demotionChecks` (at least a millisecond) if that comes sooner.
+    static func wait(from now: Date, untilTheEarliestOf demotionChecks: [Date]) -> Duration {
+        let seconds = min(demotionChecks.map { $0.timeIntervalSince(now) }.min() ?? .infinity, supervisionInterval.seconds)
+        return .milliseconds(max(Int64((seconds * 1000).rounded(.up)), 1))
     }
 
     /// Replaces every worker without failing a call: new workers start at once (from the executable
