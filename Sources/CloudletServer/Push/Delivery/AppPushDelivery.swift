@@ -49,7 +49,7 @@ struct AppPushDelivery: Sendable {
             var inFlight = 0
             var results: [PushDeliveryResult] = []
             var isTicking = false
-            // When the earliest wake for a delivery falling due between ticks is set, if one is.
+            // The earliest wake set for a delivery that falls due between ticks, if any.
             var dueWake: Date?
             var isRecording = false
             // Set by the tick: results wait at most a poll interval.

@@ -10,9 +10,9 @@ import Synchronization
 /// HTTP/2 over TLS (ALPN `h2`) to one push provider's host, as APNs and FCM take their sends: up
 /// to `connections` connections, each send taking the least busy one, and a further connection
 /// opened only when every one open has ``sendsBeforeNextConnection`` sends awaiting answers (an app
-/// that sends now and then keeps one connection; a fan-out spreads over all). Each request is two frames on its connection (``HTTP2RequestStreams``), not a
-/// channel of its own, and the requests made in one event-loop turn leave in one write: the cost
-/// of a send is a few frames, not a pipeline. The connection honours the server's stream limit
+/// that sends now and then keeps one connection; a fan-out spreads over all). Each request is two
+/// frames on its connection (``HTTP2RequestStreams``), not a channel of its own, and the requests
+/// made in one event-loop turn leave in one write: the cost of a send is a few frames, not a pipeline. The connection honours the server's stream limit
 /// (streams over it wait in NIO's buffer) and its `GOAWAY` (a new connection takes later sends).
 final class HTTP2PushTransport: Sendable {
     /// The most connections a provider spreads its sends over unless told otherwise. Apple advises
