@@ -12,8 +12,9 @@ import Synchronization
 /// opened only when every one open has ``sendsBeforeNextConnection`` sends awaiting answers (an app
 /// that sends now and then keeps one connection; a fan-out spreads over all). Each request is two
 /// frames on its connection (``HTTP2RequestStreams``), not a channel of its own, and the requests
-/// made in one event-loop turn leave in one write: the cost of a send is a few frames, not a pipeline. The connection honours the server's stream limit
-/// (streams over it wait in NIO's buffer) and its `GOAWAY` (a new connection takes later sends).
+/// made in one event-loop turn leave in one write: the cost of a send is a few frames, not a
+/// pipeline. The connection honours the server's stream limit (streams over it wait in NIO's
+/// buffer) and its `GOAWAY` (a new connection takes later sends).
 final class HTTP2PushTransport: Sendable {
     /// The most connections a provider spreads its sends over unless told otherwise. Apple advises
     /// several for many notifications; each carries a share of the streams (NIO's per-stream work
