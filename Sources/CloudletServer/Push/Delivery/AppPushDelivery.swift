@@ -96,10 +96,7 @@ struct AppPushDelivery: Sendable {
                 if inFlight == 0, !isRecording, queue.isEmpty, claims.mayStart { continue }
                 if !isTicking {
                     isTicking = true
-                    group.addTask {
-                        try? await Task.sleep(for: configuration.pollInterval)
-                        return .tick
-                    }
+                    group.addTask { await Self.event(.tick, after: configuration.pollInterval) }
                 }
                 switch await group.next() {
                 case .tick:
@@ -121,15 +118,11 @@ struct AppPushDelivery: Sendable {
                     // A short claim may mean the fan-out fell behind the sends: write the next pages now rather than at the tick.
                     if claim.deliveries.count < wanted { jobsDue = true }
                     // A retry or a lease's end due before the next tick is claimed when it falls due.
-                    if let due = claim.nextDueAt, dueWake.map({ due < $0 }) ?? true {
-                        let wait = due.timeIntervalSince(clock.now)
-                        if wait < configuration.pollInterval.seconds {
-                            dueWake = due
-                            group.addTask {
-                                try? await Task.sleep(for: .seconds(max(wait, 0)))
-                                return .due
-                            }
-                        }
+                    if let due = claim.nextDueAt, dueWake.map({ due < $0 }) ?? true, case let wait = due.timeIntervalSince(clock.now),
+                        wait < configuration.pollInterval.seconds
+                    {
+                        dueWake = due
+                        group.addTask { await Self.event(.due, after: .seconds(max(wait, 0))) }
                     }
                 case .sent(let result):
                     inFlight -= 1
@@ -141,6 +134,12 @@ struct AppPushDelivery: Sendable {
             }
             group.cancelAll()
         }
+    }
+
+    /// `event`, once `duration` has passed (or the loop is being stopped).
+    private static func event(_ event: Event, after duration: Duration) async -> Event {
+        try? await Task.sleep(for: duration)
+        return event
     }
 
     private enum Preparation {
