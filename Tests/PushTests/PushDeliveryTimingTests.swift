@@ -17,6 +17,7 @@ import Testing
         }
         var configuration = PushDeliveryConfiguration.fast
         configuration.maximumAttempts = 3
+        configuration.backoff = PushBackoff(first: .seconds(1))
         try await fixture.recordJob()
         let delivery = RunningDelivery([PushDeliveryApp.serving(fixture, provider)], configuration: configuration, clock: clock)
         try await eventually("each is tried once") { provider.sent.count == 2 }
@@ -110,7 +111,15 @@ import Testing
     @Test func eachWaitIsBetweenHalfAndAllOfTheCeiling() {
         let backoff = PushBackoff()
         let waits = (0..<200).map { _ in backoff.delay(afterAttempt: 3) }
-        #expect(waits.allSatisfy { $0 >= .seconds(2) && $0 <= .seconds(4) })
+        #expect(waits.allSatisfy { $0 >= .milliseconds(500) && $0 <= .seconds(1) })
         #expect(Set(waits).count > 1, "waits are jittered")
+    }
+
+    @Test func byDefaultADeliveryIsTriedForFourToNineMinutesBeforeItFails() {
+        let configuration = PushDeliveryConfiguration()
+        let waits = (1..<configuration.maximumAttempts).map { configuration.backoff.ceiling(afterAttempt: $0) }
+        #expect(waits.first == .milliseconds(250))
+        let longest = waits.reduce(.zero, +)
+        #expect(longest / 2 >= .seconds(4 * 60) && longest <= .seconds(9 * 60))
     }
 }

@@ -3,12 +3,14 @@
 /// each attempt up to ``maximum``, each wait drawn between half and all of that ("equal jitter"),
 /// so that deliveries that failed together do not all come back together.
 public struct PushBackoff: Sendable, Hashable {
-    /// The wait after the first attempt, before jitter. Default 1 s.
+    /// The wait after the first attempt, before jitter. Default 250 ms: most failures of one send
+    /// are over a moment later, and with the delivery service's 12 attempts the waits still add up
+    /// to 4 to 9 minutes (see ``PushDeliveryConfiguration/maximumAttempts``).
     public var first: Duration
     /// The longest wait, before jitter. Default 5 minutes.
     public var maximum: Duration
 
-    public init(first: Duration = .seconds(1), maximum: Duration = .seconds(300)) {
+    public init(first: Duration = .milliseconds(250), maximum: Duration = .seconds(300)) {
         self.first = first
         self.maximum = max(maximum, first)
     }
