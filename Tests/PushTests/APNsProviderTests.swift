@@ -140,6 +140,18 @@ enum P256SigningKeyChoice { case theStandInsKey, anotherKey }
         try await fixture.close()
     }
 
+    @Test(arguments: [String(repeating: "c", count: 65), "digest\r\napns-topic: other"])
+    func aCollapseIdApnsWouldRefuseFailsTheJobWithoutARequest(collapseId: String) async throws {
+        let fixture = try await APNsFixture()
+        var message = fixture.message()
+        message.collapseId = collapseId
+        #expect(await fixture.provider.send(message) == .jobFailed(reason: "BadCollapseId"))
+        #expect(fixture.apns.server.streamCount == 0)
+        message.collapseId = String(repeating: "c", count: 64)
+        #expect(await fixture.provider.send(message) == .sent)
+        try await fixture.close()
+    }
+
     @Test func aTokenThatIsNotHexIsRefusedWithoutARequest() async throws {
         let fixture = try await APNsFixture()
         #expect(await fixture.provider.send(fixture.message(token: "../../3/device/x")) == .invalidToken(reason: "BadDeviceToken"))
