@@ -61,6 +61,23 @@ struct HarnessPushTests {
         #expect(urgent.recipients.first?.data["badge"] == 1)
     }
 
+    @Test func aCollapseIdNoProviderTakesIsRefusedAtOnceAndRecordsNoJob() async throws {
+        var hooks = HookRegistry()
+        hooks.function("digest") { request in
+            var digest = PushNotification(toChannels: ["all"], alert: "Today")
+            digest.collapseId = request.params["collapseId"]?.stringValue
+            return .string(try await request.push(digest))
+        }
+        let harness = try HookHarness(registry: hooks)
+        for refused in [String(repeating: "d", count: 65), "digest\napns-topic: other"] {
+            let error = await #expect(throws: ParseError.self) { try await harness.call("digest", ["collapseId": .string(refused)]) }
+            #expect(error?.code == 115)
+        }
+        #expect(try await harness.pushes().isEmpty)
+        _ = try await harness.call("digest", ["collapseId": .string(String(repeating: "d", count: 64))])
+        #expect(try await harness.pushes().count == 1)
+    }
+
     @Test func aScheduledPushWithAnExpirationKeepsItsTimes() async throws {
         let clock = ManualClock()
         var hooks = HookRegistry()

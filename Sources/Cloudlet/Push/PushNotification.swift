@@ -124,7 +124,8 @@ public struct PushNotification: Sendable, Hashable {
     public var data: [String: ParseValue]
     /// When it stops being worth delivering.
     public var expiration: Date?
-    /// Notifications with the same collapse id replace each other on the device.
+    /// Notifications with the same collapse id replace each other on the device. At most
+    /// ``maximumCollapseIdBytes`` bytes, without control characters (see ``isValidCollapseId(_:)``).
     public var collapseId: String?
     /// When to send it; nil for now.
     public var pushTime: Date?
@@ -184,6 +185,17 @@ public struct PushNotification: Sendable, Hashable {
     }
 }
 
+extension PushNotification {
+    /// The longest collapse id APNs takes (it answers `BadCollapseId` past it).
+    public static let maximumCollapseIdBytes = 64
+
+    /// Whether every provider can take `collapseId`: at most ``maximumCollapseIdBytes`` bytes, and
+    /// no control character (it travels as an HTTP header to APNs).
+    public static func isValidCollapseId(_ collapseId: String) -> Bool {
+        collapseId.utf8.count <= maximumCollapseIdBytes && collapseId.utf8.allSatisfy { $0 >= 0x20 && $0 != 0x7F }
+    }
+}
+
 extension HookRequest {
     /// Records a push job in `_PushStatus` (as the master key, readable by the master key only) and
     /// returns the job's id. From a before hook the job is stored with the object, in the same
@@ -191,8 +203,13 @@ extension HookRequest {
     /// `eventId`, and a replay of the hook after a crash finds the job it already recorded for the
     /// same audience instead of alerting anyone twice (so one hook run sends at most one
     /// notification per audience).
+    /// A collapse id no provider could take is refused at once (115).
     @discardableResult
     public func push(_ notification: PushNotification) async throws -> String {
+        if let collapseId = notification.collapseId, !PushNotification.isValidCollapseId(collapseId) {
+            throw ParseError(
+                code: 115, message: "collapseId must be at most \(PushNotification.maximumCollapseIdBytes) bytes without control characters")
+        }
         var fields = notification.jobFields(now: context.clock.now)
         let store = context.store.asMaster
         if let eventId = context.eventId {

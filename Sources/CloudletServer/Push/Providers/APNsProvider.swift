@@ -54,7 +54,8 @@ public final class APNsProvider: PushProvider, PushConnectionOwner {
         }
         let payload = encodedPayload(of: message.data)
         guard payload.body.count <= Self.maximumPayloadBytes else { return .jobFailed(reason: "PayloadTooLarge") }
-        if let collapseId = message.collapseId, !Self.isValidCollapseId(collapseId) { return .jobFailed(reason: "BadCollapseId") }
+        // A job written without `request.push` (straight into `_PushStatus`) was not checked.
+        if let collapseId = message.collapseId, !PushNotification.isValidCollapseId(collapseId) { return .jobFailed(reason: "BadCollapseId") }
         do {
             let bearer = try token.current()
             let answer = try await post(message, payload, bearer: bearer)
@@ -87,12 +88,6 @@ public final class APNsProvider: PushProvider, PushConnectionOwner {
             data: data, pushType: payload.pushType, priority: payload.priority, body: JSONWriter.bytes(.object(payload.json)))
         lastPayload.withLock { $0 = encoded }
         return encoded
-    }
-
-    /// APNs takes a collapse id of at most 64 bytes (else `BadCollapseId`); a control character
-    /// could not be sent as a header value at all.
-    private static func isValidCollapseId(_ collapseId: String) -> Bool {
-        collapseId.utf8.count <= 64 && collapseId.utf8.allSatisfy { $0 >= 0x20 && $0 != 0x7F }
     }
 
     private static func isHexDigit(_ byte: UInt8) -> Bool {
