@@ -17,7 +17,8 @@ struct APNsFixture {
     let provider: APNsProvider
 
     /// The stand-in answers each notification `responseDelay` after it arrives.
-    init(signingKey: P256SigningKeyChoice = .theStandInsKey, responseDelay: TimeAmount = .zero) async throws {
+    /// The provider sends with `topic` (the stand-in's own is `com.example.app`).
+    init(signingKey: P256SigningKeyChoice = .theStandInsKey, responseDelay: TimeAmount = .zero, topic: String = "com.example.app") async throws {
         keys = try PushTestKeys()
         let clock = clock
         apns = try await APNsStandIn(
@@ -25,7 +26,7 @@ struct APNsFixture {
             responseDelay: responseDelay)
         let key = signingKey == .theStandInsKey ? keys.apnsKey : .init()
         provider = APNsProvider(
-            key: key, keyId: "TESTKEY123", teamId: "TEAM123456", topic: "com.example.app", baseURL: apns.server.url,
+            key: key, keyId: "TESTKEY123", teamId: "TEAM123456", topic: topic, baseURL: apns.server.url,
             trustRoots: apns.server.trustRoots, clock: clock)
     }
 
@@ -149,6 +150,14 @@ enum P256SigningKeyChoice { case theStandInsKey, anotherKey }
         #expect(fixture.apns.server.streamCount == 0)
         message.collapseId = String(repeating: "c", count: 64)
         #expect(await fixture.provider.send(message) == .sent)
+        try await fixture.close()
+    }
+
+    @Test func aHeaderHttp2CannotCarryFailsTheJobInsteadOfBeingRetried() async throws {
+        let fixture = try await APNsFixture(topic: "com.example.app\r\napns-priority: 10")
+        let outcome = await fixture.provider.send(fixture.message())
+        #expect(outcome == .jobFailed(reason: "InvalidHeader"))
+        #expect(fixture.apns.server.streamCount == 0)
         try await fixture.close()
     }
 

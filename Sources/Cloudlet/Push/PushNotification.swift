@@ -203,6 +203,7 @@ extension HookRequest {
     /// `eventId`, and a replay of the hook after a crash finds the job it already recorded for the
     /// same audience instead of alerting anyone twice (so one hook run sends at most one
     /// notification per audience).
+    ///
     /// A collapse id no provider could take is refused at once (115).
     @discardableResult
     public func push(_ notification: PushNotification) async throws -> String {

@@ -54,7 +54,8 @@ public final class APNsProvider: PushProvider, PushConnectionOwner {
         }
         let payload = encodedPayload(of: message.data)
         guard payload.body.count <= Self.maximumPayloadBytes else { return .jobFailed(reason: "PayloadTooLarge") }
-        // A job written without `request.push` (straight into `_PushStatus`) was not checked.
+        // Checked by `request.push`, but not for a job written straight into `_PushStatus`; over 64
+        // bytes is Apple's rule, which HTTP/2 cannot know.
         if let collapseId = message.collapseId, !PushNotification.isValidCollapseId(collapseId) { return .jobFailed(reason: "BadCollapseId") }
         do {
             let bearer = try token.current()
@@ -63,7 +64,7 @@ public final class APNsProvider: PushProvider, PushConnectionOwner {
             guard let renewed = try token.renewed(replacing: bearer) else { return answer.outcome }
             return try await post(message, payload, bearer: renewed).outcome
         } catch {
-            return .retry(reason: "APNs unreachable: \(error)")
+            return .unanswered(by: "APNs", error)
         }
     }
 

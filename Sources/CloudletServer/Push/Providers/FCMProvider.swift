@@ -55,7 +55,7 @@ public final class FCMProvider: PushProvider, PushConnectionOwner {
             // Google refused the service account's assertion: every message of the job would fail alike.
             outcome = .jobFailed(reason: refused.description)
         } catch {
-            outcome = .retry(reason: "FCM unreachable: \(error)")
+            outcome = .unanswered(by: "FCM", error)
         }
         if let reason = outcome.reason {
             logger.debug("FCM did not take a message", metadata: ["message": "\(message.id)", "reason": "\(reason)"])

@@ -246,6 +246,9 @@ enum HTTP2PushTransportError: Error, CustomStringConvertible {
     case streamReset(HTTP2ErrorCode)
     case answerTooLarge
     case malformedAnswer
+    /// NIO refused to send the request: a header name or value HTTP/2 cannot carry. Sending it
+    /// again cannot help.
+    case invalidHeader(String)
 
     var description: String {
         switch self {
@@ -257,6 +260,28 @@ enum HTTP2PushTransportError: Error, CustomStringConvertible {
         case .streamReset(let code): "the server reset the stream (\(code))"
         case .answerTooLarge: "the answer is larger than \(PushHTTPResponse.maximumBodyBytes) bytes"
         case .malformedAnswer: "the answer has no valid :status"
+        case .invalidHeader(let why): "a header HTTP/2 cannot carry: \(why)"
         }
+    }
+
+    /// NIO's `streamError`, raised while a request was written, as the transport reports it: a
+    /// header HTTP/2 cannot carry becomes ``invalidHeader(_:)``, anything else stays as it is.
+    static func refusal(of streamError: NIOHTTP2Errors.StreamError) -> any Error {
+        let base = streamError.baseError
+        guard
+            base is NIOHTTP2Errors.InvalidHTTP2HeaderFieldName || base is NIOHTTP2Errors.InvalidHTTP2HeaderFieldValue
+                || base is NIOHTTP2Errors.ForbiddenHeaderField
+        else { return streamError }
+        return invalidHeader(String(describing: base))
+    }
+}
+
+extension PushOutcome {
+    /// The outcome of a send to `provider` that `error` ended before an answer: a request NIO
+    /// refused to write fails the job (its messages share their headers), anything else (a lost
+    /// connection, no answer in time) is retried.
+    static func unanswered(by provider: String, _ error: any Error) -> PushOutcome {
+        if case HTTP2PushTransportError.invalidHeader = error { return .jobFailed(reason: "InvalidHeader") }
+        return .retry(reason: "\(provider) unreachable: \(error)")
     }
 }

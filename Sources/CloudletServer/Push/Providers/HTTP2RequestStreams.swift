@@ -27,6 +27,9 @@ final class HTTP2RequestStreams: ChannelInboundHandler, @unchecked Sendable {
     private var streams: [HTTP2StreamID: PendingAnswer] = [:]
     private var nextStreamID: Int32 = 1
     private var isFlushScheduled = false
+    /// The stream whose request is being written: a stream error NIO raises meanwhile is about the
+    /// request (a header it will not send), not about the answer.
+    private var requestBeingWritten: HTTP2StreamID?
     private var uncreditedBytes = 0
     private var deadlineCheck: RepeatedTask?
 
@@ -98,7 +101,8 @@ final class HTTP2RequestStreams: ChannelInboundHandler, @unchecked Sendable {
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         if let streamError = error as? NIOHTTP2Errors.StreamError {
-            finish(streamError.streamID, streamError)
+            let isAboutTheRequest = streamError.streamID == requestBeingWritten
+            finish(streamError.streamID, isAboutTheRequest ? HTTP2PushTransportError.refusal(of: streamError) : streamError)
         } else {
             // A connection error: NIO's HTTP/2 handler has sent GOAWAY; the open streams fail as the channel closes.
             context.close(promise: nil)
@@ -140,6 +144,8 @@ final class HTTP2RequestStreams: ChannelInboundHandler, @unchecked Sendable {
         streams[id] = PendingAnswer(continuation: continuation, deadline: deadline)
         let written = context.eventLoop.makePromise(of: Void.self)
         written.futureResult.whenFailure { [self] error in finish(id, error) }
+        requestBeingWritten = id
+        defer { requestBeingWritten = nil }
         if body.isEmpty {
             context.write(wrapOutboundOut(HTTP2Frame(streamID: id, payload: .headers(.init(headers: block, endStream: true)))), promise: written)
         } else {
