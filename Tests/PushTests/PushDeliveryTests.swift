@@ -100,6 +100,33 @@ import Testing
         #expect(status["count"] == 0)
     }
 
+    @Test func aPageOfRecipientsIsWrittenOnceAndSaysWhereTheNextStarts() async throws {
+        let fixture = try DeliveryFixture()
+        try await fixture.addInstallations(3)
+        try await fixture.addInstallation("iNoToken", token: nil)
+        try await fixture.addInstallation("iOddType", token: "tOdd", fields: ["pushType": ["alert"]])
+        let job = try await fixture.recordJob()
+        try await fixture.storage.startPushJob(job, now: Date())
+        let recipients = PushRecipients(storage: fixture.storage, query: [:])
+        func page(after cursor: String?) async throws -> PushJobPage {
+            try await fixture.storage.expandPushJob(job, page: recipients.pageQuery(after: cursor, limit: 2), badgeIncrement: nil, now: Date())
+        }
+        let first = try await page(after: nil)
+        #expect(first == PushJobPage(recipients: 2, cursor: "i00001", isLast: false))
+        // Written again from the start, as after a restart before the cursor was kept: no second delivery.
+        #expect(try await page(after: nil) == first)
+        let second = try await page(after: first.cursor)
+        #expect(second == PushJobPage(recipients: 2, cursor: "iOddType", isLast: false))
+        // An empty last page leaves the cursor where it was.
+        #expect(try await page(after: second.cursor) == PushJobPage(recipients: 0, cursor: nil, isLast: true))
+        let progress = try #require(try await fixture.storage.runningPushJobs(limit: 10).first)
+        #expect(progress == PushJobProgress(jobId: job, cursor: "iOddType", isExpanded: true, pending: 4))
+        // An installation without a token is no recipient; a push type that is not a string is none.
+        let claimed = try await fixture.storage.claimPushDeliveries(now: Date(), leaseUntil: Date() + 30, limit: 10).deliveries
+        #expect(claimed.map(\.installationId).sorted() == ["i00000", "i00001", "i00002", "iOddType"])
+        #expect(claimed.first { $0.installationId == "iOddType" }.map { $0.pushType == nil && $0.deviceType == "ios" } == true)
+    }
+
     @Test func aBadJobFailsWithItsErrorMessage() async throws {
         let fixture = try DeliveryFixture()
         try await fixture.addInstallations(2)

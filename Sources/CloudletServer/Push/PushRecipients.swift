@@ -20,9 +20,14 @@ public struct PushRecipients: Sendable {
     /// The next `limit` recipients whose `objectId` sorts after `cursor` (from the first with nil).
     /// Throws the query's Parse error (102, …) for a query that cannot run.
     public func page(after cursor: String?, limit: Int = defaultPageSize) async throws -> [ParseObject] {
+        try await storage.find(StorageQuery(query: pageQuery(after: cursor, limit: limit), readerIdentities: nil))
+    }
+
+    /// The query of the page ``page(after:limit:)`` reads: the job's `where`, a device token, an
+    /// `objectId` after `cursor`, in `objectId` order.
+    public func pageQuery(after cursor: String?, limit: Int = defaultPageSize) -> ParseQuery {
         var terms: [ParseValue] = [.object(query), ["deviceToken": ["$exists": true]]]
         if let cursor { terms.append(["objectId": ["$gt": .string(cursor)]]) }
-        let page = ParseQuery("_Installation", constraints: ["$and": .array(terms)], order: ["objectId"], limit: limit)
-        return try await storage.find(StorageQuery(query: page, readerIdentities: nil))
+        return ParseQuery("_Installation", constraints: ["$and": .array(terms)], order: ["objectId"], limit: limit)
     }
 }

@@ -22,13 +22,13 @@ public protocol PushDeliveryStorage: Sendable {
     /// Starts job `id`: `_PushStatus.status` becomes `running`.
     func startPushJob(_ id: String, now: Date) async throws
 
-    /// Writes one page of job `id`'s recipients as deliveries due at `now`, and the job's cursor
-    /// (`cursor`, and `isLast` for the last page), in one transaction: an installation that already
-    /// has a delivery of this job gets no second one. With a `badgeIncrement`, each new delivery's
-    /// installation has its `badge` raised by it in that transaction, and the delivery carries the result.
-    func expandPushJob(
-        _ id: String, recipients: [ParseObject], cursor: String?, isLast: Bool, badgeIncrement: Int?, now: Date
-    ) async throws
+    /// Reads one page of job `id`'s recipients (`page`, a ``PushRecipients/pageQuery(after:limit:)``)
+    /// and writes them as deliveries due at `now`, with the job's cursor past them, in one
+    /// transaction: an installation that already has a delivery of this job gets no second one.
+    /// With a `badgeIncrement`, each new delivery's installation has its `badge` raised by it in
+    /// that transaction, and the delivery carries the result. Throws the query's Parse error (102, …)
+    /// for a query that cannot run.
+    func expandPushJob(_ id: String, page: ParseQuery, badgeIncrement: Int?, now: Date) async throws -> PushJobPage
 
     /// Claims up to `limit` deliveries due by `now` until `leaseUntil`: until an outcome is recorded
     /// or the lease runs out, no other claim returns them. A claim of fewer than `limit` also says
@@ -61,6 +61,22 @@ public struct PushJobProgress: Sendable, Hashable {
         self.cursor = cursor
         self.isExpanded = isExpanded
         self.pending = pending
+    }
+}
+
+/// One page of a job's recipients, as written.
+public struct PushJobPage: Sendable, Hashable {
+    /// The recipients the page held (those that already had a delivery of the job included).
+    public var recipients: Int
+    /// The `objectId` of its last recipient, where the next page starts (nil if it held none).
+    public var cursor: String?
+    /// Whether it was the last page: it held fewer recipients than the page's limit.
+    public var isLast: Bool
+
+    public init(recipients: Int, cursor: String?, isLast: Bool) {
+        self.recipients = recipients
+        self.cursor = cursor
+        self.isLast = isLast
     }
 }
 

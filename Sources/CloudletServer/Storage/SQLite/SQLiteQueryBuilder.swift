@@ -27,7 +27,8 @@ struct SQLiteQueryBuilder {
     /// WHERE in any order; a CASE is evaluated in order).
     private var readable: (sql: String, arguments: StatementArguments)?
 
-    static func select(_ query: StorageQuery) throws -> Statement {
+    /// The rows of `query`, each as `columns` of `objects` (by default the whole object).
+    static func select(_ query: StorageQuery, columns: String = "id, created_at, updated_at, acl, data") throws -> Statement {
         var builder = SQLiteQueryBuilder()
         let filter = try builder.filter(query)
         let order = try builder.orderClause(query.query.order)
@@ -35,7 +36,7 @@ struct SQLiteQueryBuilder {
         guard query.query.skip >= 0 else { throw ParseError.invalidQuery("skip must not be negative") }
         builder.arguments += [limit, query.query.skip]
         return try builder.statement(
-            "SELECT id, created_at, updated_at, acl, data FROM objects WHERE \(filter) ORDER BY \(order) LIMIT ? OFFSET ?")
+            "SELECT \(columns) FROM objects WHERE \(filter) ORDER BY \(order) LIMIT ? OFFSET ?")
     }
 
     static func count(_ query: StorageQuery) throws -> Statement {
