@@ -37,6 +37,8 @@ struct ScenarioResult {
     /// CPU seconds the delivery side (this process) and the stand-in used during the job.
     var deliveryCPUSeconds: Double
     var standInCPUSeconds: Double
+    /// The share of the machine's CPU time the hypervisor gave to other guests meanwhile.
+    var stealShare: Double
 }
 
 extension Scenario {
@@ -52,7 +54,7 @@ extension Scenario {
             configuration: PushDeliveryConfiguration(concurrency: concurrency), clock: SystemClock())
         let job = PushJob(id: "job\(number)", status: .pending, source: "rest", query: [:], data: ["alert": "Hello", "sound": "default"])
         let started = ContinuousClock.now
-        let cpuAtStart = (delivery: ProcessCPU.seconds(), standIn: ProcessCPU.seconds(of: standInPID))
+        let cpuAtStart = (delivery: ProcessCPU.seconds(), standIn: ProcessCPU.seconds(of: standInPID), machine: MachineCPU.now())
         try await storage.insert(ParseObject(className: "_PushStatus", objectId: job.id, acl: ParseACL(), fields: job.fields), outbox: nil)
         let running = Task { await service.run() }
         defer { running.cancel() }
@@ -66,7 +68,7 @@ extension Scenario {
             if firstAttempts == nil, ended >= installations - expected.retried { firstAttempts = started.duration(to: .now) }
         }
         let elapsed = started.duration(to: .now)
-        let cpuAtEnd = (delivery: ProcessCPU.seconds(), standIn: ProcessCPU.seconds(of: standInPID))
+        let cpuAtEnd = (delivery: ProcessCPU.seconds(), standIn: ProcessCPU.seconds(of: standInPID), machine: MachineCPU.now())
         running.cancel()
         await running.value
         let peak = PeakMemory.mebibytes
@@ -78,7 +80,7 @@ extension Scenario {
                 numSent: fields["numSent"]?.intValue ?? 0, numFailed: fields["numFailed"]?.intValue ?? 0, failedPerReason: reasons,
                 retried: expected.retried),
             status: fields["status"]?.stringValue ?? "", peakMiB: peak, deliveryCPUSeconds: cpuAtEnd.delivery - cpuAtStart.delivery,
-            standInCPUSeconds: cpuAtEnd.standIn - cpuAtStart.standIn)
+            standInCPUSeconds: cpuAtEnd.standIn - cpuAtStart.standIn, stealShare: cpuAtEnd.machine.stealShare(since: cpuAtStart.machine))
     }
 
     /// N installations, iOS with this scenario's tokens, a thousand to a transaction.

@@ -62,6 +62,7 @@ for scenario in scenarios {
     line += "; CPU per delivery \(microseconds(result.deliveryCPUSeconds)) µs delivery side + \(microseconds(result.standInCPUSeconds)) µs stand-in"
     let cores = ProcessInfo.processInfo.activeProcessorCount
     line += " (\(cores) cores at that cost: \(perDelivery > 0 ? cores * 1_000_000 / perDelivery : 0)/s)"
+    line += "; steal \(String(format: "%.1f", result.stealShare * 100))% of the machine's CPU time"
     print(line)
     if counts != scenario.expected || result.status != "succeeded" {
         print("  WRONG: expected numSent \(scenario.expected.numSent), numFailed \(scenario.expected.numFailed), failedPerReason \(scenario.expected.failedPerReason)")

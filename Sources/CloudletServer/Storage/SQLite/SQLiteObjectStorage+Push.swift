@@ -153,9 +153,8 @@ extension SQLiteObjectStorage: PushDeliveryStorage {
                 }
             }
             let isLast = recipients < page.limit
-            try db.execute(
-                sql: "UPDATE push_jobs SET cursor = coalesce(?, cursor), expanded = ?, count = count + ? WHERE job_id = ?",
-                arguments: [last, isLast, added, id])
+            try db.cachedStatement(sql: "UPDATE push_jobs SET cursor = coalesce(?, cursor), expanded = ?, count = count + ? WHERE job_id = ?")
+                .execute(arguments: [last, isLast, added, id])
             try self.setPushCounts(of: id, status: nil, errorMessage: nil, now: now, db)
             return PushJobPage(recipients: recipients, cursor: last, isLast: isLast)
         }

@@ -130,8 +130,10 @@ extension SQLiteObjectStorage {
 
     /// Writes job `id`'s counts to its `_PushStatus` object, and its final status when it ends.
     func setPushCounts(of id: String, status ending: PushJobEnding?, errorMessage: String?, now: Date, _ db: Database) throws {
-        let count = try Int.fetchOne(db, sql: "SELECT count FROM push_jobs WHERE job_id = ?", arguments: [id]) ?? 0
-        let rows = try Row.fetchAll(db, sql: "SELECT sent, device_type, reason, n FROM push_job_counts WHERE job_id = ?", arguments: [id])
+        // Cached: every recorded batch and every page written sets the counts.
+        let count = try Int.fetchOne(db.cachedStatement(sql: "SELECT count FROM push_jobs WHERE job_id = ?"), arguments: [id]) ?? 0
+        let rows = try Row.fetchAll(
+            db.cachedStatement(sql: "SELECT sent, device_type, reason, n FROM push_job_counts WHERE job_id = ?"), arguments: [id])
         var counts = PushJobCounts(count: count)
         for row in rows { counts.add(row["n"], sent: row["sent"], deviceType: row["device_type"], reason: row["reason"]) }
         var fields = counts.fields
