@@ -66,20 +66,23 @@ extension AppPushDelivery {
         var cursor = progress.cursor
         var wrote = false
         while pending < configuration.fanOutAhead {
-            let page: PushJobPage
+            let page: [PushRecipient]
+            let isLast: Bool
             do {
-                page = try await app.storage.expandPushJob(
-                    id, page: recipients.pageQuery(after: cursor, limit: configuration.pageSize), badgeIncrement: job.badgeIncrement,
+                page = try await app.storage.pushRecipients(recipients.pageQuery(after: cursor, limit: configuration.pageSize))
+                isLast = page.count < configuration.pageSize
+                try await app.storage.expandPushJob(
+                    id, recipients: page, cursor: page.last?.installationId ?? cursor, isLast: isLast, badgeIncrement: job.badgeIncrement,
                     now: clock.now)
             } catch let error as ParseError {
                 // The job's query cannot run, or its badge cannot be incremented: it would fail the same way again.
                 try await finish(id, .failed(reason: error.message), app, &jobs)
                 return wrote
             }
-            pending += page.recipients
-            wrote = wrote || page.recipients > 0
-            if page.isLast { break }
-            cursor = page.cursor ?? cursor
+            cursor = page.last?.installationId ?? cursor
+            pending += page.count
+            wrote = wrote || !page.isEmpty
+            if isLast { break }
         }
         return wrote
     }

@@ -22,13 +22,19 @@ public protocol PushDeliveryStorage: Sendable {
     /// Starts job `id`: `_PushStatus.status` becomes `running`.
     func startPushJob(_ id: String, now: Date) async throws
 
-    /// Reads one page of job `id`'s recipients (`page`, a ``PushRecipients/pageQuery(after:limit:)``)
-    /// and writes them as deliveries due at `now`, with the job's cursor past them, in one
-    /// transaction: an installation that already has a delivery of this job gets no second one.
-    /// With a `badgeIncrement`, each new delivery's installation has its `badge` raised by it in
-    /// that transaction, and the delivery carries the result. Throws the query's Parse error (102, …)
-    /// for a query that cannot run.
-    func expandPushJob(_ id: String, page: ParseQuery, badgeIncrement: Int?, now: Date) async throws -> PushJobPage
+    /// The recipients `page` (a ``PushRecipients/pageQuery(after:limit:)``) selects, in its order,
+    /// as their deliveries need them: only four fields of each are read, and no installation is
+    /// decoded. Throws the query's Parse error (102, …) for a query that cannot run.
+    func pushRecipients(_ page: ParseQuery) async throws -> [PushRecipient]
+
+    /// Writes one page of job `id`'s recipients as deliveries due at `now`, and the job's cursor
+    /// (`cursor`, and `isLast` for the last page), in one transaction: an installation that already
+    /// has a delivery of this job gets no second one, and one without a token gets none. With a
+    /// `badgeIncrement`, each new delivery's installation has its `badge` raised by it in that
+    /// transaction, and the delivery carries the result.
+    func expandPushJob(
+        _ id: String, recipients: [PushRecipient], cursor: String?, isLast: Bool, badgeIncrement: Int?, now: Date
+    ) async throws
 
     /// Claims up to `limit` deliveries due by `now` until `leaseUntil`: until an outcome is recorded
     /// or the lease runs out, no other claim returns them. A claim of fewer than `limit` also says
@@ -64,19 +70,22 @@ public struct PushJobProgress: Sendable, Hashable {
     }
 }
 
-/// One page of a job's recipients, as written.
-public struct PushJobPage: Sendable, Hashable {
-    /// The recipients the page held (those that already had a delivery of the job included).
-    public var recipients: Int
-    /// The `objectId` of its last recipient, where the next page starts (nil if it held none).
-    public var cursor: String?
-    /// Whether it was the last page: it held fewer recipients than the page's limit.
-    public var isLast: Bool
+/// One installation a push job goes to, as its delivery needs it.
+public struct PushRecipient: Sendable, Hashable {
+    /// The installation's `objectId`.
+    public var installationId: String
+    /// Its `deviceType` ("" when it has none that is a string).
+    public var deviceType: String
+    /// Its `deviceToken`; nil when the stored value is not a string (it gets no delivery).
+    public var token: String?
+    /// Its `pushType`, if it is a string.
+    public var pushType: String?
 
-    public init(recipients: Int, cursor: String?, isLast: Bool) {
-        self.recipients = recipients
-        self.cursor = cursor
-        self.isLast = isLast
+    public init(installationId: String, deviceType: String, token: String?, pushType: String?) {
+        self.installationId = installationId
+        self.deviceType = deviceType
+        self.token = token
+        self.pushType = pushType
     }
 }
 

@@ -119,50 +119,57 @@ extension SQLiteObjectStorage: PushDeliveryStorage {
         }
     }
 
-    public func expandPushJob(_ id: String, page: ParseQuery, badgeIncrement: Int?, now: Date) async throws -> PushJobPage {
-        // Only what a delivery needs is read: no installation is decoded.
+    public func pushRecipients(_ page: ParseQuery) async throws -> [PushRecipient] {
         let select = try SQLiteQueryBuilder.select(
             StorageQuery(query: page, readerIdentities: nil),
             columns: "id, \(Self.textField("deviceType")), \(Self.textField("deviceToken")), \(Self.textField("pushType"))")
-        let due = now.timeIntervalSince1970
-        return try await write { db in
-            let insert = try db.cachedStatement(
-                sql: """
-                    INSERT OR IGNORE INTO push_deliveries (job_id, installation_id, device_type, token, push_type, key, due_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?)
-                    """)
-            var recipients = 0
-            var added = 0
-            var last: String?
+        return try await pool.read { db in
             try SQLiteRegex.running(select.patterns, steps: self.regexStepsPerQuery) {
+                var recipients: [PushRecipient] = []
+                recipients.reserveCapacity(page.limit)
                 let rows = try Row.fetchCursor(db, sql: select.sql, arguments: select.arguments)
                 while let row = try rows.next() {
-                    recipients += 1
-                    let installationId: String = row[0]
-                    last = installationId
-                    guard let token: String = row[2] else { continue }
-                    let deviceType: String? = row[1]
-                    let pushType: String? = row[3]
-                    try insert.execute(arguments: [id, installationId, deviceType ?? "", token, pushType, RandomUUID.string(), due])
-                    guard db.changesCount > 0 else { continue }
-                    added += 1
-                    if let badgeIncrement {
-                        if added == 1 { try self.schema.check(ParseObject(className: "_Installation", fields: ["badge": 1]), db) }
-                        try Self.incrementBadge(of: installationId, by: badgeIncrement, delivery: db.lastInsertedRowID, db)
-                    }
+                    recipients.append(PushRecipient(installationId: row[0], deviceType: row[1] ?? "", token: row[2], pushType: row[3]))
                 }
+                return recipients
             }
-            let isLast = recipients < page.limit
-            try db.cachedStatement(sql: "UPDATE push_jobs SET cursor = coalesce(?, cursor), expanded = ?, count = count + ? WHERE job_id = ?")
-                .execute(arguments: [last, isLast, added, id])
-            try self.setPushCounts(of: id, status: nil, errorMessage: nil, now: now, db)
-            return PushJobPage(recipients: recipients, cursor: last, isLast: isLast)
         }
     }
 
     /// The SQL of an installation's field `name` when it is a string, else NULL.
     private static func textField(_ name: String) -> String {
         "CASE json_type(data, '$.\(name)') WHEN 'text' THEN json_extract(data, '$.\(name)') END"
+    }
+
+    public func expandPushJob(
+        _ id: String, recipients: [PushRecipient], cursor: String?, isLast: Bool, badgeIncrement: Int?, now: Date
+    ) async throws {
+        let due = now.timeIntervalSince1970
+        try await write { db in
+            if badgeIncrement != nil, !recipients.isEmpty {
+                try self.schema.check(ParseObject(className: "_Installation", fields: ["badge": 1]), db)
+            }
+            let insert = try db.cachedStatement(
+                sql: """
+                    INSERT OR IGNORE INTO push_deliveries (job_id, installation_id, device_type, token, push_type, key, due_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    """)
+            var added = 0
+            for recipient in recipients {
+                guard let token = recipient.token else { continue }
+                try insert.execute(arguments: [
+                    id, recipient.installationId, recipient.deviceType, token, recipient.pushType, RandomUUID.string(), due,
+                ])
+                guard db.changesCount > 0 else { continue }
+                added += 1
+                if let badgeIncrement {
+                    try Self.incrementBadge(of: recipient.installationId, by: badgeIncrement, delivery: db.lastInsertedRowID, db)
+                }
+            }
+            try db.cachedStatement(sql: "UPDATE push_jobs SET cursor = ?, expanded = ?, count = count + ? WHERE job_id = ?")
+                .execute(arguments: [cursor, isLast, added, id])
+            try self.setPushCounts(of: id, status: nil, errorMessage: nil, now: now, db)
+        }
     }
 
     /// Raises the `badge` of installation `id` by `amount` (from 0 when it has no number) and gives the
