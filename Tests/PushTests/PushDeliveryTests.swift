@@ -129,6 +129,22 @@ import Testing
         #expect(claimed.map(\.token).sorted() == ["t00000", "t00001", "t00002", "tOdd"])
     }
 
+    @Test func aPageSizeAboveWhatOneQueryReturnsStillReachesEveryRecipient() async throws {
+        let fixture = try DeliveryFixture()
+        try await fixture.addInstallations(1_500)
+        let provider = RecordingProvider()
+        try await fixture.recordJob()
+        var configuration = PushDeliveryConfiguration.fast
+        configuration.pageSize = 5_000
+        let delivery = RunningDelivery([PushDeliveryApp.serving(fixture, provider)], configuration: configuration)
+        let status = try await finished(fixture)
+        await delivery.stop()
+        // A query returns at most 1,000: a first page of 1,000 is not taken for the last one.
+        #expect(status["count"] == 1_500)
+        #expect(status["numSent"] == 1_500)
+        #expect(Set(provider.sent.map(\.token)).count == 1_500)
+    }
+
     @Test func aBadJobFailsWithItsErrorMessage() async throws {
         let fixture = try DeliveryFixture()
         try await fixture.addInstallations(2)

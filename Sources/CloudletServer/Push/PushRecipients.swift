@@ -24,10 +24,12 @@ public struct PushRecipients: Sendable {
     }
 
     /// The query of the page ``page(after:limit:)`` reads: the job's `where`, a device token, an
-    /// `objectId` after `cursor`, in `objectId` order.
+    /// `objectId` after `cursor`, in `objectId` order, at most `limit` and at most the 1,000 one
+    /// query returns (its `limit` says how many: a page with fewer is the last).
     public func pageQuery(after cursor: String?, limit: Int = defaultPageSize) -> ParseQuery {
         var terms: [ParseValue] = [.object(query), ["deviceToken": ["$exists": true]]]
         if let cursor { terms.append(["objectId": ["$gt": .string(cursor)]]) }
-        return ParseQuery("_Installation", constraints: ["$and": .array(terms)], order: ["objectId"], limit: limit)
+        return ParseQuery(
+            "_Installation", constraints: ["$and": .array(terms)], order: ["objectId"], limit: min(limit, SQLiteQueryBuilder.maximumLimit))
     }
 }

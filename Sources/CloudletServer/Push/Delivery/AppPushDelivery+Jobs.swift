@@ -69,8 +69,9 @@ extension AppPushDelivery {
             let page: [PushRecipient]
             let isLast: Bool
             do {
-                page = try await app.storage.pushRecipients(recipients.pageQuery(after: cursor, limit: configuration.pageSize))
-                isLast = page.count < configuration.pageSize
+                let query = recipients.pageQuery(after: cursor, limit: configuration.pageSize)
+                page = try await app.storage.pushRecipients(query)
+                isLast = page.count < query.limit
                 try await app.storage.expandPushJob(
                     id, recipients: page, cursor: page.last?.installationId ?? cursor, isLast: isLast, badgeIncrement: job.badgeIncrement,
                     now: clock.now)

@@ -14,7 +14,8 @@ public struct PushDeliveryConfiguration: Sendable {
     public var maximumAttempts: Int
     /// The wait before a retry the provider gave no time for.
     public var backoff: PushBackoff
-    /// Installations read and written as deliveries at a time. Default 1,000.
+    /// Installations read and written as deliveries at a time. Default 1,000, which is also the
+    /// most: one query returns no more.
     public var pageSize: Int
     /// How many deliveries of a job may wait to be sent before its next page is written: the
     /// fan-out keeps this far ahead of the sends, so memory and the table's pending rows stay flat.
