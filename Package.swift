@@ -158,7 +158,7 @@ let package = Package(
         .executableTarget(
             name: "cloudlet-push-benchmark",
             dependencies: [
-                "Cloudlet", "CloudletServer", "PushStandIns", .product(name: "Crypto", package: "swift-crypto"),
+                "Cloudlet", "CloudletServer", "PushStandIns", "LoadSupport", .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             path: "Benchmarks/PushDeliveryBenchmark",

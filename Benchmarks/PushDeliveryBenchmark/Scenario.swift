@@ -1,6 +1,7 @@
 import Cloudlet
 import CloudletServer
 import Foundation
+import LoadSupport
 
 /// Provides the send of every message at once: the service's own ceiling.
 struct AcceptingProvider: PushProvider {

@@ -53,25 +53,34 @@ func steadyBackToBack(seconds: Double) async throws -> LoadResult {
         .run(TenantsServer.saves(TenantsServer.steady, port: server.port), on: clients)
 }
 
-func describe(_ result: LoadResult, _ seconds: Double) -> String {
+/// A phase's result, and the share of the machine's CPU time the hypervisor gave to other guests
+/// while it ran: on a shared virtual machine, what most often makes one run's latency differ
+/// from the next.
+func withSteal(_ phase: () async throws -> LoadResult) async throws -> (result: LoadResult, steal: Double) {
+    let start = MachineCPU.now()
+    let result = try await phase()
+    return (result, MachineCPU.now().stealShare(since: start))
+}
+
+func describe(_ phase: (result: LoadResult, steal: Double), _ seconds: Double) -> String {
     String(
-        format: "%7.0f/s  p50 %6.2f ms  p99 %6.2f ms  errors %d", Double(result.accepted) / seconds, result.percentileMilliseconds(0.5),
-        result.percentileMilliseconds(0.99), result.errors)
+        format: "%7.0f/s  p50 %6.2f ms  p99 %6.2f ms  errors %d  steal %4.1f%%", Double(phase.result.accepted) / seconds,
+        phase.result.percentileMilliseconds(0.5), phase.result.percentileMilliseconds(0.99), phase.result.errors, phase.steal * 100)
 }
 
 // 1 and 2: the flood at 4× its quota, with the steady app paced beside it.
-let alonePaced = try await steadyPaced(seconds: seconds)
+let alonePaced = try await withSteal { try await steadyPaced(seconds: seconds) }
 print("steady alone, paced:        \(describe(alonePaced, seconds))")
 async let floodRun = LoadGenerator(
     host: "127.0.0.1", port: server.port, connections: 64, warmup: 1, seconds: seconds, rate: 4 * quotaRate
 ).run(TenantsServer.saves(TenantsServer.flood, port: server.port), on: floodClients)
-let duringFlood = try await steadyPaced(seconds: seconds)
+let duringFlood = try await withSteal { try await steadyPaced(seconds: seconds) }
 let flood = try await floodRun
 print("steady during the flood:    \(describe(duringFlood, seconds))")
 print(
     String(
         format: "  steady p99 during / alone: %.2f (target ≤ 1.25)",
-        duringFlood.percentileMilliseconds(0.99) / alonePaced.percentileMilliseconds(0.99)))
+        duringFlood.result.percentileMilliseconds(0.99) / alonePaced.result.percentileMilliseconds(0.99)))
 print("flood: \(flood.accepted) accepted, \(flood.refused) refused (429), \(flood.errors) other")
 let perWindow = Int(window)
 for start in stride(from: 0, to: Int(seconds), by: perWindow) {
@@ -81,15 +90,15 @@ for start in stride(from: 0, to: Int(seconds), by: perWindow) {
 }
 
 // 3: the steady app's throughput while the flood app's hooks spin.
-let aloneBackToBack = try await steadyBackToBack(seconds: seconds / 3)
+let aloneBackToBack = try await withSteal { try await steadyBackToBack(seconds: seconds / 3) }
 print("steady alone, back to back: \(describe(aloneBackToBack, seconds / 3))")
 async let spinRun = LoadGenerator(host: "127.0.0.1", port: server.port, connections: 8, warmup: 1, seconds: seconds / 3)
     .run(TenantsServer.spins(port: server.port), on: floodClients)
-let duringSpin = try await steadyBackToBack(seconds: seconds / 3)
+let duringSpin = try await withSteal { try await steadyBackToBack(seconds: seconds / 3) }
 let spins = try await spinRun
 print("steady while hooks spin:    \(describe(duringSpin, seconds / 3))")
 print("  spin calls answered: \(spins.accepted + spins.errors + spins.refused) (each ends at its 1 s limit)")
-print(String(format: "  steady throughput during / alone: %.2f (target ≥ 0.80)", Double(duringSpin.accepted) / Double(aloneBackToBack.accepted)))
+print(String(format: "  steady throughput during / alone: %.2f (target ≥ 0.80)", Double(duringSpin.result.accepted) / Double(aloneBackToBack.result.accepted)))
 
 try await server.stop()
 try await clients.shutdownGracefully()
