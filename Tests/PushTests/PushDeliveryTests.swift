@@ -100,7 +100,7 @@ import Testing
         #expect(status["count"] == 0)
     }
 
-    @Test func aPageOfRecipientsIsReadWithoutDecodingAndWrittenOnce() async throws {
+    @Test func aPageOfRecipientsHoldsWhatTheirDeliveriesNeedAndIsWrittenOnce() async throws {
         let fixture = try DeliveryFixture()
         try await fixture.addInstallations(3)
         try await fixture.addInstallation("iNoToken", token: nil)

@@ -126,7 +126,6 @@ extension SQLiteObjectStorage: PushDeliveryStorage {
         return try await pool.read { db in
             try SQLiteRegex.running(select.patterns, steps: self.regexStepsPerQuery) {
                 var recipients: [PushRecipient] = []
-                recipients.reserveCapacity(min(max(page.limit, 0), SQLiteQueryBuilder.maximumLimit))
                 let rows = try Row.fetchCursor(db, sql: select.sql, arguments: select.arguments)
                 while let row = try rows.next() {
                     recipients.append(PushRecipient(installationId: row[0], deviceType: row[1] ?? "", token: row[2], pushType: row[3]))
