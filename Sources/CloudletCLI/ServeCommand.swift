@@ -30,6 +30,9 @@ struct ServeCommand<Hooks: HookModule>: AsyncParsableCommand {
     @Option(help: "Where the app's hooks run: process or in-process (CLOUDLET_ISOLATION). Default process.") var isolation: HookIsolation?
     @Option(help: "Worker processes per app (CLOUDLET_WORKERS). Default: the number of cores.") var workers: Int?
     @Option(help: "Memory limit of each worker in MiB, 0 for none (CLOUDLET_WORKER_MEMORY_MB). Default 512.") var workerMemoryMb: Int?
+    @Option(
+        help: "CPU, in cores, each app's workers may take together while their hooks run past 25 ms, where cgroups can be used; 0 for no cap (CLOUDLET_LONG_HOOK_CPU). Default 0.25.")
+    var longHookCpu: Double?
     @Option(help: "The app's request quota: 40/s,burst=80, 600/min or off (CLOUDLET_RATE_LIMIT). Default 40/s,burst=80.")
     var rateLimit: String?
     @Option(help: "The key of the admin API, /metrics and the hook logs (CLOUDLET_OPERATOR_KEY). Default: generated on first start, printed once, kept hashed.")
@@ -44,6 +47,10 @@ struct ServeCommand<Hooks: HookModule>: AsyncParsableCommand {
     @Option(help: "The server's address as clients reach it, which file URLs start with (CLOUDLET_PUBLIC_URL). Default: http:// and the request's Host.")
     var publicUrl: String?
     @Option(help: "Hook runs each app's hook log keeps, the newest (CLOUDLET_HOOK_LOG_RETENTION). Default 10000.") var hookLogRetention: Int?
+
+    func validate() throws {
+        if let longHookCpu, cores(longHookCpu) == nil { throw ValidationError("--long-hook-cpu takes a number of cores, 0 or more") }
+    }
 
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
@@ -87,7 +94,11 @@ struct ServeCommand<Hooks: HookModule>: AsyncParsableCommand {
         let confinement = Self.confinement(launcher: executable, logger: Logger(label: "cloudlet.workers"))
         let server = try CloudletApplication(
             configuration: configuration, registry: registry,
-            launcher: AppLauncher(ownHooks: Hooks.registry(), ownExecutablePath: executable, confinement: confinement),
+            launcher: AppLauncher(
+                ownHooks: Hooks.registry(), ownExecutablePath: executable, confinement: confinement,
+                longCallCores: try settings.value(longHookCpu, "longHookCpu", default: WorkerPoolConfiguration.defaultLongCallCores) {
+                    Double($0).flatMap(cores)
+                }),
             logger: Logger(label: "cloudlet"))
         do {
             try await server.loadApps()
@@ -141,3 +152,8 @@ struct ServeCommand<Hooks: HookModule>: AsyncParsableCommand {
 extension SQLiteObjectStorage.Durability: ExpressibleByArgument {}
 extension Logger.Level: @retroactive ExpressibleByArgument {}
 extension LogFormat: ExpressibleByArgument {}
+
+/// `value` as a number of cores, if it is one: finite, 0 or more.
+private func cores(_ value: Double) -> Double? {
+    value >= 0 && value.isFinite ? value : nil
+}

@@ -16,7 +16,7 @@ struct ServeConfigFile {
     static let serverMembers: Set<String> = [
         "host", "port", "data", "mountPath", "appId", "clientKey", "masterKey", "maxBodyBytes", "maxResponseBytes",
         "maxObjectBytes", "durability", "logLevel", "logFormat", "hookLogRetention",
-        "isolation", "workers", "workerMemoryMb", "trustedProxies", "rateLimit", "operatorKey", "publicUrl", "apps",
+        "isolation", "workers", "workerMemoryMb", "longHookCpu", "trustedProxies", "rateLimit", "operatorKey", "publicUrl", "apps",
     ]
 
     /// One entry of `apps`.

@@ -43,6 +43,34 @@ struct WorkerCPUShareTests {
         #expect(try members(group).contains(Substring(String(pid))))
     }
 
+    @Test func anAppsLongCallsAreCappedAtTheirCoresAndUncappedWhenToldSo() throws {
+        let capped = WorkerCPUShare(appId: "cpu-cap-test-\(getpid())", longCallCores: 0.3)
+        defer { capped.remove() }
+        guard let idle = capped.idleGroupPath else {
+            // No cgroups here: nothing can cap a worker's CPU.
+            #expect(capped.longCallCores == nil)
+            return
+        }
+        func read(_ folder: String, _ file: String) throws -> Int? {
+            Int(try String(contentsOfFile: folder + "/" + file, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+        guard FileManager.default.fileExists(atPath: idle + "/cpu.cfs_quota_us") else {
+            // A kernel without CPU bandwidth control: the groups hold, uncapped.
+            #expect(capped.longCallCores == nil)
+            return
+        }
+        #expect(capped.longCallCores == 0.3)
+        #expect(try read(idle, "cpu.cfs_period_us") == WorkerCPUShare.capPeriodMicroseconds)
+        #expect(try read(idle, "cpu.cfs_quota_us") == 30_000)
+        // The app's own group, where calls that behave run, is never capped.
+        #expect(try read(capped.groupPath!, "cpu.cfs_quota_us") == -1)
+        for uncapped in [0, -1, .nan, .infinity] as [Double?] + [nil] {
+            let share = WorkerCPUShare(appId: "cpu-cap-test-\(getpid())", longCallCores: uncapped)
+            #expect(share.longCallCores == nil)
+            #expect(try read(idle, "cpu.cfs_quota_us") == -1)
+        }
+    }
+
     /// Field 19 of /proc/<pid>/stat: the nice value.
     static func niceness(of pid: Int32) throws -> Int? {
         let fields = try String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8).split(separator: ")").last!.split(separator: " ")

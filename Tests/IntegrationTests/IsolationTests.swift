@@ -50,21 +50,29 @@ extension ProcessTests {
             }
         }
 
-        /// A hook that spins past 100 ms moves its worker into the app's idle CPU group (or to
-        /// nice 19 where there are no cgroups), so the host's threads take the CPU when they need it.
+        /// A hook that spins past 25 ms moves its worker into the app's idle CPU group, capped at
+        /// `--long-hook-cpu` cores (or to nice 19 where there are no cgroups), so the host's
+        /// threads take the CPU when they need it.
         @Test func aSpinningHooksWorkerYieldsTheCPUToTheHost() async throws {
-            let apps = try await TwoApps.start()
+            let apps = try await TwoApps.start(["--long-hook-cpu", "0.25"])
             defer { apps.stop() }
             let worker = try await apps.fixtureWorker()
             let hang = Task { try? await apps.fixture.post("/functions/spin", [:]) }
             defer { hang.cancel() }
-            let longGroup = "/sys/fs/cgroup/cpu/cloudlet-idle/fixture/cgroup.procs"
-            if FileManager.default.fileExists(atPath: longGroup) {
+            let longGroup = "/sys/fs/cgroup/cpu/cloudlet-idle/fixture"
+            if FileManager.default.fileExists(atPath: longGroup + "/cgroup.procs") {
                 let members = try await poll("the spinning worker in the idle group") {
-                    let text = try String(contentsOfFile: longGroup, encoding: .utf8)
+                    let text = try String(contentsOfFile: longGroup + "/cgroup.procs", encoding: .utf8)
                     return text.split(separator: "\n").contains(Substring(String(worker))) ? text : nil
                 }
                 #expect(!members.isEmpty)
+                if FileManager.default.fileExists(atPath: longGroup + "/cpu.cfs_quota_us") {
+                    let quota = try String(contentsOfFile: longGroup + "/cpu.cfs_quota_us", encoding: .utf8)
+                    #expect(quota.trimmingCharacters(in: .whitespacesAndNewlines) == "25000")
+                    // Uncapped, the spinning worker would take a whole core of this otherwise idle machine.
+                    let cores = try await HostUsage.cores(usedBy: worker, over: .milliseconds(500))
+                    #expect(cores < 0.5, "the spinning worker took \(cores) cores")
+                }
             } else {
                 let stat = "/proc/\(worker)/stat"
                 _ = try await poll("the spinning worker at nice 19") {
@@ -270,7 +278,7 @@ private final class ReloadFlag: Sendable {
     func set() { state.withLock { $0 = true } }
 }
 
-/// A process's thread count and resident memory, from `/proc/<pid>/status`.
+/// A process's thread count and resident memory, from `/proc/<pid>/status`, and the CPU it uses.
 struct HostUsage {
     let threads: Int
     let residentKiB: Int
@@ -283,5 +291,19 @@ struct HostUsage {
         }
         threads = field("Threads")
         residentKiB = field("VmRSS")
+    }
+
+    /// The cores process `pid` used over `duration`, from its CPU time in `/proc/<pid>/stat`.
+    static func cores(usedBy pid: Int, over duration: Duration) async throws -> Double {
+        func ticks() throws -> Double {
+            let fields = try String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8).split(separator: ")").last!.split(separator: " ")
+            return Double(fields[11])! + Double(fields[12])!
+        }
+        let before = try ticks()
+        let started = ContinuousClock.now
+        try await Task.sleep(for: duration)
+        let used = try ticks() - before
+        let elapsed = ContinuousClock.now - started
+        return used / Double(sysconf(Int32(_SC_CLK_TCK))) / (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
     }
 }

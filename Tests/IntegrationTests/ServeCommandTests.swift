@@ -85,6 +85,20 @@ extension ProcessTests {
             #expect(try await server.stop() == .exit(0))
         }
 
+        @Test func aLongHookCPUThatIsNoNumberOfCoresIsRefused() async throws {
+            let data = try ServerProcess.temporaryFolder("long-hook-cpu")
+            defer { try? FileManager.default.removeItem(at: data) }
+            for value in ["inf", "-0.5", "lots"] {
+                let run = try await ServerProcess.run(.cloudlet, ["serve", "--long-hook-cpu=\(value)", "--data", data.path, "--port", "0"])
+                #expect(run.ending != .exit(0), "--long-hook-cpu=\(value) was taken")
+                #expect(run.stderr.contains("long-hook-cpu"), "stderr: \(run.stderr)")
+            }
+            let variable = try await ServerProcess.run(
+                .cloudlet, ["serve", "--data", data.path, "--port", "0"], environment: ["CLOUDLET_LONG_HOOK_CPU": "-1"])
+            #expect(variable.ending != .exit(0))
+            #expect(variable.stderr.contains("CLOUDLET_LONG_HOOK_CPU has an invalid value: -1"), "stderr: \(variable.stderr)")
+        }
+
         @Test func environmentVariablesAndFlagsWin() async throws {
             let data = try ServerProcess.temporaryFolder("env")
             let other = try ServerProcess.temporaryFolder("env-flags")

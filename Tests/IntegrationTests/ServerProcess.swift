@@ -131,11 +131,12 @@ final class ServerProcess: Sendable {
         return server
     }
 
-    /// Runs `binary` with `arguments` to its end and answers how it ended and what it printed.
-    static func run(_ binary: Binary, _ arguments: [String], timeout: Duration = .seconds(20)) async throws -> (
+    /// Runs `binary` with `arguments` (and `environment` added to the test's) to its end and
+    /// answers how it ended and what it printed.
+    static func run(_ binary: Binary, _ arguments: [String], environment: [String: String] = [:], timeout: Duration = .seconds(20)) async throws -> (
         ending: Ending, stdout: String, stderr: String
     ) {
-        let process = try start(binary, arguments: arguments)
+        let process = try start(binary, arguments: arguments, environment: environment)
         let ending = try await process.waitForExit(timeout: timeout)
         return (ending, process.stdout, process.stderr)
     }

@@ -12,18 +12,23 @@ public struct AppLauncher: Sendable {
     public var ownExecutablePath: String?
     /// How workers are fenced in before they run hooks (Landlock, no capabilities); nil for not at all.
     public var confinement: WorkerConfinement?
+    /// The most CPU, in cores, each app's workers take together while their calls run long (see
+    /// ``WorkerPoolConfiguration/longCallCores``); nil for no cap.
+    public var longCallCores: Double?
     let logger: Logger
     let hookLogger: Logger
 
     /// A launcher for a binary whose own hooks are `ownHooks` and which is `ownExecutablePath`,
-    /// fencing workers in with `confinement`.
+    /// fencing workers in with `confinement` and capping each app's long calls at `longCallCores`.
     public init(
         ownHooks: HookRegistry? = nil, ownExecutablePath: String? = nil, confinement: WorkerConfinement? = nil,
+        longCallCores: Double? = WorkerPoolConfiguration.defaultLongCallCores,
         logger: Logger = Logger(label: "cloudlet.workers"), hookLogger: Logger = Logger(label: "cloudlet.hooks")
     ) {
         self.ownHooks = ownHooks
         self.ownExecutablePath = ownExecutablePath
         self.confinement = confinement
+        self.longCallCores = longCallCores
         self.logger = logger
         self.hookLogger = hookLogger
     }
@@ -49,7 +54,8 @@ public struct AppLauncher: Sendable {
             }
             let configuration = WorkerPoolConfiguration(
                 appId: id, executablePath: path, workerCount: settings.workerCount, memoryLimitMegabytes: settings.workerMemoryMegabytes,
-                workingFolder: URL(fileURLWithPath: dataDirectory).appendingPathComponent("workers/\(id)").path, confinement: confinement)
+                workingFolder: URL(fileURLWithPath: dataDirectory).appendingPathComponent("workers/\(id)").path, confinement: confinement,
+                longCallCores: longCallCores)
             let pool = try await WorkerPool.launch(configuration, logger: logger, hookLogger: hookLogger, metrics: metrics)
             return (ProcessHookExecutor(pool: pool), pool)
         }

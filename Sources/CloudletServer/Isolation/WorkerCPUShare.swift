@@ -9,8 +9,12 @@ import Glibc
 /// `cloudlet-idle/<app>`: `cloudlet-idle` is an idle group at the top of the hierarchy (`cpu.idle`
 /// 1; `cpu.shares` 2 where the kernel lacks it), so the host's threads, which serve every app's
 /// requests, take the CPU from it the moment they need it, and the apps in it share what is left
-/// equally. It moves back once its long calls end. Without cgroups, a demoted worker's threads run
-/// at `nice` 19 instead.
+/// equally. It moves back once its long calls end. The idle group alone does not make a spinning
+/// hook free for the host: on a virtual machine, a host thread that wakes on a core busy with an
+/// idle task still pays for taking it back, so that two spinning workers cost the host about a
+/// quarter of its throughput. So each app's idle folder is also capped (`cpu.cfs_quota_us`) at
+/// ``longCallCores`` cores over all its demoted workers. Without cgroups, a demoted worker's
+/// threads run at `nice` 19 instead, with no cap.
 public struct WorkerCPUShare: Sendable {
     /// The app's cgroup folder, or nil where cgroups cannot be used here.
     public let groupPath: String?
@@ -18,17 +22,24 @@ public struct WorkerCPUShare: Sendable {
     public let idleGroupPath: String?
     /// Why the cgroup is not used, if it is not.
     public let unavailableReason: String?
+    /// The most CPU, in cores, the app's demoted workers take together; nil for no cap.
+    public let longCallCores: Double?
     /// Each app group's `cpu.shares`.
     public static let appShares = 1024
     /// The `nice` value of a demoted worker's threads where there are no cgroups.
     public static let demotedNiceness: Int32 = 19
+    /// The period over which the kernel enforces ``longCallCores``, in microseconds: 100 ms.
+    public static let capPeriodMicroseconds = 100_000
 
-    /// Sets up the groups of `appId` under `root` (the cgroup v1 `cpu` controller's mount).
-    public init(appId: String, root: String = "/sys/fs/cgroup/cpu") {
+    /// Sets up the groups of `appId` under `root` (the cgroup v1 `cpu` controller's mount), its
+    /// demoted workers capped at `longCallCores` cores together (nil or 0 for no cap).
+    public init(appId: String, longCallCores: Double? = WorkerPoolConfiguration.defaultLongCallCores, root: String = "/sys/fs/cgroup/cpu") {
         let group = root + "/cloudlet/" + appId
         let idleParent = root + "/cloudlet-idle"
+        let idleGroup = idleParent + "/" + appId
+        let cap = longCallCores.flatMap { $0 > 0 && $0.isFinite ? min($0, 4_096) : nil }
         do {
-            for folder in [group, idleParent + "/" + appId] {
+            for folder in [group, idleGroup] {
                 try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
                 try Self.write(String(Self.appShares), to: folder + "/cpu.shares")
             }
@@ -38,13 +49,24 @@ public struct WorkerCPUShare: Sendable {
                 try Self.write("2", to: idleParent + "/cpu.shares")
             }
             groupPath = group
-            idleGroupPath = idleParent + "/" + appId
+            idleGroupPath = idleGroup
+            // A kernel built without CPU bandwidth control has no quota files: the groups still hold, uncapped.
+            self.longCallCores = (try? Self.cap(idleGroup, at: cap)) == nil ? nil : cap
             unavailableReason = nil
         } catch {
             groupPath = nil
             idleGroupPath = nil
+            self.longCallCores = nil
             unavailableReason = "the cgroup cpu controller at \(root) cannot be written here (\(error.localizedDescription))"
         }
+    }
+
+    /// Caps the group in `folder` at `cores` (nil: no cap) per ``capPeriodMicroseconds``.
+    private static func cap(_ folder: String, at cores: Double?) throws {
+        try write(String(capPeriodMicroseconds), to: folder + "/cpu.cfs_period_us")
+        // The kernel takes at least 1 ms a period.
+        let quota = cores.map { max(Int(($0 * Double(capPeriodMicroseconds)).rounded()), 1_000) } ?? -1
+        try write(String(quota), to: folder + "/cpu.cfs_quota_us")
     }
 
     /// Moves worker `pid` (all its threads) into the app's group. Returns false if that failed.

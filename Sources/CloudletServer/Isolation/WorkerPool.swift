@@ -43,7 +43,7 @@ public final class WorkerPool: Service, Sendable {
         hookLogger[metadataKey: "app"] = .string(configuration.appId)
         self.hookLogger = hookLogger
         self.clock = clock
-        cpuShare = WorkerCPUShare(appId: configuration.appId)
+        cpuShare = WorkerCPUShare(appId: configuration.appId, longCallCores: configuration.longCallCores)
         state = Mutex(
             WorkerPoolState(
                 slots: configuration.workerCount,

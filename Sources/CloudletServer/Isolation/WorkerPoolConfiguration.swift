@@ -2,6 +2,10 @@ import Foundation
 
 /// How one app's worker pool runs. Every member has a documented default; `serve` fills some from flags.
 public struct WorkerPoolConfiguration: Sendable {
+    /// The default ``longCallCores``: a quarter of a core per app, which keeps a host whose every
+    /// core is busy within a few percent of its throughput while an app's hooks spin.
+    public static let defaultLongCallCores = 0.25
+
     /// The app whose hooks the workers run.
     public var appId: String
     /// The executable a worker runs: the app's own (built with `CloudletCommand`), or `cloudlet`.
@@ -23,6 +27,10 @@ public struct WorkerPoolConfiguration: Sendable {
     /// How long one call may run before its worker yields the CPU to the host (see
     /// ``WorkerCPUShare``). Default 25 ms: a hook waiting on I/O takes no CPU, so only hooks that compute feel it.
     public var demotionDelay: Duration
+    /// The most CPU, in cores, the app's workers take together while their calls run past
+    /// ``demotionDelay``, where the host may use cgroups (see ``WorkerCPUShare``); nil or 0 for no
+    /// cap. Default ``defaultLongCallCores``.
+    public var longCallCores: Double?
     /// How often an idle worker is health-checked, and how long it may take to answer. Default 5 s each.
     public var healthCheckInterval: Duration
     /// How long a health check may go unanswered before the worker is killed. Default 5 s.
@@ -48,9 +56,11 @@ public struct WorkerPoolConfiguration: Sendable {
         startupTimeout: Duration = .seconds(10), healthCheckInterval: Duration = .seconds(5),
         healthCheckTimeout: Duration = .seconds(5), crashesToOpenCircuit: Int = 3, circuitOpenDuration: Duration = .seconds(10),
         restartDelay: Duration = .milliseconds(100), maximumRestartDelay: Duration = .seconds(5), workingFolder: String? = nil,
-        confinement: WorkerConfinement? = nil, demotionDelay: Duration = .milliseconds(25)
+        confinement: WorkerConfinement? = nil, demotionDelay: Duration = .milliseconds(25),
+        longCallCores: Double? = defaultLongCallCores
     ) {
         self.demotionDelay = demotionDelay
+        self.longCallCores = longCallCores
         self.appId = appId
         self.executablePath = executablePath
         self.arguments = arguments
