@@ -67,6 +67,7 @@ extension ProcessTests {
                 }
                 #expect(!members.isEmpty)
                 if FileManager.default.fileExists(atPath: longGroup + "/cpu.cfs_quota_us") {
+                    #expect(apps.server.stderr.contains("workers with long calls run in an idle cgroup, capped at 0.25 cores"), "\(apps.server.stderr)")
                     let quota = try String(contentsOfFile: longGroup + "/cpu.cfs_quota_us", encoding: .utf8)
                     #expect(quota.trimmingCharacters(in: .whitespacesAndNewlines) == "25000")
                     // Uncapped, the spinning worker would take a whole core of this otherwise idle machine.
@@ -74,6 +75,7 @@ extension ProcessTests {
                     #expect(cores < 0.5, "the spinning worker took \(cores) cores")
                 }
             } else {
+                #expect(apps.server.stderr.contains("workers with long calls run at nice 19, with no CPU cap"), "\(apps.server.stderr)")
                 let stat = "/proc/\(worker)/stat"
                 _ = try await poll("the spinning worker at nice 19") {
                     let fields = try String(contentsOfFile: stat, encoding: .utf8).split(separator: ")").last!.split(separator: " ")

@@ -57,6 +57,7 @@ public final class WorkerPool: Service, Sendable {
         metrics: CloudletMetrics? = nil
     ) async throws -> WorkerPool {
         let pool = WorkerPool(configuration: configuration, logger: logger, hookLogger: hookLogger ?? logger, clock: clock, metrics: metrics)
+        pool.reportCPUShare()
         try FileManager.default.createDirectory(
             atPath: configuration.workingFolder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
@@ -142,6 +143,16 @@ public final class WorkerPool: Service, Sendable {
                 throw ParseError(code: 1, message: "no worker of app \(configuration.appId) started within \(configuration.startupTimeout)")
             }
             try await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
+    /// Says once, at launch, what keeps this app's hooks from the CPU the host needs here.
+    private func reportCPUShare() {
+        if let reason = cpuShare.unavailableReason {
+            logger.warning("workers with long calls run at nice 19, with no CPU cap: \(reason)")
+        } else {
+            let cap = cpuShare.longCallCores.map { "capped at \($0) cores" } ?? "with no CPU cap"
+            logger.info("workers with long calls run in an idle cgroup, \(cap)", metadata: ["cgroup": "\(cpuShare.idleGroupPath ?? "")"])
         }
     }
 
