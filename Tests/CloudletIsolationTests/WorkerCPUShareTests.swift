@@ -6,7 +6,7 @@ import Testing
 @Suite("Worker CPU share")
 struct WorkerCPUShareTests {
     @Test func aWorkerWithALongCallMovesToItsAppsIdleGroupAndBack() throws {
-        let share = WorkerCPUShare(appId: "cpu-share-test-\(getpid())")
+        let share = WorkerCPUShare(appId: "cpu-share-test-\(getpid())", longCallCores: WorkerPoolConfiguration.defaultLongCallCores)
         defer { share.remove() }
         let child = Process()
         child.executableURL = URL(fileURLWithPath: "/bin/sleep")
@@ -64,7 +64,7 @@ struct WorkerCPUShareTests {
         #expect(try read(idle, "cpu.cfs_quota_us") == 30_000)
         // The app's own group, where calls that behave run, is never capped.
         #expect(try read(capped.groupPath!, "cpu.cfs_quota_us") == -1)
-        for uncapped in [0, -1, .nan, .infinity] as [Double?] + [nil] {
+        for uncapped in [0, -1, .nan, .infinity] as [Double] {
             let share = WorkerCPUShare(appId: "cpu-cap-test-\(getpid())", longCallCores: uncapped)
             #expect(share.longCallCores == nil)
             #expect(try read(idle, "cpu.cfs_quota_us") == -1)

@@ -13,8 +13,8 @@ public struct AppLauncher: Sendable {
     /// How workers are fenced in before they run hooks (Landlock, no capabilities); nil for not at all.
     public var confinement: WorkerConfinement?
     /// The most CPU, in cores, each app's workers take together while their calls run long (see
-    /// ``WorkerPoolConfiguration/longCallCores``); nil for no cap.
-    public var longCallCores: Double?
+    /// ``WorkerPoolConfiguration/longCallCores``); 0 for no cap.
+    public var longCallCores: Double
     let logger: Logger
     let hookLogger: Logger
 
@@ -22,7 +22,7 @@ public struct AppLauncher: Sendable {
     /// fencing workers in with `confinement` and capping each app's long calls at `longCallCores`.
     public init(
         ownHooks: HookRegistry? = nil, ownExecutablePath: String? = nil, confinement: WorkerConfinement? = nil,
-        longCallCores: Double? = WorkerPoolConfiguration.defaultLongCallCores,
+        longCallCores: Double = WorkerPoolConfiguration.defaultLongCallCores,
         logger: Logger = Logger(label: "cloudlet.workers"), hookLogger: Logger = Logger(label: "cloudlet.hooks")
     ) {
         self.ownHooks = ownHooks

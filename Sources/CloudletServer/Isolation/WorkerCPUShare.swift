@@ -32,12 +32,13 @@ public struct WorkerCPUShare: Sendable {
     public static let capPeriodMicroseconds = 100_000
 
     /// Sets up the groups of `appId` under `root` (the cgroup v1 `cpu` controller's mount), its
-    /// demoted workers capped at `longCallCores` cores together (nil or 0 for no cap).
-    public init(appId: String, longCallCores: Double? = WorkerPoolConfiguration.defaultLongCallCores, root: String = "/sys/fs/cgroup/cpu") {
+    /// demoted workers capped at `longCallCores` cores together (0 for no cap).
+    public init(appId: String, longCallCores: Double, root: String = "/sys/fs/cgroup/cpu") {
         let group = root + "/cloudlet/" + appId
         let idleParent = root + "/cloudlet-idle"
         let idleGroup = idleParent + "/" + appId
-        let cap = longCallCores.flatMap { $0 > 0 && $0.isFinite ? min($0, 4_096) : nil }
+        // At most 4,096 cores, so that the quota in microseconds stays a number the kernel takes.
+        let cap = longCallCores > 0 && longCallCores.isFinite ? min(longCallCores, 4_096) : nil
         do {
             for folder in [group, idleGroup] {
                 try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)

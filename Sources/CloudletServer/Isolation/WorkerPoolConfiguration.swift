@@ -29,9 +29,9 @@ public struct WorkerPoolConfiguration: Sendable {
     /// ``WorkerCPUShare``). Default 25 ms: a hook waiting on I/O takes no CPU, so only hooks that compute feel it.
     public var demotionDelay: Duration
     /// The most CPU, in cores, the app's workers take together while their calls run past
-    /// ``demotionDelay``, where the host may use cgroups (see ``WorkerCPUShare``); nil or 0 for no
-    /// cap. Default ``defaultLongCallCores``.
-    public var longCallCores: Double?
+    /// ``demotionDelay``, where the host may use cgroups (see ``WorkerCPUShare``); 0 for no cap.
+    /// Default ``defaultLongCallCores``.
+    public var longCallCores: Double
     /// How often an idle worker is health-checked, and how long it may take to answer. Default 5 s each.
     public var healthCheckInterval: Duration
     /// How long a health check may go unanswered before the worker is killed. Default 5 s.
@@ -58,7 +58,7 @@ public struct WorkerPoolConfiguration: Sendable {
         healthCheckTimeout: Duration = .seconds(5), crashesToOpenCircuit: Int = 3, circuitOpenDuration: Duration = .seconds(10),
         restartDelay: Duration = .milliseconds(100), maximumRestartDelay: Duration = .seconds(5), workingFolder: String? = nil,
         confinement: WorkerConfinement? = nil, demotionDelay: Duration = .milliseconds(25),
-        longCallCores: Double? = defaultLongCallCores
+        longCallCores: Double = defaultLongCallCores
     ) {
         self.demotionDelay = demotionDelay
         self.longCallCores = longCallCores
