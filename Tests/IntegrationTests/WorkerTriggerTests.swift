@@ -37,6 +37,29 @@ extension ProcessTests {
             }
         }
 
+        /// The fixture's one worker takes 16 calls at once: a 17th waits for room, and its
+        /// deadline ends that wait even though no room ever comes (the 16 wait for ever, deaf to
+        /// cancellation, and the test's clock never reaches their 60 s limit).
+        @Test func aCallWaitingForRoomOnAWorkerTimesOutAtItsDeadline() async throws {
+            try await HookHarness.withWorkers(executablePath: Self.fixture) { (harness: HookHarness) async throws in
+                let running = (0..<16).map { _ in Task { try await harness.call("wait") } }
+                try await harness.waitForInvocations(.function, "wait", count: 16)
+                try await Task.sleep(for: .milliseconds(200))
+                let queued = Task { try await harness.call("pid") }
+                try await harness.waitForInvocations(.function, "pid")
+                harness.clock.advance(by: .seconds(15))
+                // Were the wait deaf to the deadline, the call would wait for ever: cancelled
+                // after 10 s instead, it fails with 141, not 124.
+                let watchdog = Task { try await Task.sleep(for: .seconds(10)); queued.cancel() }
+                defer { watchdog.cancel() }
+                let error = try await #require(throws: ParseError.self) { try await queued.value }
+                #expect(error.code == 124)
+                #expect(harness.counts(.function, "pid").timeouts == 1)
+                harness.clock.advance(by: .seconds(45))
+                for call in running { #expect(try await #require(throws: ParseError.self) { try await call.value }.code == 124) }
+            }
+        }
+
         @Test func loginHooksInAWorkerRefuseBannedUsersAndRecordLoginsAndLogouts() async throws {
             try await HookHarness.withWorkers(executablePath: Self.fixture) { (harness: HookHarness) async throws in
                 try await harness.signUp(username: "mallory", password: "pw", ["banned": true])

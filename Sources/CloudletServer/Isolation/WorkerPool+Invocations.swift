@@ -36,6 +36,8 @@ extension WorkerPool {
                 return try outcome.value()
             case .refused(let error):
                 throw error
+            case .timedOut:
+                throw DeadlineRace.DeadlineExceeded()
             case .lost(let loss):
                 switch loss.verdict(attempt: attempt, deadlinePassed: clock.now >= context.deadline) {
                 case .retryAlone:
@@ -77,13 +79,16 @@ extension WorkerPool {
         }
     }
 
-    /// Sends one attempt of a call to a worker (alone on it, if `alone`) and waits for how it ends.
+    /// Sends one attempt of a call to a worker (alone on it, if `alone`) and waits for how it ends,
+    /// or for the ``CallDeadline`` of the current task, if it has one.
     private func runOnce(_ request: InvocationRequest, alone: Bool) async throws -> WorkerPoolState.Ending {
         let id = state.withLock { state in
             defer { state.nextInvocationId += 1 }
             return state.nextInvocationId
         }
-        let process = try await acquireWorker(for: id, context: request.context, alone: alone)
+        let deadline = CallDeadline.current
+        let process = try await acquireWorker(for: id, context: request.context, alone: alone, until: deadline)
+        defer { deadline?.leave() }
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 let early = state.withLock { state -> WorkerPoolState.Ending? in
@@ -99,6 +104,7 @@ extension WorkerPool {
                     continuation.resume(returning: early)
                 } else {
                     process.send(.invoke(request.invocation(id: id)))
+                    deadline?.enter { self.abandon(id, on: process) }
                 }
             }
         } onCancel: {
@@ -106,10 +112,27 @@ extension WorkerPool {
         }
     }
 
-    /// Waits (in the bounded queue, if every worker is full or restarting) for room on a worker. A
-    /// call to run `alone` waits for an idle worker, ahead of the queue and beyond its bound.
-    private func acquireWorker(for id: UInt64, context: HookContext, alone: Bool) async throws -> WorkerProcess {
-        try await withTaskCancellationHandler {
+    /// Stops waiting for invocation `id` at its deadline, if it is still waited for: its caller
+    /// hears `timedOut` at once, and the worker is told to cancel it. It keeps its place on the
+    /// worker until the worker answers or is killed for overrunning.
+    private func abandon(_ id: UInt64, on process: WorkerProcess) {
+        let continuation = state.withLock { state -> CheckedContinuation<WorkerPoolState.Ending, Never>? in
+            guard let continuation = state.invocations[id]?.continuation else { return nil }
+            state.invocations[id]?.continuation = nil
+            state.invocations[id]?.abandoned = true
+            return continuation
+        }
+        guard let continuation else { return }
+        process.send(.cancel(id: id))
+        continuation.resume(returning: .timedOut)
+    }
+
+    /// Waits (in the bounded queue, if every worker is full or restarting) for room on a worker,
+    /// until `deadline` at most. A call to run `alone` waits for an idle worker, ahead of the queue
+    /// and beyond its bound.
+    private func acquireWorker(for id: UInt64, context: HookContext, alone: Bool, until deadline: CallDeadline?) async throws -> WorkerProcess {
+        defer { deadline?.leave() }
+        return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 let immediate = state.withLock { state -> Result<WorkerProcess, any Error>? in
                     if state.isShuttingDown { return .failure(ParseError.unavailable("the server is shutting down")) }
@@ -127,15 +150,24 @@ extension WorkerPool {
                     state.waiters.append(waiter)
                     return nil
                 }
-                if let immediate { continuation.resume(with: immediate) }
+                if let immediate {
+                    continuation.resume(with: immediate)
+                } else {
+                    deadline?.enter { self.stopWaiting(id, with: DeadlineRace.DeadlineExceeded()) }
+                }
             }
         } onCancel: {
-            let waiter = state.withLock { state -> WorkerPoolState.Waiter? in
-                guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
-                return state.waiters.remove(at: index)
-            }
-            waiter?.continuation.resume(throwing: CancellationError())
+            stopWaiting(id, with: CancellationError())
         }
+    }
+
+    /// Ends the wait of `id` for a worker, if it still waits, with `error`.
+    private func stopWaiting(_ id: UInt64, with error: any Error) {
+        let waiter = state.withLock { state -> WorkerPoolState.Waiter? in
+            guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+            return state.waiters.remove(at: index)
+        }
+        waiter?.continuation.resume(throwing: error)
     }
 
     /// Hands free slots to waiting callers.

@@ -147,7 +147,7 @@ extension WorkerPool {
             var lost: [WorkerPoolState.Invocation] = []
             for id in unanswered {
                 guard let invocation = state.invocations[id] else { continue }
-                if invocation.continuation == nil {
+                if invocation.continuation == nil && !invocation.abandoned {
                     state.invocations[id]?.early = .lost(loss)
                 } else {
                     state.invocations.removeValue(forKey: id)

@@ -19,6 +19,8 @@ struct WorkerPoolState {
         case lost(WorkerLoss)
         /// The answer could not be taken (it was over the frame bound).
         case refused(ParseError)
+        /// The call's deadline passed first; the invocation stays on its worker until it ends.
+        case timedOut
     }
 
     /// An invocation sent (or about to be sent) to `process`.
@@ -28,6 +30,8 @@ struct WorkerPoolState {
         var continuation: CheckedContinuation<Ending, Never>?
         /// Set when the invocation ended before its caller started waiting.
         var early: Ending?
+        /// Set when its caller stopped waiting at the call's deadline: nobody waits for its ending.
+        var abandoned = false
     }
 
     /// A caller waiting for a worker with a free slot (or, for a retry, an idle worker to run alone on).

@@ -143,8 +143,7 @@ public final class AppRuntime: Sendable {
             logger: logger, store: RuntimeHookStore(runtime: self, caller: inner), clock: clock)
         statistics.record(kind, name) { $0.invocations += 1 }
         do {
-            let value = try await DeadlineRace.run(until: deadline, clock: clock, startingHere: executor.runsHooksElsewhere) {
-                [bulkhead, executor] in
+            let dispatch = { @Sendable [bulkhead, executor] () async throws -> ParseValue in
                 let call = { try await executor.run(kind, name, input: input, original: original, context: context) }
                 // Nested hooks run in their caller's slot: a hook never waits on itself.
                 guard caller.depth == 0 else { return try await call() }
@@ -153,6 +152,14 @@ public final class AppRuntime: Sendable {
                 } catch let refusal as ParseError where refusal == HookBulkhead.full {
                     throw HookDispatchError(outcome: .rejected, error: refusal)
                 }
+            }
+            let value: ParseValue
+            if executor.runsHooksElsewhere {
+                let callDeadline = CallDeadline(until: deadline, clock: clock)
+                defer { callDeadline.end() }
+                value = try await CallDeadline.$current.withValue(callDeadline, operation: dispatch)
+            } else {
+                value = try await DeadlineRace.run(until: deadline, clock: clock, dispatch)
             }
             // Whatever ran the hook (a worker included), the host takes only what the kind returns.
             guard kind.definition.returns.accepts(value) else {

@@ -9,12 +9,10 @@ enum DeadlineRace {
     /// Thrown when the deadline comes first.
     struct DeadlineExceeded: Error {}
 
-    /// Runs `operation` until `deadline`. With `startingHere`, the operation starts on this thread
-    /// and runs on it up to its first suspension (only for an operation that soon waits, such as a
-    /// call sent to a worker); otherwise it starts on another thread of the pool.
+    /// Runs `operation` on another thread of the pool until `deadline`. (A call that only waits,
+    /// such as one sent to a worker, keeps its deadline with a ``CallDeadline`` instead.)
     static func run<Value: Sendable>(
-        until deadline: Date, clock: any CloudletClock, startingHere: Bool = false,
-        _ operation: @escaping @Sendable () async throws -> Value
+        until deadline: Date, clock: any CloudletClock, _ operation: @escaping @Sendable () async throws -> Value
     ) async throws -> Value {
         guard clock.now < deadline else { throw DeadlineExceeded() }
         let race = Race<Value>()
@@ -27,7 +25,7 @@ enum DeadlineRace {
                     race.finish(.failure(error))
                 }
             }
-            let task = startingHere ? Task.immediate(operation: body) : Task(operation: body)
+            let task = Task(operation: body)
             race.arm(
                 clock.schedule(at: deadline) {
                     if race.finish(.failure(DeadlineExceeded())) { task.cancel() }

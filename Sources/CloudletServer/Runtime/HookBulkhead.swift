@@ -33,8 +33,9 @@ public final class HookBulkhead: Sendable {
     public static let full = ParseError(code: 155, message: "too many hook calls are running or waiting for this app", httpStatus: 503)
 
     /// Runs `body` in a slot, waiting for one if all are taken; throws ``full`` if too many wait.
+    /// A wait also ends at the ``CallDeadline`` of the current task, if it has one.
     public func run<Value: Sendable>(_ body: () async throws -> Value) async throws -> Value {
-        try await acquire()
+        try await acquire(until: CallDeadline.current)
         defer { release() }
         return try await body()
     }
@@ -52,7 +53,8 @@ public final class HookBulkhead: Sendable {
     /// How many calls run and wait now.
     public var load: (running: Int, waiting: Int) { state.withLock { ($0.running, $0.waiting.count) } }
 
-    private func acquire() async throws {
+    private func acquire(until deadline: CallDeadline?) async throws {
+        defer { deadline?.leave() }
         enum Entry {
             case admitted
             case refused
@@ -76,7 +78,9 @@ public final class HookBulkhead: Sendable {
                 switch entry {
                 case .admitted: continuation.resume()
                 case .refused: continuation.resume(throwing: Self.full)
-                case .queued: if Task.isCancelled { cancel(id) }
+                case .queued:
+                    if Task.isCancelled { cancel(id) }
+                    deadline?.enter { self.cancel(id, with: DeadlineRace.DeadlineExceeded()) }
                 }
             }
         } onCancel: {
@@ -84,12 +88,13 @@ public final class HookBulkhead: Sendable {
         }
     }
 
-    private func cancel(_ id: UInt64) {
+    /// Ends the wait of `id`, if it still waits, with `error`.
+    private func cancel(_ id: UInt64, with error: any Error = CancellationError()) {
         let removed = state.withLock { state -> Waiter? in
             guard let index = state.waiting.firstIndex(where: { $0.id == id }) else { return nil }
             return state.waiting.remove(at: index)
         }
-        removed?.continuation.resume(throwing: CancellationError())
+        removed?.continuation.resume(throwing: error)
     }
 
     private func release() {

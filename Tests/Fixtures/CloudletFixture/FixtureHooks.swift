@@ -12,6 +12,7 @@ import Foundation
 /// - `afterSave("Later")`, run after the response: waits 3 s, then records the save as a
 ///   `LaterMark` object (`savedId`), so that a test sees the client answered before it ran.
 /// - `function("slow")`: sleeps `ms` milliseconds, then answers "done".
+/// - `function("wait")`: waits for ever, deaf to cancellation but using no CPU, under a 60 s limit.
 /// - `function("spin")`: `while true {}` that ignores cancellation, under a 1 s limit; only a kill ends it.
 /// - `function("spinBriefly")`: the same under a 100 ms limit.
 /// - `function("crash")`: traps on a force-unwrap of nil.
@@ -74,6 +75,10 @@ enum FixtureHooks: HookModule {
             var turns = 0
             while alwaysTrue() { turns &+= 1 }
             return .number(Double(turns))
+        }
+        hooks.function("wait", timeLimit: .seconds(60)) { _ in
+            await withUnsafeContinuation { (_: UnsafeContinuation<Void, Never>) in }
+            return nil
         }
         hooks.function("crash") { request in
             .string(request.params["missing"]!.stringValue!)
