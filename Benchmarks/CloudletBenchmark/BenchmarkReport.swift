@@ -58,7 +58,8 @@ struct BenchmarkReport {
                 + "with a \(bodyBytes)-byte JSON body; load generator: 1 SwiftNIO thread in this process")
         print("")
         print(Self.cell("scenario", 32) + Self.cell("conns", 6, right: true) + Self.cell("saves/s", 11, right: true)
-            + Self.cell("p50 ms", 9, right: true) + Self.cell("p99 ms", 9, right: true) + Self.cell("errors", 8, right: true))
+            + Self.cell("p50 ms", 9, right: true) + Self.cell("p99 ms", 9, right: true) + Self.cell("errors", 8, right: true)
+            + Self.cell("CPU µs/save", 13, right: true) + Self.cell("switches/save", 15, right: true))
     }
 
     /// Records `run` and prints its line.
@@ -69,7 +70,9 @@ struct BenchmarkReport {
                 + Self.cell(String(format: "%.0f", run.savesPerSecond), 11, right: true)
                 + Self.cell(String(format: "%.2f", run.result.percentileMilliseconds(0.50)), 9, right: true)
                 + Self.cell(String(format: "%.2f", run.result.percentileMilliseconds(0.99)), 9, right: true)
-                + Self.cell("\(run.result.errors)", 8, right: true))
+                + Self.cell("\(run.result.errors)", 8, right: true)
+                + Self.cell(run.result.machineMicrosecondsPerRequest.map { String(format: "%.0f", $0) } ?? "-", 13, right: true)
+                + Self.cell(run.result.contextSwitchesPerRequest.map { String(format: "%.1f", $0) } ?? "-", 15, right: true))
     }
 
     /// Prints each comparison with the bare baseline, with its target and whether it is met.

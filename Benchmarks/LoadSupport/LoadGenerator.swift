@@ -29,6 +29,8 @@ public struct LoadGenerator: Sendable {
     public func run(_ request: LoadRequest, on group: any EventLoopGroup) async throws -> LoadResult {
         let start = NIODeadline.now() + Self.timeAmount(warmup)
         let window = LoadConnectionHandler.Window(start: start, end: start + Self.timeAmount(seconds))
+        let machine = Self.machineCPU(at: window.start, on: group.next())
+        let machineAtEnd = Self.machineCPU(at: window.end, on: group.next())
         let pace = rate.map { Self.timeAmount(Double(connections) / $0) }
         // Room for 10,000 answers per second on each connection, more than one connection reaches here.
         let capacity = Int(seconds * 10_000)
@@ -54,7 +56,14 @@ public struct LoadGenerator: Sendable {
         }
         var results: [LoadResult] = []
         for outcome in outcomes { results.append(try await outcome.get()) }
-        return LoadResult(merging: results)
+        var merged = LoadResult(merging: results)
+        merged.machine = (try await machine.get(), try await machineAtEnd.get())
+        return merged
+    }
+
+    /// The machine's CPU counts read at `deadline`.
+    private static func machineCPU(at deadline: NIODeadline, on loop: any EventLoop) -> EventLoopFuture<MachineCPU> {
+        loop.scheduleTask(deadline: deadline) { MachineCPU.now() }.futureResult
     }
 
     private static func timeAmount(_ seconds: Double) -> TimeAmount {

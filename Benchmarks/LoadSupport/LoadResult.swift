@@ -10,6 +10,8 @@ public struct LoadResult: Sendable {
     public var errors = 0
     /// Accepted requests in each second of the window.
     public private(set) var acceptedPerSecond: [Int]
+    /// The machine's CPU counts at the window's start and end, when the generator took them.
+    public var machine: (start: MachineCPU, end: MachineCPU)?
 
     /// An empty result for a window of `seconds`, with room for `capacity` latencies, so that
     /// recording does not allocate.
@@ -41,6 +43,19 @@ public struct LoadResult: Sendable {
 
     /// How many requests were accepted.
     public var accepted: Int { latencies.count }
+
+    /// Microseconds of one core the whole machine (server, workers and load generator) spent
+    /// running code per accepted request during the window.
+    public var machineMicrosecondsPerRequest: Double? {
+        guard let machine, accepted > 0 else { return nil }
+        return machine.end.busySeconds(since: machine.start) * 1e6 / Double(accepted)
+    }
+
+    /// Context switches on the whole machine per accepted request during the window.
+    public var contextSwitchesPerRequest: Double? {
+        guard let machine, accepted > 0 else { return nil }
+        return (machine.end.contextSwitches - machine.start.contextSwitches) / Double(accepted)
+    }
 
     /// The latency in milliseconds below which `fraction` of the accepted requests fall (nearest
     /// rank). The latencies must be sorted, as ``init(merging:)`` leaves them.
