@@ -76,10 +76,8 @@ extension ProcessTests {
                 }
             } else {
                 #expect(apps.server.stderr.contains("workers with long calls run at nice 19, with no CPU cap"), "\(apps.server.stderr)")
-                let stat = "/proc/\(worker)/stat"
                 _ = try await poll("the spinning worker at nice 19") {
-                    let fields = try String(contentsOfFile: stat, encoding: .utf8).split(separator: ")").last!.split(separator: " ")
-                    return fields[16] == "19" ? true : nil
+                    try HostUsage.statFields(of: worker)[16] == "19" ? true : nil
                 }
             }
             try await apps.expectOtherAppAnswers()
@@ -295,17 +293,22 @@ struct HostUsage {
         residentKiB = field("VmRSS")
     }
 
+    /// The fields of `/proc/<pid>/stat` after the command name, from the state on (so the nice
+    /// value is at 16, user and system CPU time at 11 and 12).
+    static func statFields(of pid: Int) throws -> [Substring] {
+        try String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8).split(separator: ")").last!.split(separator: " ")
+    }
+
     /// The cores process `pid` used over `duration`, from its CPU time in `/proc/<pid>/stat`.
     static func cores(usedBy pid: Int, over duration: Duration) async throws -> Double {
         func ticks() throws -> Double {
-            let fields = try String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8).split(separator: ")").last!.split(separator: " ")
+            let fields = try statFields(of: pid)
             return Double(fields[11])! + Double(fields[12])!
         }
         let before = try ticks()
         let started = ContinuousClock.now
         try await Task.sleep(for: duration)
         let used = try ticks() - before
-        let elapsed = ContinuousClock.now - started
-        return used / Double(sysconf(Int32(_SC_CLK_TCK))) / (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+        return used / Double(sysconf(Int32(_SC_CLK_TCK))) / ((ContinuousClock.now - started) / .seconds(1))
     }
 }
