@@ -21,26 +21,30 @@ final class LoadConnectionHandler: ChannelInboundHandler {
     private let done: EventLoopPromise<LoadResult>
     private var result: LoadResult
     private var sentAt = NIODeadline.now()
-    private var nextSend = NIODeadline.now()
+    private var nextSend: NIODeadline
     private var status: HTTPResponseStatus?
     private var sent = 0
     private var finished = false
 
-    /// A handler that sends `request` (at most one per `pace`, if given) until `window` ends, then
-    /// closes the connection and fulfils `done` with what it recorded, with room for `capacity`
-    /// latencies.
-    init(request: LoadRequest, window: Window, pace: TimeAmount?, capacity: Int, done: EventLoopPromise<LoadResult>) {
+    /// A handler that sends `request` (at most one per `pace`, if given, the first at `firstSend` or
+    /// as soon as connected if that is later) until `window` ends, then closes the connection and
+    /// fulfils `done` with what it recorded, with room for `capacity` latencies.
+    init(
+        request: LoadRequest, window: Window, pace: TimeAmount?, firstSend: NIODeadline, capacity: Int,
+        done: EventLoopPromise<LoadResult>
+    ) {
         self.request = request
         self.window = window
         self.pace = pace
+        self.nextSend = firstSend
         self.done = done
         self.result = LoadResult(capacity: capacity, seconds: Double((window.end - window.start).nanoseconds) / 1e9)
     }
 
     func channelActive(context: ChannelHandlerContext) {
         context.fireChannelActive()
-        nextSend = .now()
-        send(context)
+        nextSend = max(nextSend, .now())
+        sendAt(nextSend, context)
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -59,11 +63,15 @@ final class LoadConnectionHandler: ChannelInboundHandler {
             guard now < window.end else { return finish(context) }
             guard let pace else { return send(context) }
             nextSend = max(nextSend + pace, now)
-            let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-            context.eventLoop.scheduleTask(deadline: nextSend) {
-                let (handler, context) = loopBound.value
-                handler.send(context)
-            }
+            sendAt(nextSend, context)
+        }
+    }
+
+    private func sendAt(_ deadline: NIODeadline, _ context: ChannelHandlerContext) {
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        context.eventLoop.scheduleTask(deadline: deadline) {
+            let (handler, context) = loopBound.value
+            handler.send(context)
         }
     }
 

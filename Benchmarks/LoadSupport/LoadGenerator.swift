@@ -4,7 +4,8 @@ import NIOPosix
 
 /// Sends a request to a server over `connections` keep-alive HTTP/1.1 connections, one request in
 /// flight on each (back to back, or paced to a total rate), for a warm-up then a measured window;
-/// answers what the window recorded.
+/// answers what the window recorded. Paced connections start a fraction of the pace apart, so that
+/// the rate arrives evenly rather than as one burst from every connection at once.
 public struct LoadGenerator: Sendable {
     let host: String
     let port: Int
@@ -35,7 +36,9 @@ public struct LoadGenerator: Sendable {
         // Room for 10,000 answers per second on each connection, more than one connection reaches here.
         let capacity = Int(seconds * 10_000)
         var outcomes: [EventLoopFuture<LoadResult>] = []
-        for _ in 0..<connections {
+        let firstSend = NIODeadline.now()
+        for index in 0..<connections {
+            let stagger = TimeAmount.nanoseconds((pace?.nanoseconds ?? 0) * Int64(index) / Int64(connections))
             let done = group.next().makePromise(of: LoadResult.self)
             let bootstrap = ClientBootstrap(group: group)
                 .channelOption(.socketOption(.tcp_nodelay), value: 1)
@@ -43,7 +46,9 @@ public struct LoadGenerator: Sendable {
                     channel.eventLoop.makeCompletedFuture {
                         try channel.pipeline.syncOperations.addHTTPClientHandlers()
                         try channel.pipeline.syncOperations.addHandler(
-                            LoadConnectionHandler(request: request, window: window, pace: pace, capacity: capacity, done: done))
+                            LoadConnectionHandler(
+                                request: request, window: window, pace: pace, firstSend: firstSend + stagger, capacity: capacity,
+                                done: done))
                     }
                 }
             do {

@@ -23,6 +23,8 @@ public final class SQLiteObjectStorage: ObjectStorage {
     public static let defaultRegexStepsPerQuery = 50_000_000
 
     let pool: DatabasePool
+    /// Copies the log back beside the writer; the pool's configuration keeps it alive.
+    let checkpointer: SQLiteCheckpointer
     let schema = FieldSchemaCache()
     let completedEvents = CompletedOutboxEvents()
     /// The most bytes an object's fields and ACL may take as stored JSON; a write past it answers 116.
@@ -39,13 +41,20 @@ public final class SQLiteObjectStorage: ObjectStorage {
     ) throws {
         self.maximumObjectBytes = maximumObjectBytes
         self.regexStepsPerQuery = regexStepsPerQuery
+        let checkpointer = SQLiteCheckpointer(path: path)
+        self.checkpointer = checkpointer
         var configuration = Configuration()
         configuration.prepareDatabase { db in
             try db.execute(sql: durability == .full ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL")
             db.add(function: SQLiteRegex.function)
+            if !db.configuration.readonly { checkpointer.attach(to: db) }
         }
         pool = try DatabasePool(path: path, configuration: configuration)
         try Self.migrator.migrate(pool)
+    }
+
+    deinit {
+        checkpointer.close()
     }
 
     /// Every migration, in the order databases apply them: a new one goes last.

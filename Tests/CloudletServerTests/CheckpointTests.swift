@@ -1,0 +1,59 @@
+import Cloudlet
+import Foundation
+import Testing
+
+@testable import CloudletServer
+
+/// An app database's log is copied back into the file beside the writer, not inside a commit, and
+/// the writer still restarts the log once it passes its bound.
+@Suite struct CheckpointTests {
+    private func withStorage(_ body: (SQLiteObjectStorage, URL) async throws -> Void) async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cloudlet-checkpoint-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("app.sqlite")
+        try await body(try SQLiteObjectStorage(path: file.path), file)
+    }
+
+    /// Inserts `count` objects of about 3 KB each, so that every commit adds a page or more to the log.
+    private func insert(_ count: Int, into storage: SQLiteObjectStorage) async throws {
+        for n in 0..<count {
+            var object = ParseObject(className: "Blob", fields: ["n": .number(Double(n)), "bytes": .string(String(repeating: "x", count: 3_000))])
+            object.objectId = "blob\(n)"
+            object.createdAt = Date()
+            object.updatedAt = object.createdAt
+            try await storage.insert(object, outbox: nil)
+        }
+    }
+
+    private func size(_ file: URL) -> Int {
+        ((try? FileManager.default.attributesOfItem(atPath: file.path))?[.size] as? Int) ?? 0
+    }
+
+    @Test func theLogIsCopiedBackBesideTheWriter() async throws {
+        try await withStorage { storage, file in
+            let before = size(file)
+            // Past the pages that ask for a checkpoint, short of those at which the writer runs one itself.
+            try await insert(Int(SQLiteCheckpointer.backgroundPages) + 200, into: storage)
+            let deadline = Date().addingTimeInterval(10)
+            while storage.checkpointer.completedCheckpoints == 0, Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
+            #expect(storage.checkpointer.completedCheckpoints >= 1)
+            // The copied pages are in the database file now.
+            #expect(size(file) > before + 1_000 * 3_000)
+        }
+    }
+
+    @Test func theWriterRestartsTheLogPastItsBoundOnItsOwn() async throws {
+        try await withStorage { storage, file in
+            // No checkpoint beside the writer, as when it never catches up with a busy writer.
+            storage.checkpointer.close()
+            try await insert(Int(SQLiteCheckpointer.inlinePages) * 3 / 2, into: storage)
+            let log = URL(fileURLWithPath: file.path + "-wal")
+            // A log frame is a 4 KiB page and a 24-byte header; the log's own header is 32 bytes.
+            let bound = (Int(SQLiteCheckpointer.inlinePages) + 16) * (4_096 + 24) + 32
+            #expect(size(log) > 0)
+            #expect(size(log) <= bound)
+            #expect(try await storage.fetch("Blob", id: "blob0") != nil)
+        }
+    }
+}
