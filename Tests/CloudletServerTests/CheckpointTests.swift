@@ -15,10 +15,11 @@ import Testing
         try await body(try SQLiteObjectStorage(path: file.path), file)
     }
 
-    /// Inserts `count` objects of about 3 KB each, so that every commit adds a page or more to the log.
-    private func insert(_ count: Int, into storage: SQLiteObjectStorage) async throws {
+    /// Inserts `count` objects of `bytes` bytes each: every commit adds a page to the log, and one
+    /// more for each 4 KiB.
+    private func insert(_ count: Int, of bytes: Int = 3_000, into storage: SQLiteObjectStorage) async throws {
         for n in 0..<count {
-            var object = ParseObject(className: "Blob", fields: ["n": .number(Double(n)), "bytes": .string(String(repeating: "x", count: 3_000))])
+            var object = ParseObject(className: "Blob", fields: ["n": .number(Double(n)), "bytes": .string(String(repeating: "x", count: bytes))])
             object.objectId = "blob\(n)"
             object.createdAt = Date()
             object.updatedAt = object.createdAt
@@ -47,7 +48,8 @@ import Testing
         try await withStorage { storage, file in
             // No checkpoint beside the writer, as when it never catches up with a busy writer.
             storage.checkpointer.close()
-            try await insert(Int(SQLiteCheckpointer.inlinePages) * 3 / 2, into: storage)
+            // Objects of ten pages or more, a quarter more pages than the bound in all.
+            try await insert(Int(SQLiteCheckpointer.inlinePages) / 8, of: 40_000, into: storage)
             let log = URL(fileURLWithPath: file.path + "-wal")
             // A log frame is a 4 KiB page and a 24-byte header; the log's own header is 32 bytes.
             let bound = (Int(SQLiteCheckpointer.inlinePages) + 16) * (4_096 + 24) + 32

@@ -17,8 +17,9 @@ import Synchronization
 final class SQLiteCheckpointer: Sendable {
     /// Pages added to the log since the last checkpoint began that start the next one.
     static let backgroundPages: Int32 = 1_000
-    /// Pages in the log past which the writer checkpoints inside its commit, so the log restarts.
-    static let inlinePages: Int32 = 4_000
+    /// Pages in the log (64 MiB) past which the writer checkpoints inside its commit, so that the log
+    /// restarts.
+    static let inlinePages: Int32 = 16_000
 
     private struct State {
         /// The checkpoint connection, opened at the first checkpoint.
