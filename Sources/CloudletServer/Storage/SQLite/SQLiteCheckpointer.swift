@@ -8,12 +8,12 @@ import Synchronization
 ///
 /// SQLite's own automatic checkpoint runs inside the commit that takes the log past 1,000 pages: it
 /// copies the pages back and flushes the file while every save queued behind that commit waits.
-/// Here the writer's log hook only asks for a checkpoint, which a connection of this type's own
-/// runs on a queue of its own (`PASSIVE`: it never blocks the writer or a reader). SQLite starts
-/// the log afresh only when a writer begins with every frame already copied back, which a
-/// checkpoint beside a busy writer seldom leaves it, so the writer still checkpoints itself once
-/// the log passes ``inlinePages``; by then most of the log has been copied back, and that
-/// checkpoint has little left to do.
+/// Here the writer's log hook only asks for a checkpoint, which this type runs on a connection and
+/// a queue of its own (`PASSIVE`: it never blocks the writer or a reader). SQLite starts the log
+/// afresh only when a writer begins with every frame already copied back, which a checkpoint
+/// beside a busy writer seldom leaves it, so the writer still checkpoints itself once the log
+/// passes ``inlinePages``; by then most of the log has been copied back, and that checkpoint has
+/// little left to do.
 final class SQLiteCheckpointer: Sendable {
     /// Pages added to the log since the last checkpoint began that start the next one.
     static let backgroundPages: Int32 = 1_000
@@ -48,9 +48,12 @@ final class SQLiteCheckpointer: Sendable {
             { context, connection, schema, pages in
                 let checkpointer = Unmanaged<SQLiteCheckpointer>.fromOpaque(context!).takeUnretainedValue()
                 if pages >= SQLiteCheckpointer.inlinePages {
-                    return sqlite3_wal_checkpoint(connection, schema)
+                    // Busy while the checkpoint beside it runs: the next commit tries again. A
+                    // code other than OK would fail the statement whose commit has happened.
+                    sqlite3_wal_checkpoint(connection, schema)
+                } else {
+                    checkpointer.logGrew(to: pages)
                 }
-                checkpointer.logGrew(to: pages)
                 return SQLITE_OK
             },
             Unmanaged.passUnretained(self).toOpaque())
