@@ -57,6 +57,12 @@ public struct LoadResult: Sendable {
         return (machine.end.contextSwitches - machine.start.contextSwitches) / Double(accepted)
     }
 
+    /// The share of the machine's CPU time the hypervisor gave to other guests during the window
+    /// (steal): on a shared virtual machine, what most often makes one run differ from the next.
+    public var stealShare: Double? {
+        machine.map { $0.end.stealShare(since: $0.start) }
+    }
+
     /// The latency in milliseconds below which `fraction` of the accepted requests fall (nearest
     /// rank). The latencies must be sorted, as ``init(merging:)`` leaves them.
     public func percentileMilliseconds(_ fraction: Double) -> Double {

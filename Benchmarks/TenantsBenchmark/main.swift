@@ -54,21 +54,16 @@ func steadyBackToBack(seconds: Double) async throws -> LoadResult {
         .run(TenantsServer.saves(TenantsServer.steady, port: server.port), on: clients)
 }
 
-/// A phase's result, and the share of the machine's CPU time the hypervisor gave to other guests
-/// while it ran: on a shared virtual machine, what most often makes one run's latency differ
-/// from the next.
-func withSteal(_ phase: () async throws -> LoadResult) async throws -> (result: LoadResult, steal: Double) {
-    let start = MachineCPU.now()
-    let result = try await phase()
-    return (result, MachineCPU.now().stealShare(since: start))
-}
-
-func describe(_ phase: (result: LoadResult, steal: Double), _ seconds: Double) -> String {
+/// A phase's rate, p50, p99, errors and steal, its window `seconds` long; `steal` when the phase
+/// merges several windows.
+func describe(_ result: LoadResult, _ seconds: Double, steal: Double? = nil) -> String {
     String(
-        format: "%7.0f/s  p50 %6.2f ms  p99 %6.2f ms  errors %d  steal %4.1f%%", Double(phase.result.accepted) / seconds,
-        phase.result.percentileMilliseconds(0.5), phase.result.percentileMilliseconds(0.99), phase.result.errors, phase.steal * 100)
+        format: "%7.0f/s  p50 %6.2f ms  p99 %6.2f ms  errors %d  steal %4.1f%%", Double(result.accepted) / seconds,
+        result.percentileMilliseconds(0.5), result.percentileMilliseconds(0.99), result.errors,
+        (steal ?? result.stealShare ?? 0) * 100)
 }
 
+/// The flood at 4× its quota over 64 connections, for `seconds`.
 func floodRun(seconds: Double) async throws -> LoadResult {
     try await LoadGenerator(host: "127.0.0.1", port: server.port, connections: 64, warmup: 1, seconds: seconds, rate: 4 * quotaRate)
         .run(TenantsServer.saves(TenantsServer.flood, port: server.port), on: floodClients)
@@ -88,53 +83,53 @@ for start in stride(from: 0, to: Int(seconds), by: perWindow) {
 // of each in all). The steady app's own p99 rises as its tables grow, so with one phase after the
 // other the later phase would be charged for the growth; alternating gives both about the same tables.
 let slices = max(1, Int((seconds / window).rounded()))
-var alone: [(result: LoadResult, steal: Double)] = []
-var beside: [(result: LoadResult, steal: Double)] = []
-func besideFlood() async throws -> (result: LoadResult, steal: Double) {
+var alone: [LoadResult] = []
+var beside: [LoadResult] = []
+func besideFlood() async throws -> LoadResult {
     async let floodSlice = floodRun(seconds: window)
-    let beside = try await withSteal { try await steadyPaced(seconds: window) }
+    let beside = try await steadyPaced(seconds: window)
     _ = try await floodSlice
     return beside
 }
 for slice in 1...slices {
     // Alone then beside, beside then alone, …: neither is always the later, with the larger tables.
     if slice % 2 == 1 {
-        alone.append(try await withSteal { try await steadyPaced(seconds: window) })
+        alone.append(try await steadyPaced(seconds: window))
         beside.append(try await besideFlood())
     } else {
         beside.append(try await besideFlood())
-        alone.append(try await withSteal { try await steadyPaced(seconds: window) })
+        alone.append(try await steadyPaced(seconds: window))
     }
     print(
         String(
             format: "  slice %d: steady p99 alone %.2f ms (steal %.1f%%), beside the flood %.2f ms (steal %.1f%%)", slice,
-            alone[slice - 1].result.percentileMilliseconds(0.99), alone[slice - 1].steal * 100,
-            beside[slice - 1].result.percentileMilliseconds(0.99), beside[slice - 1].steal * 100))
+            alone[slice - 1].percentileMilliseconds(0.99), (alone[slice - 1].stealShare ?? 0) * 100,
+            beside[slice - 1].percentileMilliseconds(0.99), (beside[slice - 1].stealShare ?? 0) * 100))
 }
 
 /// Slices merged: every latency, and the slices' mean steal.
-func merged(_ slices: [(result: LoadResult, steal: Double)]) -> (result: LoadResult, steal: Double) {
-    (LoadResult(merging: slices.map(\.result)), slices.map(\.steal).reduce(0, +) / Double(slices.count))
+func merged(_ slices: [LoadResult]) -> (result: LoadResult, steal: Double) {
+    (LoadResult(merging: slices), slices.map { $0.stealShare ?? 0 }.reduce(0, +) / Double(slices.count))
 }
 let alonePaced = merged(alone)
 let duringFlood = merged(beside)
-print("steady alone, paced:        \(describe(alonePaced, window * Double(slices)))")
-print("steady beside the flood:    \(describe(duringFlood, window * Double(slices)))")
+print("steady alone, paced:        \(describe(alonePaced.result, window * Double(slices), steal: alonePaced.steal))")
+print("steady beside the flood:    \(describe(duringFlood.result, window * Double(slices), steal: duringFlood.steal))")
 print(
     String(
         format: "  steady p99 beside / alone: %.2f (target ≤ 1.25)",
         duringFlood.result.percentileMilliseconds(0.99) / alonePaced.result.percentileMilliseconds(0.99)))
 
 // 3: the steady app's throughput while the flood app's hooks spin.
-let aloneBackToBack = try await withSteal { try await steadyBackToBack(seconds: seconds / 3) }
+let aloneBackToBack = try await steadyBackToBack(seconds: seconds / 3)
 print("steady alone, back to back: \(describe(aloneBackToBack, seconds / 3))")
 async let spinRun = LoadGenerator(host: "127.0.0.1", port: server.port, connections: 8, warmup: 1, seconds: seconds / 3)
     .run(TenantsServer.spins(port: server.port), on: floodClients)
-let duringSpin = try await withSteal { try await steadyBackToBack(seconds: seconds / 3) }
+let duringSpin = try await steadyBackToBack(seconds: seconds / 3)
 let spins = try await spinRun
 print("steady while hooks spin:    \(describe(duringSpin, seconds / 3))")
 print("  spin calls answered: \(spins.accepted + spins.errors + spins.refused) (each ends at its 1 s limit)")
-print(String(format: "  steady throughput during / alone: %.2f (target ≥ 0.80)", Double(duringSpin.result.accepted) / Double(aloneBackToBack.result.accepted)))
+print(String(format: "  steady throughput during / alone: %.2f (target ≥ 0.80)", Double(duringSpin.accepted) / Double(aloneBackToBack.accepted)))
 
 try await server.stop()
 try await clients.shutdownGracefully()

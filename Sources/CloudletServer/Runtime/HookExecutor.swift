@@ -26,8 +26,9 @@ public protocol HookExecutor: Sendable {
     /// Whether a call only hands the hook to code elsewhere (a worker process) and waits for its
     /// answer. The runtime then runs the call in its caller's task, where each of the call's waits
     /// (for a bulkhead slot, for room on a worker, for the answer) ends at the deadline, instead of
-    /// in a task of its own that the deadline races. An executor that runs hook code on the calling thread must answer false (the
-    /// default): a hook that never yields would hold its caller past the deadline.
+    /// in a task of its own that the deadline races. An executor that runs hook code on the
+    /// calling thread must answer false (the default): a hook that never yields would hold its
+    /// caller past the deadline.
     var runsHooksElsewhere: Bool { get }
 }
 

@@ -22,8 +22,6 @@ final class SQLiteCheckpointer: Sendable {
     static let inlinePages: Int32 = 16_000
 
     private struct State {
-        /// The checkpoint connection, opened at the first checkpoint.
-        var connection: OpaquePointer?
         /// The log's size when the last checkpoint was asked for.
         var askedAt: Int32 = 0
         var running = false
@@ -33,7 +31,11 @@ final class SQLiteCheckpointer: Sendable {
 
     private let path: String
     private let queue = DispatchQueue(label: "cloudlet.sqlite-checkpoint")
+    /// What the writer's commits and the queue share.
     private let state = Mutex(State())
+    /// The checkpoint connection, opened at the first checkpoint; touched on `queue` only, so the
+    /// writer never waits for it to open or close.
+    nonisolated(unsafe) private var connection: OpaquePointer?
 
     /// A checkpointer for the database file at `path`, which must exist.
     init(path: String) {
@@ -65,11 +67,8 @@ final class SQLiteCheckpointer: Sendable {
     /// Closes the checkpoint connection, after a checkpoint under way; later requests are ignored.
     func close() {
         queue.sync {
-            state.withLock { state in
-                state.closed = true
-                if let connection = state.connection { sqlite3_close_v2(connection) }
-                state.connection = nil
-            }
+            state.withLock { $0.closed = true }
+            closeConnection()
         }
     }
 
@@ -85,36 +84,40 @@ final class SQLiteCheckpointer: Sendable {
         if start { queue.async { self.checkpoint() } }
     }
 
+    /// Runs on `queue`.
     private func checkpoint() {
-        let connection = state.withLock { state -> OpaquePointer? in
-            guard !state.closed else { return nil }
-            if state.connection == nil {
-                // Without SQLITE_OPEN_CREATE: a database deleted meanwhile is not created again.
-                var opened: OpaquePointer?
-                // A first read makes the connection find the database in WAL mode; until then a
-                // checkpoint on it does nothing.
-                if sqlite3_open_v2(path, &opened, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK,
-                    sqlite3_exec(opened, "SELECT count(*) FROM sqlite_schema", nil, nil, nil) == SQLITE_OK
-                {
-                    state.connection = opened
-                } else {
-                    sqlite3_close_v2(opened)
-                }
-            }
-            return state.connection
-        }
         var log: Int32 = -1
-        let copied = connection.map { sqlite3_wal_checkpoint_v2($0, nil, SQLITE_CHECKPOINT_PASSIVE, &log, nil) == SQLITE_OK } ?? false
+        let copied =
+            !state.withLock({ $0.closed }) && openConnection()
+            && sqlite3_wal_checkpoint_v2(connection, nil, SQLITE_CHECKPOINT_PASSIVE, &log, nil) == SQLITE_OK && log >= 0
+        // Not copied (the file is gone, say): the next commit asks again, on a new connection.
+        if !copied { closeConnection() }
         state.withLock { state in
             state.running = false
-            if copied, log >= 0 {
-                state.completed += 1
-            } else {
-                // Not copied (the file is gone, say): the next commit asks again, on a new connection.
-                state.askedAt = 0
-                if let connection = state.connection { sqlite3_close_v2(connection) }
-                state.connection = nil
-            }
+            if copied { state.completed += 1 } else { state.askedAt = 0 }
         }
+    }
+
+    /// Opens the checkpoint connection if it is not open; runs on `queue`.
+    private func openConnection() -> Bool {
+        guard connection == nil else { return true }
+        // Without SQLITE_OPEN_CREATE: a database deleted meanwhile is not created again. A first
+        // read makes the connection find the database in WAL mode; until then a checkpoint on it
+        // does nothing.
+        var opened: OpaquePointer?
+        guard sqlite3_open_v2(path, &opened, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK,
+            sqlite3_exec(opened, "SELECT count(*) FROM sqlite_schema", nil, nil, nil) == SQLITE_OK
+        else {
+            sqlite3_close_v2(opened)
+            return false
+        }
+        connection = opened
+        return true
+    }
+
+    /// Runs on `queue`.
+    private func closeConnection() {
+        if let connection { sqlite3_close_v2(connection) }
+        connection = nil
     }
 }
