@@ -157,6 +157,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .executableTarget(
+            name: "cloudlet-roundtrip-benchmark",
+            path: "Benchmarks/RoundTripBenchmark",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
             name: "cloudlet-push-benchmark",
             dependencies: [
                 "Cloudlet", "CloudletServer", "PushStandIns", "LoadSupport", .product(name: "Crypto", package: "swift-crypto"),

@@ -6,6 +6,7 @@ import LoadSupport
 import Logging
 import NIOCore
 import NIOHTTP1
+import NIOPosix
 
 /// One Cloudlet server hosting two apps: `flood`, rate-limited, whose hooks run in worker
 /// processes started from this executable; and `steady`, with no limit, whose saves are measured.
@@ -45,5 +46,27 @@ enum TenantsServer {
         LoadRequest(
             method: .POST, uri: "/parse/functions/spin", host: "127.0.0.1", port: port, appId: flood, clientKey: clientKey(flood),
             bodies: ["{}"])
+    }
+}
+
+/// The control for the flood: a server that does no work for it, on a thread of its own. It answers
+/// every request at once with Parse's 429, as Cloudlet answers most of the flood. The same flood
+/// aimed at it costs the steady app only what the machine itself pays for the flood — the load
+/// generator's work and the kernel's sockets, on the same two cores — which no server can spare it.
+enum IdleFloodServer {
+    /// Starts it on 127.0.0.1, on a port the system picks.
+    static func start(logger: Logger) async throws -> RunningServer {
+        try await RunningServer.start { _, onRunning in
+            let router = Router()
+            router.post("/parse/classes/:className") { _, _ in
+                Response(
+                    status: .tooManyRequests, headers: [.contentType: "application/json", .retryAfter: "1"],
+                    body: .init(byteBuffer: ByteBuffer(string: #"{"code":155,"error":"too many requests"}"#)))
+            }
+            return Application(
+                router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+                onServerRunning: onRunning, eventLoopGroupProvider: .shared(MultiThreadedEventLoopGroup(numberOfThreads: 1)),
+                logger: logger)
+        }
     }
 }

@@ -11,7 +11,9 @@ import NIOPosix
 //  1. Accuracy: `flood` is hammered at 4× its quota over 64 connections; its accepted requests in
 //     every 10 s window against the quota (target ±5%).
 //  2. Latency: `steady` at a normal paced load, alone and beside the same flood, in alternating
-//     10 s slices (target p99 ≤ 1.25×).
+//     10 s slices (target p99 ≤ 1.25×). Two controls share the slices: `steady` beside `flood`
+//     sending only its quota (what the neighbour's allowed work costs), and beside the flood aimed
+//     at a server that does no work for it (`IdleFloodServer`: what the machine alone pays for it).
 //  3. Throughput: `steady` saving back to back, alone and while `flood`'s hooks all spin in its
 //     workers until they are killed (target ≥ 0.8×).
 // This executable is also the flood app's worker: the pool starts it as `<this> worker --socket …`.
@@ -41,6 +43,7 @@ let clients = MultiThreadedEventLoopGroup(numberOfThreads: 1)
 let floodClients = MultiThreadedEventLoopGroup(numberOfThreads: 1)
 let quota = RateLimitQuota(perSecond: quotaRate, burst: max(1, Int(quotaRate / 20)))
 let (server, _) = try await TenantsServer.start(quota: quota, logger: logger)
+let idleFloodServer = try await IdleFloodServer.start(logger: logger)
 print("$ swift run -c release cloudlet-tenants-benchmark \(CommandLine.arguments.dropFirst().joined(separator: " "))")
 print("flood quota \(Int(quotaRate))/s burst \(quota.count); steady load \(Int(steadyRate))/s paced over 16 connections; \(Int(seconds)) s runs")
 
@@ -63,10 +66,11 @@ func describe(_ result: LoadResult, _ seconds: Double, steal: Double? = nil) -> 
         (steal ?? result.stealShare ?? 0) * 100)
 }
 
-/// The flood at 4× its quota over 64 connections, for `seconds`.
-func floodRun(seconds: Double) async throws -> LoadResult {
-    try await LoadGenerator(host: "127.0.0.1", port: server.port, connections: 64, warmup: 1, seconds: seconds, rate: 4 * quotaRate)
-        .run(TenantsServer.saves(TenantsServer.flood, port: server.port), on: floodClients)
+/// The flood app's saves at `times` its quota over `connections`, for `seconds`, aimed at the
+/// server on `port`: by default the flood, 4× over 64 connections.
+func floodRun(seconds: Double, times: Double = 4, connections: Int = 64, port: Int = server.port) async throws -> LoadResult {
+    try await LoadGenerator(host: "127.0.0.1", port: port, connections: connections, warmup: 1, seconds: seconds, rate: times * quotaRate)
+        .run(TenantsServer.saves(TenantsServer.flood, port: port), on: floodClients)
 }
 
 // 1: the flood at 4× its quota; its accepted requests in every 10 s window.
@@ -79,46 +83,72 @@ for start in stride(from: 0, to: Int(seconds), by: perWindow) {
     print(String(format: "  window %3d–%3d s: %6d accepted, %.3f of the quota (target 0.95–1.05)", start, start + perWindow, accepted, Double(accepted) / expected))
 }
 
-// 2: the steady app paced, alone and beside the same flood, in alternating 10 s slices (`seconds`
-// of each in all). The steady app's own p99 rises as its tables grow, so with one phase after the
-// other the later phase would be charged for the growth; alternating gives both about the same tables.
+// 2: the steady app paced, alone, beside the flood, and beside the two controls, in 10 s slices
+// (`seconds` of each in all). The steady app's own p99 rises as its tables grow, so with one phase
+// after the other the later phase would be charged for the growth; each slice runs the four in a
+// rotated order, so that none is always the later, with the larger tables.
 let slices = max(1, Int((seconds / window).rounded()))
-var alone: [LoadResult] = []
-var beside: [LoadResult] = []
-func besideFlood() async throws -> LoadResult {
-    async let floodSlice = floodRun(seconds: window)
-    let beside = try await steadyPaced(seconds: window)
-    _ = try await floodSlice
-    return beside
-}
-for slice in 1...slices {
-    // Alone then beside, beside then alone, …: neither is always the later, with the larger tables.
-    if slice % 2 == 1 {
-        alone.append(try await steadyPaced(seconds: window))
-        beside.append(try await besideFlood())
-    } else {
-        beside.append(try await besideFlood())
-        alone.append(try await steadyPaced(seconds: window))
+/// What runs beside the steady app's paced load.
+enum Company: CaseIterable {
+    /// Nothing.
+    case alone
+    /// The flood app at its quota, paced over 16 connections as the steady app is: no 429s.
+    case atQuota
+    /// The flood: 4× the quota over 64 connections.
+    case flood
+    /// The same flood aimed at the idle server.
+    case idleFlood
+
+    var title: String {
+        switch self {
+        case .alone: "alone"
+        case .atQuota: "beside the other app at its quota"
+        case .flood: "beside the flood"
+        case .idleFlood: "beside the flood on the idle server"
+        }
     }
-    print(
-        String(
-            format: "  slice %d: steady p99 alone %.2f ms (steal %.1f%%), beside the flood %.2f ms (steal %.1f%%)", slice,
-            alone[slice - 1].percentileMilliseconds(0.99), (alone[slice - 1].stealShare ?? 0) * 100,
-            beside[slice - 1].percentileMilliseconds(0.99), (beside[slice - 1].stealShare ?? 0) * 100))
+}
+var paced: [Company: [LoadResult]] = [:]
+/// One 10 s slice of the steady app's paced load, in `company`.
+func steadyPaced(beside company: Company) async throws -> LoadResult {
+    let neighbour: Task<LoadResult, any Error>? =
+        switch company {
+        case .alone: nil
+        case .atQuota: Task { try await floodRun(seconds: window, times: 1, connections: 16) }
+        case .flood: Task { try await floodRun(seconds: window) }
+        case .idleFlood: Task { try await floodRun(seconds: window, port: idleFloodServer.port) }
+        }
+    let steady = try await steadyPaced(seconds: window)
+    _ = try await neighbour?.value
+    return steady
+}
+for slice in 0..<slices {
+    for step in 0..<Company.allCases.count {
+        let company = Company.allCases[(slice + step) % Company.allCases.count]
+        paced[company, default: []].append(try await steadyPaced(beside: company))
+    }
+    let line = Company.allCases.map { company in
+        let result = paced[company]![slice]
+        return company.title + String(format: " %.2f ms (steal %.1f%%)", result.percentileMilliseconds(0.99), (result.stealShare ?? 0) * 100)
+    }
+    print("  slice \(slice + 1): steady p99 " + line.joined(separator: ", "))
 }
 
 /// Slices merged: every latency, and the slices' mean steal.
 func merged(_ slices: [LoadResult]) -> (result: LoadResult, steal: Double) {
     (LoadResult(merging: slices), slices.map { $0.stealShare ?? 0 }.reduce(0, +) / Double(slices.count))
 }
-let alonePaced = merged(alone)
-let duringFlood = merged(beside)
-print("steady alone, paced:        \(describe(alonePaced.result, window * Double(slices), steal: alonePaced.steal))")
-print("steady beside the flood:    \(describe(duringFlood.result, window * Double(slices), steal: duringFlood.steal))")
-print(
-    String(
-        format: "  steady p99 beside / alone: %.2f (target ≤ 1.25)",
-        duringFlood.result.percentileMilliseconds(0.99) / alonePaced.result.percentileMilliseconds(0.99)))
+let alonePaced = merged(paced[.alone]!)
+let aloneP99 = alonePaced.result.percentileMilliseconds(0.99)
+for company in Company.allCases {
+    let phase = merged(paced[company]!)
+    print("steady \(company.title), paced: \(describe(phase.result, window * Double(slices), steal: phase.steal))")
+}
+for company in Company.allCases where company != .alone {
+    let target = company == .flood ? " (target ≤ 1.25)" : ""
+    let ratio = merged(paced[company]!).result.percentileMilliseconds(0.99) / aloneP99
+    print("  steady p99 \(company.title) / alone: " + String(format: "%.2f", ratio) + target)
+}
 
 // 3: the steady app's throughput while the flood app's hooks spin.
 let aloneBackToBack = try await steadyBackToBack(seconds: seconds / 3)
@@ -132,5 +162,6 @@ print("  spin calls answered: \(spins.accepted + spins.errors + spins.refused) (
 print(String(format: "  steady throughput during / alone: %.2f (target ≥ 0.80)", Double(duringSpin.accepted) / Double(aloneBackToBack.accepted)))
 
 try await server.stop()
+try await idleFloodServer.stop()
 try await clients.shutdownGracefully()
 try await floodClients.shutdownGracefully()
