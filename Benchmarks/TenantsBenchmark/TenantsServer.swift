@@ -54,8 +54,8 @@ enum TenantsServer {
 /// aimed at it costs the steady app only what the machine itself pays for the flood — the load
 /// generator's work and the kernel's sockets, on the same two cores — which no server can spare it.
 enum IdleFloodServer {
-    /// Starts it on 127.0.0.1, on a port the system picks.
-    static func start(logger: Logger) async throws -> RunningServer {
+    /// Starts it on 127.0.0.1, on a port the system picks, on `thread` (a group of one).
+    static func start(on thread: MultiThreadedEventLoopGroup, logger: Logger) async throws -> RunningServer {
         try await RunningServer.start { _, onRunning in
             let router = Router()
             router.post("/parse/classes/:className") { _, _ in
@@ -65,7 +65,7 @@ enum IdleFloodServer {
             }
             return Application(
                 router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-                onServerRunning: onRunning, eventLoopGroupProvider: .shared(MultiThreadedEventLoopGroup(numberOfThreads: 1)),
+                onServerRunning: onRunning, eventLoopGroupProvider: .shared(thread),
                 logger: logger)
         }
     }
