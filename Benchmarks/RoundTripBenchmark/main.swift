@@ -87,6 +87,7 @@ func roundTrips(_ count: Int, _ mode: Mode) -> [Double] {
     close(fds[1])
     let socket = fds[0]
     let buffer = messageBuffer()
+    defer { buffer.deallocate() }
     var times: [Double] = []
     times.reserveCapacity(count)
     var start = timespec()
@@ -106,7 +107,7 @@ func roundTrips(_ count: Int, _ mode: Mode) -> [Double] {
     return times.sorted()
 }
 
-let count = CommandLine.arguments.dropFirst().first.flatMap(Int.init) ?? 20_000
+let count = max(1, CommandLine.arguments.dropFirst().first.flatMap(Int.init) ?? 20_000)
 print("$ swift run -c release cloudlet-roundtrip-benchmark \(count)")
 /// The cores this process may run on, as the kernel lists them (`0-1`; `0` under `taskset -c 0`).
 let allowedCores = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8))?
