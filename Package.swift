@@ -57,10 +57,12 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(name: "CCloudletLandlock"),
+        .target(name: "CCloudletSQLite", linkerSettings: [.linkedLibrary("sqlite3")]),
         .target(
             name: "CloudletServer",
             dependencies: [
                 "CCloudletLandlock",
+                "CCloudletSQLite",
                 "Cloudlet",
                 "CloudletWire",
                 .product(name: "Hummingbird", package: "hummingbird"),

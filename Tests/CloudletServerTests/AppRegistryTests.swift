@@ -94,6 +94,8 @@ struct AppRegistryTests {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cloudlet-upgrade-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
+        // As Cloudlet's own databases do: SQLite starts with the process's settings, whichever test opens a database first.
+        SQLiteProcessSettings.apply()
         try DatabaseQueue(path: folder.appendingPathComponent("host.sqlite").path).write { db in
             try db.execute(
                 sql: """

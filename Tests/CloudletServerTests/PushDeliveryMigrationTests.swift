@@ -14,6 +14,8 @@ import Testing
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("app.sqlite").path
         do {
+            // As Cloudlet's own databases do: SQLite starts with the process's settings, whichever test opens a database first.
+            SQLiteProcessSettings.apply()
             let old = try DatabaseQueue(path: path)
             try SQLiteObjectStorage.migrator.migrate(old, upTo: "job_schedules")
             try await old.write { db in

@@ -13,6 +13,7 @@ final class HostDatabase: Sendable {
 
     /// Opens (creating if needed) the host database at `path` and brings its schema up to date.
     init(path: String) throws {
+        SQLiteProcessSettings.apply()
         var configuration = Configuration()
         configuration.busyMode = .timeout(5)
         configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA journal_mode = WAL") }

@@ -41,6 +41,7 @@ public final class SQLiteObjectStorage: ObjectStorage {
     ) throws {
         self.maximumObjectBytes = maximumObjectBytes
         self.regexStepsPerQuery = regexStepsPerQuery
+        SQLiteProcessSettings.apply()
         let checkpointer = SQLiteCheckpointer(path: path)
         self.checkpointer = checkpointer
         var configuration = Configuration()
