@@ -7,24 +7,9 @@ import Testing
 /// An app database's log is copied back into the file beside the writer, not inside a commit, and
 /// the writer still restarts the log once it passes its bound.
 @Suite struct CheckpointTests {
-    private func withStorage(_ body: (SQLiteObjectStorage, URL) async throws -> Void) async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cloudlet-checkpoint-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let file = folder.appendingPathComponent("app.sqlite")
-        try await body(try SQLiteObjectStorage(path: file.path), file)
-    }
-
-    /// Inserts `count` objects of `bytes` bytes each: every commit adds a page to the log, and one
-    /// more for each 4 KiB.
+    /// Inserts `count` objects of `bytes` bytes each (`blob0`, `blob1`, …).
     private func insert(_ count: Int, of bytes: Int = 3_000, into storage: SQLiteObjectStorage) async throws {
-        for n in 0..<count {
-            var object = ParseObject(className: "Blob", fields: ["n": .number(Double(n)), "bytes": .string(String(repeating: "x", count: bytes))])
-            object.objectId = "blob\(n)"
-            object.createdAt = Date()
-            object.updatedAt = object.createdAt
-            try await storage.insert(object, outbox: nil)
-        }
+        try await TemporaryStorage.insert(count, "Blob", idPrefix: "blob", bytes: bytes, into: storage)
     }
 
     private func size(_ file: URL) -> Int {
@@ -32,7 +17,7 @@ import Testing
     }
 
     @Test func theLogIsCopiedBackBesideTheWriter() async throws {
-        try await withStorage { storage, file in
+        try await TemporaryStorage.with { storage, file in
             let before = size(file)
             // Past the pages that ask for a checkpoint, short of those at which the writer runs one itself.
             try await insert(Int(SQLiteCheckpointer.backgroundPages) + 200, into: storage)
@@ -45,7 +30,7 @@ import Testing
     }
 
     @Test func theWriterRestartsTheLogPastItsBoundOnItsOwn() async throws {
-        try await withStorage { storage, file in
+        try await TemporaryStorage.with { storage, file in
             // No checkpoint beside the writer, as when it never catches up with a busy writer.
             storage.checkpointer.close()
             // Objects of ten pages or more, a quarter more pages than the bound in all.

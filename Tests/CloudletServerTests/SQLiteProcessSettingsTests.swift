@@ -1,5 +1,4 @@
 import Cloudlet
-import Foundation
 import Testing
 
 @testable import CloudletServer
@@ -8,20 +7,12 @@ import Testing
 /// statistics are off once Cloudlet has opened a database.
 @Suite struct SQLiteProcessSettingsTests {
     @Test func savesCountNoAllocationsProcessWide() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cloudlet-settings-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let storage = try SQLiteObjectStorage(path: folder.appendingPathComponent("app.sqlite").path)
-        for n in 0..<50 {
-            var object = ParseObject(className: "Note", fields: ["n": .number(Double(n)), "text": .string("hello")])
-            object.objectId = "note\(n)"
-            object.createdAt = Date()
-            object.updatedAt = object.createdAt
-            try await storage.insert(object, outbox: nil)
+        try await TemporaryStorage.with { storage, _ in
+            try await TemporaryStorage.insert(50, "Note", idPrefix: "note", bytes: 5, into: storage)
+            #expect(try await storage.count(StorageQuery(query: ParseQuery("Note"), readerIdentities: nil)) == 50)
+            #expect(SQLiteProcessSettings.memoryStatisticsAreOff)
+            // With the statistics on, SQLite would count the open connections' page caches here.
+            #expect(SQLiteProcessSettings.memoryInUse == 0)
         }
-        #expect(try await storage.count(StorageQuery(query: ParseQuery("Note"), readerIdentities: nil)) == 50)
-        #expect(SQLiteProcessSettings.memoryStatisticsAreOff)
-        // With the statistics on, SQLite would count the open connections' page caches here.
-        #expect(SQLiteProcessSettings.memoryInUse == 0)
     }
 }

@@ -21,5 +21,5 @@ public enum SQLiteProcessSettings {
 
     /// The bytes SQLite has allocated and not freed, as its statistics count them: 0 for ever once
     /// they are off.
-    public static var memoryInUse: Int64 { sqlite3_memory_used() }
+    static var memoryInUse: Int64 { sqlite3_memory_used() }
 }
