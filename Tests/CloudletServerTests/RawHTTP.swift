@@ -10,6 +10,12 @@ enum RawHTTP {
     /// Writes `request` to `127.0.0.1:port` and reads until the server closes the connection (or
     /// `seconds` pass without a byte); a write the server cut short by closing is not an error.
     static func exchange(port: Int, _ request: String, seconds: Int = 5) throws -> String {
+        try exchangeNotingClose(port: port, request, seconds: seconds).answer
+    }
+
+    /// ``exchange(port:_:seconds:)``, and whether the server closed the connection (rather than
+    /// `seconds` passing without a byte).
+    static func exchangeNotingClose(port: Int, _ request: String, seconds: Int = 5) throws -> (answer: String, closed: Bool) {
         let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard socket >= 0 else { throw Failure(description: "socket: \(errno)") }
         defer { close(socket) }
@@ -32,11 +38,11 @@ enum RawHTTP {
         }
         var answer: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let count = recv(socket, &buffer, buffer.count, 0)
-            if count <= 0 { break }
-            answer += buffer[..<count]
-        }
-        return String(decoding: answer, as: UTF8.self)
+        var count = 0
+        repeat {
+            count = recv(socket, &buffer, buffer.count, 0)
+            if count > 0 { answer += buffer[..<count] }
+        } while count > 0
+        return (String(decoding: answer, as: UTF8.self), count == 0)
     }
 }

@@ -32,6 +32,15 @@ public protocol RateLimitStore: Sendable {
     /// Charges one request to every charge's key if each of them has room; if any has none,
     /// charges none of them. Answers each charge's state, in order.
     func charge(_ charges: [RateLimitCharge], now: Date) async -> [RateLimitState]
+
+    /// What charging `charge` now would answer, without charging it and without waiting; nil if
+    /// the store cannot tell without waiting (one across the network, say).
+    func stateNow(_ charge: RateLimitCharge, now: Date) -> RateLimitState?
+}
+
+extension RateLimitStore {
+    /// A store that cannot answer without waiting answers nil.
+    public func stateNow(_ charge: RateLimitCharge, now: Date) -> RateLimitState? { nil }
 }
 
 /// Rate limit state in this process's memory: the generic cell rate algorithm, one timestamp
@@ -56,23 +65,9 @@ public final class InMemoryRateLimitStore: RateLimitStore {
             var states: [RateLimitState] = []
             var next: [Date] = []
             for charge in charges {
-                let interval = charge.quota.interval
-                let window = charge.quota.window.seconds
                 let start = max(table[charge.key] ?? now, now)
-                let after = start.addingTimeInterval(interval)
-                let load = after.timeIntervalSince(now)
-                if load <= window + Self.tolerance {
-                    states.append(
-                        RateLimitState(
-                            allowed: true, remaining: Int(((window - load + Self.tolerance) / interval).rounded(.down)), resetAfter: load,
-                            retryAfter: 0))
-                } else {
-                    let current = start.timeIntervalSince(now)
-                    states.append(
-                        RateLimitState(
-                            allowed: false, remaining: 0, resetAfter: current, retryAfter: max(0, current + interval - window)))
-                }
-                next.append(after)
+                states.append(Self.state(charge.quota, fullAt: start, now: now))
+                next.append(start.addingTimeInterval(charge.quota.interval))
             }
             if states.allSatisfy(\.allowed) {
                 for (charge, after) in zip(charges, next) { table[charge.key] = after }
@@ -80,6 +75,24 @@ public final class InMemoryRateLimitStore: RateLimitStore {
             }
             return states
         }
+    }
+
+    public func stateNow(_ charge: RateLimitCharge, now: Date) -> RateLimitState? {
+        let start = fullAt.withLock { max($0[charge.key] ?? now, now) }
+        return Self.state(charge.quota, fullAt: start, now: now)
+    }
+
+    /// The state of one more request on a key whose quota is whole again at `start` (not before `now`).
+    private static func state(_ quota: RateLimitQuota, fullAt start: Date, now: Date) -> RateLimitState {
+        let interval = quota.interval
+        let window = quota.window.seconds
+        let load = start.addingTimeInterval(interval).timeIntervalSince(now)
+        if load <= window + tolerance {
+            return RateLimitState(
+                allowed: true, remaining: Int(((window - load + tolerance) / interval).rounded(.down)), resetAfter: load, retryAfter: 0)
+        }
+        let current = start.timeIntervalSince(now)
+        return RateLimitState(allowed: false, remaining: 0, resetAfter: current, retryAfter: max(0, current + interval - window))
     }
 
     /// Slack for the rounding of `Date` (whose seconds since 2001 keep about 0.1 µs), so that a

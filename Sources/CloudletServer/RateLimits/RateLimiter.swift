@@ -68,14 +68,28 @@ public struct RateLimiter: Sendable {
         guard !limits.isEmpty else { return RateLimitOutcome(headers: [:], remaining: .max) }
         let states = await store.charge(limits.map(\.charge), now: clock.now)
         if let refused = states.indices.first(where: { !states[$0].allowed }) {
-            var headers = Self.headers(name: limits[refused].name, quota: limits[refused].charge.quota, state: states[refused])
-            headers[.retryAfter] = String(max(1, Int(states[refused].retryAfter.rounded(.up))))
-            throw RateLimitExceeded(message: limits[refused].message ?? "Too many requests.", headers: headers)
+            throw Self.refusal(name: limits[refused].name, quota: limits[refused].charge.quota, state: states[refused], message: limits[refused].message)
         }
         let tightest = states.indices.min { states[$0].remaining < states[$1].remaining }!
         return RateLimitOutcome(
             headers: Self.headers(name: limits[tightest].name, quota: limits[tightest].charge.quota, state: states[tightest]),
             remaining: states[tightest].remaining)
+    }
+
+    /// The refusal the app's quota would give a request from outside now, if the quota is used
+    /// up; nil if it has room, if there is no quota, or if the store cannot tell without waiting.
+    /// Charges nothing.
+    func quotaRefusalNow() -> RateLimitExceeded? {
+        guard let quota = policy.quota, let state = store.stateNow(RateLimitCharge(key: "app", quota: quota), now: clock.now),
+            !state.allowed
+        else { return nil }
+        return Self.refusal(name: "app", quota: quota, state: state, message: nil)
+    }
+
+    private static func refusal(name: String, quota: RateLimitQuota, state: RateLimitState, message: String?) -> RateLimitExceeded {
+        var headers = Self.headers(name: name, quota: quota, state: state)
+        headers[.retryAfter] = String(max(1, Int(state.retryAfter.rounded(.up))))
+        return RateLimitExceeded(message: message ?? "Too many requests.", headers: headers)
     }
 
     private static func zoneKey(_ zone: RateLimitZone, _ request: RateLimitedRequest) -> String {

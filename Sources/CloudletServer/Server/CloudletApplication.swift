@@ -91,9 +91,14 @@ public struct CloudletApplication: Sendable {
     public func application(
         services: [any Service] = [], onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
-        Application(
+        let routes = ParseRoutePatterns(routes: ParseAPI.routes, mountPath: configuration.normalizedMountPath)
+        let (apps, metrics, logger) = (apps, metrics, logger)
+        return Application(
             router: router(),
-            server: .http1(configuration: .init(additionalChannelHandlers: [MalformedRequestHandler()])),
+            server: .http1(
+                configuration: .init(additionalChannelHandlers: [
+                    MalformedRequestHandler(), QuotaRefusalHandler(apps: apps, routes: routes, metrics: metrics, logger: logger),
+                ])),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Cloudlet"),
             services: appServices + [
                 supervisor, OutboxReplayService(apps: apps, logger: logger),

@@ -1,0 +1,92 @@
+import Cloudlet
+import CloudletServer
+import CloudletTesting
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import Testing
+
+/// Requests of an app over its quota, refused on the event loop before the router
+/// (`QuotaRefusalHandler`), over a real socket on a manual clock.
+@Suite("Refusals over the quota, before the router")
+struct QuotaRefusalTests {
+    /// Runs `body` with a live server hosting app `a` (2 requests a minute) and app `b` (no
+    /// limits), its metrics and its port.
+    static func withLiveServer(_ body: @Sendable (ParseTestClient, ParseTestClient, CloudletMetrics, Int) async throws -> Void) async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cloudlet-quota-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var logger = Logger(label: "cloudlet")
+        logger.logLevel = .warning
+        let metrics = CloudletMetrics()
+        let definitions = [("a", RateLimitPolicy(quota: .init(count: 2, window: .seconds(60)))), ("b", RateLimitPolicy.off)].map { id, policy in
+            AppDefinition(
+                id: id, executor: InProcessHookExecutor(registry: HookRegistry()), clientKey: "client-\(id)", masterKey: "master-\(id)",
+                rateLimits: policy)
+        }
+        let server = try CloudletApplication(
+            configuration: ServerConfiguration(port: 0, dataDirectory: folder.path, passwordHashCost: 4), apps: definitions,
+            logger: logger, clock: ManualClock(), metrics: metrics)
+        try await server.application().test(.live) { client in
+            let clients = ["a", "b"].map { id in
+                ParseTestClient(appId: id, clientKey: "client-\(id)", masterKey: "master-\(id)") { method, uri, headers, requestBody in
+                    let response = try await client.executeRequest(uri: uri, method: method, headers: headers, body: requestBody)
+                    return (response.status.code, response.headers, response.body)
+                }
+            }
+            try await body(clients[0], clients[1], metrics, client.port!)
+        }
+    }
+
+    static func save(_ body: String, _ extraHeaders: String = "") -> String {
+        "POST /parse/classes/Posts HTTP/1.1\r\nHost: x\r\nX-Parse-Application-Id: a\r\nX-Parse-REST-API-Key: client-a\r\n"
+            + "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\(extraHeaders)\r\n\(body)"
+    }
+
+    @Test func anAppOverItsQuotaIsRefusedBeforeItsKeysAreReadAndOthersAreServed() async throws {
+        try await Self.withLiveServer { a, b, metrics, _ in
+            #expect(try await a.post("/classes/Posts", ["n": 1]).status == 201)
+            #expect(try await a.get("/classes/Posts").status == 200)
+            let refused = try await a.post("/classes/Posts", ["n": 2])
+            Support.expectError(refused, status: 429, code: 155)
+            #expect(refused.headers[.retryAfter] == "30")
+            #expect(refused.headers[HTTPField.Name("RateLimit-Policy")!] == "\"app\";q=2;w=60")
+            #expect(refused.headers[HTTPField.Name("RateLimit")!] == "\"app\";r=0;t=60")
+            // A wrong key makes no difference once the app's quota is used up: nothing of the
+            // request is looked at past the app it names and its route.
+            var wrongKey = Support.clientHeaders()
+            wrongKey[HTTPField.Name("X-Parse-Application-Id")!] = "a"
+            wrongKey[HTTPField.Name("X-Parse-REST-API-Key")!] = "wrong"
+            Support.expectError(try await a.raw(.get, "/classes/Posts", headers: wrongKey, body: nil), status: 429, code: 155)
+            for _ in 0..<5 { #expect(try await b.post("/classes/Posts", ["n": 1]).status == 201) }
+            // A path that is no route is not the quota's to answer.
+            Support.expectError(try await a.get("/nothing/here"), status: 404, code: 108)
+            #expect(try await Support.masterCount(b, "Posts") == 5)
+
+            let scraped = String(decoding: metrics.exposition(), as: UTF8.self)
+            #expect(scraped.contains(#"cloudlet_rate_limited_total{app="a"} 2"#), "\(scraped)")
+            #expect(scraped.contains(#"cloudlet_http_requests_total{app="a",route="/parse/classes/{className}",status="429"} 2"#))
+        }
+    }
+
+    /// Pipelined on one connection after the quota is used up: each request is refused as its
+    /// head arrives, a refused request's body is read and dropped (the next request still parses),
+    /// and `Connection: close` closes the connection after its answer.
+    @Test func pipelinedRefusalsDropTheirBodiesAndKeepTheConnection() async throws {
+        try await Self.withLiveServer { a, _, _, port in
+            for n in 1...2 { #expect(try await a.post("/classes/Posts", ["n": .number(Double(n))]).status == 201) }
+            let requests = [
+                Self.save(#"{"n":3,"pad":"\#(String(repeating: "x", count: 20_000))"}"#), Self.save(#"{"n":4}"#),
+                Self.save(#"{"n":5}"#, "Connection: close\r\n"),
+            ]
+            let (answer, closed) = try RawHTTP.exchangeNotingClose(port: port, requests.joined())
+            let statuses = answer.matches(of: /HTTP\/1\.1 (\d{3})/).map { String($0.1) }
+            #expect(statuses == ["429", "429", "429"], "\(answer)")
+            #expect(answer.components(separatedBy: #"{"code":155,"error":"Too many requests."}"#).count == 4, "\(answer)")
+            let lastHead = answer.components(separatedBy: "HTTP/1.1 ").last ?? ""
+            #expect(lastHead.lowercased().contains("connection: close"), "\(answer)")
+            #expect(closed)
+        }
+    }
+}
