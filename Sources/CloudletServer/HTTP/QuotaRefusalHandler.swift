@@ -66,7 +66,9 @@ final class QuotaRefusalHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        if case .end = unwrapOutboundIn(data) { served -= 1 }
+        // An answer can end without a head having passed here (Hummingbird's 400 for bytes the
+        // parser refused), so the count never goes below zero.
+        if case .end = unwrapOutboundIn(data) { served = max(0, served - 1) }
         context.write(data, promise: promise)
     }
 
