@@ -9,8 +9,9 @@ import NIOHTTPTypes
 /// used up its quota: 429 with code 155, `Retry-After` and the `RateLimit` fields, exactly as
 /// ``RateLimitMiddleware`` would answer it, but without handing the request to the router.
 ///
-/// An app flooding the server far over its quota is refused here almost for free: no task, no
-/// middleware, no thread hop, so the flood takes little from the other apps on the same cores.
+/// An app flooding the server far over its quota is refused here for less than the server's
+/// cheapest route costs (`Benchmarks/Refusals`): no task, no router, no middleware, no thread hop,
+/// so the flood takes little from the other apps on the same cores.
 /// It charges nothing: a request let through is charged by ``RateLimitMiddleware`` as before,
 /// which also covers what this handler does not see: a quota held by a store that cannot answer
 /// without waiting, the app named only in the body, file downloads (whose app is in the path),
