@@ -134,6 +134,26 @@ struct RateLimiterTests {
         await #expect(throws: RateLimitExceeded.self) { try await limiter.admit(Self.request("/classes/X"), .all) }
     }
 
+    /// A store that can wait only to charge, as one across the network would.
+    struct ChargeOnlyStore: RateLimitStore {
+        let inner = InMemoryRateLimitStore()
+        func charge(_ charges: [RateLimitCharge], now: Date) async -> [RateLimitState] { await inner.charge(charges, now: now) }
+    }
+
+    @Test func theStoreTellsWhereAKeyStandsWithoutChargingIt() async throws {
+        let now = Date(timeIntervalSince1970: 1_795_000_000)
+        let store = InMemoryRateLimitStore()
+        let charge = RateLimitCharge(key: "app", quota: .init(count: 2, window: .seconds(10)))
+        #expect(await store.charge([charge], now: now).map(\.allowed) == [true])
+        for _ in 0..<3 { #expect(store.stateNow(charge, now: now)?.allowed == true) }
+        #expect(await store.charge([charge], now: now).map(\.allowed) == [true])
+        let full = try #require(store.stateNow(charge, now: now))
+        #expect(!full.allowed)
+        #expect(full.retryAfter == 5)
+        #expect(store.stateNow(charge, now: now.addingTimeInterval(5))?.allowed == true)
+        #expect(ChargeOnlyStore().stateNow(charge, now: now) == nil)
+    }
+
     @Test func theStoreStaysBoundedUnderAFloodOfAddresses() async throws {
         let clock = ManualClock()
         let store = InMemoryRateLimitStore(capacity: 1_000)
