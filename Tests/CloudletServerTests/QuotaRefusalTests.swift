@@ -39,8 +39,9 @@ struct QuotaRefusalTests {
         }
     }
 
-    static func save(_ body: String, _ extraHeaders: String = "") -> String {
-        "POST /parse/classes/Posts HTTP/1.1\r\nHost: x\r\nX-Parse-Application-Id: a\r\nX-Parse-REST-API-Key: client-a\r\n"
+    /// A raw save of app `app` (`a` unless named).
+    static func save(_ body: String, _ extraHeaders: String = "", app: String = "a") -> String {
+        "POST /parse/classes/Posts HTTP/1.1\r\nHost: x\r\nX-Parse-Application-Id: \(app)\r\nX-Parse-REST-API-Key: client-\(app)\r\n"
             + "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\(extraHeaders)\r\n\(body)"
     }
 
@@ -87,6 +88,19 @@ struct QuotaRefusalTests {
             let lastHead = answer.components(separatedBy: "HTTP/1.1 ").last ?? ""
             #expect(lastHead.lowercased().contains("connection: close"), "\(answer)")
             #expect(closed)
+        }
+    }
+
+    /// A request pipelined behind one still being served is not answered before it: app `b`'s
+    /// save goes first, and app `a`'s refusal comes after its answer, from the router.
+    @Test func aRefusalWaitsForTheAnswersBeforeIt() async throws {
+        try await Self.withLiveServer { a, b, _, port in
+            for n in 1...2 { #expect(try await a.post("/classes/Posts", ["n": .number(Double(n))]).status == 201) }
+            let requests = [Self.save(#"{"n":1}"#, app: "b"), Self.save(#"{"n":3}"#, "Connection: close\r\n")]
+            let answer = try RawHTTP.exchange(port: port, requests.joined())
+            let statuses = answer.matches(of: /HTTP\/1\.1 (\d{3})/).map { String($0.1) }
+            #expect(statuses == ["201", "429"], "\(answer)")
+            #expect(try await Support.masterCount(b, "Posts") == 1)
         }
     }
 }

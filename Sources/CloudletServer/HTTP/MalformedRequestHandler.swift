@@ -10,7 +10,6 @@ import NIOHTTPTypes
 final class MalformedRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
-    typealias OutboundOut = HTTPResponsePart
 
     private var answered = false
 
@@ -29,14 +28,6 @@ final class MalformedRequestHandler: ChannelInboundHandler, RemovableChannelHand
         let error = ParseError(
             code: 107, message: tooLarge ? "request headers or URL too large" : "malformed HTTP request",
             httpStatus: tooLarge ? 431 : 400)
-        let body = ByteBuffer(bytes: JSONWriter.bytes(error.body))
-        var head = HTTPResponse(status: .init(code: error.status.code))
-        head.headerFields[.contentType] = "application/json; charset=utf-8"
-        head.headerFields[.contentLength] = String(body.readableBytes)
-        head.headerFields[.connection] = "close"
-        context.write(wrapOutboundOut(.head(head)), promise: nil)
-        context.write(wrapOutboundOut(.body(body)), promise: nil)
-        let channel = context.channel
-        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }
+        context.writeParseError(error, close: true)
     }
 }

@@ -30,6 +30,9 @@ extension ParseError: HTTPResponseError {
 
 /// Builds JSON responses from Parse values.
 enum JSONResponse {
+    /// The content type of every JSON answer.
+    static let contentType = "application/json; charset=utf-8"
+
     static func make(status: HTTPResponse.Status, body: ParseValue, headers: HTTPFields = [:]) -> Response {
         make(status: status, bytes: JSONWriter.bytes(body), headers: headers)
     }
@@ -37,7 +40,7 @@ enum JSONResponse {
     /// A response whose body is the JSON `bytes`.
     static func make(status: HTTPResponse.Status, bytes: [UInt8], headers: HTTPFields = [:]) -> Response {
         var fields = headers
-        fields[.contentType] = "application/json; charset=utf-8"
+        fields[.contentType] = contentType
         return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 }

@@ -1,36 +1,28 @@
+import Hummingbird
+
 /// The routes of the Parse REST API whose app is named in the request's header, as patterns to
 /// match a raw request path against before the router runs: `/parse/classes/Posts?limit=1`
 /// matches `/parse/classes/{className}`, the pattern metrics label the route with.
 struct ParseRoutePatterns: Sendable {
-    private struct Pattern: Sendable {
-        /// Each segment's literal text, or nil where the route takes a parameter.
-        let segments: [Substring?]
-        /// The pattern as the router labels it.
-        let label: String
-    }
+    private let mountPath: String
+    private let patterns: [(path: PathPattern, label: String)]
 
-    private let mountSegments: [Substring]
-    private let patterns: [Pattern]
-
-    /// The patterns of `routes` (those not of kind ``ParseRoute/Kind/urlOnly``) below `mountPath`.
+    /// The patterns of `routes` (those not of kind ``ParseRoute/Kind/urlOnly``) below `mountPath`
+    /// (normalized: `/parse`, or empty at the root).
     init(routes: [ParseRoute], mountPath: String) {
-        let mountSegments = mountPath.split(separator: "/")
-        self.mountSegments = mountSegments
+        self.mountPath = mountPath
         var seen = Set<String>()
-        patterns = routes.filter { $0.kind != .urlOnly && seen.insert($0.path).inserted }.map { route in
-            let segments = route.path.split(separator: "/").map { $0.hasPrefix(":") ? nil : $0 }
-            let label = route.path.split(separator: "/").map { $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0) }
-            return Pattern(segments: segments, label: ([""] + mountSegments.map(String.init) + label).joined(separator: "/"))
+        patterns = routes.filter { $0.kind != .urlOnly && seen.insert($0.path).inserted }.compactMap { route in
+            PathPattern(route.path).map { ($0, RouterPath(mountPath + "/" + route.path).description) }
         }
     }
 
     /// The pattern `path` (with or without its query) matches, or nil.
     func pattern(of path: String) -> String? {
-        let segments = path.prefix { $0 != "?" }.split(separator: "/")
-        guard segments.count > mountSegments.count, segments.starts(with: mountSegments) else { return nil }
-        let below = segments.dropFirst(mountSegments.count)
-        return patterns.first { pattern in
-            pattern.segments.count == below.count && zip(pattern.segments, below).allSatisfy { $0 == nil || $0 == $1 }
-        }?.label
+        let path = path.prefix { $0 != "?" }
+        guard path.hasPrefix(mountPath) else { return nil }
+        let below = path.dropFirst(mountPath.count)
+        guard below.first == "/" else { return nil }
+        return patterns.first { $0.path.matches(below) }?.label
     }
 }

@@ -34,8 +34,6 @@ final class QuotaRefusalHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var served = 0
     /// Whether the rest of a refused request (its body) is being dropped.
     private var droppingBody = false
-    /// Whether the connection closes once the refusal is written (the client asked it to).
-    private var closeAfterRefusal = false
 
     init(apps: AppDirectory, routes: ParseRoutePatterns, metrics: CloudletMetrics, logger: Logger) {
         self.apps = apps
@@ -45,12 +43,10 @@ final class QuotaRefusalHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let part = unwrapInboundIn(data)
-        switch part {
+        switch unwrapInboundIn(data) {
         case .head(let head):
             if served == 0, let (app, route, refusal) = refusal(of: head) {
                 droppingBody = true
-                closeAfterRefusal = head.headerFields[.connection]?.lowercased() == "close"
                 refuse(head, app: app, route: route, refusal: refusal, context: context)
                 return
             }
@@ -73,34 +69,25 @@ final class QuotaRefusalHandler: ChannelDuplexHandler, RemovableChannelHandler {
         context.write(data, promise: promise)
     }
 
-    /// The app, route pattern and refusal for a request whose app (from its header) is over its quota.
+    /// The app, route pattern and refusal for a request whose app (from its header) is over its
+    /// quota. Every request's head passes here, so the cheap checks come first: the route is
+    /// matched only for an app over its quota.
     private func refusal(of head: HTTPRequest) -> (String, String, RateLimitExceeded)? {
-        guard let appId = head.headerFields[ParseHeaders.applicationId], let path = head.path,
-            let route = routes.pattern(of: path), let app = apps.app(appId),
-            let refusal = app.rateLimiter.quotaRefusalNow()
+        guard let appId = head.headerFields[ParseHeaders.applicationId], let refusal = apps.app(appId)?.rateLimiter.quotaRefusalNow(),
+            let path = head.path, let route = routes.pattern(of: path)
         else { return nil }
         return (appId, route, refusal)
     }
 
     private func refuse(_ request: HTTPRequest, app: String, route: String, refusal: RateLimitExceeded, context: ChannelHandlerContext) {
         let start = ContinuousClock.now
-        let body = ByteBuffer(bytes: JSONWriter.bytes(refusal.parseError.body))
-        var head = HTTPResponse(status: refusal.status, headerFields: refusal.headers)
-        head.headerFields[.contentType] = "application/json; charset=utf-8"
-        head.headerFields[.contentLength] = String(body.readableBytes)
-        if closeAfterRefusal { head.headerFields[.connection] = "close" }
-        context.write(wrapOutboundOut(.head(head)), promise: nil)
-        context.write(wrapOutboundOut(.body(body)), promise: nil)
-        let written = context.writeAndFlush(wrapOutboundOut(.end(nil)))
-        if closeAfterRefusal {
-            let channel = context.channel
-            written.whenComplete { _ in channel.close(promise: nil) }
-        }
+        context.writeParseError(
+            refusal.parseError, headers: refusal.headers, close: request.headerFields[.connection]?.lowercased() == "close")
         metrics.rateLimited(app: app)
-        let elapsed = ContinuousClock.now - start
-        metrics.requestAnswered(app: app, route: route, status: 429, duration: elapsed)
-        logger.info(
-            "\(request.method) \((request.path ?? "").prefix { $0 != "?" }) 429",
-            metadata: ["status": "429", "ms": "\((elapsed.seconds * 100_000).rounded() / 100)", "request_id": "\(RequestID())"])
+        var logger = logger
+        logger[metadataKey: "request_id"] = "\(RequestID())"
+        RequestLogMiddleware.record(
+            request.method, (request.path ?? "").prefix { $0 != "?" }, app: app, route: route, status: 429,
+            duration: ContinuousClock.now - start, metrics: metrics, logger: logger)
     }
 }

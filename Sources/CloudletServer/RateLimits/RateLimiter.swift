@@ -57,7 +57,7 @@ public struct RateLimiter: Sendable {
     public func admit(_ request: RateLimitedRequest, _ stage: RateLimitStage) async throws -> RateLimitOutcome {
         var limits: [(name: String, charge: RateLimitCharge, message: String?)] = []
         if stage.includesQuota, let quota = policy.quota, !request.isInternal {
-            limits.append(("app", RateLimitCharge(key: "app", quota: quota), nil))
+            limits.append((Self.quotaName, Self.quotaCharge(quota), nil))
         }
         let rules = stage.includesRules ? policy.rules.enumerated().map { ("rule\($0.offset + 1)", $0.element) } : []
         let hookRules = stage.hookRules.enumerated().map { ("hook\($0.offset + 1)", $0.element) }
@@ -80,10 +80,15 @@ public struct RateLimiter: Sendable {
     /// up; nil if it has room, if there is no quota, or if the store cannot tell without waiting.
     /// Charges nothing.
     func quotaRefusalNow() -> RateLimitExceeded? {
-        guard let quota = policy.quota, let state = store.stateNow(RateLimitCharge(key: "app", quota: quota), now: clock.now),
-            !state.allowed
-        else { return nil }
-        return Self.refusal(name: "app", quota: quota, state: state, message: nil)
+        guard let quota = policy.quota, let state = store.stateNow(Self.quotaCharge(quota), now: clock.now), !state.allowed else { return nil }
+        return Self.refusal(name: Self.quotaName, quota: quota, state: state, message: nil)
+    }
+
+    /// The app's quota's name in the `RateLimit` fields, and its key in the store.
+    private static let quotaName = "app"
+
+    private static func quotaCharge(_ quota: RateLimitQuota) -> RateLimitCharge {
+        RateLimitCharge(key: quotaName, quota: quota)
     }
 
     private static func refusal(name: String, quota: RateLimitQuota, state: RateLimitState, message: String?) -> RateLimitExceeded {

@@ -92,7 +92,6 @@ public struct CloudletApplication: Sendable {
         services: [any Service] = [], onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
         let routes = ParseRoutePatterns(routes: ParseAPI.routes, mountPath: configuration.normalizedMountPath)
-        let (apps, metrics, logger) = (apps, metrics, logger)
         return Application(
             router: router(),
             server: .http1(

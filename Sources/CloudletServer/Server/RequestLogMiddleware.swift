@@ -41,11 +41,19 @@ struct RequestLogMiddleware: RouterMiddleware {
     }
 
     private func record(_ request: Request, _ context: Context, status: Int, since start: ContinuousClock.Instant) {
-        let elapsed = ContinuousClock.now - start
-        metrics.requestAnswered(app: app(of: request, context), route: context.endpointPath ?? "NotFound", status: status, duration: elapsed)
-        context.logger.info(
-            "\(request.method) \(request.uri.path) \(status)",
-            metadata: ["status": "\(status)", "ms": "\((elapsed.seconds * 100_000).rounded() / 100)"])
+        Self.record(
+            request.method, request.uri.path, app: app(of: request, context), route: context.endpointPath ?? "NotFound", status: status,
+            duration: ContinuousClock.now - start, metrics: metrics, logger: context.logger)
+    }
+
+    /// Counts one answered request and logs its line: method, path (without its query), status
+    /// and the time it took. ``QuotaRefusalHandler`` records its refusals through it too.
+    static func record(
+        _ method: HTTPRequest.Method, _ path: some StringProtocol, app: String, route: String, status: Int, duration: Duration,
+        metrics: CloudletMetrics, logger: Logger
+    ) {
+        metrics.requestAnswered(app: app, route: route, status: status, duration: duration)
+        logger.info("\(method) \(path) \(status)", metadata: ["status": "\(status)", "ms": "\((duration.seconds * 100_000).rounded() / 100)"])
     }
 
     /// The hosted app the request names, or "" if it names none.
