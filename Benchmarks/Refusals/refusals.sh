@@ -5,6 +5,7 @@
 #
 #   swift build -c release --product cloudlet && Benchmarks/Refusals/refusals.sh [seconds]
 #
+# CLOUDLET=<path> runs another build of `cloudlet` the same way (an earlier commit's, say).
 # Needs wrk (apt-get install -y wrk). Keeps its data in a temporary folder.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -13,7 +14,7 @@ port=18337
 data=$(mktemp -d)
 trap 'kill "$server" 2>/dev/null || true; rm -rf "$data"' EXIT
 
-.build/release/cloudlet serve --data "$data" --port "$port" --client-key bench-client --master-key bench-master \
+"${CLOUDLET:-.build/release/cloudlet}" serve --data "$data" --port "$port" --client-key bench-client --master-key bench-master \
     --operator-key bench-operator --rate-limit 10/s,burst=10 > "$data/server.log" 2>&1 &
 server=$!
 for _ in $(seq 100); do curl -sf -o /dev/null "http://127.0.0.1:$port/health" && break; sleep 0.2; done
