@@ -39,6 +39,28 @@ struct LoginThrottleTests {
         _ = try throttle.begin(username: "last", address: "198.51.100.7")
     }
 
+    @Test func anAddressFailingAtAnAccountIsThrottledThereWithoutLockingOtherAddressesOut() throws {
+        let throttle = LoginThrottle(clock: ManualClock())
+        for _ in 0..<5 { _ = try throttle.begin(username: "x", address: "192.0.2.1") }
+        #expect(throws: ParseError.self) { try throttle.begin(username: "x", address: "192.0.2.1") }
+        throttle.succeeded(try throttle.begin(username: "x", address: "198.51.100.2"))
+        _ = try throttle.begin(username: "y", address: "192.0.2.1")
+    }
+
+    @Test func aGuessSpreadOverManyAddressesSlowsToOneTryPerAddressButNeverLocksTheAccount() throws {
+        let clock = ManualClock()
+        let throttle = LoginThrottle(clock: clock)
+        for index in 0..<20 { _ = try throttle.begin(username: "x", address: "203.0.113.\(index)") }
+        #expect(throws: ParseError.self) { try throttle.begin(username: "x", address: "203.0.113.0") }
+        for index in 20..<200 {
+            _ = try throttle.begin(username: "x", address: "203.0.113.\(index)")
+            #expect(throws: ParseError.self) { try throttle.begin(username: "x", address: "203.0.113.\(index)") }
+        }
+        throttle.succeeded(try throttle.begin(username: "x", address: "198.51.100.2"))
+        clock.advance(by: .seconds(61))
+        for _ in 0..<5 { _ = try throttle.begin(username: "x", address: "203.0.113.0") }
+    }
+
     @Test func theTableStaysBoundedUnderAFloodOfUsernames() throws {
         let clock = ManualClock()
         let throttle = LoginThrottle(clock: clock, capacity: 1_000)
@@ -46,11 +68,11 @@ struct LoginThrottleTests {
         for index in 0..<20_000 { _ = try throttle.begin(username: "flood\(index)", address: nil) }
         #expect(throttle.keyCount <= 1_000)
         // Within one generation of new keys the victim's failures are still counted.
-        let bounded = LoginThrottle(clock: clock, maximumFailuresPerUsername: 2, capacity: 1_000)
+        let bounded = LoginThrottle(clock: clock, maximumFailuresPerAccountAndAddress: 2, capacity: 1_000)
         _ = try bounded.begin(username: "victim", address: nil)
-        for index in 0..<400 { _ = try bounded.begin(username: "flood\(index)", address: nil) }
+        for index in 0..<200 { _ = try bounded.begin(username: "flood\(index)", address: nil) }
         _ = try bounded.begin(username: "victim", address: nil)
-        for index in 400..<800 { _ = try bounded.begin(username: "flood\(index)", address: nil) }
+        for index in 200..<400 { _ = try bounded.begin(username: "flood\(index)", address: nil) }
         #expect(throws: ParseError.self) { try bounded.begin(username: "victim", address: nil) }
     }
 
@@ -87,6 +109,28 @@ struct LoginThrottleTests {
         #expect(untrusted.prefix(20).allSatisfy { $0 == 404 } && untrusted.last == 429, "\(untrusted)")
         let trusted = try await failures(trusting: ["127.0.0.1"])
         #expect(trusted.allSatisfy { $0 == 404 }, "\(trusted)")
+    }
+
+    /// Over a real socket behind a trusted proxy: the client at one address failing at an account
+    /// is refused there, while the account's owner at another address logs in.
+    @Test func wrongLoginsFromOneAddressDoNotLockTheOwnerOut() async throws {
+        let forwardedFor = HTTPField.Name("X-Forwarded-For")!
+        try await Self.withLiveServer(trustedProxies: ["127.0.0.1"]) { client, _ in
+            let signUp = try await client.post("/users", ["username": "owner", "password": "right"])
+            #expect(signUp.status == 201)
+            func logIn(from address: String, password: String) async throws -> Int {
+                var headers = Support.clientHeaders()
+                headers[forwardedFor] = address
+                return try await client.raw(
+                    .post, "/login", headers: headers, body: .init(string: #"{"username":"owner","password":"\#(password)"}"#)
+                ).status
+            }
+            var attacker: [Int] = []
+            for _ in 0..<8 { attacker.append(try await logIn(from: "192.0.2.66", password: "guess")) }
+            #expect(attacker == [404, 404, 404, 404, 404, 429, 429, 429])
+            #expect(try await logIn(from: "198.51.100.7", password: "right") == 200)
+            #expect(try await logIn(from: "192.0.2.66", password: "right") == 429)
+        }
     }
 
     /// Runs `body` with a client of a real server on a free loopback port, and the port.
