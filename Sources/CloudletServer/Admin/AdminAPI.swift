@@ -18,19 +18,19 @@ import NIOCore
 struct AdminAPI: Sendable {
     let registry: AppRegistry
     let supervisor: AppSupervisor
-    /// Nil when no operator key is set: every request is refused.
-    let operatorKey: OperatorKey?
+    /// Checks the operator key (with none set, every request is refused) and throttles wrong ones.
+    let operatorKey: OperatorKeyGuard
     /// Largest request body of the admin API.
     static let maximumBodyBytes = 64 << 10
 
     func addRoutes(to router: Router<CloudletRequestContext>) {
         let apps = router.group("admin/apps")
-        apps.get { request, _ in
-            try authorize(request)
+        apps.get { request, context in
+            try authorize(request, context)
             return JSONResponse.make(status: .ok, body: ["results": .array(try registry.list().map(\.json))])
         }
-        apps.post { request, _ in
-            try authorize(request)
+        apps.post { request, context in
+            try authorize(request, context)
             var body = try await readBody(request)
             let id = try take("id", from: &body) ?? ""
             let clientKey = try take("clientKey", from: &body), masterKey = try take("masterKey", from: &body)
@@ -43,13 +43,13 @@ struct AdminAPI: Sendable {
             return JSONResponse.make(status: .created, body: .object(answer))
         }
         apps.get(":id") { request, context in
-            try authorize(request)
+            try authorize(request, context)
             let id = try context.parameters.require("id")
             guard let record = try registry.app(id) else { throw AppRegistry.notFound(id) }
             return JSONResponse.make(status: .ok, body: record.json)
         }
         apps.put(":id") { request, context in
-            try authorize(request)
+            try authorize(request, context)
             let body = try await readBody(request)
             let id = try context.parameters.require("id")
             guard let previous = try registry.app(id)?.settings else { throw AppRegistry.notFound(id) }
@@ -58,20 +58,20 @@ struct AdminAPI: Sendable {
             return JSONResponse.make(status: .ok, body: record.json)
         }
         apps.delete(":id") { request, context in
-            try authorize(request)
+            try authorize(request, context)
             try registry.delete(try context.parameters.require("id"))
             await supervisor.reload()
             return JSONResponse.make(status: .ok, body: [:])
         }
         apps.post(":id/keys/:kind/rotate") { request, context in
-            try authorize(request)
+            try authorize(request, context)
             let (id, kind) = try keyRoute(context)
             let key = try registry.rotateKey(of: id, kind)
             await supervisor.reload()
             return JSONResponse.make(status: .ok, body: ["app": .string(id), "kind": .string(kind.rawValue), "key": .string(key)])
         }
         apps.post(":id/keys/:kind/retire") { request, context in
-            try authorize(request)
+            try authorize(request, context)
             let (id, kind) = try keyRoute(context)
             let retired = try registry.retireKeys(of: id, kind)
             await supervisor.reload()
@@ -88,8 +88,8 @@ struct AdminAPI: Sendable {
         throw failure as? ParseError ?? ParseError(code: 1, message: "app \(id) could not be started", httpStatus: 500)
     }
 
-    private func authorize(_ request: Request) throws {
-        try OperatorKey.require(operatorKey, in: request.headers)
+    private func authorize(_ request: Request, _ context: CloudletRequestContext) throws {
+        try operatorKey.authorize(request, context: context)
     }
 
     private func keyRoute(_ context: CloudletRequestContext) throws -> (String, AppKeyKind) {

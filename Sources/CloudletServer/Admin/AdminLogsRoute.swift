@@ -8,12 +8,12 @@ import Hummingbird
 /// `since` is a duration back (`90s`, `10m`, `2h`, `7d`) or a date in Parse's format.
 struct AdminLogsRoute {
     let apps: AppDirectory
-    let operatorKey: OperatorKey?
+    let operatorKey: OperatorKeyGuard
     let clock: any CloudletClock
 
     func add(to router: Router<CloudletRequestContext>) {
         router.get("admin/apps/:id/logs") { request, context in
-            try OperatorKey.require(operatorKey, in: request.headers)
+            try operatorKey.authorize(request, context: context)
             let id = try context.parameters.require("id")
             guard let log = apps.app(id)?.runtime.hookRuns else { throw ParseError.objectNotFound("no app \(id)") }
             let runs = try await log.runs(try query(request.uri.queryParameters))

@@ -25,7 +25,7 @@ public struct CloudletApplication: Sendable {
     public let configuration: ServerConfiguration
     /// The server's metrics, served at `/metrics`.
     public let metrics: CloudletMetrics
-    private let operatorKey: OperatorKey?
+    private let operatorKey: OperatorKeyGuard
     private let clock: any CloudletClock
     private let logger: Logger
     private let appServices: [any Service]
@@ -55,7 +55,8 @@ public struct CloudletApplication: Sendable {
         self.apps = supervisor.directory
         self.registry = registry
         self.supervisor = supervisor
-        self.operatorKey = try configuration.operatorKey ?? registry.operatorKey()
+        self.operatorKey = OperatorKeyGuard(
+            key: try configuration.operatorKey ?? registry.operatorKey(), trustedProxies: configuration.trustedProxies, clock: clock)
         self.metrics = metrics
         self.clock = clock
         self.configuration = configuration

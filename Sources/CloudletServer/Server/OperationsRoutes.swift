@@ -10,7 +10,7 @@ import NIOCore
 struct OperationsRoutes {
     let apps: AppDirectory
     let metrics: CloudletMetrics
-    let operatorKey: OperatorKey?
+    let operatorKey: OperatorKeyGuard
     /// The REST API's mount path: when it is the root, `<mount>/health` already answers `/health`.
     let mountPath: String
 
@@ -19,8 +19,8 @@ struct OperationsRoutes {
             router.get("health") { _, _ in JSONResponse.make(status: .ok, body: ["status": "ok"]) }
         }
         router.get("ready") { _, _ in ready() }
-        router.get("metrics") { request, _ in
-            try OperatorKey.require(operatorKey, in: request.headers)
+        router.get("metrics") { request, context in
+            try operatorKey.authorize(request, context: context)
             return scrape()
         }
     }
