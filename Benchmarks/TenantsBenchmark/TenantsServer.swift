@@ -25,7 +25,9 @@ enum TenantsServer {
                 apps: [
                     AppDefinition(
                         id: flood, executor: ProcessHookExecutor(pool: pool), clientKey: clientKey(flood), masterKey: "mk-flood",
-                        services: [pool], rateLimits: RateLimitPolicy(quota: quota)),
+                        services: [pool],
+                        // The flood comes from one address: the whole quota is its to spend.
+                        rateLimits: RateLimitPolicy(quota: quota, addressShare: 1)),
                     AppDefinition(
                         id: steady, executor: InProcessHookExecutor(registry: HookRegistry()), clientKey: clientKey(steady),
                         masterKey: "mk-steady"),

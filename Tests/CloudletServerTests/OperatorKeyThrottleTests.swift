@@ -35,8 +35,10 @@ struct OperatorKeyThrottleTests {
 
     @Test func theRightKeyIsNotCountedAgainstItsAddress() async throws {
         try await Self.withLiveServer { get in
+            let headers: HTTPFields = [HTTPField.Name("X-Cloudlet-Operator-Key")!: Self.operatorKey]
             for _ in 0..<(3 * OperatorKeyGuard.maximumFailuresPerAddress) {
-                #expect(try await get("/admin/apps", [HTTPField.Name("X-Cloudlet-Operator-Key")!: Self.operatorKey]).status == 200)
+                let status = try await get("/admin/apps", headers).status
+                #expect(status == 200)
             }
         }
     }

@@ -12,15 +12,15 @@ import Testing
 /// (`QuotaRefusalHandler`), over a real socket on a manual clock.
 @Suite("Refusals over the quota, before the router")
 struct QuotaRefusalTests {
-    /// Runs `body` with a live server hosting app `a` (2 requests a minute) and app `b` (no
-    /// limits), its metrics and its port.
+    /// Runs `body` with a live server hosting app `a` (2 requests a minute, the whole of it for one
+    /// address) and app `b` (no limits), its metrics and its port.
     static func withLiveServer(_ body: @Sendable (ParseTestClient, ParseTestClient, CloudletMetrics, Int) async throws -> Void) async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cloudlet-quota-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         var logger = Logger(label: "cloudlet")
         logger.logLevel = .warning
         let metrics = CloudletMetrics()
-        let definitions = [("a", RateLimitPolicy(quota: .init(count: 2, window: .seconds(60)))), ("b", RateLimitPolicy.off)].map { id, policy in
+        let definitions = [("a", RateLimitPolicy(quota: .init(count: 2, window: .seconds(60)), addressShare: 1)), ("b", RateLimitPolicy.off)].map { id, policy in
             AppDefinition(
                 id: id, executor: InProcessHookExecutor(registry: HookRegistry()), clientKey: "client-\(id)", masterKey: "master-\(id)",
                 rateLimits: policy)

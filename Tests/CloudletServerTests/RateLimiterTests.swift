@@ -54,7 +54,7 @@ struct RateLimiterTests {
 
     @Test func theAppQuotaAdmitsItsBurstThenItsRate() async throws {
         let clock = ManualClock()
-        let limiter = RateLimiter(policy: RateLimitPolicy(quota: .init(perSecond: 40, burst: 80)), clock: clock)
+        let limiter = RateLimiter(policy: RateLimitPolicy(quota: .init(perSecond: 40, burst: 80), addressShare: 1), clock: clock)
         // 200 at once: the burst gets through.
         #expect(await Self.admitted(limiter, clock, count: 200, spacing: .zero) == 80)
         // 4× the rate for 10 s: the rate gets through, within one request.
@@ -65,7 +65,7 @@ struct RateLimiterTests {
     @Test func remainingCountsRightAtAnyTime() async throws {
         // Dates far from 2001 keep fewer digits after the point; the count must not slip by one.
         let clock = ManualClock(start: Date(timeIntervalSince1970: 1_795_000_000.123))
-        let limiter = RateLimiter(policy: RateLimitPolicy(quota: try RateLimitPolicy.quota(text: "5/s,burst=3")), clock: clock)
+        let limiter = RateLimiter(policy: RateLimitPolicy(quota: try RateLimitPolicy.quota(text: "5/s,burst=3"), addressShare: 1), clock: clock)
         let first = try await limiter.admit(Self.request(), .all)
         #expect(first.remaining == 2)
         #expect(first.headers[HTTPField.Name("RateLimit")!] == "\"app\";r=2;t=1")
@@ -73,7 +73,7 @@ struct RateLimiterTests {
 
     @Test func aRefusalSaysWhenToComeBack() async throws {
         let clock = ManualClock()
-        let limiter = RateLimiter(policy: RateLimitPolicy(quota: .init(count: 2, window: .seconds(10))), clock: clock)
+        let limiter = RateLimiter(policy: RateLimitPolicy(quota: .init(count: 2, window: .seconds(10)), addressShare: 1), clock: clock)
         let first = try await limiter.admit(Self.request(), .all)
         #expect(first.headers[HTTPField.Name("RateLimit-Policy")!] == "\"app\";q=2;w=10")
         #expect(first.headers[HTTPField.Name("RateLimit")!] == "\"app\";r=1;t=5")
@@ -116,7 +116,7 @@ struct RateLimiterTests {
 
     @Test func theAppQuotaCountsTheMasterKeyButNotHooks() async throws {
         let clock = ManualClock()
-        let limiter = RateLimiter(policy: RateLimitPolicy(quota: .init(count: 1, window: .seconds(60))), clock: clock)
+        let limiter = RateLimiter(policy: RateLimitPolicy(quota: .init(count: 1, window: .seconds(60)), addressShare: 1), clock: clock)
         try await limiter.admit(Self.request(isMaster: true), .all)
         await #expect(throws: RateLimitExceeded.self) { try await limiter.admit(Self.request(isMaster: true), .all) }
         try await limiter.admit(Self.request(isInternal: true), .all)
@@ -125,7 +125,7 @@ struct RateLimiterTests {
     @Test func aRefusedRequestCountsAgainstNoLimit() async throws {
         let clock = ManualClock()
         let login = RateLimitRule(requestPath: PathPattern("/login")!, quota: .init(count: 1, window: .seconds(60)))
-        let limiter = RateLimiter(policy: RateLimitPolicy(quota: .init(count: 3, window: .seconds(60)), rules: [login]), clock: clock)
+        let limiter = RateLimiter(policy: RateLimitPolicy(quota: .init(count: 3, window: .seconds(60)), addressShare: 1, rules: [login]), clock: clock)
         try await limiter.admit(Self.request("/login"), .all)
         for _ in 0..<5 { await #expect(throws: RateLimitExceeded.self) { try await limiter.admit(Self.request("/login"), .all) } }
         // The app quota was charged once only: two more requests fit.

@@ -4,6 +4,12 @@ import Synchronization
 /// changed while the server runs as the registry changes.
 public final class AppDirectory: Sendable {
     private let apps: Mutex<[String: HostedApp]>
+    /// Signalled whenever an app is hosted, replaced or removed.
+    public let changes = WakeSignal()
+    /// Signalled when an app's after hook is owed a retry (``OutboxReplayService`` sleeps on it).
+    public let afterHookRetryQueued = WakeSignal()
+    /// Signalled when an app's hook log buffers a run to write (``HookRunWriter`` sleeps on it).
+    public let hookRunBuffered = WakeSignal()
 
     /// A directory of `apps`.
     public init(_ apps: [HostedApp] = []) {
@@ -17,8 +23,14 @@ public final class AppDirectory: Sendable {
     public var all: [HostedApp] { apps.withLock { Array($0.values) } }
 
     /// Hosts `app`, in place of the app with its id if there is one.
-    func set(_ app: HostedApp) { apps.withLock { $0[app.id] = app } }
+    func set(_ app: HostedApp) {
+        apps.withLock { $0[app.id] = app }
+        changes.signal()
+    }
 
     /// Stops hosting app `id`: from now on its requests are refused as from an unknown app.
-    func remove(_ id: String) { apps.withLock { _ = $0.removeValue(forKey: id) } }
+    func remove(_ id: String) {
+        apps.withLock { _ = $0.removeValue(forKey: id) }
+        changes.signal()
+    }
 }

@@ -143,8 +143,10 @@ extension AppSupervisor {
             protectedFields: definitions[record.id]?.protectedFields ?? .standard, logger: logger,
             hookLogger: Logger(label: "cloudlet.hooks"),
             hookRuns: (storage as? any HookRunStorage).map {
-                HookRunLog(appId: record.id, storage: $0, retention: configuration.hookRunRetention, metrics: metrics)
+                HookRunLog(
+                    appId: record.id, storage: $0, retention: configuration.hookRunRetention, metrics: metrics,
+                    buffered: directory.hookRunBuffered)
             },
-            metrics: metrics)
+            metrics: metrics, afterHookRetryQueued: directory.afterHookRetryQueued)
     }
 }

@@ -6,7 +6,8 @@ import NIOCore
 import NIOHTTPTypes
 
 /// Refuses a request on the event loop, as soon as its head is read, when the app it names has
-/// used up its quota: 429 with code 155, `Retry-After` and the `RateLimit` fields, exactly as
+/// used up its quota, or its client address has used up its share of it (unless the request
+/// carries a master key, which the middleware checks and which has no share): 429 with code 155, `Retry-After` and the `RateLimit` fields, exactly as
 /// ``RateLimitMiddleware`` would answer it, but without handing the request to the router.
 ///
 /// An app flooding the server far over its quota is refused here for less than the server's
@@ -28,6 +29,9 @@ final class QuotaRefusalHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     private let apps: AppDirectory
     private let routes: ParseRoutePatterns
+    private let trustedProxies: TrustedProxies
+    /// The connection's peer, read once.
+    private var peer: String??
     private let metrics: CloudletMetrics
     private let logger: Logger
     /// Requests let through whose response has not ended yet.
@@ -35,9 +39,10 @@ final class QuotaRefusalHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// Whether the rest of a refused request (its body) is being dropped.
     private var droppingBody = false
 
-    init(apps: AppDirectory, routes: ParseRoutePatterns, metrics: CloudletMetrics, logger: Logger) {
+    init(apps: AppDirectory, routes: ParseRoutePatterns, trustedProxies: TrustedProxies, metrics: CloudletMetrics, logger: Logger) {
         self.apps = apps
         self.routes = routes
+        self.trustedProxies = trustedProxies
         self.metrics = metrics
         self.logger = logger
     }
@@ -45,7 +50,7 @@ final class QuotaRefusalHandler: ChannelDuplexHandler, RemovableChannelHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head(let head):
-            if served == 0, let (app, route, refusal) = refusal(of: head) {
+            if served == 0, let (app, route, refusal) = refusal(of: head, context: context) {
                 droppingBody = true
                 refuse(head, app: app, route: route, refusal: refusal, context: context)
                 return
@@ -70,10 +75,13 @@ final class QuotaRefusalHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     /// The app, route pattern and refusal for a request whose app (from its header) is over its
-    /// quota. Every request's head passes here, so the cheap checks come first: the route is
-    /// matched only for an app over its quota.
-    private func refusal(of head: HTTPRequest) -> (String, String, RateLimitExceeded)? {
-        guard let appId = head.headerFields[ParseHeaders.applicationId], let refusal = apps.app(appId)?.rateLimiter.quotaRefusalNow(),
+    /// quota, or whose address is over its share. Every request's head passes here, so the cheap
+    /// checks come first: the route is matched only for a request to refuse.
+    private func refusal(of head: HTTPRequest, context: ChannelHandlerContext) -> (String, String, RateLimitExceeded)? {
+        guard let appId = head.headerFields[ParseHeaders.applicationId], let limiter = apps.app(appId)?.rateLimiter else { return nil }
+        if peer == nil { peer = context.channel.remoteAddress?.ipAddress }
+        let address = trustedProxies.clientAddress(peer: peer ?? nil, forwardedFor: head.headerFields[values: ParseHeaders.forwardedFor])
+        guard let refusal = limiter.quotaRefusalNow(address: address, isMaster: head.headerFields[ParseHeaders.masterKey] != nil),
             let path = head.path, let route = routes.pattern(of: path)
         else { return nil }
         return (appId, route, refusal)

@@ -26,9 +26,16 @@ public final class HookRunLog: Sendable {
     public let bufferCapacity: Int
     private let metrics: CloudletMetrics
     private let buffer = Mutex<[HookRun]>([])
+    /// Signalled when the buffer gets its first run since the last write.
+    private let buffered: WakeSignal?
 
-    /// A log for `appId` stored in `storage`, keeping the newest `retention` runs.
-    public init(appId: String, storage: any HookRunStorage, retention: Int = 10_000, bufferCapacity: Int = 4096, metrics: CloudletMetrics) {
+    /// A log for `appId` stored in `storage`, keeping the newest `retention` runs; `buffered` is
+    /// signalled when a run waits to be written.
+    public init(
+        appId: String, storage: any HookRunStorage, retention: Int = 10_000, bufferCapacity: Int = 4096, metrics: CloudletMetrics,
+        buffered: WakeSignal? = nil
+    ) {
+        self.buffered = buffered
         self.appId = appId
         self.storage = storage
         self.retention = retention
@@ -38,12 +45,13 @@ public final class HookRunLog: Sendable {
 
     /// Buffers `run` for the next write, or drops it if the buffer is full.
     public func record(_ run: HookRun) {
-        let kept = buffer.withLock { buffer in
-            guard buffer.count < bufferCapacity else { return false }
+        let (kept, wasEmpty) = buffer.withLock { buffer in
+            guard buffer.count < bufferCapacity else { return (false, false) }
             buffer.append(run)
-            return true
+            return (true, buffer.count == 1)
         }
         if !kept { metrics.hookRunDropped(app: appId) }
+        if wasEmpty { buffered?.signal() }
     }
 
     /// The stored runs `query` selects, oldest first, after writing the buffered ones.

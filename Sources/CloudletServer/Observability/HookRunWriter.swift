@@ -1,17 +1,21 @@
 import Logging
 import ServiceLifecycle
 
-/// Writes every app's buffered hook runs to its database every `interval`, and once more at
-/// graceful shutdown, so that runs are kept without a write on any request's path.
+/// Writes the apps' buffered hook runs to their databases, and once more at graceful shutdown, so
+/// that runs are kept without a write on any request's path. It polls nothing: it sleeps until an
+/// app buffers a run (``AppDirectory/hookRunBuffered``), lets runs gather for `interval`, then
+/// writes every app's buffer.
 struct HookRunWriter: Service {
     /// The apps whose logs it writes (those served now, each time).
     let apps: AppDirectory
+    /// How long runs gather after the first is buffered before they are written together.
     let interval: Duration
     let logger: Logger
 
     func run() async throws {
         try? await cancelWhenGracefulShutdown {
             while true {
+                await apps.hookRunBuffered.wait()
                 try await Task.sleep(for: interval)
                 await flush()
             }

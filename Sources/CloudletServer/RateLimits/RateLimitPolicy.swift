@@ -9,8 +9,12 @@ import Foundation
 /// policy.rules.append(RateLimitRule(requestPath: PathPattern("/login")!, quota: .init(count: 5, window: .seconds(60))))
 /// ```
 public struct RateLimitPolicy: Sendable, Hashable {
-    /// The quota all of the app's requests share (master-key requests aside); nil for none.
+    /// The quota all of the app's requests share; nil for none.
     public var quota: RateLimitQuota?
+    /// The part of ``quota`` (its rate and its burst) one client address may use, above 0 and at
+    /// most 1 (1: no bound per address). Default ``standardAddressShare``. Master-key requests and
+    /// requests whose address is unknown are not bound by it.
+    public var addressShare: Double
     /// Further limits on some paths, methods and callers.
     public var rules: [RateLimitRule]
     /// The most hook invocations of the app that run at once. Default 32.
@@ -19,10 +23,11 @@ public struct RateLimitPolicy: Sendable, Hashable {
     public var maximumQueuedHooks: Int
 
     public init(
-        quota: RateLimitQuota? = RateLimitPolicy.standardQuota, rules: [RateLimitRule] = [], maximumConcurrentHooks: Int = 32,
-        maximumQueuedHooks: Int = 256
+        quota: RateLimitQuota? = RateLimitPolicy.standardQuota, addressShare: Double = RateLimitPolicy.standardAddressShare,
+        rules: [RateLimitRule] = [], maximumConcurrentHooks: Int = 32, maximumQueuedHooks: Int = 256
     ) {
         self.quota = quota
+        self.addressShare = addressShare
         self.rules = rules
         self.maximumConcurrentHooks = maximumConcurrentHooks
         self.maximumQueuedHooks = maximumQueuedHooks
@@ -30,6 +35,17 @@ public struct RateLimitPolicy: Sendable, Hashable {
 
     /// 40 requests a second with a burst of 80, as Parse.com's plans had.
     public static let standardQuota = RateLimitQuota(perSecond: 40, burst: 80)
+
+    /// A quarter of the app's quota per client address: one address cannot spend the app's whole
+    /// quota, and four or more are needed to.
+    public static let standardAddressShare = 0.25
+
+    /// The quota one client address may use of `quota`: ``addressShare`` of its count, over the
+    /// same window (at least one request); nil when the share is whole.
+    func addressQuota(of quota: RateLimitQuota) -> RateLimitQuota? {
+        guard addressShare < 1 else { return nil }
+        return RateLimitQuota(count: max(1, Int((Double(quota.count) * addressShare).rounded(.down))), window: quota.window)
+    }
 
     /// A policy with no limits on requests (hooks keep their caps).
     public static let off = RateLimitPolicy(quota: nil)
@@ -67,17 +83,21 @@ public struct RateLimitPolicy: Sendable, Hashable {
 
 extension RateLimitPolicy {
     /// The policy from its JSON form:
-    /// `{"rate": "40/s,burst=80", "rules": [...], "maxConcurrentHooks": 32, "maxQueuedHooks": 256}`;
+    /// `{"rate": "40/s,burst=80", "addressShare": 0.25, "rules": [...], "maxConcurrentHooks": 32, "maxQueuedHooks": 256}`;
     /// members left out keep their defaults.
     public init(json: ParseValue) throws {
         func invalid(_ what: String) -> ParseError { ParseError(code: 1, message: "rate limit policy: \(what)") }
         guard let members = json.objectValue else { throw invalid("must be an object") }
-        let known: Set<String> = ["rate", "rules", "maxConcurrentHooks", "maxQueuedHooks"]
+        let known: Set<String> = ["rate", "addressShare", "rules", "maxConcurrentHooks", "maxQueuedHooks"]
         if let unknown = members.keys.first(where: { !known.contains($0) }) { throw invalid("unknown field \(unknown)") }
         self.init()
         if let rate = members["rate"] {
             guard let text = rate.stringValue else { throw invalid("rate must be text such as 40/s,burst=80") }
             quota = try Self.quota(text: text)
+        }
+        if let share = members["addressShare"] {
+            guard let number = share.doubleValue, number > 0, number <= 1 else { throw invalid("addressShare must be a number above 0 and at most 1") }
+            addressShare = number
         }
         if let list = members["rules"] {
             guard let rules = list.arrayValue else { throw invalid("rules must be an array") }
@@ -95,7 +115,7 @@ extension RateLimitPolicy {
     /// The policy's JSON form.
     public var json: ParseValue {
         [
-            "rate": .string(Self.text(of: quota)), "rules": .array(rules.map(\.json)),
+            "rate": .string(Self.text(of: quota)), "addressShare": .number(addressShare), "rules": .array(rules.map(\.json)),
             "maxConcurrentHooks": .number(Double(maximumConcurrentHooks)), "maxQueuedHooks": .number(Double(maximumQueuedHooks)),
         ]
     }

@@ -36,9 +36,11 @@ public struct RateLimitedRequest: Sendable {
 /// One app's rate limiter: its policy over a ``RateLimitStore``, in stages (``RateLimitStage``).
 ///
 /// The app's quota counts every request from outside, the master key's too (a tenant's own key
-/// must not let it crowd out the host's other tenants); each rule counts what it covers, by its
-/// zone. A request is let through only if every limit it falls under has room, and then counts
-/// against all of them.
+/// must not let it crowd out the host's other tenants), and before it each client address's share
+/// of it (``RateLimitPolicy/addressShare``; not the master key's: one address must not spend the
+/// quota of a tenant's other clients, while the tenant's own key only competes with itself); each
+/// rule counts what it covers, by its zone. A request is let through only if every limit it falls
+/// under has room, and then counts against all of them.
 public struct RateLimiter: Sendable {
     /// The limits applied.
     public var policy: RateLimitPolicy
@@ -57,6 +59,9 @@ public struct RateLimiter: Sendable {
     public func admit(_ request: RateLimitedRequest, _ stage: RateLimitStage) async throws -> RateLimitOutcome {
         var limits: [(name: String, charge: RateLimitCharge, message: String?)] = []
         if stage.includesQuota, let quota = policy.quota, !request.isInternal {
+            if let share = addressCharge(quota, address: request.address, isMaster: request.isMaster) {
+                limits.append((Self.addressName, share, nil))
+            }
             limits.append((Self.quotaName, Self.quotaCharge(quota), nil))
         }
         let rules = stage.includesRules ? policy.rules.enumerated().map { ("rule\($0.offset + 1)", $0.element) } : []
@@ -76,19 +81,40 @@ public struct RateLimiter: Sendable {
             remaining: states[tightest].remaining)
     }
 
-    /// The refusal the app's quota would give a request from outside now, if the quota is used
-    /// up; nil if it has room, if there is no quota, or if the store cannot tell without waiting.
+    /// The refusal the app's quota, or the share of it of a request from `address` (without the
+    /// master key: `isMaster` false), would give a request from outside now, if it is used up; nil
+    /// if both have room, if there is no quota, or if the store cannot tell without waiting.
     /// Charges nothing.
-    func quotaRefusalNow() -> RateLimitExceeded? {
-        guard let quota = policy.quota, let state = store.stateNow(Self.quotaCharge(quota), now: clock.now), !state.allowed else { return nil }
-        return Self.refusal(name: Self.quotaName, quota: quota, state: state, message: nil)
+    func quotaRefusalNow(address: String?, isMaster: Bool) -> RateLimitExceeded? {
+        guard let quota = policy.quota else { return nil }
+        let now = clock.now
+        let limits: [(name: String, charge: RateLimitCharge)?] = [
+            addressCharge(quota, address: address, isMaster: isMaster).map { (Self.addressName, $0) },
+            (Self.quotaName, Self.quotaCharge(quota)),
+        ]
+        for case let (name, charge)? in limits {
+            if let state = store.stateNow(charge, now: now), !state.allowed {
+                return Self.refusal(name: name, quota: charge.quota, state: state, message: nil)
+            }
+        }
+        return nil
     }
 
     /// The app's quota's name in the `RateLimit` fields, and its key in the store.
     private static let quotaName = "app"
+    /// The name of one client address's share of the app's quota in the `RateLimit` fields; its
+    /// key in the store is this and the address.
+    private static let addressName = "address"
 
     private static func quotaCharge(_ quota: RateLimitQuota) -> RateLimitCharge {
         RateLimitCharge(key: quotaName, quota: quota)
+    }
+
+    /// The charge to `address`'s share of `quota`; nil for the master key, an unknown address or a
+    /// whole share.
+    private func addressCharge(_ quota: RateLimitQuota, address: String?, isMaster: Bool) -> RateLimitCharge? {
+        guard !isMaster, let address, let share = policy.addressQuota(of: quota) else { return nil }
+        return RateLimitCharge(key: Self.addressName + "|ip:" + address, quota: share)
     }
 
     private static func refusal(name: String, quota: RateLimitQuota, state: RateLimitState, message: String?) -> RateLimitExceeded {

@@ -42,6 +42,9 @@ struct AfterHookRetries: Sendable {
         return due.map(\.event)
     }
 
+    /// When the earliest retry is due, if one is (not running).
+    var nextDue: Date? { entries.values.compactMap(\.due).min() }
+
     /// How many events are owed a retry.
     var count: Int { entries.count }
 }

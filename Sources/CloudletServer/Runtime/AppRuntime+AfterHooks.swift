@@ -16,6 +16,7 @@ extension AppRuntime {
                 event.kind, className, input: event.hookInput, original: event.hookOriginal, caller: event.caller, eventId: event.id)
         } catch let error as ParseError where error.leftHookUnfinished {
             let due = afterHookRetries.withLock { $0.failed(event, at: clock.now) }
+            afterHookRetryQueued?.signal()
             logger.warning(
                 "after hook did not run to its end; it stays owed",
                 metadata: ["hook": "\(event.kind.rawValue) \(className)", "event_id": "\(event.id)", "error": "\(error)", "retry_at": "\(due)"])
@@ -43,6 +44,9 @@ extension AppRuntime {
         }
         return replayed
     }
+
+    /// When the earliest after hook owed a retry is due, if one is.
+    public var nextAfterHookRetry: Date? { afterHookRetries.withLock { $0.nextDue } }
 
     /// Runs the after hooks whose retry is due. Returns how many ran.
     @discardableResult

@@ -68,16 +68,20 @@ public final class AppRuntime: Sendable {
     let eventsInFlight = Mutex<Set<String>>([])
     /// After hooks owed a retry, with their backoff.
     let afterHookRetries = Mutex(AfterHookRetries())
+    /// Signalled when an after hook is owed a retry, for the service that runs retries.
+    let afterHookRetryQueued: WakeSignal?
 
     /// A runtime for `appId`, hiding `protectedFields` from readers other than their owner.
     /// `logger` receives the runtime's own messages; `hookLogger` is the app's hook log, which hooks
     /// write to through `request.logger`. Each hook run is kept in `hookRuns` and counted in
     /// `metrics`, when given. Uploaded files go to `files`; without it the app takes no uploads.
+    /// `afterHookRetryQueued` is signalled when an after hook is owed a retry.
     public init(
         appId: String, storage: any AppStorage, files: (any FileStorage)? = nil, executor: any HookExecutor, clock: any CloudletClock,
         limits: Limits = Limits(), protectedFields: ProtectedFields = .standard, logger: Logger, hookLogger: Logger,
-        hookRuns: HookRunLog? = nil, metrics: CloudletMetrics? = nil
+        hookRuns: HookRunLog? = nil, metrics: CloudletMetrics? = nil, afterHookRetryQueued: WakeSignal? = nil
     ) {
+        self.afterHookRetryQueued = afterHookRetryQueued
         self.files = files
         self.hookRuns = hookRuns
         self.metrics = metrics

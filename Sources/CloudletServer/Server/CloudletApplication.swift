@@ -97,11 +97,12 @@ public struct CloudletApplication: Sendable {
             router: router(),
             server: .http1(
                 configuration: .init(additionalChannelHandlers: [
-                    MalformedRequestHandler(), QuotaRefusalHandler(apps: apps, routes: routes, metrics: metrics, logger: logger),
+                    MalformedRequestHandler(), QuotaRefusalHandler(
+                        apps: apps, routes: routes, trustedProxies: configuration.trustedProxies, metrics: metrics, logger: logger),
                 ])),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Cloudlet"),
             services: appServices + [
-                supervisor, OutboxReplayService(apps: apps, logger: logger),
+                supervisor, OutboxReplayService(apps: apps, clock: clock, logger: logger),
                 HookRunWriter(apps: apps, interval: .milliseconds(100), logger: logger),
                 PushDeliveryService(apps: .hosted(by: apps), configuration: configuration.pushDelivery, clock: clock, logger: logger),
                 JobSchedulerService(apps: apps, clock: clock, logger: logger, metrics: metrics),

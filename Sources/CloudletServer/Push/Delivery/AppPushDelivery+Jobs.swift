@@ -5,22 +5,39 @@ extension AppPushDelivery {
     /// The most jobs looked at in one pass.
     static let jobsPerPass = 100
 
+    /// What one pass over the app's jobs found.
+    struct ManagedJobs {
+        /// Whether new deliveries were written.
+        var wroteDeliveries = false
+        /// When a job is next due to be looked at: the earliest scheduled job's start or running
+        /// job's expiration, if any.
+        var nextDueAt: Date?
+    }
+
     /// Starts, schedules or ends the app's jobs due to start, and writes pages of recipients of its
     /// running jobs until each has ``PushDeliveryConfiguration/fanOutAhead`` deliveries waiting;
-    /// ends the jobs that have nothing left. Returns whether new deliveries were written.
-    func manageJobs(_ app: PushDeliveryApp, _ jobs: inout [String: JobEntry]) async -> Bool {
-        var wroteDeliveries = false
+    /// ends the jobs that have nothing left.
+    func manageJobs(_ app: PushDeliveryApp, _ jobs: inout [String: JobEntry]) async -> ManagedJobs {
+        var managed = ManagedJobs()
         do {
-            for id in try await app.storage.pushJobsToStart(now: clock.now, limit: Self.jobsPerPass) {
+            let toStart = try await app.storage.pushJobsToStart(now: clock.now, limit: Self.jobsPerPass)
+            for id in toStart {
                 try await start(id, app, &jobs)
             }
+            // A full page may have left jobs to start: the next pass is due at once.
+            var dueTimes: [Date] = toStart.count == Self.jobsPerPass ? [clock.now] : []
             for progress in try await app.storage.runningPushJobs(limit: Self.jobsPerPass) {
-                if try await advance(progress, app, &jobs) { wroteDeliveries = true }
+                if try await advance(progress, app, &jobs) { managed.wroteDeliveries = true }
+                if case .ready(let job)? = jobs[progress.jobId], let expiration = job.expiration { dueTimes.append(expiration) }
             }
+            let scheduled = try await app.storage.nextScheduledPushJob()
+            managed.nextDueAt = (dueTimes + [scheduled].compactMap { $0 }).min()
         } catch {
             report("could not manage push jobs", error)
+            // Looked at again after a poll interval, as a failed claim is.
+            managed.nextDueAt = clock.now.addingTimeInterval(configuration.pollInterval.seconds)
         }
-        return wroteDeliveries
+        return managed
     }
 
     private func start(_ id: String, _ app: PushDeliveryApp, _ jobs: inout [String: JobEntry]) async throws {

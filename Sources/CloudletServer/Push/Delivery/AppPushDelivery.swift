@@ -9,6 +9,10 @@ import Logging
 /// claim and one batch at a time), so the sends never wait for the database. It
 /// holds at most twice the concurrency of claimed deliveries and their results, however large the
 /// job.
+///
+/// With nothing in flight it polls nothing: it sleeps until a job is recorded
+/// (``PushDeliveryStorage/pushJobRecorded``) or until the earliest time it knows work falls due (a
+/// retry, a lease's end, a scheduled job's start, a running job's expiration).
 struct AppPushDelivery: Sendable {
     let appId: String
     let apps: PushDeliveryApps
@@ -23,10 +27,12 @@ struct AppPushDelivery: Sendable {
     }
 
     private enum Event: Sendable {
-        /// The poll interval passed.
+        /// The poll interval passed, while sends were in flight or results waited.
         case tick
-        /// A pending delivery fell due before the next tick.
+        /// Work fell due: a delivery, a scheduled job's start or a running job's expiration.
         case due
+        /// A job was recorded, or the app was changed or removed.
+        case signalled
         /// A send ended.
         case sent(PushDeliveryResult)
         /// A batch of results was recorded.
@@ -49,7 +55,9 @@ struct AppPushDelivery: Sendable {
             var inFlight = 0
             var results: [PushDeliveryResult] = []
             var isTicking = false
-            // The earliest wake set for a delivery that falls due between ticks, if any.
+            // Whether a task waits for the storage's signal.
+            var isListening = false
+            // The earliest wake set for work that falls due, if any.
             var dueWake: Date?
             var isRecording = false
             // Set by the tick: results wait at most a poll interval.
@@ -57,9 +65,18 @@ struct AppPushDelivery: Sendable {
             var jobsDue = true
             var claims = ClaimGate()
             while !Task.isCancelled, let app = apps.app(appId) {
+                if !isListening {
+                    isListening = true
+                    group.addTask {
+                        await app.storage.pushJobRecorded.wait()
+                        return .signalled
+                    }
+                }
                 if jobsDue {
                     jobsDue = false
-                    if await manageJobs(app, &jobs) { claims.deliveriesMayBeDue() }
+                    let managed = await manageJobs(app, &jobs)
+                    if managed.wroteDeliveries { claims.deliveriesMayBeDue() }
+                    if let due = managed.nextDueAt { wake(at: due, &dueWake, &group) }
                 }
                 if claims.mayStart, queue.count <= configuration.concurrency / 2 {
                     let wanted = 2 * configuration.concurrency - queue.count - inFlight
@@ -94,7 +111,8 @@ struct AppPushDelivery: Sendable {
                 }
                 // Deliveries ended without a send (expired, no provider) leave nothing to wait for.
                 if inFlight == 0, !isRecording, queue.isEmpty, claims.mayStart { continue }
-                if !isTicking {
+                // Idle, the loop sleeps until a signal or a due time; busy, it ticks.
+                if !isTicking, inFlight > 0 || !results.isEmpty || isRecording || !queue.isEmpty {
                     isTicking = true
                     group.addTask { await Self.event(.tick, after: configuration.pollInterval) }
                 }
@@ -106,6 +124,11 @@ struct AppPushDelivery: Sendable {
                     isRecordDue = true
                 case .due:
                     if let wake = dueWake, wake <= clock.now { dueWake = nil }
+                    jobsDue = true
+                    claims.deliveriesMayBeDue()
+                case .signalled:
+                    isListening = false
+                    jobsDue = true
                     claims.deliveriesMayBeDue()
                 case .recorded:
                     isRecording = false
@@ -117,13 +140,8 @@ struct AppPushDelivery: Sendable {
                     claims.ended(full: claim.deliveries.count == wanted)
                     // A short claim may mean the fan-out fell behind the sends: write the next pages now rather than at the tick.
                     if claim.deliveries.count < wanted { jobsDue = true }
-                    // A retry or a lease's end due before the next tick is claimed when it falls due.
-                    if let due = claim.nextDueAt, dueWake.map({ due < $0 }) ?? true, case let wait = due.timeIntervalSince(clock.now),
-                        wait < configuration.pollInterval.seconds
-                    {
-                        dueWake = due
-                        group.addTask { await Self.event(.due, after: .seconds(max(wait, 0))) }
-                    }
+                    // A retry or a lease's end is claimed when it falls due.
+                    if let due = claim.nextDueAt { wake(at: due, &dueWake, &group) }
                 case .sent(let result):
                     inFlight -= 1
                     results.append(result)
@@ -133,6 +151,16 @@ struct AppPushDelivery: Sendable {
                 }
             }
             group.cancelAll()
+        }
+    }
+
+    /// Wakes the loop at `due` with ``Event/due``, unless a wake at or before it is set (`dueWake`).
+    private func wake(at due: Date, _ dueWake: inout Date?, _ group: inout TaskGroup<Event>) {
+        guard dueWake.map({ due < $0 }) ?? true else { return }
+        dueWake = due
+        group.addTask { [clock] in
+            await clock.sleep(until: due)
+            return .due
         }
     }
 
@@ -189,7 +217,8 @@ struct AppPushDelivery: Sendable {
                 now: now, leaseUntil: now.addingTimeInterval(configuration.lease.seconds), limit: limit)
         } catch {
             report("could not claim push deliveries", error)
-            return PushDeliveryClaim(deliveries: [], nextDueAt: nil)
+            // Claimed again after a poll interval.
+            return PushDeliveryClaim(deliveries: [], nextDueAt: now.addingTimeInterval(configuration.pollInterval.seconds))
         }
     }
 

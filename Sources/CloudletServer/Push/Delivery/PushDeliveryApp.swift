@@ -27,15 +27,21 @@ public struct PushDeliveryApps: Sendable {
     public let ids: @Sendable () -> [String]
     /// The app `id` as it is now, or nil once it is no longer served.
     public let app: @Sendable (String) -> PushDeliveryApp?
+    /// Signalled when apps come, go or change; nil if they never do.
+    public let changes: WakeSignal?
 
-    public init(ids: @escaping @Sendable () -> [String], app: @escaping @Sendable (String) -> PushDeliveryApp?) {
+    public init(
+        ids: @escaping @Sendable () -> [String], app: @escaping @Sendable (String) -> PushDeliveryApp?, changes: WakeSignal? = nil
+    ) {
         self.ids = ids
         self.app = app
+        self.changes = changes
     }
 
     /// The apps of `directory`.
     public static func hosted(by directory: AppDirectory) -> PushDeliveryApps {
-        PushDeliveryApps(ids: { directory.all.map(\.id) }, app: { directory.app($0).map(PushDeliveryApp.init) })
+        PushDeliveryApps(
+            ids: { directory.all.map(\.id) }, app: { directory.app($0).map(PushDeliveryApp.init) }, changes: directory.changes)
     }
 
     /// Always `apps`.

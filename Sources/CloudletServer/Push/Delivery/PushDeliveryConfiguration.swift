@@ -5,9 +5,13 @@ public struct PushDeliveryConfiguration: Sendable {
     public var concurrency: Int
     /// How long a claimed delivery is held for its send; past it, it is due again. Default 30 s.
     public var lease: Duration
-    /// How often each app is looked at for new, scheduled and retried work while it has none in
-    /// flight, and how long results wait at most before they are recorded. Default 250 ms.
+    /// While an app has sends in flight or results to record: how long results wait at most before
+    /// they are recorded, and how often its jobs' fan-out is looked at. An app with nothing in
+    /// flight is not polled: it is woken when a job is recorded and when work falls due. Default 250 ms.
     public var pollInterval: Duration
+    /// How often each app's database files are looked at for a write by another process (such as
+    /// `cloudlet push`), after which its jobs are looked at. Default 2 s.
+    public var outsideWriteInterval: Duration
     /// The most attempts of one delivery; a retry past them fails with the last reason. Default 12:
     /// with the default backoff's waits (250 ms, 500 ms, 1 s … 256 s, each between half and all of
     /// that) a delivery is tried for 4 to 9 minutes before it fails.
@@ -25,13 +29,15 @@ public struct PushDeliveryConfiguration: Sendable {
     public var resultsPerTransaction: Int
 
     public init(
-        concurrency: Int = 256, lease: Duration = .seconds(30), pollInterval: Duration = .milliseconds(250), maximumAttempts: Int = 12,
+        concurrency: Int = 256, lease: Duration = .seconds(30), pollInterval: Duration = .milliseconds(250),
+        outsideWriteInterval: Duration = .seconds(2), maximumAttempts: Int = 12,
         backoff: PushBackoff = PushBackoff(), pageSize: Int = PushRecipients.defaultPageSize, fanOutAhead: Int = 4_000,
         resultsPerTransaction: Int = 256
     ) {
         self.concurrency = max(concurrency, 1)
         self.lease = lease
         self.pollInterval = pollInterval
+        self.outsideWriteInterval = outsideWriteInterval
         self.maximumAttempts = max(maximumAttempts, 1)
         self.backoff = backoff
         self.pageSize = max(pageSize, 1)

@@ -6,6 +6,17 @@ import Foundation
 /// starts recorded jobs, writes their recipients as deliveries page by page, claims due deliveries
 /// with a lease and records their outcomes in batches, keeping each job's `_PushStatus` up to date.
 public protocol PushDeliveryStorage: Sendable {
+    /// Signalled once a write in this process has committed a new push job, so that the delivery
+    /// service starts it at once instead of polling for it.
+    var pushJobRecorded: WakeSignal { get }
+
+    /// When the database was last written by any process, as its files tell (nil if they cannot):
+    /// when it changes, the delivery service looks for jobs another process recorded.
+    func lastWrittenAt() -> Date?
+
+    /// When the earliest scheduled job is due to start, if any.
+    func nextScheduledPushJob() async throws -> Date?
+
     /// Makes every delivery claimed and not yet recorded due again at `now`: at start, the claims of
     /// a run that ended (crashed or stopped) with sends in flight.
     func releasePushLeases(now: Date) async throws

@@ -77,6 +77,23 @@ extension SQLiteObjectStorage: PushDeliveryStorage {
         }
     }
 
+    public func lastWrittenAt() -> Date? {
+        // In WAL mode every commit writes the log; a checkpoint then writes the database file.
+        [path + "-wal", path].compactMap(FileModification.time(of:)).max()
+    }
+
+    public func nextScheduledPushJob() async throws -> Date? {
+        try await pool.read { db in
+            try Double.fetchOne(db, sql: "SELECT min(wake_at) FROM push_jobs WHERE phase = 'scheduled'")
+        }.map(Date.init(timeIntervalSince1970:))
+    }
+
+    /// Signals ``pushJobRecorded`` once the transaction of `db` commits, if `object` is a push job.
+    func noteInserted(_ object: ParseObject, _ db: Database) {
+        guard object.className == "_PushStatus" else { return }
+        db.afterNextTransaction { [pushJobRecorded] _ in pushJobRecorded.signal() }
+    }
+
     public func pushJobsToStart(now: Date, limit: Int) async throws -> [String] {
         try await pool.read { db in
             try String.fetchAll(

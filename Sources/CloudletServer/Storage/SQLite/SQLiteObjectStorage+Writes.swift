@@ -11,6 +11,7 @@ extension SQLiteObjectStorage {
             try Self.checkUniqueness(of: object, db)
             try self.schema.check(object, db)
             try Self.insertObject(arguments, db)
+            self.noteInserted(object, db)
             if let outboxRow { try Self.insertOutbox(outboxRow, db) }
             try self.insertCompanions(companions, db)
         }
@@ -26,6 +27,7 @@ extension SQLiteObjectStorage {
         for (object, arguments) in rows {
             try schema.check(object, db)
             try Self.insertObject(arguments, db)
+            noteInserted(object, db)
         }
     }
 

@@ -23,6 +23,10 @@ public final class SQLiteObjectStorage: ObjectStorage {
     public static let defaultRegexStepsPerQuery = 50_000_000
 
     let pool: DatabasePool
+    /// The database file.
+    let path: String
+    /// Signalled once a write has committed a new push job.
+    public let pushJobRecorded = WakeSignal()
     /// Copies the log back beside the writer; the pool's configuration keeps it alive.
     let checkpointer: SQLiteCheckpointer
     let schema = FieldSchemaCache()
@@ -39,6 +43,7 @@ public final class SQLiteObjectStorage: ObjectStorage {
         path: String, durability: Durability = .normal, maximumObjectBytes: Int = defaultMaximumObjectBytes,
         regexStepsPerQuery: Int = defaultRegexStepsPerQuery
     ) throws {
+        self.path = path
         self.maximumObjectBytes = maximumObjectBytes
         self.regexStepsPerQuery = regexStepsPerQuery
         SQLiteProcessSettings.apply()
