@@ -54,7 +54,7 @@ public final class AppRuntime: Sendable {
     let limits: Limits
     /// The fields only their owner and the master key may see.
     public let protectedFields: ProtectedFields
-    /// Failed logins per username and client address.
+    /// Failed logins per account and client address.
     public let loginThrottle: LoginThrottle
     let logger: Logger
     let hookLogger: Logger
