@@ -5,7 +5,7 @@ import Foundation
 
 /// `cloudlet push …`: an app's push jobs, read and recorded straight in the app's database in the
 /// data folder, as `cloudlet logs` reads hook runs. A running server on that folder sends a job
-/// recorded here within its poll interval.
+/// recorded here once it next looks at the app's database files (every 2 s by default).
 struct PushCommand: AsyncParsableCommand {
     static var configuration: CommandConfiguration {
         CommandConfiguration(
