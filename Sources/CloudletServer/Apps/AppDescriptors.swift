@@ -1,4 +1,5 @@
 import Cloudlet
+import Foundation
 import GRDB
 
 /// The file descriptors apps may take: the process's limit less a reserve and the bound on
@@ -10,11 +11,12 @@ import GRDB
 /// or, if more, from the most the apps already started may hold, so that their databases' readers
 /// and their workers can still open lazily.
 final class AppDescriptors: Sendable {
-    /// Descriptors the host holds with no app and no connection: standard streams, the event
-    /// loops' polls and wake-ups, `host.sqlite`'s two connections, the listening socket, logs.
-    static let hostBaseline = 48
-    /// What one worker process holds in the host: its connection to the pool's socket and the
-    /// pipes of its standard output and error, with one to spare while it is being replaced.
+    /// Descriptors the host holds with no app and no connection: standard streams, `host.sqlite`'s
+    /// two connections, the listening socket and signal handling (24 measured), and three for each
+    /// event loop (its poll, wake-up and timer) of two groups of one loop a core.
+    static let hostBaseline = 32 + 6 * ProcessInfo.processInfo.activeProcessorCount
+    /// What one worker process holds in the host (measured): its connection to the pool's socket,
+    /// the pipes of its standard output and error, and the process's own.
     static let perWorker = 4
 
     /// The process's descriptor limit.
