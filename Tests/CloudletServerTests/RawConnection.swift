@@ -10,10 +10,14 @@ final class RawConnection {
 
     private let socket: Int32
 
-    /// Connects to `127.0.0.1:port` from `source` (any address of 127.0.0.0/8).
-    init(port: Int, from source: String = "127.0.0.1") throws {
+    /// Connects to `127.0.0.1:port` from `source` (any address of 127.0.0.0/8), with a receive
+    /// buffer of `receiveBuffer` bytes if given (a client slow to take answers).
+    init(port: Int, from source: String = "127.0.0.1", receiveBuffer: Int32? = nil) throws {
         socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard socket >= 0 else { throw Failure(description: "socket: \(errno)") }
+        if var receiveBuffer {
+            setsockopt(socket, SOL_SOCKET, SO_RCVBUF, &receiveBuffer, socklen_t(MemoryLayout<Int32>.size))
+        }
         var local = Self.address(source, port: 0)
         var server = Self.address("127.0.0.1", port: port)
         let bound = withUnsafePointer(to: &local) {

@@ -8,9 +8,11 @@ import NIOHTTPTypes
 /// - slow head: a request's head still incomplete ``ConnectionLimits/headerTimeout`` after its
 ///   first byte (`GET / HTTP/1.1\r\nX-a: ` and nothing more);
 /// - slow body: a body arriving slower, on average since its head, than
-///   ``ConnectionLimits/minimumBodyBytesPerSecond`` once the grace of the header timeout is over.
+///   ``ConnectionLimits/minimumBodyBytesPerSecond`` once the grace of the header timeout is over;
+/// - unread answer: an answer the client does not read, so that the connection cannot take more of
+///   it, for ``ConnectionLimits/idleTimeout``.
 ///
-/// While an answer is being made (the request read whole) no deadline runs: hooks have their own.
+/// Otherwise, while an answer is being made (the request read whole) no deadline runs: hooks have their own.
 /// Each close is counted in `cloudlet_connections_timed_out_total{reason}`. The handler sits after
 /// the HTTP decoder: the bytes of an incomplete head show as a read that brought no request part.
 final class ConnectionDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandler {
@@ -21,7 +23,7 @@ final class ConnectionDeadlineHandler: ChannelDuplexHandler, RemovableChannelHan
 
     /// Why a connection was closed, as the `reason` label of the metric.
     enum Reason: String {
-        case idle, head, body
+        case idle, head, body, unread
     }
 
     /// Where the reading of requests stands.
@@ -43,6 +45,8 @@ final class ConnectionDeadlineHandler: ChannelDuplexHandler, RemovableChannelHan
     private var lastAnswer = NIODeadline.now()
     /// Whether the read under way brought a request part.
     private var partRead = false
+    /// Since when the connection has taken no more of the answers (the client not reading them).
+    private var unwritableSince: NIODeadline?
     private var timer: (deadline: NIODeadline, task: Scheduled<Void>)?
     /// Whether the connection is closed or closing: no timer runs any more.
     private var closed = false
@@ -95,6 +99,12 @@ final class ConnectionDeadlineHandler: ChannelDuplexHandler, RemovableChannelHan
         context.fireChannelReadComplete()
     }
 
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        unwritableSince = context.channel.isWritable ? nil : .now()
+        armTimer(context)
+        context.fireChannelWritabilityChanged()
+    }
+
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         if case .end = unwrapOutboundIn(data) {
             answersPending = max(0, answersPending - 1)
@@ -106,8 +116,17 @@ final class ConnectionDeadlineHandler: ChannelDuplexHandler, RemovableChannelHan
         context.write(data, promise: promise)
     }
 
-    /// When the connection is to be closed as things stand, and why; nil while an answer is made.
+    /// When the connection is to be closed as things stand, and why; nil while an answer is made
+    /// and taken.
     private var deadline: (NIODeadline, Reason)? {
+        let unread = unwritableSince.map { ($0 + TimeAmount(limits.idleTimeout), Reason.unread) }
+        guard let reading = readingDeadline else { return unread }
+        guard let unread else { return reading }
+        return unread.0 < reading.0 ? unread : reading
+    }
+
+    /// When the reading of requests (or the wait for one) is to end, and why.
+    private var readingDeadline: (NIODeadline, Reason)? {
         switch reading {
         case .head(let since):
             return (since + TimeAmount(limits.headerTimeout), .head)

@@ -11,7 +11,7 @@ public struct ConnectionLimits: Sendable, Equatable {
     /// ``maximumConnections``. Default 128.
     public var maximumConnectionsPerAddress: Int
     /// How long a connection with no request under way may wait for the first byte of its next
-    /// request before it is closed. Default 30 s.
+    /// request before it is closed, and how long a client may leave an answer unread. Default 30 s.
     public var idleTimeout: Duration
     /// How long a request's head (request line and headers) may take once its first byte has
     /// arrived; a head still incomplete then closes the connection. Default 10 s.

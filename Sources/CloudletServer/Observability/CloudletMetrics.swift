@@ -90,7 +90,7 @@ public struct CloudletMetrics: Sendable {
         counter("cloudlet_connections_refused_total", [("reason", reason)]).increment()
     }
 
-    /// A connection closed for holding the server without using it (`idle`, `head` or `body`):
+    /// A connection closed for holding the server without using it (`idle`, `head`, `body` or `unread`):
     /// `cloudlet_connections_timed_out_total{reason}`.
     func connectionTimedOut(reason: String) {
         counter("cloudlet_connections_timed_out_total", [("reason", reason)]).increment()
