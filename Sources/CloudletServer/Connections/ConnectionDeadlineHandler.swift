@@ -63,13 +63,16 @@ final class ConnectionDeadlineHandler: ChannelDuplexHandler, RemovableChannelHan
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        closed = true
-        timer?.task.cancel()
-        timer = nil
+        stop()
         context.fireChannelInactive()
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
+        stop()
+    }
+
+    /// The connection is closing: no timer runs any more.
+    private func stop() {
         closed = true
         timer?.task.cancel()
         timer = nil
