@@ -80,5 +80,23 @@ extension ProcessTests {
                 #expect(try await server.stop() == .exit(0))
             }
         }
+
+        @Test func theBoundsAndTimeoutsAreReadFromFlagsVariablesAndTheConfigFile() async throws {
+            let folder = try ServerProcess.temporaryFolder("descriptors")
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let config = folder.appendingPathComponent("config.json")
+            try Data(#"{"maxConnectionsPerAddress": 2, "headerTimeoutMs": 300, "isolation": "in-process"}"#.utf8).write(to: config)
+            let server = try await ServerProcess.serve(
+                .cloudlet, data: folder.appendingPathComponent("data"), arguments: ["--config", config.path, "--max-connections", "50"])
+            defer { server.killIfRunning() }
+            #expect(server.stdout.contains("up to 50 connections, 2 from one address"), "\(server.stdout)")
+            #expect(try await server.stop() == .exit(0))
+
+            let invalid = try await ServerProcess.run(
+                .cloudlet, ["serve", "--config", config.path, "--data", folder.path, "--port", "0"],
+                environment: ["CLOUDLET_IDLE_TIMEOUT_MS": "0"])
+            #expect(invalid.ending == .exit(64))
+            #expect(invalid.stderr.contains("CLOUDLET_IDLE_TIMEOUT_MS has an invalid value: 0"), "\(invalid.stderr)")
+        }
     }
 }
