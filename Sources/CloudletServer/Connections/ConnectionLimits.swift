@@ -6,9 +6,9 @@ public struct ConnectionLimits: Sendable, Equatable {
     /// Default nil: half the process's descriptor limit (and never more than the limit less the
     /// reserve and the host's own descriptors).
     public var maximumConnections: Int?
-    /// The most connections open at once from one client address; past it a new connection from
-    /// that address is answered 503 and closed. A trusted proxy's connections count only toward
-    /// ``maximumConnections``. Default 128.
+    /// The most connections open at once from one client address (an IPv6 address's /64 network);
+    /// past it a new connection from that address is answered 503 and closed. A trusted proxy's
+    /// connections count only toward ``maximumConnections``. Default 128.
     public var maximumConnectionsPerAddress: Int
     /// How long a connection with no request under way may wait for the first byte of its next
     /// request before it is closed, and how long a client may leave an answer unread. Default 30 s.

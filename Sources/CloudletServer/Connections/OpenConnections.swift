@@ -35,7 +35,7 @@ final class OpenConnections: Sendable {
     /// Counts a new connection from `address` (nil when unknown), or answers why it is refused
     /// (then it is not counted). A connection counted must be given back with ``close(from:)``.
     func open(from address: String?) -> Refusal? {
-        let key = address.flatMap { trustedProxies.trusts($0) ? nil : $0 }
+        let key = boundKey(of: address)
         return state.withLock { state in
             guard state.total < maximum else { return .total }
             if let key {
@@ -49,7 +49,7 @@ final class OpenConnections: Sendable {
 
     /// Gives back a connection from `address` counted by ``open(from:)``.
     func close(from address: String?) {
-        let key = address.flatMap { trustedProxies.trusts($0) ? nil : $0 }
+        let key = boundKey(of: address)
         state.withLock { state in
             state.total -= 1
             if let key {
@@ -57,5 +57,16 @@ final class OpenConnections: Sendable {
                 state.byAddress[key] = left > 0 ? left : nil
             }
         }
+    }
+
+    /// What the bound by address counts connections under: an IPv4 address (IPv4-mapped IPv6
+    /// addresses as IPv4), or an IPv6 address's /64 network, since one client is commonly given a
+    /// whole /64; nil for a trusted proxy or an unknown address, which only the total bounds.
+    private func boundKey(of address: String?) -> String? {
+        guard let address, !trustedProxies.trusts(address), let bytes = Network.bytes(of: address) else { return nil }
+        if bytes.count == 16, bytes[..<10].allSatisfy({ $0 == 0 }), bytes[10] == 0xFF, bytes[11] == 0xFF {
+            return bytes[12...].map(String.init).joined(separator: ".")
+        }
+        return bytes.count == 4 ? address : bytes.prefix(8).map { String($0, radix: 16) }.joined(separator: ":") + "/64"
     }
 }
