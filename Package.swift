@@ -66,6 +66,7 @@ let package = Package(
                 "Cloudlet",
                 "CloudletWire",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),

@@ -47,6 +47,7 @@ struct ServeCommand<Hooks: HookModule>: AsyncParsableCommand {
     @Option(help: "The server's address as clients reach it, which file URLs start with (CLOUDLET_PUBLIC_URL). Default: http:// and the request's Host.")
     var publicUrl: String?
     @Option(help: "Hook runs each app's hook log keeps, the newest (CLOUDLET_HOOK_LOG_RETENTION). Default 10000.") var hookLogRetention: Int?
+    @OptionGroup var connectionOptions: ConnectionOptions
 
     func validate() throws {
         if let longHookCpu, cores(longHookCpu) == nil { throw ValidationError("--long-hook-cpu takes a number of cores, 0 or more") }
@@ -79,6 +80,8 @@ struct ServeCommand<Hooks: HookModule>: AsyncParsableCommand {
                 }),
             hookRunRetention: try settings.value(hookLogRetention, "hookLogRetention", default: 10_000) { Int($0) })
         configuration.publicURL = settings.optional(publicUrl, "publicUrl")
+        configuration.connections = try connectionOptions.limits(settings)
+        let descriptors = ProcessDescriptors.raiseLimitToHard()
         let registry = try AppRegistry(dataDirectory: configuration.dataDirectory)
         let flags = StartingApps.ServeFlags(
             isolation: try settings.value(isolation, "isolation", default: .process) { HookIsolation(rawValue: $0) },
@@ -109,6 +112,7 @@ struct ServeCommand<Hooks: HookModule>: AsyncParsableCommand {
         FileHandle.standardOutput.write(Data((server.supervisor.manifests.map(\.text).joined(separator: "\n") + "\n").utf8))
         let main = apps.ensured[0]
         let mount = configuration.normalizedMountPath
+        let raised = descriptors.after > descriptors.before ? " (raised from \(descriptors.before))" : ""
         let reload = ReloadOnHangup(pools: { server.supervisor.pools }, logger: Logger(label: "cloudlet.workers"))
         try await server.application(services: [reload]) { [configuration] channel in
             let port = channel.localAddress?.port ?? configuration.port
@@ -120,6 +124,8 @@ struct ServeCommand<Hooks: HookModule>: AsyncParsableCommand {
                   master key: \(main.masterKey ?? "kept hashed in host.sqlite; make a new one with: cloudlet apps rotate-key \(main.record.id) master")
                   operator key: \(operatorKeyLine)
                   data:       \(configuration.dataDirectory)
+                  descriptors: limit \(descriptors.after)\(raised), up to \(server.maximumConnections) connections, \
+                \(configuration.connections.maximumConnectionsPerAddress) from one address
                 \(apps.alsoServing)
                 """.utf8))
         }.runService()

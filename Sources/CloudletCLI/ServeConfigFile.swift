@@ -13,11 +13,11 @@ import Foundation
 /// ```
 struct ServeConfigFile {
     /// The server members the file may have.
-    static let serverMembers: Set<String> = [
+    static let serverMembers = Set<String>([
         "host", "port", "data", "mountPath", "appId", "clientKey", "masterKey", "maxBodyBytes", "maxResponseBytes",
         "maxObjectBytes", "durability", "logLevel", "logFormat", "hookLogRetention",
         "isolation", "workers", "workerMemoryMb", "longHookCpu", "trustedProxies", "rateLimit", "operatorKey", "publicUrl", "apps",
-    ]
+    ]).union(ConnectionOptions.members)
 
     /// One entry of `apps`.
     struct App {

@@ -18,15 +18,17 @@ struct AdminAPITests {
     /// ``operatorKey``; apps created through the admin API run `hooks` in-process. `body` gets an
     /// admin client (paths from `/`) and a Parse client maker.
     static func withServer(
-        hooks: HookRegistry = HookRegistry(),
+        hooks: HookRegistry = HookRegistry(), connections: ConnectionLimits = ConnectionLimits(),
         _ body: @Sendable (_ admin: ParseTestClient, _ parse: @Sendable (String, String, String) -> ParseTestClient) async throws -> Void
     ) async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cloudlet-admin-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         var logger = Logger(label: "cloudlet")
         logger.logLevel = .critical
+        var configuration = ServerConfiguration(dataDirectory: folder.path, passwordHashCost: 4, operatorKey: OperatorKey(operatorKey))
+        configuration.connections = connections
         let server = try CloudletApplication(
-            configuration: ServerConfiguration(dataDirectory: folder.path, passwordHashCost: 4, operatorKey: OperatorKey(operatorKey)),
+            configuration: configuration,
             apps: ["a", "b"].map {
                 AppDefinition(id: $0, executor: InProcessHookExecutor(registry: HookRegistry()), clientKey: "\($0)-client", masterKey: "\($0)-master")
             },

@@ -6,7 +6,9 @@ import Synchronization
 extension AppSupervisor {
     /// Brings the served apps in line with the registry. With `strict`, the first failure is thrown
     /// (at start, where the server then exits); otherwise each failure is logged, the app keeps
-    /// its previous version, and the failures are answered by app id.
+    /// its previous version, and the failures are answered by app id. A new app the descriptors
+    /// left cannot hold is not started, strict or not: the reason is logged and answered, and the
+    /// server goes on with the others.
     func applyRegistry(strict: Bool) async throws -> [String: any Error] {
         var refused: [String: any Error] = [:]
         let records = try registry.list()
@@ -15,6 +17,9 @@ extension AppSupervisor {
             do {
                 if let entry = current[record.id] {
                     try await update(entry, to: record)
+                } else if let shortage = descriptorShortage(record) {
+                    refused[record.id] = shortage
+                    logger.error("app not started", metadata: ["app": "\(record.id)", "reason": "\(shortage.message)"])
                 } else {
                     try await add(record, whileServing: !strict)
                 }
@@ -88,6 +93,8 @@ extension AppSupervisor {
         var runtime = entry.hosted.runtime
         var group = entry.pool
         if needsExecutor {
+            // The old pool runs on until its calls could have ended, beside the new one.
+            if let shortage = descriptorShortage(record) { throw shortage }
             let (executor, pool) = try await self.executor(for: record)
             group = pool.map(start)
             runtime = self.runtime(record, storage: runtime.storage, files: runtime.files, executor: executor)
@@ -122,6 +129,17 @@ extension AppSupervisor {
         if entry.record.settings != record.settings {
             logger.notice("app changed in the registry\n\(manifest.text)", metadata: ["app": "\(record.id)"])
         }
+    }
+
+    /// The most descriptors app `id` with `settings` may hold.
+    private func descriptorCost(_ settings: AppSettings, of id: String) -> Int {
+        AppDescriptors.cost(of: settings, ownExecutor: definitions[id] != nil)
+    }
+
+    /// Why `record` cannot start beside the apps started, for want of descriptors; nil if it can.
+    private func descriptorShortage(_ record: AppRecord) -> ParseError? {
+        let started = entries.withLock { $0.values.reduce(0) { $0 + descriptorCost($1.record.settings, of: $1.record.id) } }
+        return descriptors.shortage(record.id, cost: descriptorCost(record.settings, of: record.id), started: started)
     }
 
     private func executor(for record: AppRecord) async throws -> (executor: any HookExecutor, pool: WorkerPool?) {

@@ -21,6 +21,8 @@ public final class AppSupervisor: Service, Sendable {
     let clock: any CloudletClock
     /// Where the apps' requests, hook runs and worker restarts are counted.
     let metrics: CloudletMetrics
+    /// The descriptors an app must fit in to start.
+    let descriptors: AppDescriptors
     let logger: Logger
     /// How often the registry is checked for changes made by other processes.
     let pollInterval: Duration
@@ -47,9 +49,11 @@ public final class AppSupervisor: Service, Sendable {
 
     init(
         registry: AppRegistry, definitions: [AppDefinition], launcher: AppLauncher, configuration: ServerConfiguration,
-        clock: any CloudletClock, metrics: CloudletMetrics, logger: Logger, pollInterval: Duration = .milliseconds(500)
+        clock: any CloudletClock, metrics: CloudletMetrics, descriptors: AppDescriptors, logger: Logger,
+        pollInterval: Duration = .milliseconds(500)
     ) {
         self.registry = registry
+        self.descriptors = descriptors
         self.metrics = metrics
         self.launcher = launcher
         self.configuration = configuration

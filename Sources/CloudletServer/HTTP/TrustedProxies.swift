@@ -53,7 +53,7 @@ public struct TrustedProxies: Sendable {
 }
 
 /// An IP network: address bytes and how many leading bits of them count.
-private struct Network: Sendable {
+struct Network: Sendable {
     let bytes: [UInt8]
     let prefixLength: Int
 

@@ -84,6 +84,18 @@ public struct CloudletMetrics: Sendable {
         counter("cloudlet_job_runs_skipped_total", [("app", app), ("job", job)]).increment()
     }
 
+    /// A connection refused at once for being over a bound (`total` or `address`):
+    /// `cloudlet_connections_refused_total{reason}`.
+    func connectionRefused(reason: String) {
+        counter("cloudlet_connections_refused_total", [("reason", reason)]).increment()
+    }
+
+    /// A connection closed for holding the server without using it (`idle`, `head`, `body` or `unread`):
+    /// `cloudlet_connections_timed_out_total{reason}`.
+    func connectionTimedOut(reason: String) {
+        counter("cloudlet_connections_timed_out_total", [("reason", reason)]).increment()
+    }
+
     /// What `app`'s executor reports now: `cloudlet_hook_queue_depth{app}` (calls waiting for a
     /// worker) and `cloudlet_app_ready{app}` (1 when every worker is up).
     func sample(app: String, queueDepth: Int, isReady: Bool) {

@@ -1,6 +1,7 @@
 import Cloudlet
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import Logging
 import NIOCore
 import ServiceLifecycle
@@ -26,6 +27,7 @@ public struct CloudletApplication: Sendable {
     /// The server's metrics, served at `/metrics`.
     public let metrics: CloudletMetrics
     private let operatorKey: OperatorKeyGuard
+    private let connections: OpenConnections
     private let clock: any CloudletClock
     private let logger: Logger
     private let appServices: [any Service]
@@ -34,6 +36,7 @@ public struct CloudletApplication: Sendable {
     /// made sure to exist in the registry, with its keys if given) at once. Other apps of the
     /// registry are started by ``loadApps()``, or when the server runs, with executors `launcher` makes.
     /// Requests, hook runs and worker restarts are counted in `metrics`. Creates the data folder if needed.
+    /// Connections and apps share the process's descriptor limit as it is now (see ``ConnectionLimits``).
     public init(
         configuration: ServerConfiguration, apps definitions: [AppDefinition] = [], registry: AppRegistry? = nil,
         launcher: AppLauncher = AppLauncher(), logger: Logger, clock: any CloudletClock = SystemClock(),
@@ -42,9 +45,15 @@ public struct CloudletApplication: Sendable {
         let appsFolder = URL(fileURLWithPath: configuration.dataDirectory).appendingPathComponent("apps")
         try FileManager.default.createDirectory(at: appsFolder, withIntermediateDirectories: true)
         let registry = try registry ?? AppRegistry(dataDirectory: configuration.dataDirectory)
+        let limits = configuration.connections, descriptorLimit = ProcessDescriptors.limit
+        let connections = OpenConnections(
+            maximum: limits.connectionBound(descriptorLimit: descriptorLimit), maximumPerAddress: limits.maximumConnectionsPerAddress,
+            trustedProxies: configuration.trustedProxies)
         let supervisor = AppSupervisor(
             registry: registry, definitions: definitions, launcher: launcher, configuration: configuration, clock: clock,
-            metrics: metrics, logger: logger)
+            metrics: metrics,
+            descriptors: AppDescriptors(limit: descriptorLimit, reserve: limits.descriptorReserve, connections: connections),
+            logger: logger)
         for definition in definitions {
             var settings = try registry.app(definition.id)?.settings ?? AppSettings()
             settings.rateLimits = definition.rateLimits
@@ -55,6 +64,7 @@ public struct CloudletApplication: Sendable {
         self.apps = supervisor.directory
         self.registry = registry
         self.supervisor = supervisor
+        self.connections = connections
         self.operatorKey = OperatorKeyGuard(
             key: try configuration.operatorKey ?? registry.operatorKey(), trustedProxies: configuration.trustedProxies, clock: clock)
         self.metrics = metrics
@@ -86,6 +96,9 @@ public struct CloudletApplication: Sendable {
         return router
     }
 
+    /// The most connections the server keeps open at once.
+    public var maximumConnections: Int { connections.maximum }
+
     /// The HTTP application: the router, the apps' services (the supervisor and its worker pools),
     /// the outbox replay service, the hook log writer, the push delivery service, the job scheduler and `services`. Run it with `runService()`,
     /// which stops gracefully on SIGTERM or SIGINT, finishing requests in flight.
@@ -93,13 +106,19 @@ public struct CloudletApplication: Sendable {
         services: [any Service] = [], onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
         let routes = ParseRoutePatterns(routes: ParseAPI.routes, mountPath: configuration.normalizedMountPath)
+        let (apps, metrics, logger, connections) = (apps, metrics, logger, connections)
+        let (limits, trustedProxies) = (configuration.connections, configuration.trustedProxies)
         return Application(
             router: router(),
-            server: .http1(
-                configuration: .init(additionalChannelHandlers: [
-                    MalformedRequestHandler(), QuotaRefusalHandler(
-                        apps: apps, routes: routes, trustedProxies: configuration.trustedProxies, metrics: metrics, logger: logger),
-                ])),
+            server: HTTPServerBuilder { responder in
+                let http1 = HTTP1Channel(
+                    responder: responder,
+                    configuration: .init(additionalChannelHandlers: [
+                        ConnectionDeadlineHandler(limits: limits, metrics: metrics), MalformedRequestHandler(),
+                        QuotaRefusalHandler(apps: apps, routes: routes, trustedProxies: trustedProxies, metrics: metrics, logger: logger),
+                    ]))
+                return GuardedHTTP1Channel(http1: http1, connections: connections, metrics: metrics)
+            },
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Cloudlet"),
             services: appServices + [
                 supervisor, OutboxReplayService(apps: apps, clock: clock, logger: logger),

@@ -37,6 +37,8 @@ public struct ServerConfiguration: Sendable {
     /// How the push delivery service sends the apps' notifications (concurrency per app, lease,
     /// retries, fan-out pages).
     public var pushDelivery = PushDeliveryConfiguration()
+    /// The bounds on connections, their timeouts and the descriptors kept in reserve.
+    public var connections = ConnectionLimits()
 
     public init(
         host: String = "127.0.0.1", port: Int = 1337, dataDirectory: String = "./data", mountPath: String = "/parse",

@@ -10,6 +10,9 @@ import NIOSSL
 /// speaks HTTP/1.1 or HTTP/2, whichever the server offers, to any URL. Trusts the system's roots
 /// unless given others. (APNs and FCM sends go over ``HTTP2PushTransport``.)
 final class PushHTTPTransport: Sendable {
+    /// The most connections the client keeps open to one host.
+    static let connectionsPerHost = 8
+
     private let client: HTTPClient
     private let timeout: TimeAmount
 
@@ -22,6 +25,7 @@ final class PushHTTPTransport: Sendable {
         var configuration = HTTPClient.Configuration(tlsConfiguration: tls)
         configuration.httpVersion = .automatic
         configuration.connectionPool.idleTimeout = .minutes(5)
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = Self.connectionsPerHost
         client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
         self.timeout = timeout
     }
