@@ -47,9 +47,12 @@ struct ServeCommand<Hooks: HookModule>: AsyncParsableCommand {
     @Option(help: "The server's address as clients reach it, which file URLs start with (CLOUDLET_PUBLIC_URL). Default: http:// and the request's Host.")
     var publicUrl: String?
     @Option(help: "Hook runs each app's hook log keeps, the newest (CLOUDLET_HOOK_LOG_RETENTION). Default 10000.") var hookLogRetention: Int?
+    @Option(help: "MiB uploads leave free on the data folder's disk, 0 for none (CLOUDLET_MIN_FREE_DISK_MB). Default 1024.")
+    var minFreeDiskMb: Int64?
 
     func validate() throws {
         if let longHookCpu, cores(longHookCpu) == nil { throw ValidationError("--long-hook-cpu takes a number of cores, 0 or more") }
+        if let minFreeDiskMb, minFreeDiskMb < 0 { throw ValidationError("--min-free-disk-mb takes a number of MiB, 0 or more") }
     }
 
     func run() async throws {
@@ -79,6 +82,7 @@ struct ServeCommand<Hooks: HookModule>: AsyncParsableCommand {
                 }),
             hookRunRetention: try settings.value(hookLogRetention, "hookLogRetention", default: 10_000) { Int($0) })
         configuration.publicURL = settings.optional(publicUrl, "publicUrl")
+        configuration.minimumFreeDiskBytes = try settings.value(minFreeDiskMb, "minFreeDiskMb", default: 1024) { Int64($0).flatMap { $0 >= 0 ? $0 : nil } } << 20
         let registry = try AppRegistry(dataDirectory: configuration.dataDirectory)
         let flags = StartingApps.ServeFlags(
             isolation: try settings.value(isolation, "isolation", default: .process) { HookIsolation(rawValue: $0) },

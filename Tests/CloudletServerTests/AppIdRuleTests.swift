@@ -2,6 +2,7 @@ import Cloudlet
 import CloudletServer
 import Foundation
 import GRDB
+import HTTPTypes
 import Testing
 
 @Suite("App ids: unique regardless of case, reserved names refused")

@@ -28,7 +28,7 @@ public enum ParseNames {
     /// Names Windows reserves for devices in any folder (`CON`, `NUL`, `COM1`, …), in any case: an
     /// app named so could not keep its files there.
     static let reservedDeviceNames: Set<String> =
-        ["CON", "PRN", "AUX", "NUL"].union((0...9).flatMap { ["COM\($0)", "LPT\($0)"] })
+        Set(["CON", "PRN", "AUX", "NUL"] + (0...9).flatMap { ["COM\($0)", "LPT\($0)"] })
 
     /// Why `id` cannot name a new app, or nil when it can: it must be a valid app id
     /// (``isValidAppId(_:)``) that starts with a letter or a digit and is not a reserved device name.

@@ -57,7 +57,7 @@ extension SQLiteObjectStorage {
             if let password = changes.password { try Self.setPassword(password, of: object, db) }
             if let event { try Self.insertOutbox(event, db) }
             try self.insertCompanions(companions, db)
-            return (object, event)
+            return (self.presented(object), event)
         }
     }
 

@@ -1,0 +1,64 @@
+import Cloudlet
+import CloudletServer
+import CloudletTesting
+import HTTPTypes
+import NIOCore
+import Testing
+
+/// A `File` value's URL is made by the server from the file's name on every read, never taken from
+/// what a client stored, and never from a request's `Host`.
+@Suite("File URLs")
+struct FileURLTests {
+    static let phishing = "https://evil.example/login"
+
+    static func file(_ name: String, url: String = phishing) -> ParseValue {
+        ["__type": "File", "name": .string(name), "url": .string(url)]
+    }
+
+    @Test func aStoredURLIsNeverServedBackOnAnyRead() async throws {
+        var hooks = HookRegistry()
+        hooks.function("pictureURL") { request in
+            let id = request.params["id"]?.stringValue ?? ""
+            return try await request.store.get("Profiles", id: id)?["picture"]?["url"] ?? .null
+        }
+        try await FileTestServer.with(hooks: hooks) { server in
+            let (name, url) = try await server.upload("me.png", [1, 2, 3], contentType: "image/png")
+            #expect(url == "http://127.0.0.1:1337/parse/files/a/\(name)")
+            let id = try await Support.create(server.a, "Profiles", ["picture": Self.file(name), "gallery": [["deep": Self.file(name)]]])
+            // An update stores the client's value as it came: reads still rebuild it.
+            #expect(try await server.a.put("/classes/Profiles/\(id)", ["banner": Self.file(name)]).status == 200)
+            let post = try await Support.create(server.a, "Posts", ["profile": .pointer(className: "Profiles", objectId: id)])
+
+            let got = try await server.a.get("/classes/Profiles/\(id)")
+            #expect(got["picture"] == ["__type": "File", "name": .string(name), "url": .string(url)])
+            #expect(got["gallery"]?.arrayValue?.first?["deep"]?["url"] == .string(url))
+            #expect(got["banner"]?["url"] == .string(url))
+            let found = try await server.a.get("/classes/Profiles", query: ["where": ["objectId": .string(id)]])
+            #expect(found["results"]?.arrayValue?.first?["banner"]?["url"] == .string(url))
+            let included = try await server.a.get("/classes/Posts/\(post)", query: ["include": "profile"])
+            #expect(included["profile"]?["picture"]?["url"] == .string(url))
+            #expect(try await server.a.post("/functions/pictureURL", ["id": .string(id)])["result"] == .string(url), "a hook's read")
+            let everything = "\(got.body)\(found.body)\(included.body)"
+            #expect(!everything.contains("evil.example"))
+        }
+    }
+
+    @Test func fileURLsNeverComeFromTheHostHeader() async throws {
+        try await FileTestServer.with { server in
+            let reply = try await server.a.raw(
+                .post, "/files/a.txt",
+                headers: [
+                    HTTPField.Name("X-Parse-Application-Id")!: "a", HTTPField.Name("X-Parse-REST-API-Key")!: "client-a",
+                    .contentType: "text/plain", HTTPField.Name("Host")!: "evil.example",
+                ],
+                body: ByteBuffer(string: "hi"))
+            #expect(reply.status == 201)
+            #expect(reply["url"]?.stringValue?.hasPrefix("http://127.0.0.1:1337/parse/files/a/") == true, "\(reply.body)")
+            #expect(reply.headers[.location] == reply["url"]?.stringValue)
+        }
+        try await FileTestServer.with(adjust: { $0.publicURL = "https://api.example.com/" }) { server in
+            let (name, url) = try await server.upload("b.txt", [1])
+            #expect(url == "https://api.example.com/parse/files/a/\(name)")
+        }
+    }
+}
