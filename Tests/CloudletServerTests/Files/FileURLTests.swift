@@ -3,6 +3,7 @@ import CloudletServer
 import CloudletTesting
 import HTTPTypes
 import NIOCore
+import Synchronization
 import Testing
 
 /// A `File` value's URL is made by the server from the file's name on every read, never taken from
@@ -16,7 +17,11 @@ struct FileURLTests {
     }
 
     @Test func aStoredURLIsNeverServedBackOnAnyRead() async throws {
+        let afterHooksSaw = Mutex<[String]>([])
         var hooks = HookRegistry()
+        let record: @Sendable (ParseObject) -> Void = { object in afterHooksSaw.withLock { $0.append(JSONWriter.string(.object(object.fields))) } }
+        hooks.afterSave("Profiles") { request in record(request.object) }
+        hooks.afterDelete("Profiles") { request in record(request.object) }
         hooks.function("pictureURL") { request in
             let id = request.params["id"]?.stringValue ?? ""
             return try await request.store.get("Profiles", id: id)?["picture"]?["url"] ?? .null
@@ -38,8 +43,12 @@ struct FileURLTests {
             let included = try await server.a.get("/classes/Posts/\(post)", query: ["include": "profile"])
             #expect(included["profile"]?["picture"]?["url"] == .string(url))
             #expect(try await server.a.post("/functions/pictureURL", ["id": .string(id)])["result"] == .string(url), "a hook's read")
+            #expect(try await server.a.delete("/classes/Profiles/\(id)").status == 200)
             let everything = "\(got.body)\(found.body)\(included.body)"
             #expect(!everything.contains("evil.example"))
+            let seen = afterHooksSaw.withLock { $0 }
+            #expect(seen.count == 3, "after hooks of the create, the update and the delete")
+            #expect(seen.allSatisfy { $0.contains(url) && !$0.contains("evil.example") }, "\(seen)")
         }
     }
 
