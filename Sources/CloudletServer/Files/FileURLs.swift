@@ -9,11 +9,12 @@ import Synchronization
 /// which the client chooses.
 public final class ServerOrigin: Sendable {
     private let origin: Mutex<String>
-    private let isPublic: Bool
+    /// The host the server was told to listen on; nil when it was given a public URL.
+    private let host: String?
 
     /// The origin of a server told `publicURL`, else listening on `host` and `port`.
     public init(publicURL: String?, host: String, port: Int) {
-        isPublic = publicURL != nil
+        self.host = publicURL == nil ? host : nil
         origin = Mutex(publicURL.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 } ?? Self.origin(host: host, port: port))
     }
 
@@ -24,9 +25,8 @@ public final class ServerOrigin: Sendable {
 
     /// Takes the port of the address the server now listens on (when it had no public URL).
     public func listening(on address: SocketAddress?) {
-        guard !isPublic, let address, let port = address.port else { return }
-        let host = address.ipAddress ?? "127.0.0.1"
-        origin.withLock { $0 = Self.origin(host: address.protocol == .inet6 ? "[\(host)]" : host, port: port) }
+        guard let host, let port = address?.port else { return }
+        origin.withLock { $0 = Self.origin(host: host, port: port) }
     }
 
     private static func origin(host: String, port: Int) -> String {

@@ -70,4 +70,16 @@ struct FileURLTests {
             #expect(url == "https://api.example.com/parse/files/a/\(name)")
         }
     }
+
+    @Test func withoutAPublicURLTheOriginIsTheListeningHostAndTheBoundPort() throws {
+        let named = ServerOrigin(publicURL: nil, host: "files.lan", port: 0)
+        named.listening(on: try SocketAddress(ipAddress: "10.0.0.7", port: 40123))
+        #expect(named.value == "http://files.lan:40123", "the host given, the port bound")
+        #expect(ServerOrigin(publicURL: nil, host: "0.0.0.0", port: 1337).value == "http://127.0.0.1:1337")
+        #expect(ServerOrigin(publicURL: nil, host: "::", port: 1337).value == "http://[::1]:1337")
+        #expect(ServerOrigin(publicURL: nil, host: "fe80::1", port: 80).value == "http://[fe80::1]:80")
+        let fixed = ServerOrigin(publicURL: "https://api.example.com/", host: "0.0.0.0", port: 0)
+        fixed.listening(on: try SocketAddress(ipAddress: "127.0.0.1", port: 5000))
+        #expect(fixed.value == "https://api.example.com")
+    }
 }
