@@ -81,7 +81,8 @@ struct AppSettingsOptions: ParsableArguments {
         if let filesNeedSession { files["requireSession"] = .bool(filesNeedSession) }
         if let maxTotalFileBytes {
             // Anything but a count or `none` reaches the settings as text, which they refuse, naming the member.
-            files["maxTotalBytes"] = maxTotalFileBytes == "none" ? .null : Int64(maxTotalFileBytes).map { .number(Double($0)) } ?? .string(maxTotalFileBytes)
+            let count = Int64(maxTotalFileBytes).map { ParseValue.number(Double($0)) }
+            files["maxTotalBytes"] = maxTotalFileBytes == "none" ? .null : count ?? .string(maxTotalFileBytes)
         }
         if !files.isEmpty { members["files"] = .object(files) }
         var result = try settings.applying(members)

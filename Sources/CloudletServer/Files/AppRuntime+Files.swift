@@ -40,7 +40,8 @@ extension AppRuntime {
             }
             try await reserveFileBytes(staged.size, maximumTotalBytes: maximumTotalBytes)
             do {
-                stored = try await files.commit(staged, as: FileName.stored(for: file.name), contentType: file.contentType, metadata: file.metadata)
+                stored = try await files.commit(
+                    staged, as: FileName.stored(for: file.name), contentType: file.contentType, metadata: file.metadata)
             } catch {
                 await releaseFileBytes(staged.size)
                 throw error

@@ -25,7 +25,8 @@ extension AppRuntime {
             throw ParseError(code: 135, message: "at least one ID field (deviceToken, installationId) must be specified in this operation")
         }
         guard installationId != nil || caller.isMaster else {
-            throw ParseError(code: 135, message: "installationId must be specified in this operation: a client registers its own installation")
+            throw ParseError(
+                code: 135, message: "installationId must be specified in this operation: a client registers its own installation")
         }
         var saved: SaveResult
         let tokenToLookUp = caller.isMaster ? token : nil

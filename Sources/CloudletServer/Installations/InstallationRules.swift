@@ -42,8 +42,7 @@ enum InstallationRules {
         guard !caller.isMaster, let header = caller.installationId?.lowercased() else { return body }
         var body = body
         if let given = body["installationId"]?.stringValue?.lowercased(), given != header {
-            throw ParseError(
-                code: 119, message: "installationId \(given) is not this device's X-Parse-Installation-Id", httpStatus: 403)
+            throw ParseError(code: 119, message: "the body's installationId is not this device's X-Parse-Installation-Id", httpStatus: 403)
         }
         body["installationId"] = body["installationId"] ?? .string(header)
         return body

@@ -59,8 +59,8 @@ struct FileQuotaTests {
                 .post, "/files/meta.txt", headers: [.contentType: "text/plain"], body: ByteBuffer(bytes: JSONWriter.bytes(form)))
             Support.expectError(fromClient, status: 400, code: 130)
             Support.expectError(try await server.a.upload("big.txt", [1]), status: 400, code: 130)
-            Support.expectError(
-                try await server.a.upload("type.txt", [1], contentType: "text/" + String(repeating: "p", count: 300)), status: 400, code: 130)
+            let longType = "text/" + String(repeating: "p", count: 300)
+            Support.expectError(try await server.a.upload("type.txt", [1], contentType: longType), status: 400, code: 130)
             let kept = try FileManager.default.contentsOfDirectory(atPath: server.folder.appendingPathComponent("apps/a/files").path)
             #expect(kept.filter { !$0.hasPrefix(".") }.isEmpty, "\(kept)")
             let (name, url) = try await server.upload("fine.txt", [1])
@@ -76,7 +76,8 @@ struct FileQuotaTests {
             try Data(repeating: 7, count: 4096).write(to: uploads.appendingPathComponent("5F1C0E8A-0000-4000-8000-000000000000"))
             try Data("{}".utf8).write(to: uploads.appendingPathComponent("5F1C0E8A-0000-4000-8000-000000000000.meta"))
         }) { server in
-            let left = try FileManager.default.contentsOfDirectory(atPath: server.folder.appendingPathComponent("apps/a/files/.uploads").path)
+            let uploads = server.folder.appendingPathComponent("apps/a/files/.uploads")
+            let left = try FileManager.default.contentsOfDirectory(atPath: uploads.path)
             #expect(left.isEmpty)
         }
     }
