@@ -63,7 +63,8 @@ public struct FileURLs: Sendable {
     /// (no URL with `urls` nil), and nothing else a client put in it.
     public static func presenting(_ object: ParseObject, with urls: FileURLs?) -> ParseObject {
         var object = object
-        for (key, value) in object.fields where value.mayHoldFiles {
+        // Values without a `File` value are left as they are, not copied.
+        for (key, value) in object.fields where value.holdsFile {
             object.fields[key] = value.withFileURLs(urls)
         }
         return object
@@ -71,10 +72,11 @@ public struct FileURLs: Sendable {
 }
 
 extension ParseValue {
-    /// Whether this is an array or an object, where a `File` value may be.
-    fileprivate var mayHoldFiles: Bool {
+    /// Whether a `File` value is in this value, at any depth.
+    fileprivate var holdsFile: Bool {
         switch self {
-        case .array, .object: true
+        case .array(let elements): elements.contains { $0.holdsFile }
+        case .object(let members): members["__type"] == "File" || members.values.contains { $0.holdsFile }
         default: false
         }
     }
@@ -83,14 +85,14 @@ extension ParseValue {
     func withFileURLs(_ urls: FileURLs?) -> ParseValue {
         switch self {
         case .array(let elements):
-            return .array(elements.map { $0.mayHoldFiles ? $0.withFileURLs(urls) : $0 })
+            return .array(elements.map { $0.holdsFile ? $0.withFileURLs(urls) : $0 })
         case .object(var members):
             if members["__type"] == "File", let name = members["name"]?.stringValue {
                 var file: [String: ParseValue] = ["__type": "File", "name": .string(name)]
                 file["url"] = FileName.isStoredName(name) ? urls.map { .string($0.url(name)) } : nil
                 return .object(file)
             }
-            for (key, member) in members where member.mayHoldFiles { members[key] = member.withFileURLs(urls) }
+            for (key, member) in members where member.holdsFile { members[key] = member.withFileURLs(urls) }
             return .object(members)
         default:
             return self

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import Foundation
 
 /// The free space the host keeps on the disk of its data folder: uploads stop (413, code 130)
 /// before the disk's free space would fall under the floor, so that every app's saves, sign-ups
@@ -22,12 +18,11 @@ public struct FreeDiskFloor: Sendable, Hashable {
         self.floorBytes = floorBytes
     }
 
-    /// The bytes free on the disk for a process without privileges (`statvfs`: available blocks
-    /// times the fragment size); nil when the system cannot say.
+    /// The bytes free on the disk for a process without privileges (Foundation reads them with
+    /// `statvfs`: available blocks times the fragment size); nil when the system cannot say.
     public func freeBytes() -> Int64? {
-        var stats = statvfs()
-        guard statvfs(folder, &stats) == 0 else { return nil }
-        return Int64(stats.f_bavail) * Int64(stats.f_frsize)
+        let attributes = try? FileManager.default.attributesOfFileSystem(forPath: folder)
+        return (attributes?[.systemFreeSize] as? NSNumber)?.int64Value
     }
 
     /// How many bytes may still be written before the free space reaches the floor (0 at or under
