@@ -60,6 +60,8 @@ struct AppSettingsOptions: ParsableArguments {
             """) var push: String?
     @Option(help: "The largest file one upload may store, in bytes. Default 20971520 (20 MiB).") var maxUploadBytes: Int?
     @Option(help: "Whether uploads need a session (or the master key): true or false. Default false.") var filesNeedSession: Bool?
+    @Option(help: "The most bytes the app's files may take together, or none. Default none (only the host's free-disk floor).")
+    var maxTotalFileBytes: String?
 
     /// `settings` with the options given applied, checked as the admin API checks them.
     func applied(to settings: AppSettings) throws -> AppSettings {
@@ -77,6 +79,11 @@ struct AppSettingsOptions: ParsableArguments {
         var files: [String: ParseValue] = [:]
         if let maxUploadBytes { files["maxUploadBytes"] = .number(Double(maxUploadBytes)) }
         if let filesNeedSession { files["requireSession"] = .bool(filesNeedSession) }
+        if let maxTotalFileBytes {
+            // Anything but a count or `none` reaches the settings as text, which they refuse, naming the member.
+            let count = Int64(maxTotalFileBytes).map { ParseValue.number(Double($0)) }
+            files["maxTotalBytes"] = maxTotalFileBytes == "none" ? .null : count ?? .string(maxTotalFileBytes)
+        }
         if !files.isEmpty { members["files"] = .object(files) }
         var result = try settings.applying(members)
         if let rateLimit { result.rateLimits.quota = try RateLimitPolicy.quota(text: rateLimit) }

@@ -27,7 +27,8 @@ struct AppsCommand: AsyncParsableCommand {
             CommandConfiguration(abstract: "Create an app; prints its keys (the master key only this once).")
         }
 
-        @Argument(help: "The app id: letters, digits, - and _.") var id: String
+        @Argument(help: "The app id: 1 to 64 letters, digits, - and _, starting with a letter or a digit; unique regardless of case.")
+        var id: String
         @OptionGroup var settings: AppSettingsOptions
         @Option(help: "A fixed client key. Default: random.") var clientKey: String?
         @Option(help: "A fixed master key. Default: random.") var masterKey: String?

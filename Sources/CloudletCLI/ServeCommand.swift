@@ -44,13 +44,16 @@ struct ServeCommand<Hooks: HookModule>: AsyncParsableCommand {
     @Option(name: .customLong("app"), help: "Also host app <id> whose hooks are in <executable>, as id=executable; repeatable.")
     var otherApps: [HostedExecutable] = []
     @Option(help: "Log line format, logfmt or json (CLOUDLET_LOG_FORMAT). Default logfmt.") var logFormat: LogFormat?
-    @Option(help: "The server's address as clients reach it, which file URLs start with (CLOUDLET_PUBLIC_URL). Default: http:// and the request's Host.")
+    @Option(help: "The server's address as clients reach it, which file URLs start with (CLOUDLET_PUBLIC_URL). Default: http://<host>:<port> it listens on.")
     var publicUrl: String?
     @Option(help: "Hook runs each app's hook log keeps, the newest (CLOUDLET_HOOK_LOG_RETENTION). Default 10000.") var hookLogRetention: Int?
     @OptionGroup var connectionOptions: ConnectionOptions
+    @Option(help: "MiB uploads leave free on the data folder's disk, 0 for none (CLOUDLET_MIN_FREE_DISK_MB). Default 1024.")
+    var minFreeDiskMb: Int64?
 
     func validate() throws {
         if let longHookCpu, cores(longHookCpu) == nil { throw ValidationError("--long-hook-cpu takes a number of cores, 0 or more") }
+        if let minFreeDiskMb, minFreeDiskMb < 0 { throw ValidationError("--min-free-disk-mb takes a number of MiB, 0 or more") }
     }
 
     func run() async throws {
@@ -82,6 +85,8 @@ struct ServeCommand<Hooks: HookModule>: AsyncParsableCommand {
         configuration.publicURL = settings.optional(publicUrl, "publicUrl")
         configuration.connections = try connectionOptions.limits(settings)
         let descriptors = ProcessDescriptors.raiseLimitToHard()
+        let minimumFreeDiskMegabytes = try settings.value(minFreeDiskMb, "minFreeDiskMb", default: 1024) { Int64($0).flatMap { $0 >= 0 ? $0 : nil } }
+        configuration.minimumFreeDiskBytes = minimumFreeDiskMegabytes << 20
         let registry = try AppRegistry(dataDirectory: configuration.dataDirectory)
         let flags = StartingApps.ServeFlags(
             isolation: try settings.value(isolation, "isolation", default: .process) { HookIsolation(rawValue: $0) },

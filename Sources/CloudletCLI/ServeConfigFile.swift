@@ -15,7 +15,7 @@ struct ServeConfigFile {
     /// The server members the file may have.
     static let serverMembers = Set<String>([
         "host", "port", "data", "mountPath", "appId", "clientKey", "masterKey", "maxBodyBytes", "maxResponseBytes",
-        "maxObjectBytes", "durability", "logLevel", "logFormat", "hookLogRetention",
+        "maxObjectBytes", "durability", "logLevel", "logFormat", "hookLogRetention", "minFreeDiskMb",
         "isolation", "workers", "workerMemoryMb", "longHookCpu", "trustedProxies", "rateLimit", "operatorKey", "publicUrl", "apps",
     ]).union(ConnectionOptions.members)
 

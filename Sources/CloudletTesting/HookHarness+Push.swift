@@ -2,8 +2,8 @@ import Cloudlet
 import CloudletServer
 
 extension HookHarness {
-    /// Registers a device as its SDK would (`POST /installations`): Parse's upsert rules apply, and
-    /// with `user` the installation is bound to that user.
+    /// Registers a device as its SDK would (`POST /installations` with its `X-Parse-Installation-Id`):
+    /// the installation rules apply, and with `user` the installation is bound to that user.
     @discardableResult
     public func install(
         installationId: String, deviceType: String = "ios", deviceToken: String? = nil, channels: [String] = [],
@@ -15,7 +15,9 @@ extension HookHarness {
         ]
         fields["deviceToken"] = deviceToken.map(ParseValue.string)
         fields["badge"] = badge.map { .number(Double($0)) }
-        return try await create("_Installation", fields, as: user.map(Actor.user) ?? .anonymous)
+        var device = caller(user.map(Actor.user) ?? .anonymous)
+        device.installationId = installationId
+        return try await runtime.create("_Installation", body: fields, caller: device).object
     }
 
     /// The push jobs recorded so far (by hooks or `POST /push`), oldest first, each with the

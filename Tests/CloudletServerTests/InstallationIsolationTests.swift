@@ -6,9 +6,84 @@ import NIOCore
 import Testing
 
 /// Two apps on one server: app A's keys never see, change or push to app B's installations, and
-/// never see B's push jobs.
+/// never see B's push jobs. In one app, a client changes only its own device's installation.
 @Suite("Installation and push isolation")
 struct InstallationIsolationTests {
+    static let victimToken = String(repeating: "ab", count: 32)
+
+    /// Runs `body` with a client and the victim's installation (`victim-device`, bound to user
+    /// `victim`, with ``victimToken``), registered as the iOS SDK does.
+    static func withVictim(_ body: @Sendable (ParseTestClient, _ objectId: String) async throws -> Void) async throws {
+        try await InstallationTests.withClient { client in
+            let signup = try await client.post("/users", ["username": "victim", "password": "pw"])
+            let session = try #require(signup["sessionToken"]?.stringValue)
+            let created = try await client.request(
+                .post, "/classes/_Installation",
+                body: ["installationId": "victim-device", "deviceType": "ios", "deviceToken": .string(victimToken), "channels": ["private"]],
+                headers: InstallationTests.device("victim-device", sessionToken: session))
+            #expect(created.status == 201, "\(created.body)")
+            try await body(client, try #require(created["objectId"]?.stringValue))
+        }
+    }
+
+    /// The victim's installation as stored, read with the master key.
+    static func victim(_ client: ParseTestClient, _ id: String) async throws -> ParseTestClient.Reply {
+        try await client.get("/installations/\(id)", master: true)
+    }
+
+    @Test func aClientCannotFindAnotherDevicesInstallationByItsToken() async throws {
+        try await Self.withVictim { client, id in
+            let attempt = try await client.post("/installations", ["deviceToken": .string(Self.victimToken), "deviceType": "ios", "badge": 99])
+            Support.expectError(attempt, status: 400, code: 135)
+            #expect(try await Self.victim(client, id)["badge"] == nil)
+            #expect(try await Support.masterCount(client, "_Installation") == 1, "nothing was written")
+        }
+    }
+
+    @Test func aClientCannotChangeAnotherDevicesInstallationByItsObjectId() async throws {
+        try await Self.withVictim { client, id in
+            let redirect: ParseValue = ["deviceToken": "attackers-token"]
+            Support.expectError(try await client.request(.put, "/installations/\(id)", body: redirect), status: 403, code: 119)
+            Support.expectError(
+                try await client.request(.put, "/classes/_Installation/\(id)", body: redirect, headers: InstallationTests.device("attacker")),
+                status: 403, code: 119)
+            #expect(try await Self.victim(client, id)["deviceToken"] == .string(Self.victimToken))
+            // The device itself, sending its own id, still may.
+            let own = try await client.request(.put, "/installations/\(id)", body: ["badge": 1], headers: InstallationTests.device("VICTIM-DEVICE"))
+            #expect(own.status == 200, "\(own.body)")
+        }
+    }
+
+    @Test func aSessionCannotRebindAnotherDevicesInstallationByNamingItsId() async throws {
+        try await Self.withVictim { client, id in
+            let victimUser = try await Self.victim(client, id)["user"]
+            let signup = try await client.post("/users", ["username": "mallory", "password": "pw"])
+            let session = try #require(signup["sessionToken"]?.stringValue)
+            let upsert = try await client.post("/installations", ["installationId": "victim-device", "deviceType": "ios"], sessionToken: session)
+            Support.expectError(upsert, status: 403, code: 119)
+            let mismatched = try await client.request(
+                .post, "/installations", body: ["installationId": "victim-device", "deviceType": "ios"],
+                headers: InstallationTests.device("mallory-device", sessionToken: session))
+            Support.expectError(mismatched, status: 403, code: 119)
+            #expect(try await Self.victim(client, id)["user"] == victimUser)
+            #expect(victimUser != nil)
+        }
+    }
+
+    @Test func identityFieldsHaveLengthBounds() async throws {
+        try await InstallationTests.withClient { client in
+            let long = String(repeating: "a", count: 900_000)
+            for (field, value) in [("installationId", long), ("deviceToken", long), ("deviceType", String(repeating: "x", count: 33))] {
+                var body: [String: ParseValue] = ["installationId": "fine", "deviceType": "ios"]
+                body[field] = .string(value)
+                Support.expectError(try await client.post("/installations", body, master: true), status: 400, code: 142)
+            }
+            #expect(try await Support.masterCount(client, "_Installation") == 0)
+            let longest = String(repeating: "f", count: 4096)
+            #expect(try await client.post("/installations", ["installationId": "fine", "deviceType": "android", "deviceToken": .string(longest)]).status == 201)
+        }
+    }
+
     @Test func oneAppsKeysNeverReachAnothersInstallationsOrPushJobs() async throws {
         try await RateLimitRouteTests.withApps(.off) { a, b in
             let installation = try await b.post("/installations", ["installationId": "b-device", "deviceType": "ios", "deviceToken": "tok-b"])

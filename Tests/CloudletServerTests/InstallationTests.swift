@@ -18,6 +18,13 @@ struct InstallationTests {
         try await ParseTestClient.withRouter(registry: HookRegistry(), body)
     }
 
+    /// The headers a device's SDK sends: its installation id, and its session when it has one.
+    static func device(_ installationId: String, sessionToken: String? = nil) -> HTTPFields {
+        var headers: HTTPFields = [installationIdHeader: installationId]
+        if let sessionToken { headers[HTTPField.Name("X-Parse-Session-Token")!] = sessionToken }
+        return headers
+    }
+
     static func installations(_ client: ParseTestClient) async throws -> [ParseValue] {
         try await Support.masterResults(client, "_Installation", query: ["order": "createdAt"])
     }
@@ -81,17 +88,20 @@ struct InstallationTests {
     @Test func installationIdAndDeviceTypeNeverChange() async throws {
         try await Self.withClient { client in
             let id = try await Support.create(client, "_Installation", ["installationId": "one", "deviceType": "ios"])
-            Support.expectError(try await client.put("/installations/\(id)", ["installationId": "two"]), status: 400, code: 136)
-            Support.expectError(try await client.put("/installations/\(id)", ["deviceType": "android"]), status: 400, code: 136)
+            func put(_ body: ParseValue) async throws -> ParseTestClient.Reply {
+                try await client.request(.put, "/installations/\(id)", body: body, headers: Self.device("one"))
+            }
+            Support.expectError(try await put(["installationId": "two"]), status: 400, code: 136)
+            Support.expectError(try await put(["deviceType": "android"]), status: 400, code: 136)
+            Support.expectError(try await put(["installationId": ["__op": "Delete"]]), status: 400, code: 136)
             Support.expectError(
-                try await client.put("/installations/\(id)", ["installationId": ["__op": "Delete"]]), status: 400, code: 136)
-            Support.expectError(
-                try await client.post("/installations", ["installationId": "one", "deviceType": "android"]), status: 400, code: 136)
-            #expect(try await client.put("/installations/\(id)", ["installationId": "ONE", "deviceType": "ios"]).status == 200,
-                    "the same values, in any case, are no change")
+                try await client.request(
+                    .post, "/installations", body: ["installationId": "one", "deviceType": "android"], headers: Self.device("one")),
+                status: 400, code: 136)
+            #expect(try await put(["installationId": "ONE", "deviceType": "ios"]).status == 200, "the same values, in any case, are no change")
 
-            let tokenOnly = try await Support.create(client, "_Installation", ["deviceToken": "t-1", "deviceType": "android"])
-            Support.expectError(try await client.put("/installations/\(tokenOnly)", ["deviceToken": "t-2"]), status: 400, code: 136)
+            let tokenOnly = try await Support.create(client, "_Installation", ["deviceToken": "t-1", "deviceType": "android"], master: true)
+            Support.expectError(try await client.put("/installations/\(tokenOnly)", ["deviceToken": "t-2"], master: true), status: 400, code: 136)
             let stored = try await Self.installations(client)
             #expect(stored.map { $0["installationId"] } == ["one", nil])
             #expect(stored.map { $0["deviceType"] } == ["ios", "android"])
@@ -113,7 +123,9 @@ struct InstallationTests {
 
             // A token set by update is taken over the same way.
             let third = try await Support.create(client, "_Installation", ["installationId": "third", "deviceType": "ios"])
-            #expect(try await client.put("/installations/\(third)", ["deviceToken": .string(Self.token)]).status == 200)
+            let taken = try await client.request(
+                .put, "/installations/\(third)", body: ["deviceToken": .string(Self.token)], headers: Self.device("third"))
+            #expect(taken.status == 200)
             let holders = try await client.get("/installations", query: ["where": ["deviceToken": .string(Self.token.lowercased())]], master: true)
             #expect(Support.ids(holders) == [third], "only the last to register the token holds it")
         }
@@ -124,7 +136,10 @@ struct InstallationTests {
             let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
                 for badge in 0..<8 {
                     group.addTask {
-                        try await client.post("/installations", ["installationId": "same", "deviceType": "ios", "badge": .number(Double(badge))]).status
+                        try await client.request(
+                            .post, "/installations", body: ["installationId": "same", "deviceType": "ios", "badge": .number(Double(badge))],
+                            headers: Self.device("same")
+                        ).status
                     }
                 }
                 return try await group.reduce(into: [Int]()) { $0.append($1) }
@@ -134,10 +149,10 @@ struct InstallationTests {
         }
     }
 
-    @Test func aTokenWithoutAnInstallationIdUpdatesTheInstallationThatHasIt() async throws {
+    @Test func withTheMasterKeyATokenWithoutAnInstallationIdUpdatesTheInstallationThatHasIt() async throws {
         try await Self.withClient { client in
-            let id = try await Support.create(client, "_Installation", ["deviceToken": "fcm-token", "deviceType": "android"])
-            let again = try await client.post("/installations", ["deviceToken": "fcm-token", "deviceType": "android", "badge": 2])
+            let id = try await Support.create(client, "_Installation", ["deviceToken": "fcm-token", "deviceType": "android"], master: true)
+            let again = try await client.post("/installations", ["deviceToken": "fcm-token", "deviceType": "android", "badge": 2], master: true)
             #expect(again.status == 200, "\(again.body)")
             #expect(again["objectId"] == .string(id))
             let stored = try await Self.installations(client)
@@ -158,15 +173,17 @@ struct InstallationTests {
 
             let other = try await client.post("/users", ["username": "bob", "password": "pw"])
             let bobId = try #require(other["objectId"]?.stringValue)
-            let hijack = try await client.put(
-                "/installations/\(id)", ["user": .pointer(className: "_User", objectId: bobId)], sessionToken: token)
+            let hijack = try await client.request(
+                .put, "/installations/\(id)", body: ["user": .pointer(className: "_User", objectId: bobId)],
+                headers: Self.device("i-ada", sessionToken: token))
             #expect(hijack.status == 200)
             #expect(try await client.get("/installations/\(id)")["user"] == .pointer(className: "_User", objectId: userId),
                     "a client with a session binds its own user")
             Support.expectError(
                 try await client.post("/installations", ["installationId": "i-x", "deviceType": "ios", "user": .pointer(className: "_User", objectId: bobId)]),
                 status: 403, code: 119)
-            #expect(try await client.put("/installations/\(id)", ["user": ["__op": "Delete"]]).status == 200, "a client may unbind")
+            let unbound = try await client.request(.put, "/installations/\(id)", body: ["user": ["__op": "Delete"]], headers: Self.device("i-ada"))
+            #expect(unbound.status == 200, "a client may unbind")
             #expect(try await client.get("/installations/\(id)")["user"] == nil)
         }
     }

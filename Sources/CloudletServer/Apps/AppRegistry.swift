@@ -50,13 +50,16 @@ public final class AppRegistry: Sendable {
     }
 
     /// Creates app `id` with `settings` and the given keys (random ones where nil). Throws 137 if it
-    /// exists, 142 if the id is invalid or the registry is full.
+    /// exists, or one whose id differs only in case (their files would share a folder on a file
+    /// system that ignores case); 142 if the id is invalid (``ParseNames/newAppIdProblem(_:)``) or
+    /// the registry is full.
     public func create(_ id: String, settings: AppSettings = AppSettings(), clientKey: String? = nil, masterKey: String? = nil) throws -> CreatedApp {
         try Self.validate(id)
         let clientKey = clientKey ?? AppKeys.randomKey(), masterKey = masterKey ?? AppKeys.randomKey()
         return try database.queue.write { db in
-            guard try Self.fetchApp(id, db) == nil else {
-                throw ParseError(code: 137, message: "app \(id) exists already", httpStatus: 409)
+            if let existing = try String.fetchOne(db, sql: "SELECT id FROM apps WHERE id = ? COLLATE NOCASE", arguments: [id]) {
+                let message = existing == id ? "app \(id) exists already" : "app \(id) differs from the app \(existing) only in case"
+                throw ParseError(code: 137, message: message, httpStatus: 409)
             }
             guard try Int.fetchOne(db, sql: "SELECT count(*) FROM apps") ?? 0 < Self.maximumApps else {
                 throw AppSettings.invalid("the registry holds \(Self.maximumApps) apps already")
@@ -98,9 +101,7 @@ public final class AppRegistry: Sendable {
     }
 
     static func validate(_ id: String) throws {
-        guard ParseNames.isValidAppId(id) else {
-            throw AppSettings.invalid("invalid app id \(id): use up to 64 letters, digits, - and _")
-        }
+        if let problem = ParseNames.newAppIdProblem(id) { throw AppSettings.invalid("invalid app id \(id): \(problem)") }
     }
 
     // MARK: Rows

@@ -70,8 +70,11 @@ extension AppSupervisor {
             try manifest.checkTimeLimits()
             storage = try SQLiteObjectStorage(
                 path: URL(fileURLWithPath: configuration.dataDirectory).appendingPathComponent("apps/\(record.id).sqlite").path,
-                durability: configuration.durability, maximumObjectBytes: configuration.maximumObjectBytes)
+                durability: configuration.durability, maximumObjectBytes: configuration.maximumObjectBytes,
+                fileURLs: FileURLs(origin: serverOrigin, mountPath: configuration.normalizedMountPath, appId: record.id))
             files = try LocalFileStorage(dataDirectory: configuration.dataDirectory, appId: record.id)
+            // Nothing uploads to the app before it is served: what its folder holds of uploads was left by a crash.
+            try files.removeAbandonedUploads(olderThan: Date())
             pushProviders = try PushProviders(settings: record.settings.push, appId: record.id, clock: clock, logger: logger)
         } catch {
             stop(group)
@@ -157,7 +160,7 @@ extension AppSupervisor {
             limits: AppRuntime.Limits(
                 passwordHasher: PasswordHasher(cost: configuration.passwordHashCost),
                 maximumConcurrentHooks: policy.maximumConcurrentHooks, maximumQueuedHooks: policy.maximumQueuedHooks,
-                maximumResponseBytes: configuration.maximumResponseBytes),
+                maximumResponseBytes: configuration.maximumResponseBytes, freeDiskFloor: configuration.freeDiskFloor),
             protectedFields: definitions[record.id]?.protectedFields ?? .standard, logger: logger,
             hookLogger: Logger(label: "cloudlet.hooks"),
             hookRuns: (storage as? any HookRunStorage).map {

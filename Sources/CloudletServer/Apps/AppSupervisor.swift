@@ -18,6 +18,8 @@ public final class AppSupervisor: Service, Sendable {
     let registry: AppRegistry
     let launcher: AppLauncher
     let configuration: ServerConfiguration
+    /// Where clients reach the server: what the apps' file URLs start with.
+    public let serverOrigin: ServerOrigin
     let clock: any CloudletClock
     /// Where the apps' requests, hook runs and worker restarts are counted.
     let metrics: CloudletMetrics
@@ -57,6 +59,7 @@ public final class AppSupervisor: Service, Sendable {
         self.metrics = metrics
         self.launcher = launcher
         self.configuration = configuration
+        self.serverOrigin = ServerOrigin(publicURL: configuration.publicURL, host: configuration.host, port: configuration.port)
         self.clock = clock
         self.logger = logger
         self.pollInterval = pollInterval

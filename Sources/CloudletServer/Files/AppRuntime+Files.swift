@@ -4,21 +4,29 @@ import NIOCore
 extension AppRuntime {
     /// Stores an upload named `name` by the client (checked with ``FileName/uploaded(_:)``) from
     /// the bytes of `body`, streamed to the app's file storage and refused with 413/130 past
-    /// `maximumBytes`; its content type is `contentType`, or else guessed from the name's extension.
-    /// Once the bytes are in, the `beforeSaveFile` hook may rename the file, change its content type
-    /// or metadata, or refuse it (nothing is then kept); `afterSaveFile` runs once it is served (its
-    /// failure is logged, never the upload's). Answers the stored file, whose name has a random prefix.
+    /// `maximumBytes`, or once the app's files would take more than `maximumTotalBytes` or the
+    /// disk's free space would fall under the host's floor (``UploadRoom``; a body declared as
+    /// `expectedBytes` long is refused before it is read). Its content type is `contentType`, or
+    /// else guessed from the name's extension; it and `metadata` are bounded (400/130, see
+    /// ``StoredFile/checkDescription(contentType:metadata:)``). Once the bytes are in, the
+    /// `beforeSaveFile` hook may rename the file, change its content type or metadata, or refuse it
+    /// (nothing is then kept); `afterSaveFile` runs once it is served (its failure is logged, never
+    /// the upload's). Answers the stored file, whose name has a random prefix.
     public func saveFile<Body: AsyncSequence & Sendable>(
         named name: String, contentType: String?, metadata: [String: ParseValue] = [:], body: Body, maximumBytes: Int,
-        caller: Caller
+        maximumTotalBytes: Int64? = nil, expectedBytes: Int? = nil, caller: Caller
     ) async throws -> StoredFile where Body.Element == ByteBuffer {
         let files = try requireFiles()
         let name = try FileName.uploaded(name)
+        try StoredFile.checkDescription(contentType: contentType, metadata: metadata)
+        let room = try await uploadRoom(maximumTotalBytes: maximumTotalBytes)
+        if let room, let expectedBytes, Int64(expectedBytes) > room.bytes { throw room.exceeded }
         let staged: StagedFile
         do {
-            staged = try await files.stage(body, maximumBytes: maximumBytes)
-        } catch FileStorageError.tooLarge(let limit) {
-            throw ParseError(code: 130, message: "the file is larger than the app's limit of \(limit) bytes", httpStatus: 413)
+            staged = try await files.stage(body, maximumBytes: room.map { Int(min(Int64(maximumBytes), $0.bytes)) } ?? maximumBytes)
+        } catch FileStorageError.tooLarge {
+            if let room, room.bytes < maximumBytes { throw room.exceeded }
+            throw ParseError(code: 130, message: "the file is larger than the app's limit of \(maximumBytes) bytes", httpStatus: 413)
         }
         let stored: StoredFile
         do {
@@ -28,8 +36,16 @@ extension AppRuntime {
                 file = HookFile(json: try await runHook(beforeSaveFile, input: HookPayload(file.json), caller: caller))
                 file.name = try FileName.uploaded(file.name)
                 if file.contentType.isEmpty { file.contentType = type }
+                try StoredFile.checkDescription(contentType: file.contentType, metadata: file.metadata)
             }
-            stored = try await files.commit(staged, as: FileName.stored(for: file.name), contentType: file.contentType, metadata: file.metadata)
+            try await reserveFileBytes(staged.size, maximumTotalBytes: maximumTotalBytes)
+            do {
+                stored = try await files.commit(
+                    staged, as: FileName.stored(for: file.name), contentType: file.contentType, metadata: file.metadata)
+            } catch {
+                await releaseFileBytes(staged.size)
+                throw error
+            }
         } catch {
             await files.discard(staged)
             throw error
@@ -53,6 +69,7 @@ extension AppRuntime {
             _ = try await runHook(beforeDeleteFile, input: HookPayload(file.hookFile.json), caller: caller)
         }
         guard try await files.delete(name) else { throw notFound }
+        await releaseFileBytes(file.size)
         await runAfterFileHook(.afterDeleteFile, file, caller: caller)
     }
 

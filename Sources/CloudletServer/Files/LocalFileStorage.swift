@@ -81,7 +81,9 @@ public struct LocalFileStorage: FileStorage {
         var file = StoredFile(
             name: name, contentType: "application/octet-stream", size: info.size,
             etag: "\"\(info.size)-\(info.lastDataModificationTime.seconds)\"", createdAt: modified)
-        if let meta = try? await ByteBuffer(contentsOf: metadataPath(name), maximumSizeAllowed: .kibibytes(16), fileSystem: fileSystem),
+        // Room for the largest metadata and content type an upload may keep, with the tag and time.
+        let metaBytes = Int64(2 * (StoredFile.maximumMetadataBytes + StoredFile.maximumContentTypeBytes))
+        if let meta = try? await ByteBuffer(contentsOf: metadataPath(name), maximumSizeAllowed: .bytes(metaBytes), fileSystem: fileSystem),
             let members = try? JSONParser.parse(Array(meta.readableBytesView)).objectValue
         {
             file.contentType = members["contentType"]?.stringValue ?? file.contentType
@@ -124,17 +126,16 @@ public struct LocalFileStorage: FileStorage {
     }
 
     /// Removes what uploads cut short by a crash left in `.uploads`, last written before `date`;
-    /// answers how many.
+    /// answers how many. The server calls it as it starts serving the app, `cloudlet files prune` too.
     @discardableResult
-    public func removeAbandonedUploads(olderThan date: Date) async throws -> Int {
-        let uploads = folder.appending(".uploads")
+    public func removeAbandonedUploads(olderThan date: Date) throws -> Int {
+        let uploads = URL(fileURLWithPath: folder.appending(".uploads").string)
         var removed = 0
-        for name in try FileManager.default.contentsOfDirectory(atPath: uploads.string) {
-            let path = uploads.appending(name)
-            guard let info = try await fileSystem.info(forFileAt: path),
-                Double(info.lastDataModificationTime.seconds) < date.timeIntervalSince1970
+        for path in try FileManager.default.contentsOfDirectory(at: uploads, includingPropertiesForKeys: [.contentModificationDateKey]) {
+            guard let modified = try path.resourceValues(forKeys: [.contentModificationDateKey]).contentModificationDate, modified < date
             else { continue }
-            removed += try await fileSystem.removeItem(at: path, recursively: false)
+            try FileManager.default.removeItem(at: path)
+            removed += 1
         }
         return removed
     }

@@ -26,6 +26,31 @@ public struct StoredFile: Sendable, Hashable {
         self.metadata = metadata
     }
 
+    /// The most bytes a file's metadata may take, as JSON.
+    public static let maximumMetadataBytes = 8 << 10
+    /// The most bytes a file's content type may take.
+    public static let maximumContentTypeBytes = 255
+
+    /// Throws 400 with code 130 when `metadata` takes more than ``maximumMetadataBytes`` as JSON, or
+    /// `contentType` more than ``maximumContentTypeBytes`` or a byte a header cannot carry: nothing
+    /// past them could be kept with the file and read back.
+    public static func checkDescription(contentType: String?, metadata: [String: ParseValue]) throws(ParseError) {
+        if let contentType {
+            guard contentType.utf8.count <= maximumContentTypeBytes, contentType.utf8.allSatisfy({ (0x20...0x7E).contains($0) }) else {
+                throw ParseError(
+                    code: 130, message: "Invalid file upload: a content type is at most \(maximumContentTypeBytes) printable ASCII bytes.",
+                    httpStatus: 400)
+            }
+        }
+        guard !metadata.isEmpty else { return }
+        let size = JSONWriter.bytes(.object(metadata)).count
+        guard size <= maximumMetadataBytes else {
+            throw ParseError(
+                code: 130, message: "Invalid file upload: its metadata takes \(size) bytes as JSON, more than \(maximumMetadataBytes).",
+                httpStatus: 400)
+        }
+    }
+
     /// The file as file hooks see it.
     public var hookFile: HookFile {
         HookFile(name: name, contentType: contentType, size: size, metadata: metadata)

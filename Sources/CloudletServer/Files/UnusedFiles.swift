@@ -4,7 +4,7 @@ import Foundation
 public enum UnusedFiles {
     /// The files in `files` stored before `date` whose names no object in `objects` holds in a
     /// `File` value, by name. With `remove`, they are deleted (as are uploads a crash cut short
-    /// before `date`); answers them either way.
+    /// before `date`, and the app's count of stored bytes goes down by theirs); answers them either way.
     public static func prune(
         _ files: LocalFileStorage, objects: SQLiteObjectStorage, storedBefore date: Date, remove: Bool
     ) async throws -> [StoredFile] {
@@ -13,7 +13,10 @@ public enum UnusedFiles {
         guard remove else { return unused }
         var removed: [StoredFile] = []
         for file in unused where try await files.delete(file.name) { removed.append(file) }
-        try await files.removeAbandonedUploads(olderThan: date)
+        try files.removeAbandonedUploads(olderThan: date)
+        if try await objects.storedFileBytes() != nil {
+            _ = try await objects.addStoredFileBytes(-removed.reduce(0) { $0 + $1.size }, limit: nil)
+        }
         return removed
     }
 }

@@ -27,17 +27,19 @@ extension ParseAPI {
             }
             stored = try await call.app.runtime.saveFile(
                 named: name, contentType: context.parse.transport.contentType, metadata: form["fileData"]?["metadata"]?.objectValue ?? [:],
-                body: RequestBody(buffer: ByteBuffer(bytes: bytes)), maximumBytes: settings.maximumUploadBytes, caller: call.caller)
+                body: RequestBody(buffer: ByteBuffer(bytes: bytes)), maximumBytes: settings.maximumUploadBytes,
+                maximumTotalBytes: settings.maximumTotalBytes, expectedBytes: bytes.count, caller: call.caller)
         } else {
-            if let length = request.headers[.contentLength].flatMap(Int.init), length > settings.maximumUploadBytes {
+            let length = request.headers[.contentLength].flatMap(Int.init)
+            if let length, length > settings.maximumUploadBytes {
                 throw ParseError(
                     code: 130, message: "the file is larger than the app's limit of \(settings.maximumUploadBytes) bytes", httpStatus: 413)
             }
             stored = try await call.app.runtime.saveFile(
-                named: name, contentType: request.headers[.contentType], body: request.body,
-                maximumBytes: settings.maximumUploadBytes, caller: call.caller)
+                named: name, contentType: request.headers[.contentType], body: request.body, maximumBytes: settings.maximumUploadBytes,
+                maximumTotalBytes: settings.maximumTotalBytes, expectedBytes: length, caller: call.caller)
         }
-        let url = fileURL(stored.name, appId: call.app.id, request: request, context: context)
+        let url = call.app.runtime.storage.fileURLs?.url(stored.name) ?? stored.name
         var headers = context.parse.rateLimit?.headers ?? [:]
         headers[.location] = url
         return JSONResponse.make(status: .created, body: ["name": .string(stored.name), "url": .string(url)], headers: headers)
@@ -76,17 +78,5 @@ extension ParseAPI {
             try await writer.finish(nil)
         }
         return Response(status: status, headers: headers, body: body)
-    }
-
-    /// The URL of the stored file `name` of app `appId`: `<server><mount>/files/<app>/<name>`, where
-    /// `<server>` is the public URL, else `http://` and the request's `Host` (else the address it
-    /// came in on).
-    func fileURL(_ name: String, appId: String, request: Request, context: CloudletRequestContext) -> String {
-        let local = context.localAddress.flatMap { address in
-            address.ipAddress.map { address.protocol == .inet6 ? "[\($0)]" : $0 }.map { "\($0):\(address.port ?? 80)" }
-        }
-        let origin = publicURL ?? (request.head.authority ?? local).map { "http://\($0)" } ?? ""
-        let escaped = name.replacingOccurrences(of: " ", with: "%20")
-        return "\(origin)\(mountPath)/files/\(appId)/\(escaped)"
     }
 }

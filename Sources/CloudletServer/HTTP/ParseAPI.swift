@@ -21,16 +21,10 @@ public struct ParseAPI: Sendable {
     let mountPath: String
     let maximumBodyBytes: Int
     let trustedProxies: TrustedProxies
-    /// What file URLs start with, before the mount path; nil for `http://` and the request's `Host`.
-    let publicURL: String?
 
     /// The API for `apps`, mounted at `mountPath` (such as `/parse`), refusing bodies over
-    /// `maximumBodyBytes`, believing `X-Forwarded-For` only from `trustedProxies`, and answering
-    /// file URLs that start with `publicURL`.
-    public init(
-        apps: AppDirectory, mountPath: String, maximumBodyBytes: Int, trustedProxies: TrustedProxies = .none, publicURL: String? = nil
-    ) {
-        self.publicURL = publicURL.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
+    /// `maximumBodyBytes` and believing `X-Forwarded-For` only from `trustedProxies`.
+    public init(apps: AppDirectory, mountPath: String, maximumBodyBytes: Int, trustedProxies: TrustedProxies = .none) {
         self.apps = apps
         self.mountPath = mountPath
         self.maximumBodyBytes = maximumBodyBytes

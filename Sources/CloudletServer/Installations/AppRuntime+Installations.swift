@@ -2,9 +2,11 @@ import Cloudlet
 
 extension AppRuntime {
     /// Saves an installation as Parse Server's upsert does: a body whose `installationId` (or,
-    /// without one, the `X-Parse-Installation-Id` header) or `deviceToken` names a stored
-    /// installation updates it, anything else creates one. A new `installationId` arriving with a
-    /// known token takes the token over: the installations that had it lose it.
+    /// without one, the `X-Parse-Installation-Id` header) or — for the master key only —
+    /// `deviceToken` names a stored installation updates it, anything else creates one. A client
+    /// must name its installation id (135), and updates only its own (119, see
+    /// ``InstallationRules/checkOwnDevice(_:_:)``). A new `installationId` arriving with a known
+    /// token takes the token over: the installations that had it lose it.
     func createInstallation(body: [String: ParseValue], caller: Caller) async throws -> SaveResult {
         do {
             return try await upsertInstallation(body: body, caller: caller)
@@ -15,18 +17,21 @@ extension AppRuntime {
     }
 
     private func upsertInstallation(body: [String: ParseValue], caller: Caller) async throws -> SaveResult {
-        var body = try InstallationRules.normalized(body)
-        if body["installationId"] == nil, !caller.isMaster, let header = caller.installationId {
-            body["installationId"] = .string(header.lowercased())
-        }
+        var body = try InstallationRules.normalized(InstallationRules.claimingCallersId(body, caller))
         try InstallationRules.bindUser(&body, to: caller)
         let installationId = body["installationId"]?.stringValue
         let token = body["deviceToken"]?.stringValue
         guard installationId != nil || token != nil else {
             throw ParseError(code: 135, message: "at least one ID field (deviceToken, installationId) must be specified in this operation")
         }
+        guard installationId != nil || caller.isMaster else {
+            throw ParseError(
+                code: 135, message: "installationId must be specified in this operation: a client registers its own installation")
+        }
         var saved: SaveResult
-        if let current = try await installationToUpdate(installationId: installationId, token: token), let id = current.objectId {
+        let tokenToLookUp = caller.isMaster ? token : nil
+        if let current = try await installationToUpdate(installationId: installationId, token: tokenToLookUp), let id = current.objectId {
+            try InstallationRules.checkOwnDevice(current, caller)
             try InstallationRules.checkUnchanged(body, against: current)
             saved = try await update(InstallationRules.className, id: id, changes: try WriteBody(body, isCreate: false).changes, caller: caller)
             saved.isNew = false
@@ -41,11 +46,13 @@ extension AppRuntime {
     }
 
     /// Updates the installation `id` under Parse's rules: ids lowercased, `installationId` and
-    /// `deviceType` unchanged (136), bound to the session's user; a new token is taken over.
+    /// `deviceType` unchanged (136), bound to the session's user; a new token is taken over. A client
+    /// changes only its own installation (119, see ``InstallationRules/checkOwnDevice(_:_:)``).
     func updateInstallation(id: String, body: [String: ParseValue], caller: Caller) async throws -> SaveResult {
         var body = try InstallationRules.normalized(body)
         try InstallationRules.bindUser(&body, to: caller)
         let current = try await writable(InstallationRules.className, id: id, caller: caller)
+        try InstallationRules.checkOwnDevice(current, caller)
         try InstallationRules.checkUnchanged(body, against: current)
         let saved = try await update(InstallationRules.className, id: id, changes: try WriteBody(body, isCreate: false).changes, caller: caller)
         if let token = body["deviceToken"]?.stringValue { try await releaseDeviceToken(token, keptBy: id) }
@@ -55,6 +62,7 @@ extension AppRuntime {
     /// The stored installation a create turns into an update of: the one with the installation id,
     /// else the only one with the token when it or the body has no installation id. Nil for a new
     /// installation. Throws 132 when the token matches several and the body names no installation id.
+    /// Clients pass no token: only the master key finds an installation by its token.
     private func installationToUpdate(installationId: String?, token: String?) async throws -> ParseObject? {
         if let installationId, let match = try await storage.installations(with: .installationId, equalTo: installationId, limit: 1).first {
             return match

@@ -2,17 +2,23 @@ import Cloudlet
 
 /// Parse's rules for `_Installation` objects, the same through `/installations`,
 /// `/classes/_Installation`, `POST /batch` and hooks' stores: ids lowercased, the fields that
-/// identify a device required (135) and never changed (136), the installation bound to the
-/// session's user, and finds and deletes left to the master key.
+/// identify a device required (135), bounded (142) and never changed (136), the installation bound
+/// to the session's user, and finds and deletes left to the master key. Stricter than Parse for
+/// clients: a client changes only its own installation, the one whose `installationId` its
+/// `X-Parse-Installation-Id` names, and never finds one by its device token.
 enum InstallationRules {
     static let className = "_Installation"
 
+    /// The most bytes each field that identifies a device may take (an installation id is a UUID,
+    /// an APNs token 64 hex digits, an FCM token about 160 characters).
+    static let maximumIdentityBytes = ["installationId": 128, "deviceType": 32, "deviceToken": 4096]
+
     /// The body with `installationId` lowercased, and `deviceToken` too when it is 64 hexadecimal
     /// digits (an APNs token). Throws 111 for an id field that is not a string, 136 for an
-    /// operation on `installationId` or `deviceType`.
+    /// operation on `installationId` or `deviceType`, 142 for one longer than its bound.
     static func normalized(_ body: [String: ParseValue]) throws -> [String: ParseValue] {
         var body = body
-        for field in ["installationId", "deviceType", "deviceToken"] {
+        for (field, maximum) in maximumIdentityBytes {
             guard let value = body[field] else { continue }
             if field != "deviceToken", value.objectValue?["__op"] != nil {
                 throw ParseError(code: 136, message: "\(field) may not be changed in this operation")
@@ -20,10 +26,37 @@ enum InstallationRules {
             guard value.stringValue != nil || (field == "deviceToken" && isDeletion(value)) else {
                 throw ParseError.incorrectType("\(field) must be a string")
             }
+            if let text = value.stringValue, text.utf8.count > maximum {
+                throw ParseError.validation("\(field) takes \(text.utf8.count) bytes; it may take at most \(maximum)")
+            }
         }
         if let id = body["installationId"]?.stringValue { body["installationId"] = .string(id.lowercased()) }
         if let token = body["deviceToken"]?.stringValue, isAPNsToken(token) { body["deviceToken"] = .string(token.lowercased()) }
         return body
+    }
+
+    /// The body of a create with the installation id it registers: for a client, the body's, else
+    /// its `X-Parse-Installation-Id`; a body naming another id than the header answers 119. The
+    /// master key's body is taken as it is.
+    static func claimingCallersId(_ body: [String: ParseValue], _ caller: Caller) throws -> [String: ParseValue] {
+        guard !caller.isMaster, let header = caller.installationId?.lowercased() else { return body }
+        var body = body
+        if let given = body["installationId"]?.stringValue?.lowercased(), given != header {
+            throw ParseError(code: 119, message: "the body's installationId is not this device's X-Parse-Installation-Id", httpStatus: 403)
+        }
+        body["installationId"] = body["installationId"] ?? .string(header)
+        return body
+    }
+
+    /// Throws 119 unless `caller` may change the stored installation `current`: the master key, or
+    /// the device whose `X-Parse-Installation-Id` is the installation's `installationId`.
+    static func checkOwnDevice(_ current: ParseObject, _ caller: Caller) throws {
+        guard !caller.isMaster else { return }
+        guard let stored = current["installationId"]?.stringValue, caller.installationId?.lowercased() == stored else {
+            throw ParseError(
+                code: 119, message: "only the installation's own device changes it: send its installationId as X-Parse-Installation-Id",
+                httpStatus: 403)
+        }
     }
 
     /// Sets `user` to the session's user for a client with a session; a client without one may

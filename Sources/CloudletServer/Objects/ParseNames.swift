@@ -18,9 +18,26 @@ public enum ParseNames {
         guard isIdentifier(name, maxLength: 128), !reservedFields.contains(name) else { throw .invalidKeyName(name) }
     }
 
-    /// An app id: 1 to 64 letters, digits, `-` or `_` (it names the app's database file).
+    /// An app id that may name an app's files: 1 to 64 letters, digits, `-` or `_` (it names the
+    /// app's database file). Apps already in a registry are found by this rule; a new one must also
+    /// pass ``newAppIdProblem(_:)``.
     public static func isValidAppId(_ id: String) -> Bool {
         !id.isEmpty && id.utf8.count <= 64 && id.utf8.allSatisfy { isLetter($0) || isDigit($0) || $0 == 0x2D || $0 == 0x5F }
+    }
+
+    /// Names Windows reserves for devices in any folder (`CON`, `NUL`, `COM1`, …), in any case: an
+    /// app named so could not keep its files there.
+    static let reservedDeviceNames: Set<String> =
+        Set(["CON", "PRN", "AUX", "NUL"] + (0...9).flatMap { ["COM\($0)", "LPT\($0)"] })
+
+    /// Why `id` cannot name a new app, or nil when it can: it must be a valid app id
+    /// (``isValidAppId(_:)``) that starts with a letter or a digit and is not a reserved device name.
+    public static func newAppIdProblem(_ id: String) -> String? {
+        guard isValidAppId(id), let first = id.utf8.first, isLetter(first) || isDigit(first) else {
+            return "use 1 to 64 letters, digits, - and _, starting with a letter or a digit"
+        }
+        guard !reservedDeviceNames.contains(id.uppercased()) else { return "\(id) is a name systems reserve for a device" }
+        return nil
     }
 
     /// A field path in a query: field names joined by `.` (`address.city`); reserved fields allowed.

@@ -46,6 +46,7 @@ extension AppRuntime {
             object = try await runBeforeSave(beforeSave, proposed, original: nil, caller: caller, holding: heldJobs)
         }
         try await checkFilesExist(in: object.fields.values)
+        object = FileURLs.presenting(object, with: storage.fileURLs)
         let now = clock.now
         object.objectId = newObjectId()
         object.createdAt = now

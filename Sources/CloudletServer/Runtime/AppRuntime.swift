@@ -22,13 +22,16 @@ public final class AppRuntime: Sendable {
         public var maximumResponseBytes: Int
         /// The most background jobs of the app that run at once; past them, starting one answers 503/155.
         public var maximumRunningJobs: Int
+        /// The free space uploads leave on the disk of the app's files; nil for none.
+        public var freeDiskFloor: FreeDiskFloor?
 
         /// Limits with Cloudlet's defaults.
         public init(
             maximumHookDepth: Int = 8, sessionLifetime: Duration = .seconds(365 * 86_400), passwordHasher: PasswordHasher = PasswordHasher(),
             maximumConcurrentHooks: Int = 32, maximumQueuedHooks: Int = 256, maximumResponseBytes: Int = ReadBudget.defaultMaximumBytes,
-            maximumRunningJobs: Int = 4
+            maximumRunningJobs: Int = 4, freeDiskFloor: FreeDiskFloor? = nil
         ) {
+            self.freeDiskFloor = freeDiskFloor
             self.maximumHookDepth = maximumHookDepth
             self.sessionLifetime = sessionLifetime
             self.passwordHasher = passwordHasher

@@ -85,12 +85,14 @@ public struct CloudletApplication: Sendable {
     public func router() -> Router<CloudletRequestContext> {
         let router = Router(context: CloudletRequestContext.self)
         router.add(middleware: RequestLogMiddleware(apps: apps, metrics: metrics))
-        OperationsRoutes(apps: apps, metrics: metrics, operatorKey: operatorKey, mountPath: configuration.normalizedMountPath)
+        OperationsRoutes(
+            apps: apps, metrics: metrics, operatorKey: operatorKey, mountPath: configuration.normalizedMountPath,
+            diskFloor: configuration.freeDiskFloor)
             .add(to: router)
         AdminLogsRoute(apps: apps, operatorKey: operatorKey, clock: clock).add(to: router)
         ParseAPI(
             apps: apps, mountPath: configuration.normalizedMountPath, maximumBodyBytes: configuration.maximumBodyBytes,
-            trustedProxies: configuration.trustedProxies, publicURL: configuration.publicURL
+            trustedProxies: configuration.trustedProxies
         ).addRoutes(to: router)
         AdminAPI(registry: registry, supervisor: supervisor, operatorKey: operatorKey).addRoutes(to: router)
         return router
@@ -126,7 +128,10 @@ public struct CloudletApplication: Sendable {
                 PushDeliveryService(apps: .hosted(by: apps), configuration: configuration.pushDelivery, clock: clock, logger: logger),
                 JobSchedulerService(apps: apps, clock: clock, logger: logger, metrics: metrics),
             ] + services,
-            onServerRunning: onServerRunning,
+            onServerRunning: { [supervisor] channel in
+                supervisor.serverOrigin.listening(on: channel.localAddress)
+                await onServerRunning(channel)
+            },
             logger: logger)
     }
 }

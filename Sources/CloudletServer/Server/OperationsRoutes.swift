@@ -4,7 +4,8 @@ import Hummingbird
 import NIOCore
 
 /// The routes an operator's tools call: `GET /health` (the process is alive; no key),
-/// `GET /ready` (every app's workers are up: 200, else 503 naming the apps that are not) and
+/// `GET /ready` (every app's workers are up and the data folder's disk is above its free-space
+/// floor: 200, else 503 naming the apps that are not ready and saying `lowDisk`) and
 /// `GET /metrics` (Prometheus text; needs the operator key, which Prometheus sends as
 /// `Authorization: Bearer <key>`).
 struct OperationsRoutes {
@@ -13,6 +14,8 @@ struct OperationsRoutes {
     let operatorKey: OperatorKeyGuard
     /// The REST API's mount path: when it is the root, `<mount>/health` already answers `/health`.
     let mountPath: String
+    /// The free space kept on the data folder's disk, below which uploads stop.
+    let diskFloor: FreeDiskFloor
 
     func add(to router: Router<CloudletRequestContext>) {
         if !mountPath.isEmpty {
@@ -27,8 +30,15 @@ struct OperationsRoutes {
 
     private func ready() -> Response {
         let notReady = apps.all.filter { !$0.runtime.executor.isReady }.map(\.id).sorted()
-        guard notReady.isEmpty else {
-            return JSONResponse.make(status: .serviceUnavailable, body: ["status": "not ready", "notReady": .array(notReady.map(ParseValue.string))])
+        let isDiskLow = diskFloor.isLow
+        guard notReady.isEmpty, !isDiskLow else {
+            var body: [String: ParseValue] = ["status": "not ready", "notReady": .array(notReady.map(ParseValue.string))]
+            if isDiskLow {
+                body["lowDisk"] = [
+                    "freeBytes": .number(Double(diskFloor.freeBytes() ?? 0)), "floorBytes": .number(Double(diskFloor.floorBytes)),
+                ]
+            }
+            return JSONResponse.make(status: .serviceUnavailable, body: .object(body))
         }
         return JSONResponse.make(status: .ok, body: ["status": "ready"])
     }

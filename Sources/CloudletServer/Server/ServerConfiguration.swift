@@ -32,8 +32,11 @@ public struct ServerConfiguration: Sendable {
     /// How many hook runs each app's hook log keeps, the newest. Default 10,000.
     public var hookRunRetention: Int
     /// The server's address as clients reach it (such as `https://api.example.com`), which file URLs
-    /// start with. Default nil: `http://` and the request's `Host`.
+    /// start with. Default nil: the address the server listens on (see ``ServerOrigin``).
     public var publicURL: String?
+    /// The free space uploads leave on the data folder's disk: past it they answer 413 with code 130
+    /// and `/ready` reports low disk. Default 1 GiB (``FreeDiskFloor/defaultFloorBytes``); 0 for none.
+    public var minimumFreeDiskBytes: Int64 = FreeDiskFloor.defaultFloorBytes
     /// How the push delivery service sends the apps' notifications (concurrency per app, lease,
     /// retries, fan-out pages).
     public var pushDelivery = PushDeliveryConfiguration()
@@ -59,6 +62,11 @@ public struct ServerConfiguration: Sendable {
         self.mountPath = mountPath
         self.maximumBodyBytes = maximumBodyBytes
         self.durability = durability
+    }
+
+    /// The floor kept free on the data folder's disk.
+    public var freeDiskFloor: FreeDiskFloor {
+        FreeDiskFloor(folder: dataDirectory, floorBytes: minimumFreeDiskBytes)
     }
 
     /// The mount path with one leading `/` and no trailing one (`""` for the root).

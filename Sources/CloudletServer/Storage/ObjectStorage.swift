@@ -7,6 +7,10 @@ import Foundation
 /// Writes apply field operations to the stored values and check the schema inside one transaction,
 /// and commit the pending after-hook (its outbox event) in that same transaction.
 public protocol ObjectStorage: Sendable {
+    /// The URLs every `File` value this storage reads back gets, from its name (whatever URL was
+    /// stored with it); nil for `File` values without a URL.
+    var fileURLs: FileURLs? { get }
+
     /// The object `id` of `className`, or nil.
     func fetch(_ className: String, id: String) async throws -> ParseObject?
 

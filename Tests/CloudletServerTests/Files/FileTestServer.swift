@@ -15,13 +15,17 @@ struct FileTestServer: Sendable {
     let folder: URL
     let a: ParseTestClient
     let b: ParseTestClient
+    /// A client of the server's root, for `/ready`.
+    let root: ParseTestClient
     /// The port of a live server (``with(policy:hooks:live:_:)`` with `live`), else nil.
     let port: Int?
 
     /// Runs `body` with a fresh server whose apps have `policy` as their rate limits and `hooks`:
-    /// in-process through the router, or `live` on a loopback port.
+    /// in-process through the router, or `live` on a loopback port; `adjust` changes the server's
+    /// configuration, and `prepare` the data folder before the server opens it.
     static func with(
         policy: RateLimitPolicy = .off, hooks: HookRegistry = HookRegistry(), live: Bool = false,
+        adjust: (inout ServerConfiguration) -> Void = { _ in }, prepare: (URL) throws -> Void = { _ in },
         _ body: @Sendable (FileTestServer) async throws -> Void
     ) async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cloudlet-files-\(UUID().uuidString)")
@@ -33,16 +37,18 @@ struct FileTestServer: Sendable {
                 id: id, executor: InProcessHookExecutor(registry: hooks), clientKey: "client-\(id)", masterKey: "master-\(id)",
                 rateLimits: policy)
         }
-        let server = try CloudletApplication(
-            configuration: ServerConfiguration(dataDirectory: folder.path, passwordHashCost: 4), apps: definitions, logger: logger)
+        var configuration = ServerConfiguration(dataDirectory: folder.path, passwordHashCost: 4)
+        adjust(&configuration)
+        try prepare(folder)
+        let server = try CloudletApplication(configuration: configuration, apps: definitions, logger: logger)
         try await Application(router: server.router(), logger: logger).test(live ? .live : .router) { client in
-            let clients = ["a", "b"].map { id in
-                ParseTestClient(appId: id, clientKey: "client-\(id)", masterKey: "master-\(id)") { method, uri, headers, requestBody in
-                    let response = try await client.executeRequest(uri: uri, method: method, headers: headers, body: requestBody)
-                    return (response.status.code, response.headers, response.body)
-                }
+            let transport: ParseTestClient.Transport = { method, uri, headers, requestBody in
+                let response = try await client.executeRequest(uri: uri, method: method, headers: headers, body: requestBody)
+                return (response.status.code, response.headers, response.body)
             }
-            try await body(FileTestServer(server: server, folder: folder, a: clients[0], b: clients[1], port: client.port))
+            let clients = ["a", "b"].map { ParseTestClient(appId: $0, clientKey: "client-\($0)", masterKey: "master-\($0)", transport: transport) }
+            let root = ParseTestClient(appId: "", clientKey: "", masterKey: "", mountPath: "", transport: transport)
+            try await body(FileTestServer(server: server, folder: folder, a: clients[0], b: clients[1], root: root, port: client.port))
         }
     }
 

@@ -35,7 +35,7 @@ extension SQLiteObjectStorage {
                     WHERE class = '_Installation' AND \(key.expression) = ? ORDER BY id LIMIT ?
                     """,
                 arguments: [value, limit]
-            ).map { try Self.object("_Installation", $0) }
+            ).map { self.presented(try Self.object("_Installation", $0)) }
         }
     }
 }

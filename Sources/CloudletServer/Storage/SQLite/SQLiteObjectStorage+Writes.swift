@@ -45,7 +45,8 @@ extension SQLiteObjectStorage {
         return try await write { db in
             guard let current = try Self.fetch(db, className, id) else { throw ParseError.objectNotFound() }
             try check(current)
-            var object = try changes.applied(to: current)
+            // Stored and handed to the after hook with its `File` URLs rebuilt, as every read answers it.
+            var object = self.presented(try changes.applied(to: current))
             object.updatedAt = updatedAt
             try Self.checkUniqueness(of: object, db)
             try self.schema.check(object, db)
@@ -73,7 +74,7 @@ extension SQLiteObjectStorage {
             try check(current)
             try db.execute(sql: "DELETE FROM objects WHERE class = ? AND id = ?", arguments: [className, id])
             try Self.deleteAccount(of: current, db)
-            let event = outbox?(current)
+            let event = outbox?(self.presented(current))
             if let event { try Self.insertOutbox(event, db) }
             return event
         }

@@ -35,15 +35,18 @@ public final class SQLiteObjectStorage: ObjectStorage {
     let maximumObjectBytes: Int
     /// The match steps one query's `$regex` patterns may take together.
     let regexStepsPerQuery: Int
+    public let fileURLs: FileURLs?
 
     /// Opens (creating if needed) the database at `path`. Writes of objects larger than
     /// `maximumObjectBytes` are refused (116), and a query's `$regex` patterns may take at most
-    /// `regexStepsPerQuery` match steps in all (102 past them).
+    /// `regexStepsPerQuery` match steps in all (102 past them). `File` values read back get their
+    /// URLs from `fileURLs`.
     public init(
         path: String, durability: Durability = .normal, maximumObjectBytes: Int = defaultMaximumObjectBytes,
-        regexStepsPerQuery: Int = defaultRegexStepsPerQuery
+        regexStepsPerQuery: Int = defaultRegexStepsPerQuery, fileURLs: FileURLs? = nil
     ) throws {
         self.path = path
+        self.fileURLs = fileURLs
         self.maximumObjectBytes = maximumObjectBytes
         self.regexStepsPerQuery = regexStepsPerQuery
         SQLiteProcessSettings.apply()
@@ -91,11 +94,17 @@ public final class SQLiteObjectStorage: ObjectStorage {
         registerInstallationIndexes(&migrator)
         registerJobTables(&migrator)
         registerLeanPushDeliveries(&migrator)
+        registerFileUsageTable(&migrator)
         return migrator
     }
 
     public func fetch(_ className: String, id: String) async throws -> ParseObject? {
-        try await pool.read { db in try Self.fetch(db, className, id) }
+        try await pool.read { db in try Self.fetch(db, className, id) }.map(presented)
+    }
+
+    /// `object` as it leaves the storage: its `File` values rebuilt from their names (``FileURLs``).
+    func presented(_ object: ParseObject) -> ParseObject {
+        FileURLs.presenting(object, with: fileURLs)
     }
 
     static func fetch(_ db: Database, _ className: String, _ id: String) throws -> ParseObject? {
@@ -114,7 +123,7 @@ public final class SQLiteObjectStorage: ObjectStorage {
                 var objects: [ParseObject] = []
                 let rows = try Row.fetchCursor(db, sql: statement.sql, arguments: statement.arguments)
                 while let row = try rows.next() {
-                    objects.append(try Self.object(query.query.className, row, budget: query.budget))
+                    objects.append(self.presented(try Self.object(query.query.className, row, budget: query.budget)))
                 }
                 return objects
             }
