@@ -5,13 +5,10 @@ import Hummingbird
 import NIOCore
 
 extension ParseAPI {
-    /// The largest body of an upload in the JavaScript SDK's JSON form (`{"base64": …}`), which is
-    /// read whole to be parsed: the base64 of a 20 MiB file, plus room for the other members. Raw
-    /// uploads stream, and only the app's limit bounds them.
-    static let maximumBase64UploadBytes = (FileSettings.defaultMaximumUploadBytes / 3 + 1) * 4 + (64 << 10)
-
     /// `POST /files/:name`: stores the body's bytes (raw, with their `Content-Type`, streamed to
-    /// disk; or the JSON form's `base64` with `_ContentType`) and answers 201 `{"name", "url"}`
+    /// disk and bounded by the app's limit; or the JSON form's `base64` with `_ContentType`, read
+    /// whole before its app and keys are known, to ``UnauthenticatedBodyReads/maximumBytes``) and
+    /// answers 201 `{"name", "url"}`
     /// with the URL in `Location`. Needs a client key or the master key, and a session when the
     /// app asks for one (403/119).
     func upload(_ name: String, request: Request, context: CloudletRequestContext, call: ParseCall) async throws -> Response {
