@@ -98,19 +98,13 @@ extension ParseAPI {
         of kind: ParseRoute.Kind, in group: RouterGroup<CloudletRequestContext>, bodyReads: UnauthenticatedBodyReads
     ) -> RouterGroup<CloudletRequestContext> {
         switch kind {
-        case .json:
+        case .json, .streamedBody:
+            // Without an app id header the body is the JavaScript SDK's form (for an upload, the
+            // JSON form, base64 and all), read here to the bound of a body read before its keys.
             group.add(
                 middleware: AppMiddleware(
                     apps: apps, trustedProxies: trustedProxies, source: .headerOrBody(bodyReads, maximumBodyBytes: maximumBodyBytes)))
-            group.add(middleware: KeyMiddleware(bodyReads: bodyReads, maximumBodyBytes: maximumBodyBytes))
-        case .streamedBody:
-            // The JavaScript SDK's JSON form (no app id header) is read whole, base64 and all, to
-            // the bound of a body read before its app and keys are known.
-            group.add(
-                middleware: AppMiddleware(
-                    apps: apps, trustedProxies: trustedProxies,
-                    source: .headerOrBody(bodyReads, maximumBodyBytes: UnauthenticatedBodyReads.maximumBytes)))
-            group.add(middleware: KeyMiddleware(bodyReads: bodyReads, maximumBodyBytes: nil))
+            group.add(middleware: KeyMiddleware(bodyReads: bodyReads, maximumBodyBytes: kind == .json ? maximumBodyBytes : nil))
         case .urlOnly:
             group.add(middleware: AppMiddleware(apps: apps, trustedProxies: trustedProxies, source: .path("id")))
             group.add(middleware: URLCallerMiddleware())
