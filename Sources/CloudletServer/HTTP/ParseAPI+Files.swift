@@ -8,8 +8,7 @@ extension ParseAPI {
     /// `POST /files/:name`: stores the body's bytes (raw, with their `Content-Type`, streamed to
     /// disk and bounded by the app's limit; or the JSON form's `base64` with `_ContentType`, read
     /// whole before its app and keys are known, to ``UnauthenticatedBodyReads/maximumBytes``) and
-    /// answers 201 `{"name", "url"}`
-    /// with the URL in `Location`. Needs a client key or the master key, and a session when the
+    /// answers 201 `{"name", "url"}` with the URL in `Location`. Needs a client key or the master key, and a session when the
     /// app asks for one (403/119).
     func upload(_ name: String, request: Request, context: CloudletRequestContext, call: ParseCall) async throws -> Response {
         let settings = call.app.fileSettings

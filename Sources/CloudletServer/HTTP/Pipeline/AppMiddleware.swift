@@ -3,8 +3,8 @@ import Hummingbird
 
 /// Finds the client's address and the app a request is for: from `X-Parse-Application-Id` or, as
 /// the JavaScript SDK sends it, `_ApplicationId` in the body (which is then read here, as one of
-/// the host's ``UnauthenticatedBodyReads``); or, for a file's URL, from the path. An unknown app is refused with 403/119
-/// before anything else happens.
+/// the host's ``UnauthenticatedBodyReads``); or, for a file's URL, from the path. An unknown app
+/// is refused with 403/119 before anything else happens.
 struct AppMiddleware: RouterMiddleware {
     typealias Context = CloudletRequestContext
 
