@@ -46,3 +46,60 @@ enum RawHTTP {
         return (String(decoding: answer, as: UTF8.self), count == 0)
     }
 }
+
+extension RawHTTP {
+    /// One TCP connection to `127.0.0.1:port` that stays open between writes, for requests whose
+    /// body is sent late or never.
+    final class Connection {
+        private let socket: Int32
+
+        init(port: Int) throws {
+            socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            guard socket >= 0 else { throw Failure(description: "socket: \(errno)") }
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = in_port_t(UInt16(port).bigEndian)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard connected == 0 else {
+                close(socket)
+                throw Failure(description: "connect: \(errno)")
+            }
+        }
+
+        deinit { close(socket) }
+
+        func send(_ text: String) throws {
+            let bytes = Array(text.utf8)
+            var sent = 0
+            while sent < bytes.count {
+                let written = bytes[sent...].withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                guard written > 0 else { throw Failure(description: "send: \(errno)") }
+                sent += written
+            }
+        }
+
+        /// The first answer on the connection, head and `Content-Length` body, without waiting for
+        /// the connection to close; nil when it does not come whole within `seconds`.
+        func answer(seconds: Int = 5) -> String? {
+            var timeout = timeval(tv_sec: seconds, tv_usec: 0)
+            setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+            var answer: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 65_536)
+            while true {
+                let text = String(decoding: answer, as: UTF8.self)
+                if let end = text.range(of: "\r\n\r\n"),
+                    let length = text[..<end.lowerBound].firstMatch(of: /(?i)content-length: *(\d+)/).flatMap({ Int($0.1) }),
+                    text.utf8.count - text[..<end.upperBound].utf8.count >= length
+                {
+                    return text
+                }
+                let count = recv(socket, &buffer, buffer.count, 0)
+                guard count > 0 else { return nil }
+                answer += buffer[..<count]
+            }
+        }
+    }
+}

@@ -5,14 +5,15 @@ import Hummingbird
 import NIOCore
 
 extension ParseAPI {
-    /// The largest body of an upload in the JavaScript SDK's JSON form (`{"base64": …}`), which is
-    /// read whole to be parsed: the base64 of a 20 MiB file, plus room for the other members. Raw
-    /// uploads stream, and only the app's limit bounds them.
+    /// The largest JSON-form upload: the base64 of a file of the default upload limit, and 64 KiB
+    /// for the rest of the form. Such a body is read before its app is known, so it takes one of
+    /// the host's few slots for large unauthenticated bodies (``UnauthenticatedBodyReads``).
     static let maximumBase64UploadBytes = (FileSettings.defaultMaximumUploadBytes / 3 + 1) * 4 + (64 << 10)
 
     /// `POST /files/:name`: stores the body's bytes (raw, with their `Content-Type`, streamed to
-    /// disk; or the JSON form's `base64` with `_ContentType`) and answers 201 `{"name", "url"}`
-    /// with the URL in `Location`. Needs a client key or the master key, and a session when the
+    /// disk and bounded by the app's limit; or the JSON form's `base64` with `_ContentType`, read
+    /// whole before its app and keys are known, to ``maximumBase64UploadBytes``) and
+    /// answers 201 `{"name", "url"}` with the URL in `Location`. Needs a client key or the master key, and a session when the
     /// app asks for one (403/119).
     func upload(_ name: String, request: Request, context: CloudletRequestContext, call: ParseCall) async throws -> Response {
         let settings = call.app.fileSettings

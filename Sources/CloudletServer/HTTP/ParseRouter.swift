@@ -75,8 +75,9 @@ extension ParseAPI {
         health.get("health") { _, _ in JSONResponse.make(status: .ok, body: ["status": "ok"]) }
         health.post("health") { _, _ in JSONResponse.make(status: .ok, body: ["status": "ok"]) }
         Self.refuseOtherMethods(on: "health", answering: [.get, .post], in: health)
+        let bodyReads = UnauthenticatedBodyReads()
         var groups: [ParseRoute.Kind: RouterGroup<CloudletRequestContext>] = [:]
-        for kind in ParseRoute.Kind.allCases { groups[kind] = middleware(of: kind, in: router.group(mount)) }
+        for kind in ParseRoute.Kind.allCases { groups[kind] = middleware(of: kind, in: router.group(mount), bodyReads: bodyReads) }
         var methodsByPath: [String: [HTTPRequest.Method]] = [:]
         for route in Self.routes {
             for method in route.methods {
@@ -91,20 +92,20 @@ extension ParseAPI {
         }
     }
 
-    /// `group` with the middleware of routes of `kind`.
+    /// `group` with the middleware of routes of `kind`, reading bodies that carry their app or
+    /// keys in the slots of `bodyReads`.
     private func middleware(
-        of kind: ParseRoute.Kind, in group: RouterGroup<CloudletRequestContext>
+        of kind: ParseRoute.Kind, in group: RouterGroup<CloudletRequestContext>, bodyReads: UnauthenticatedBodyReads
     ) -> RouterGroup<CloudletRequestContext> {
         switch kind {
-        case .json:
-            group.add(middleware: AppMiddleware(apps: apps, trustedProxies: trustedProxies, source: .headerOrBody(maximumBodyBytes: maximumBodyBytes)))
-            group.add(middleware: KeyMiddleware(maximumBodyBytes: maximumBodyBytes))
-        case .streamedBody:
-            // The JavaScript SDK's JSON form (no app id header) is read whole, base64 and all.
+        case .json, .streamedBody:
+            // Without an app id header the body is the JavaScript SDK's form (for an upload, the
+            // JSON form, base64 and all), read here in one of the host's slots for such bodies.
+            let bound = kind == .json ? maximumBodyBytes : Self.maximumBase64UploadBytes
             group.add(
                 middleware: AppMiddleware(
-                    apps: apps, trustedProxies: trustedProxies, source: .headerOrBody(maximumBodyBytes: Self.maximumBase64UploadBytes)))
-            group.add(middleware: KeyMiddleware(maximumBodyBytes: nil))
+                    apps: apps, trustedProxies: trustedProxies, source: .headerOrBody(bodyReads, maximumBodyBytes: bound)))
+            group.add(middleware: KeyMiddleware(bodyReads: bodyReads, maximumBodyBytes: kind == .json ? maximumBodyBytes : nil))
         case .urlOnly:
             group.add(middleware: AppMiddleware(apps: apps, trustedProxies: trustedProxies, source: .path("id")))
             group.add(middleware: URLCallerMiddleware())

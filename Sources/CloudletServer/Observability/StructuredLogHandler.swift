@@ -67,24 +67,61 @@ public struct StructuredLogHandler: LogHandler {
             let members = fields.map { "\(JSONWriter.string(.string($0.0))):\(JSONWriter.string(.string($0.1)))" }
             return "{" + members.joined(separator: ",") + "}\n"
         case .logfmt:
-            return fields.map { "\($0.0)=\(logfmtValue($0.1))" }.joined(separator: " ") + "\n"
+            return fields.map { "\(logfmtKey($0.0))=\(logfmtValue($0.1))" }.joined(separator: " ") + "\n"
         }
     }
 
-    /// A logfmt value: bare when it is a plain word, else quoted with `"`, `\` and line breaks escaped.
+    /// A logfmt value: bare when it is a plain word, else quoted, with `"` and `\` escaped and every
+    /// control character written as an escape (`\n`, `\r`, `\t`, else `\u001b`, `\u2028`, …), so
+    /// that no value can end its line or forge another. It goes scalar by scalar: `"\r\n"` is one
+    /// `Character`.
     private static func logfmtValue(_ value: String) -> String {
-        let needsQuotes = value.isEmpty || value.contains { $0 == " " || $0 == "=" || $0 == "\"" || $0 == "\\" || $0.isNewline }
+        let scalars = value.unicodeScalars
+        let needsQuotes = value.isEmpty || !scalars.allSatisfy(isPlain)
         guard needsQuotes else { return value }
-        var escaped = ""
-        for character in value {
-            switch character {
+        var escaped = "\""
+        for scalar in scalars {
+            switch scalar {
             case "\"": escaped += "\\\""
             case "\\": escaped += "\\\\"
             case "\n": escaped += "\\n"
             case "\r": escaped += "\\r"
-            default: escaped.append(character)
+            case "\t": escaped += "\\t"
+            case _ where isControl(scalar): escaped += unicodeEscape(scalar)
+            default: escaped.unicodeScalars.append(scalar)
             }
         }
-        return "\"" + escaped + "\""
+        return escaped + "\""
+    }
+
+    /// A logfmt key, which cannot be quoted: a space, `=`, `"`, `\` or control character in it (a
+    /// hook names its own metadata keys) is written as its `\u` escape.
+    private static func logfmtKey(_ key: String) -> String {
+        var escaped = ""
+        for scalar in key.unicodeScalars {
+            if isPlain(scalar) { escaped.unicodeScalars.append(scalar) } else { escaped += unicodeEscape(scalar) }
+        }
+        return escaped
+    }
+
+    /// Whether `scalar` may stand in a bare logfmt word.
+    private static func isPlain(_ scalar: Unicode.Scalar) -> Bool {
+        !" =\"\\".unicodeScalars.contains(scalar) && !isControl(scalar)
+    }
+
+    /// Whether `scalar` is a control character: a C0 or C1 control or DEL, a format character
+    /// (such as a bidirectional override), or a line or paragraph separator.
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .control, .format, .lineSeparator, .paragraphSeparator: true
+        default: false
+        }
+    }
+
+    /// `\u` and four hex digits, or `\U` and eight past the Basic Multilingual Plane.
+    private static func unicodeEscape(_ scalar: Unicode.Scalar) -> String {
+        let digits = String(scalar.value, radix: 16)
+        let width = scalar.value > 0xFFFF ? 8 : 4
+        return (width == 8 ? "\\U" : "\\u") + String(repeating: "0", count: width - digits.count) + digits
     }
 }

@@ -36,7 +36,8 @@ extension AppRuntime {
         return (saved, token)
     }
 
-    /// Logs a user in. A wrong username and a wrong password give the same error (101), and every
+    /// Logs a user in. A wrong username and a wrong password give the same error (101) after the
+    /// same bcrypt work (an unknown username is checked against a stand-in hash), and every
     /// attempt counts against the username and the client's address until its password matched.
     /// Then the `beforeLogin` hook may refuse it (no session is made), and the `afterLogin` hook
     /// runs once the session is made.
@@ -44,9 +45,9 @@ extension AppRuntime {
         let attempt = try loginThrottle.begin(username: username, address: address)
         let matches = try await storage.find(
             StorageQuery(query: ParseQuery("_User", constraints: ["username": .string(username)], limit: 1), readerIdentities: nil))
-        guard let user = matches.first, let id = user.objectId, let hash = try await storage.passwordHash(ofUser: id),
-            try await limits.passwordHasher.verify(password, hash: hash)
-        else {
+        var hash: String?
+        if let id = matches.first?.objectId { hash = try await storage.passwordHash(ofUser: id) }
+        guard try await limits.passwordHasher.verify(password, hash: hash), let user = matches.first, let id = user.objectId else {
             throw ParseError(code: 101, message: "Invalid username/password.")
         }
         loginThrottle.succeeded(attempt)

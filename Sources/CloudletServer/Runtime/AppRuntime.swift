@@ -13,7 +13,7 @@ public final class AppRuntime: Sendable {
         /// How long a login session lasts (Parse's default: one year).
         public var sessionLifetime: Duration
         /// How passwords are hashed.
-        public var passwordHasher: PasswordHasher
+        public var passwordHasher: any PasswordHashing
         /// The most hook invocations of client requests that run at once (see ``HookBulkhead``).
         public var maximumConcurrentHooks: Int
         /// The most that wait for a slot; past them, 503.
@@ -27,7 +27,7 @@ public final class AppRuntime: Sendable {
 
         /// Limits with Cloudlet's defaults.
         public init(
-            maximumHookDepth: Int = 8, sessionLifetime: Duration = .seconds(365 * 86_400), passwordHasher: PasswordHasher = PasswordHasher(),
+            maximumHookDepth: Int = 8, sessionLifetime: Duration = .seconds(365 * 86_400), passwordHasher: any PasswordHashing = PasswordHasher(),
             maximumConcurrentHooks: Int = 32, maximumQueuedHooks: Int = 256, maximumResponseBytes: Int = ReadBudget.defaultMaximumBytes,
             maximumRunningJobs: Int = 4, freeDiskFloor: FreeDiskFloor? = nil
         ) {

@@ -30,6 +30,33 @@ import Testing
         #expect(line.contains(#"msg="disk \"full\"\nnow" count=3 path="/var/data 1""#), "\(line)")
     }
 
+    /// A client's value cannot end its line or forge another: `"\r\n"` is one `Character` but two
+    /// control characters, and every control character of a value or a key is escaped.
+    @Test func logfmtEscapesEveryControlCharacter() throws {
+        let capture = Capture()
+        let forged = "ada\r\ntime=2026-01-01T00:00:00.000Z level=error msg=forged"
+        capture.logger(.logfmt).info(
+            "login \(forged)",
+            metadata: [
+                "username": "\(forged)", "nul": "a\u{0}b", "escape": "\u{1b}[31mred", "separator": "a\u{2028}b\u{2029}c",
+                "c1": "\u{85}\u{9b}\u{7f}", "bidi": "\u{202e}", "tab": "a\tb", "hook key\r\n=x": "v",
+            ])
+        #expect(capture.all.count == 1)
+        let line = try #require(capture.all.first)
+        #expect(line.hasSuffix("\n"))
+        let controls = line.dropLast().unicodeScalars.filter { $0.properties.generalCategory == .control || [0x2028, 0x2029, 0x202e].contains($0.value) }
+        #expect(controls.isEmpty, "\(line)")
+        #expect(line.contains(#"msg="login ada\r\ntime=2026-01-01T00:00:00.000Z level=error msg=forged""#), "\(line)")
+        #expect(line.contains(#" username="ada\r\ntime="#), "\(line)")
+        #expect(line.contains(#" nul="a\u0000b""#), "\(line)")
+        #expect(line.contains(#" escape="\u001b[31mred""#), "\(line)")
+        #expect(line.contains(#" separator="a\u2028b\u2029c""#), "\(line)")
+        #expect(line.contains(#" c1="\u0085\u009b\u007f""#), "\(line)")
+        #expect(line.contains(#" bidi="\u202e""#), "\(line)")
+        #expect(line.contains(#" tab="a\tb""#), "\(line)")
+        #expect(line.contains(#" hook\u0020key\u000d\u000a\u003dx=v"#), "\(line)")
+    }
+
     @Test func jsonWritesOneObjectPerLineWithEveryField() throws {
         let capture = Capture()
         capture.logger(.json).info("saved", metadata: ["class": "Posts", "quote": "\"x\""])

@@ -2,16 +2,17 @@ import Cloudlet
 import Hummingbird
 
 /// Finds the client's address and the app a request is for: from `X-Parse-Application-Id` or, as
-/// the JavaScript SDK sends it, `_ApplicationId` in the body (which is then read here, up to
-/// `maximumBodyBytes`); or, for a file's URL, from the path. An unknown app is refused with 403/119
-/// before anything else happens.
+/// the JavaScript SDK sends it, `_ApplicationId` in the body (which is then read here, as one of
+/// the host's ``UnauthenticatedBodyReads``); or, for a file's URL, from the path. An unknown app
+/// is refused with 403/119 before anything else happens.
 struct AppMiddleware: RouterMiddleware {
     typealias Context = CloudletRequestContext
 
     /// Where the app id is.
     enum Source: Sendable {
-        /// The header, else the body's `_ApplicationId`, reading at most this many bytes of body.
-        case headerOrBody(maximumBodyBytes: Int)
+        /// The header, else the body's `_ApplicationId`, reading at most `maximumBodyBytes` of
+        /// body (and at most the bound of `reads`) in one of the slots of `reads`.
+        case headerOrBody(UnauthenticatedBodyReads, maximumBodyBytes: Int)
         /// The path parameter of this name (`id` in `/files/:id/:name`).
         case path(String)
     }
@@ -27,11 +28,11 @@ struct AppMiddleware: RouterMiddleware {
             peer: context.remoteAddress?.ipAddress, forwardedFor: request.headers[values: ParseHeaders.forwardedFor])
         let appId: String?
         switch source {
-        case .headerOrBody(let maximumBodyBytes):
+        case .headerOrBody(let reads, let maximumBodyBytes):
             if let header = request.headers[ParseHeaders.applicationId] {
                 appId = header
             } else {
-                try await BodyMiddleware.read(&request, into: &context.parse, maximumBytes: maximumBodyBytes)
+                try await reads.read(&request, into: &context.parse, maximumBytes: maximumBodyBytes)
                 appId = context.parse.transport.applicationId
             }
         case .path(let parameter):

@@ -1,9 +1,11 @@
 import Cloudlet
 import Hummingbird
 import NIOCore
+import NIOHTTP1
 
-/// Reads the JSON body once (bounded by the largest body the server takes), takes the JavaScript
-/// SDK's transport members out of it, and settles the method the request means (`_method`).
+/// Reads the JSON body once its app and keys are known (bounded by the largest body the server
+/// takes), takes the JavaScript SDK's transport members out of it, and settles the method the
+/// request means (`_method`). A body read before them goes through ``UnauthenticatedBodyReads``.
 struct BodyMiddleware: RouterMiddleware {
     typealias Context = CloudletRequestContext
     let maximumBodyBytes: Int
@@ -17,14 +19,20 @@ struct BodyMiddleware: RouterMiddleware {
         return try await next(request, context)
     }
 
-    /// Reads and parses the body into `state`, unless an earlier middleware already did.
+    /// Reads and parses the body into `state`, unless an earlier middleware already did: a
+    /// `Content-Length` over `maximumBytes` is refused before a byte is read, and a chunked body is
+    /// cut off once it passes it (413/116); a body cut short answers 400/107.
     static func read(_ request: inout Request, into state: inout ParseRequestState, maximumBytes: Int) async throws {
         guard state.body == nil else { return }
+        try refuseDeclaredLength(of: request, over: maximumBytes)
         let buffer: ByteBuffer
         do {
             buffer = try await request.collectBody(upTo: maximumBytes)
         } catch is NIOTooManyBytesError {
-            throw ParseError(code: 116, message: "request body is larger than \(maximumBytes) bytes", httpStatus: 413)
+            throw tooLarge(maximumBytes)
+        } catch is HTTPParserError {
+            // The client closed the connection, or sent a malformed chunk, before the body's end.
+            throw ParseError(code: 107, message: "the request body ended before it was complete", httpStatus: 400)
         }
         var body: [String: ParseValue] = [:]
         if buffer.readableBytes > 0 {
@@ -39,5 +47,14 @@ struct BodyMiddleware: RouterMiddleware {
         }
         state.transport = TransportFields(taking: &body)
         state.body = body
+    }
+
+    /// Throws 413/116 when `request` says its body is longer than `maximumBytes`.
+    static func refuseDeclaredLength(of request: Request, over maximumBytes: Int) throws {
+        if let length = request.headers[.contentLength].flatMap(Int.init), length > maximumBytes { throw tooLarge(maximumBytes) }
+    }
+
+    private static func tooLarge(_ maximumBytes: Int) -> ParseError {
+        ParseError(code: 116, message: "request body is larger than \(maximumBytes) bytes", httpStatus: 413)
     }
 }

@@ -2,10 +2,12 @@ import Cloudlet
 import Hummingbird
 
 /// Checks the app's keys: the master key (no ACL applies) or a client key, from the headers or
-/// the body's transport members; refuses a wrong or missing one with 403/119. A route whose body
+/// the body's transport members (a body then read as one of the host's
+/// ``UnauthenticatedBodyReads``); refuses a wrong or missing one with 403/119. A route whose body
 /// streams (`maximumBodyBytes` nil) has its keys in the headers, or in a body read already.
 struct KeyMiddleware: RouterMiddleware {
     typealias Context = CloudletRequestContext
+    let bodyReads: UnauthenticatedBodyReads
     let maximumBodyBytes: Int?
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
@@ -17,7 +19,7 @@ struct KeyMiddleware: RouterMiddleware {
         var clientKey = ParseHeaders.clientKeys.lazy.compactMap { headers[$0] }.first
         if masterKey == nil, clientKey == nil {
             // Keys not in the headers: the JavaScript SDK's body form.
-            if let maximumBodyBytes { try await BodyMiddleware.read(&request, into: &context.parse, maximumBytes: maximumBodyBytes) }
+            if let maximumBodyBytes { try await bodyReads.read(&request, into: &context.parse, maximumBytes: maximumBodyBytes) }
             masterKey = context.parse.transport.masterKey
             clientKey = context.parse.transport.clientKey
         }

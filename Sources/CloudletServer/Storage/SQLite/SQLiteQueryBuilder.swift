@@ -4,7 +4,8 @@ import GRDB
 /// Turns a Parse query into SQL over the `objects` table. Field paths go in as bound JSON paths and
 /// values as bound parameters; nothing from the client is spliced into the SQL text. Lists (`$in`,
 /// `$nin`, `$all`) are bound as one JSON array each, and long `$or`/`$and` lists are nested as
-/// balanced trees, so that no query reaches SQLite's expression depth limit.
+/// balanced trees, so that no query reaches SQLite's expression depth limit. A query past one of
+/// the ``SQLiteQueryBounds`` is refused (102) as it compiles.
 struct SQLiteQueryBuilder {
     struct Statement {
         var sql: String
@@ -15,12 +16,11 @@ struct SQLiteQueryBuilder {
 
     /// The most results one query returns, as on Parse.com.
     static let maximumLimit = 1000
-    /// The most values one statement may bind (SQLite allows 32,766); a query past it answers 102.
-    static let maximumArguments = 30_000
     /// The most sort keys one query may give; more answer 102.
     static let maximumOrderKeys = 64
 
     var arguments = StatementArguments()
+    private var bounds = SQLiteQueryBounds()
     private var patterns: [Int64: RegexProgram] = [:]
     /// The reader's ACL test and its arguments, repeated in front of every `$regex` so that a
     /// pattern never runs on a row the reader may not see (SQLite may test the other terms of a
@@ -46,9 +46,7 @@ struct SQLiteQueryBuilder {
     }
 
     private func statement(_ sql: String) throws -> Statement {
-        guard sql.utf8.count(where: { $0 == UInt8(ascii: "?") }) <= Self.maximumArguments else {
-            throw ParseError.invalidQuery("the query is too large: ask for fewer values at once")
-        }
+        try SQLiteQueryBounds.check(sql: sql)
         return Statement(sql: sql, arguments: arguments, patterns: patterns)
     }
 
@@ -85,6 +83,7 @@ struct SQLiteQueryBuilder {
                 guard let branches = value.arrayValue, !branches.isEmpty else {
                     throw ParseError.invalidQuery("\(key) needs a non-empty array of queries")
                 }
+                try bounds.addBranches(branches.count)
                 let parts = try branches.map { branch -> String in
                     guard let members = branch.objectValue else { throw ParseError.invalidQuery("\(key) needs queries") }
                     return try clause(for: members, depth: depth + 1)
@@ -96,6 +95,7 @@ struct SQLiteQueryBuilder {
                 if let operators = value.objectValue, operators.keys.contains(where: { $0.hasPrefix("$") }) {
                     clauses.append(try operatorClauses(field, operators))
                 } else {
+                    try bounds.addCondition()
                     clauses.append(try equality(field, value))
                 }
             }
@@ -107,6 +107,7 @@ struct SQLiteQueryBuilder {
         var clauses: [String] = []
         for op in operators.keys.sorted() {
             let operand = operators[op]!
+            if op != "$options" { try bounds.addCondition(values: operand.arrayValue?.count ?? 1) }
             switch op {
             case "$eq": clauses.append(try equality(field, operand))
             case "$ne": clauses.append("NOT COALESCE(\(try equality(field, operand)), 0)")
