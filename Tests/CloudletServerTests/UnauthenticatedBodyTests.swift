@@ -29,7 +29,7 @@ struct UnauthenticatedBodyTests {
             // No app id: the body form, bounded before its app is known (an upload's JSON form to
             // the base64 of the default upload limit).
             for (path, bound) in [("files/a.txt", ParseAPI.maximumBase64UploadBytes), ("classes/Posts", 1_048_576)] {
-                let answer = try Self.answerWithoutBody(port: port, Self.head(path, length: 28_000_000))
+                let answer = try Self.answerWithoutBody(port: port, Self.head(path, length: 30_000_000))
                 #expect(answer.hasPrefix("HTTP/1.1 413"), "\(path): \(answer)")
                 #expect(answer.contains(#"{"code":116,"error":"request body is larger than \#(bound) bytes"}"#), "\(path): \(answer)")
             }
