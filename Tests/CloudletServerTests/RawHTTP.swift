@@ -16,19 +16,10 @@ enum RawHTTP {
     /// ``exchange(port:_:seconds:)``, and whether the server closed the connection (rather than
     /// `seconds` passing without a byte).
     static func exchangeNotingClose(port: Int, _ request: String, seconds: Int = 5) throws -> (answer: String, closed: Bool) {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard socket >= 0 else { throw Failure(description: "socket: \(errno)") }
+        let socket = try connectedSocket(port: port)
         defer { close(socket) }
         var timeout = timeval(tv_sec: seconds, tv_usec: 0)
         setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else { throw Failure(description: "connect: \(errno)") }
         let bytes = Array(request.utf8)
         var sent = 0
         while sent < bytes.count {
@@ -48,25 +39,31 @@ enum RawHTTP {
 }
 
 extension RawHTTP {
+    /// A TCP socket connected to `127.0.0.1:port`; the caller closes it.
+    static func connectedSocket(port: Int) throws -> Int32 {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socket >= 0 else { throw Failure(description: "socket: \(errno)") }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else {
+            close(socket)
+            throw Failure(description: "connect: \(errno)")
+        }
+        return socket
+    }
+
     /// One TCP connection to `127.0.0.1:port` that stays open between writes, for requests whose
     /// body is sent late or never.
     final class Connection {
         private let socket: Int32
 
         init(port: Int) throws {
-            socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            guard socket >= 0 else { throw Failure(description: "socket: \(errno)") }
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = in_port_t(UInt16(port).bigEndian)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
-            guard connected == 0 else {
-                close(socket)
-                throw Failure(description: "connect: \(errno)")
-            }
+            socket = try RawHTTP.connectedSocket(port: port)
         }
 
         deinit { close(socket) }
