@@ -14,9 +14,9 @@ import NIOPosix
 //     10 s slices (target p99 ≤ 1.25×). Two controls share the slices: `steady` beside `flood`
 //     sending only its quota (what the neighbour's allowed work costs), and beside the flood aimed
 //     at a server that does no work for it (`IdleFloodServer`: what the machine alone pays for it).
-//     And `steady` beside `flood`'s hooks that hang, trap, allocate and print, called back to back
-//     over 2 connections each (target p99 ≤ 2×); what they print goes to standard error at level
-//     info, as `serve` logs it.
+//     And `steady` beside `flood`'s hooks that hang, trap, allocate and print, each called 25 times
+//     a second (target p99 ≤ 2×); what they print goes to standard error at level info, as `serve`
+//     logs it.
 //  3. Throughput: `steady` saving back to back, alone and while `flood`'s hooks all spin in its
 //     workers until they are killed (target ≥ 0.8×).
 // This executable is also the flood app's worker: the pool starts it as `<this> worker`.
@@ -84,13 +84,15 @@ func floodRun(seconds: Double, times: Double = 4, connections: Int = 64, port: I
         .run(TenantsServer.saves(TenantsServer.flood, port: port), on: floodClients)
 }
 
-/// The flood app's misbehaving hooks (``TenantHooks/faults``), each called back to back over 2
-/// connections for `seconds`; their answers merged.
+/// The flood app's misbehaving hooks (``TenantHooks/faults``), each called 25 times a second over
+/// 4 connections for `seconds` (hanging calls hold their connection, so fewer of those); their
+/// answers merged. Paced, not back to back: once a hook's circuit opens its calls are refused at
+/// once, and back-to-back callers would then be a flood of requests, which phase 2 measures apart.
 func faultRun(seconds: Double) async throws -> LoadResult {
     try await withThrowingTaskGroup(of: LoadResult.self) { group in
         for fault in TenantHooks.faults {
             group.addTask {
-                try await LoadGenerator(host: "127.0.0.1", port: server.port, connections: 2, warmup: 0, seconds: seconds)
+                try await LoadGenerator(host: "127.0.0.1", port: server.port, connections: 4, warmup: 0, seconds: seconds, rate: 25)
                     .run(TenantsServer.calls(fault, port: server.port), on: floodClients)
             }
         }
