@@ -141,6 +141,15 @@ enum Company: CaseIterable {
     }
 }
 var paced: [Company: [LoadResult]] = [:]
+/// The CPU this process (the server, its output relay and the load generators) used in each
+/// company's slices, in seconds, and their length.
+var processCPU: [Company: (seconds: Double, over: Double)] = [:]
+/// This process's CPU time so far, its ended threads included, in seconds.
+func processCPUSeconds() -> Double {
+    var usage = rusage()
+    getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+    return [usage.ru_utime, usage.ru_stime].map { Double($0.tv_sec) + Double($0.tv_usec) / 1e6 }.reduce(0, +)
+}
 /// What the flood app's clients sent per second in each slice beside them.
 var neighbourRates: [Company: [Double]] = [:]
 /// One 10 s slice of the steady app's paced load in `company`, and what the neighbour sent per second.
@@ -161,7 +170,10 @@ let companies: [Company] = onlyFaults ? [.alone, .faults] : Company.allCases
 for slice in 0..<slices {
     for step in 0..<companies.count {
         let company = companies[(slice + step) % companies.count]
+        let (cpuBefore, started) = (processCPUSeconds(), ContinuousClock.now)
         let (steady, neighbourRate) = try await steadyPaced(beside: company)
+        let cpu = processCPU[company] ?? (0, 0)
+        processCPU[company] = (cpu.seconds + processCPUSeconds() - cpuBefore, cpu.over + (ContinuousClock.now - started) / .seconds(1))
         paced[company, default: []].append(steady)
         if let neighbourRate { neighbourRates[company, default: []].append(neighbourRate) }
     }
@@ -183,6 +195,9 @@ for company in companies {
     let phase = merged(paced[company]!)
     print("steady \(company.title), paced: \(describe(phase.result, window * Double(slices), steal: phase.steal))")
 }
+print(
+    "  process CPU (server and load generators), cores: "
+        + companies.map { $0.title + String(format: " %.2f", processCPU[$0]!.seconds / processCPU[$0]!.over) }.joined(separator: ", "))
 for company in companies where company != .alone {
     let target = ([.flood: " (target ≤ 1.25)", .faults: " (target ≤ 2)"] as [Company: String])[company] ?? ""
     let ratio = merged(paced[company]!).result.percentileMilliseconds(0.99) / aloneP99
