@@ -9,7 +9,7 @@ import NIOPosix
 // process (bare Hummingbird + GRDB, Cloudlet without hooks, Cloudlet with a beforeSave + afterSave
 // pair in-process and in worker processes), at each number of connections, then prints how
 // Cloudlet compares with the bare baseline. This executable is also its own worker: the pool
-// starts it as `<this> worker --socket …`.
+// starts it as `<this> worker`.
 
 if CommandLine.arguments.dropFirst().first == "worker" {
     await CloudletCommand<BenchmarkHooks>.runCommandLine()

@@ -6,7 +6,7 @@ import Logging
 
 // Compares hooks in worker processes with hooks in-process: the cost one no-op `beforeSave` call adds
 // (p50/p99), and saves per second with a `beforeSave` + `afterSave` pair through a whole runtime.
-// This executable is also its own worker: the pool starts it as `<this> worker --socket …`.
+// This executable is also its own worker: the pool starts it as `<this> worker`.
 //
 //   swift run -c release cloudlet-isolation-benchmark [calls] [seconds] [concurrency]
 

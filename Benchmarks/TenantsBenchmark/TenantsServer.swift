@@ -15,10 +15,11 @@ enum TenantsServer {
     static let steady = "steady"
     static func clientKey(_ app: String) -> String { "ck-" + app }
 
-    /// Starts the server with `flood` limited to `quota`.
-    static func start(quota: RateLimitQuota, logger: Logger) async throws -> (RunningServer, WorkerPool) {
+    /// Starts the server with `flood` limited to `quota`; what its workers print goes to `hookLogger`.
+    static func start(quota: RateLimitQuota, logger: Logger, hookLogger: Logger) async throws -> (RunningServer, WorkerPool) {
         let pool = try await WorkerPool.launch(
-            WorkerPoolConfiguration(appId: flood, executablePath: Bundle.main.executablePath ?? CommandLine.arguments[0]), logger: logger)
+            WorkerPoolConfiguration(appId: flood, executablePath: Bundle.main.executablePath ?? CommandLine.arguments[0]), logger: logger,
+            hookLogger: hookLogger)
         let server = try await RunningServer.start { directory, onRunning in
             let application = try CloudletApplication(
                 configuration: ServerConfiguration(host: "127.0.0.1", port: 0, dataDirectory: directory),
@@ -43,10 +44,10 @@ enum TenantsServer {
         LoadRequest.save(host: "127.0.0.1", port: port, appId: app, clientKey: clientKey(app), className: "X")
     }
 
-    /// Calls of the flood app's spinning function.
-    static func spins(port: Int) -> LoadRequest {
+    /// Calls of the flood app's function `name` (`spin`, or one of ``TenantHooks/faults``).
+    static func calls(_ name: String, port: Int) -> LoadRequest {
         LoadRequest(
-            method: .POST, uri: "/parse/functions/spin", host: "127.0.0.1", port: port, appId: flood, clientKey: clientKey(flood),
+            method: .POST, uri: "/parse/functions/\(name)", host: "127.0.0.1", port: port, appId: flood, clientKey: clientKey(flood),
             bodies: ["{}"])
     }
 }

@@ -1,7 +1,7 @@
 #define _GNU_SOURCE
 #include "cloudlet_landlock.h"
 
-/* Landlock, capabilities and SO_PEERCRED are Linux's; elsewhere the Swift side calls none of these. */
+/* Landlock and capabilities are Linux's; elsewhere the Swift side calls none of these. */
 #ifdef __linux__
 
 #include <fcntl.h>

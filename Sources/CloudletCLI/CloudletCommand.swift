@@ -18,8 +18,10 @@ public struct CloudletCommand<Hooks: HookModule>: AsyncParsableCommand {
 
     public init() {}
 
-    /// Parses the process's arguments and runs the chosen subcommand, exiting with its status.
+    /// Parses the process's arguments and runs the chosen subcommand, exiting with its status. The
+    /// values of key flags are first wiped from the process's command line (see `KeyFlags`).
     public static func runCommandLine() async {
+        KeyFlags.scrubFromProcessArguments()
         await main()
     }
 }

@@ -108,6 +108,7 @@ struct ServeCommand<Hooks: HookModule>: AsyncParsableCommand {
                     Double($0).flatMap(cores)
                 }),
             logger: Logger(label: "cloudlet"))
+        WorkerFolder.removeLeftovers(dataDirectory: configuration.dataDirectory)
         do {
             try await server.loadApps()
         } catch let error as ParseError {
@@ -116,6 +117,7 @@ struct ServeCommand<Hooks: HookModule>: AsyncParsableCommand {
         }
         FileHandle.standardOutput.write(Data((server.supervisor.manifests.map(\.text).joined(separator: "\n") + "\n").utf8))
         let main = apps.ensured[0]
+        warnOfKeyFlags(runningApps: server.supervisor.manifests.map(\.appId), mainApp: main.record.id, logger: Logger(label: "cloudlet"))
         let mount = configuration.normalizedMountPath
         let raised = descriptors.after > descriptors.before ? " (raised from \(descriptors.before))" : ""
         let reload = ReloadOnHangup(pools: { server.supervisor.pools }, logger: Logger(label: "cloudlet.workers"))

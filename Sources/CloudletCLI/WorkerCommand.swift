@@ -8,14 +8,13 @@ import Glibc
 import Darwin
 #endif
 
-/// `cloudlet worker --socket <path>`: serves the app's hooks to a host's worker pool. Hidden: the
-/// host starts workers itself.
+/// `cloudlet worker`: serves the app's hooks to a host's worker pool over the socket it hands the
+/// worker as standard input. Hidden: the host starts workers itself.
 struct WorkerCommand<Hooks: HookModule>: AsyncParsableCommand {
     static var configuration: CommandConfiguration {
         CommandConfiguration(commandName: "worker", abstract: "Serve the app's hooks to a Cloudlet host.", shouldDisplay: false)
     }
 
-    @Option(help: "The host's Unix-domain socket.") var socket: String
     @Option(help: "Largest data segment this process may grow to, in MiB; 0 for no limit.") var memoryLimitMb: Int = 0
 
     func run() async throws {
@@ -24,7 +23,7 @@ struct WorkerCommand<Hooks: HookModule>: AsyncParsableCommand {
         signal(SIGINT, SIG_IGN)
         signal(SIGTERM, SIG_IGN)
         if memoryLimitMb > 0 { try Self.limitMemory(toMegabytes: memoryLimitMb) }
-        try await HookWorker(registry: Hooks.registry(), socketPath: socket).run()
+        try await HookWorker(registry: Hooks.registry()).run()
     }
 
     /// Caps the process's data segment (heap and private anonymous mappings), soft and hard, so that a

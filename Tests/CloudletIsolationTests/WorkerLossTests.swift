@@ -36,32 +36,3 @@ import Testing
         #expect(!ParseError.resultTooLarge.leftHookUnfinished)
     }
 }
-
-/// A worker's output, cut into lines of bounded length.
-@Suite struct LineSplitterTests {
-    @Test func linesAreSplitAcrossChunks() {
-        var splitter = LineSplitter()
-        #expect(splitter.append(Data("one\ntw".utf8)) == ["one"])
-        #expect(splitter.append(Data("o\nthree".utf8)) == ["two"])
-        #expect(splitter.finish() == ["three"])
-    }
-
-    @Test func aLongLineIsCutOnceWithAMarkAndTheRestOfItDropped() {
-        var splitter = LineSplitter()
-        let long = Data(repeating: UInt8(ascii: "a"), count: LineSplitter.maximumLineBytes + 5000)
-        var lines: [String] = []
-        for chunk in stride(from: 0, to: long.count, by: 1000) {
-            lines += splitter.append(long[chunk..<min(chunk + 1000, long.count)])
-        }
-        lines += splitter.append(Data("\nnext\n".utf8))
-        #expect(lines.count == 2)
-        #expect(lines[0] == String(repeating: "a", count: LineSplitter.maximumLineBytes) + LineSplitter.cutMarker)
-        #expect(lines[1] == "next")
-    }
-
-    @Test func aLineOfExactlyTheBoundIsKeptWhole() {
-        var splitter = LineSplitter()
-        let line = String(repeating: "b", count: LineSplitter.maximumLineBytes)
-        #expect(splitter.append(Data((line + "\n").utf8)) == [line])
-    }
-}

@@ -1,6 +1,5 @@
 import Cloudlet
 import CloudletServer
-import CloudletWire
 import CloudletTesting
 import Foundation
 import Testing
@@ -45,21 +44,45 @@ extension ProcessTests {
             try await apps.expectOtherAppAnswers()
         }
 
-        @Test func aProcessClaimingToBeAWorkerIsRefusedAndTheWorkerKeepsItsCalls() async throws {
+        @Test func aHookFindsNoSocketOfTheHostOrItsWorkersToConnectTo() async throws {
             let apps = try await TwoApps.start()
             defer { apps.stop() }
-            let worker = try await apps.fixtureWorker()
-            let socket = try ImpostorWorker.workerSocket(ofServer: apps.server.pid, appId: "fixture")
-            let impostor = Task {
-                try await ImpostorWorker.claim(
-                    Int32(worker), hooks: [WireHello.Hook(kind: HookKind.function.definition.wireNumber, name: "pid", timeLimitMilliseconds: 15_000)],
-                    at: socket, wait: .seconds(2))
+            let host = try Self.socketInodes(ofProcessAndChildren: apps.server.pid)
+            #expect(host.count >= 2, "the host holds its workers' connections: \(host)")
+            let reply = try await apps.fixture.post("/functions/sockets", [:])
+            let visible = try #require(reply["result"]?.arrayValue, "sockets answered \(reply.status)")
+            let ofTheHost = visible.filter { host.contains($0["inode"]?.stringValue ?? "") }
+            #expect(ofTheHost.isEmpty, "a hook found the host's sockets by path: \(ofTheHost)")
+            try await apps.expectOtherAppAnswers()
+        }
+
+        @Test func keysGivenAsFlagsAreWipedFromTheCommandLineAndServeWarnsWhileOtherAppsRun() async throws {
+            let keys = ["--client-key": "client-key-on-the-command-line", "--master-key": "master-key-on-the-command-line"]
+            let apps = try await TwoApps.start(
+                keys.flatMap { [$0.key, $0.value] } + ["--operator-key=operator-key-on-the-command-line"])
+            defer { apps.stop() }
+            let commandLine = String(decoding: try Data(contentsOf: URL(fileURLWithPath: "/proc/\(apps.server.pid)/cmdline")), as: UTF8.self)
+            #expect(commandLine.contains("--master-key") && commandLine.contains("--operator-key="), "\(commandLine)")
+            for key in Array(keys.values) + ["operator-key-on-the-command-line"] {
+                #expect(!commandLine.contains(key), "\(key) is readable in /proc/<pid>/cmdline")
             }
-            try await Task.sleep(for: .milliseconds(300))
-            #expect(try await apps.fixtureWorker() == worker, "the real worker still answers its calls")
-            let (closed, invocations) = try await impostor.value
-            #expect(closed, "the host closes a connection whose peer is not the process it claims to be")
-            #expect(invocations == 0)
+            let client = apps.server.client(appId: "fixture", clientKey: keys["--client-key"], masterKey: keys["--master-key"])
+            #expect(try await client.post("/functions/pid", [:]).status == 200, "the keys given still open the app")
+            #expect(apps.server.stderr.contains("keys given as flags while other apps run here"), "\(apps.server.stderr)")
+            #expect(apps.server.stderr.contains("CLOUDLET_OPERATOR_KEY"))
+        }
+
+        /// The inodes of the sockets `pid` and its children (the host's workers) hold.
+        static func socketInodes(ofProcessAndChildren pid: Int32) throws -> Set<String> {
+            let all = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+            let children = all.filter { Int($0) != nil && (try? HostUsage.statFields(of: Int($0)!))?[1] == Substring(String(pid)) }
+            let processes = [String(pid)] + children
+            return Set(
+                processes.flatMap { process in
+                    let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(process)/fd")) ?? []
+                    return descriptors.compactMap { try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(process)/fd/\($0)") }
+                        .compactMap { $0.firstMatch(of: /socket:\[(\d+)\]/).map { String($0.1) } }
+                })
         }
     }
 }

@@ -65,6 +65,26 @@ extension ProcessTests {
             _ = try await apps.fixtureWorker()
         }
 
+        @Test func aHookThatPrintsWithoutEndReachesTheLogOnlyAtItsAppsRateAndTheRestIsCounted() async throws {
+            let apps = try await TwoApps.start(["--operator-key", ObservabilityTests.operatorKey])
+            defer { apps.stop() }
+            let reply = try await apps.fixture.post("/functions/chatter", ["lines": 20_000])
+            #expect(reply["result"] == "chattered")
+            let log = try await poll(timeout: .seconds(15), "the summary of the dropped lines") {
+                let log = apps.server.stderr
+                return log.contains("dropped worker output over the app's rate") ? log : nil
+            }
+            let relayed = log.split(separator: "\n").filter { $0.contains("chatter line ") }.count
+            #expect(relayed >= 1 && relayed <= 2 * 200, "\(relayed) of 20000 lines relayed")
+            let summary = try #require(log.split(separator: "\n").first { $0.contains("dropped worker output") })
+            #expect(summary.contains(" app=fixture"))
+            let dropped = try #require(summary.firstMatch(of: /\ lines=(\d+)/).flatMap { Int($0.1) })
+            #expect(relayed + dropped == 20_000, "\(relayed) relayed, \(dropped) dropped")
+            let metrics = try await ObservabilityTests.operatorGet(apps.server, "/metrics").text
+            #expect(metrics.contains(#"cloudlet_worker_output_dropped_total{app="fixture"} \#(dropped)"#), "\(metrics)")
+            try await apps.expectOtherAppAnswers()
+        }
+
         @Test(arguments: [[String](), ["--isolation", "in-process"]])
         func aHookThatSavesPastItsDeadlineWritesNothing(arguments: [String]) async throws {
             let data = try ServerProcess.temporaryFolder("late")

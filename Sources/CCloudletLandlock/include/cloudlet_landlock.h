@@ -16,13 +16,6 @@ int cloudlet_landlock_allow(int ruleset_fd, int parent_fd, uint64_t access);
 /// Opens `path` as an O_PATH descriptor (for a rule), or -1 with errno.
 int cloudlet_open_path(const char *path);
 
-/// The credentials of a Unix-domain socket's peer, laid out as the kernel's `struct ucred` (SO_PEERCRED).
-struct cloudlet_peer_credentials {
-    int32_t pid;
-    uint32_t uid;
-    uint32_t gid;
-};
-
 /// Sets no_new_privs and restricts the calling thread (and what it executes) to the ruleset. 0 or -1 with errno.
 int cloudlet_landlock_restrict_self(int ruleset_fd);
 

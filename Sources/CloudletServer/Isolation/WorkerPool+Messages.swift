@@ -3,16 +3,18 @@ import CloudletWire
 import Foundation
 import Synchronization
 import Logging
+import NIOCore
 
 extension WorkerPool {
     /// Handles a message from a worker (on its connection's event loop). Before its hello, a
     /// connection may say nothing else; after it, it speaks only for its own worker's invocations.
     func received(_ message: WireMessage, from peer: WorkerPeer) {
         if case .hello(let hello) = message { return helloReceived(hello, from: peer) }
-        guard let process = peer.process.withLock({ $0 }) else {
+        guard peer.hasSaidHello else {
             peer.connection.withLock { $0 }?.close()
             return
         }
+        let process = peer.worker
         switch message {
         case .result(let id, let outcome):
             finish(id, .answered(outcome), from: process)
@@ -28,7 +30,9 @@ extension WorkerPool {
                 connection?.send(.storeReply(id: call.id, outcome))
             }
         case .log(let record):
-            guard let context = invocationContext(record.invocationId, on: process) else { return }
+            guard let context = invocationContext(record.invocationId, on: process),
+                outputRelay.admit(bytes: record.message.utf8.count + record.metadata.readableBytes)
+            else { return }
             let metadata = (try? ParseValue(json: record.metadata).objectValue)?.mapValues { Logger.MetadataValue.string($0.stringValue ?? "") }
             let level = Logger.Level.allCases[Int(min(record.level, UInt8(Logger.Level.allCases.count - 1)))]
             context.logger.log(level: level, "\(record.message)", metadata: metadata)
@@ -48,34 +52,31 @@ extension WorkerPool {
         }
     }
 
+    /// The worker at the other end of `peer` said hello: it is ready (if it still serves its slot),
+    /// and the first hello (or the first after a reload) says which hooks the pool serves. A second
+    /// hello closes the connection.
     private func helloReceived(_ hello: WireHello, from peer: WorkerPeer) {
         let now = clock.now
         guard let connection = peer.connection.withLock({ $0 }) else { return }
-        // The kernel's word on who connected is what counts; a claim that differs from it is refused.
-        let processId = peer.processId ?? hello.processId
-        let process = state.withLock { state -> WorkerProcess? in
-            guard processId == hello.processId,
-                let (slot, worker) = state.workers.first(where: { $0.value.process.pid == processId })
-            else { return nil }
-            worker.process.attach(connection)
-            state.workers[slot]?.lifecycle.becameReady(at: now)
+        let process = peer.worker
+        let ready = !peer.hasSaidHello && state.withLock { state -> Bool in
+            guard state.workers[process.slot]?.process === process else { return false }
+            process.attach(connection)
+            state.workers[process.slot]?.lifecycle.becameReady(at: now)
             if state.hooks == nil || state.hooksNeedRefresh {
                 state.hooksNeedRefresh = false
                 state.hooks = Dictionary(
                     hello.hooks.compactMap(HookRegistry.Summary.init).map { (WorkerPoolState.hookKey($0.kind, $0.name), $0) },
                     uniquingKeysWith: { _, last in last })
             }
-            return worker.process
+            return true
         }
-        guard let process else {
-            logger.warning(
-                "a process that is not one of the pool's workers connected",
-                metadata: ["peer.pid": "\(peer.processId.map(String.init) ?? "unknown")", "claimed.pid": "\(hello.processId)"])
+        guard ready else {
             connection.close()
             return
         }
-        peer.process.withLock { $0 = process }
-        logger.debug("worker ready", metadata: ["worker.pid": "\(hello.processId)", "worker.slot": "\(process.slot)"])
+        peer.saidHello()
+        logger.debug("worker ready", metadata: ["worker.pid": "\(process.pid)", "worker.slot": "\(process.slot)"])
         serveWaiters()
     }
 
@@ -95,10 +96,11 @@ extension WorkerPool {
     /// a log line is dropped. The connection carries on.
     func receivedOversized(_ head: WireFrameHead, from peer: WorkerPeer) {
         let connection = peer.connection.withLock { $0 }
-        guard let process = peer.process.withLock({ $0 }) else {
+        guard peer.hasSaidHello else {
             connection?.close()
             return
         }
+        let process = peer.worker
         switch head.type {
         case .result:
             finish(head.id, .refused(.resultTooLarge), from: process)

@@ -7,8 +7,8 @@ import NIOPosix
 import ServiceLifecycle
 import Synchronization
 
-/// The worker processes of one app: spawned from the app's hook executable, connected over a
-/// Unix-domain socket, supervised (startup, health checks, deadlines), restarted with backoff when
+/// The worker processes of one app: spawned from the app's hook executable, each connected over
+/// one end of a Unix-domain socket pair that it gets as standard input, supervised (startup, health checks, deadlines), restarted with backoff when
 /// they end, and fed invocations from a bounded queue.
 ///
 /// ```swift
@@ -20,7 +20,6 @@ import Synchronization
 public final class WorkerPool: Service, Sendable {
     /// The pool's configuration.
     public let configuration: WorkerPoolConfiguration
-    let socketPath: String
     let logger: Logger
     let hookLogger: Logger
     let clock: any CloudletClock
@@ -28,20 +27,19 @@ public final class WorkerPool: Service, Sendable {
     let state: Mutex<WorkerPoolState>
     /// Keeps the workers' CPU below the host's and in the app's own share.
     let cpuShare: WorkerCPUShare
-    private let listener = Mutex<(any Channel)?>(nil)
+    /// What of the workers' output reaches the hook log.
+    let outputRelay: WorkerOutputRelay
 
     private init(configuration: WorkerPoolConfiguration, logger: Logger, hookLogger: Logger, clock: any CloudletClock, metrics: CloudletMetrics?) {
         self.configuration = configuration
         self.metrics = metrics
-        let unique = UInt32.random(in: 0...UInt32.max)
-        socketPath = FileManager.default.temporaryDirectory
-            .appendingPathComponent("cloudlet-\(configuration.appId.prefix(24))-\(String(unique, radix: 36)).sock").path
         var logger = logger
         logger[metadataKey: "app"] = .string(configuration.appId)
         self.logger = logger
         var hookLogger = hookLogger
         hookLogger[metadataKey: "app"] = .string(configuration.appId)
         self.hookLogger = hookLogger
+        outputRelay = WorkerOutputRelay(appId: configuration.appId, limits: configuration.outputLimits, metrics: metrics, logger: hookLogger)
         self.clock = clock
         cpuShare = WorkerCPUShare(appId: configuration.appId, longCallCores: configuration.longCallCores)
         state = Mutex(
@@ -50,31 +48,21 @@ public final class WorkerPool: Service, Sendable {
                 backoff: RestartBackoff(base: configuration.restartDelay, maximum: configuration.maximumRestartDelay)))
     }
 
-    /// Listens on a new socket, spawns the workers and waits until one has said hello. Restarts of
-    /// workers are counted in `metrics`, when given.
+    /// Empties the workers' folder (what workers of an earlier run left there, a crashed host's
+    /// included), spawns the workers and waits until one has said hello. Restarts of workers are
+    /// counted in `metrics`, when given.
+    ///
+    /// Each worker's only way to the host is the socket pair made for it: the host listens on no
+    /// socket, so no process can find a pool in `/proc/net/unix` or the file system and connect to
+    /// it, and a pool has exactly one connection per worker. (A socket in a private folder would not
+    /// do: workers run as the host's user, and Landlock does not govern connecting to a socket.)
     public static func launch(
         _ configuration: WorkerPoolConfiguration, logger: Logger, hookLogger: Logger? = nil, clock: any CloudletClock = SystemClock(),
         metrics: CloudletMetrics? = nil
     ) async throws -> WorkerPool {
         let pool = WorkerPool(configuration: configuration, logger: logger, hookLogger: hookLogger ?? logger, clock: clock, metrics: metrics)
         pool.reportCPUShare()
-        try FileManager.default.createDirectory(
-            atPath: configuration.workingFolder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .childChannelInitializer { child in
-                PeerCredentials.processId(of: child).flatMapThrowing { processId in
-                    try WireFraming.addHandlers(to: child.pipeline.syncOperations)
-                    let peer = WorkerPeer(processId: processId)
-                    // A worker whose connection closes is ending (its exit is handled when it comes), or
-                    // misses its next health check and is killed.
-                    let connection = try WireConnection(
-                        channel: child, onMessage: { pool.received($0, from: peer) },
-                        onOversized: { pool.receivedOversized($0, from: peer) })
-                    peer.connection.withLock { $0 = connection }
-                }
-            }
-            .bind(unixDomainSocketPath: pool.socketPath, cleanupExistingSocketFile: true).get()
-        pool.listener.withLock { $0 = channel }
+        try WorkerFolder.prepare(configuration.workingFolder)
         do {
             for slot in 0..<configuration.workerCount { try pool.spawn(slot) }
             try await pool.waitForHooks()
@@ -85,7 +73,7 @@ public final class WorkerPool: Service, Sendable {
         return pool
     }
 
-    /// Supervises the workers until graceful shutdown, then kills them, closes the socket and returns
+    /// Supervises the workers until graceful shutdown, then kills them and returns
     /// once their ends have been handled (or after a second), leaving no CPU group behind.
     public func run() async throws {
         try? await cancelWhenGracefulShutdown {
@@ -126,14 +114,37 @@ public final class WorkerPool: Service, Sendable {
     func spawn(_ slot: Int) throws {
         try state.withLock { state in
             guard !state.isShuttingDown else { return }
-            let process = try WorkerProcess.spawn(
-                slot: slot, configuration: configuration, socketPath: socketPath,
+            let (process, hostEnd) = try WorkerProcess.spawn(
+                slot: slot, configuration: configuration, relay: outputRelay,
                 onOutput: { [weak self] in self?.output($0, line: $1, isError: $2) },
                 onExit: { [weak self] in self?.exited($0, $1) })
             cpuShare.adopt(process.pid)
             state.workers[slot] = WorkerPoolState.Worker(
                 process: process, lifecycle: WorkerLifecycle(spawnedAt: clock.now, limits: configuration.lifecycleLimits))
+            connect(process, over: hostEnd)
         }
+    }
+
+    /// Serves `process` on `descriptor`, the host's end of its socket pair (the channel owns it from
+    /// here, and closes it when the bootstrap fails). A worker whose connection
+    /// closes is ending (its exit is handled when it comes), or misses its next health check and is killed.
+    private func connect(_ process: WorkerProcess, over descriptor: CInt) {
+        let peer = WorkerPeer(worker: process)
+        ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try WireFraming.addHandlers(to: channel.pipeline.syncOperations)
+                    let connection = try WireConnection(
+                        channel: channel, onMessage: { self.received($0, from: peer) },
+                        onOversized: { self.receivedOversized($0, from: peer) })
+                    peer.connection.withLock { $0 = connection }
+                }
+            }
+            .withConnectedSocket(descriptor)
+            .whenFailure { [logger] error in
+                logger.error("could not serve a worker's connection", metadata: ["worker.pid": "\(process.pid)", "error": "\(error)"])
+                process.kill()
+            }
     }
 
     private func waitForHooks() async throws {
@@ -196,6 +207,7 @@ public final class WorkerPool: Service, Sendable {
                 restarts.append(slot)
             }
         }
+        outputRelay.summarize()
         for (process, reason) in kills {
             logger.warning("killing worker", metadata: ["worker.pid": "\(process.pid)", "reason": "\(reason)"])
             process.kill()
@@ -244,7 +256,8 @@ public final class WorkerPool: Service, Sendable {
         logger.info("reloading workers")
     }
 
-    /// Stops for good: refuses new calls, fails waiting ones, kills every worker and closes the socket.
+    /// Stops for good: refuses new calls, fails waiting ones and kills every worker (their connections
+    /// close as they end).
     func stop() {
         let (workers, waiters) = state.withLock { state in
             state.isShuttingDown = true
@@ -256,20 +269,6 @@ public final class WorkerPool: Service, Sendable {
         }
         for waiter in waiters { waiter.continuation.resume(throwing: ParseError.unavailable("the server is shutting down")) }
         for worker in workers { worker.kill() }
-        listener.withLock { $0 }?.close(promise: nil)
-        try? FileManager.default.removeItem(atPath: socketPath)
-    }
-}
-
-/// The host's view of one worker connection: the pid of the process that connected (as the kernel
-/// reports it, where it does), the connection, and the worker once it said hello.
-final class WorkerPeer: Sendable {
-    let processId: Int32?
-    let connection = Mutex<WireConnection?>(nil)
-    let process = Mutex<WorkerProcess?>(nil)
-
-    init(processId: Int32?) {
-        self.processId = processId
     }
 }
 

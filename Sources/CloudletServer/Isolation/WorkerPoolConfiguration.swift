@@ -11,7 +11,7 @@ public struct WorkerPoolConfiguration: Sendable {
     public var appId: String
     /// The executable a worker runs: the app's own (built with `CloudletCommand`), or `cloudlet`.
     public var executablePath: String
-    /// Arguments before `worker --socket <path>`. Default none.
+    /// Arguments before `worker`. Default none.
     public var arguments: [String]
     /// How many workers run at once. Default: the number of cores.
     public var workerCount: Int
@@ -44,11 +44,14 @@ public struct WorkerPoolConfiguration: Sendable {
     public var restartDelay: Duration
     /// Longest delay between restarts. Default 5 s.
     public var maximumRestartDelay: Duration
-    /// The workers' own folder: their working directory, `HOME` and `TMPDIR`, created at launch.
-    /// Never the host's data folder. Default: `cloudlet-workers/<app>` in the temporary folder.
+    /// The workers' own folder: their working directory and `HOME`, created at launch; their
+    /// `TMPDIR` is its `tmp` folder (see ``WorkerFolder``). Never the host's data folder. Default:
+    /// `cloudlet-workers/<app>` in the temporary folder.
     public var workingFolder: String
     /// How workers are fenced in with Landlock; nil for not at all. Default nil.
     public var confinement: WorkerConfinement?
+    /// How much of the workers' output reaches the hook log. Default: 200 lines and 64 KiB a second.
+    var outputLimits = WorkerOutputRelay.Limits()
 
     public init(
         appId: String, executablePath: String, arguments: [String] = [],
@@ -89,17 +92,16 @@ public struct WorkerPoolConfiguration: Sendable {
     var workerEnvironment: [String: String] {
         let host = ProcessInfo.processInfo.environment
         return [
-            "PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": workingFolder, "TMPDIR": workingFolder,
+            "PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": workingFolder, "TMPDIR": WorkerFolder.temporaryFolder(of: workingFolder),
             "LANG": host["LANG"] ?? "C.UTF-8",
             // A trap ends the worker at once instead of after seconds of backtracing, unless asked otherwise.
             "SWIFT_BACKTRACE": host["SWIFT_BACKTRACE"] ?? "enable=no",
         ]
     }
 
-    /// The command line of a worker that connects to `socketPath`: confined, if so configured.
-    func workerCommand(socketPath: String) -> [String] {
-        let command =
-            [executablePath] + arguments + ["worker", "--socket", socketPath, "--memory-limit-mb", String(memoryLimitMegabytes)]
+    /// The command line of a worker: confined, if so configured.
+    var workerCommand: [String] {
+        let command = [executablePath] + arguments + ["worker", "--memory-limit-mb", String(memoryLimitMegabytes)]
         return confinement?.command(command, workingFolder: workingFolder) ?? command
     }
 

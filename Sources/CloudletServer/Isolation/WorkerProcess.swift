@@ -1,3 +1,4 @@
+import Cloudlet
 import CloudletWire
 import Foundation
 import Synchronization
@@ -30,17 +31,21 @@ final class WorkerProcess: Sendable {
         self.pid = pid
     }
 
-    /// Starts `executable arguments… worker --socket <socketPath> --memory-limit-mb <limit>` for `slot`
-    /// (through the confinement's launcher, if any), in its working folder with a scrubbed environment.
-    /// Each line the worker writes goes to `onOutput` (with whether it came on standard error); its end
-    /// goes to `onExit`.
+    /// Starts `executable arguments… worker --memory-limit-mb <limit>` for `slot` (through the
+    /// confinement's launcher, if any), in its working folder with a scrubbed environment, its
+    /// standard input one end of a new socket pair: the worker's only way to its host. Returns the
+    /// worker and the host's end of the pair (the caller owns it). Each line the worker writes goes
+    /// through `relay` to `onOutput` (with whether it came on standard error); its end goes to `onExit`.
     static func spawn(
-        slot: Int, configuration: WorkerPoolConfiguration, socketPath: String,
+        slot: Int, configuration: WorkerPoolConfiguration, relay: WorkerOutputRelay,
         onOutput: @escaping @Sendable (WorkerProcess, String, _ isError: Bool) -> Void,
         onExit: @escaping @Sendable (WorkerProcess, Ending) -> Void
-    ) throws -> WorkerProcess {
+    ) throws -> (worker: WorkerProcess, hostEnd: CInt) {
+        let (hostEnd, workerEnd) = try socketPair()
+        // The worker's end is the worker's alone: the host's copy closes once it is handed over.
+        defer { close(workerEnd) }
         let process = Process()
-        let command = configuration.workerCommand(socketPath: socketPath)
+        let command = configuration.workerCommand
         process.executableURL = URL(fileURLWithPath: command[0])
         process.arguments = Array(command.dropFirst())
         process.currentDirectoryURL = URL(fileURLWithPath: configuration.workingFolder)
@@ -48,7 +53,7 @@ final class WorkerProcess: Sendable {
         let output = Pipe(), errors = Pipe()
         process.standardOutput = output
         process.standardError = errors
-        process.standardInput = FileHandle.nullDevice
+        process.standardInput = FileHandle(fileDescriptor: workerEnd, closeOnDealloc: false)
         let started = Mutex<WorkerProcess?>(nil)
         let ends = Mutex((seen: 0, reported: false))
         // The exit is reported once the process has ended and both pipes are drained, so that its
@@ -69,40 +74,51 @@ final class WorkerProcess: Sendable {
             finish(false)
             DispatchQueue.global().asyncAfter(deadline: .now() + 0.5) { finish(true) }
         }
-        try started.withLock { started in
-            try process.run()
-            started = WorkerProcess(slot: slot, pid: process.processIdentifier)
+        do {
+            try started.withLock { started in
+                try process.run()
+                started = WorkerProcess(slot: slot, pid: process.processIdentifier)
+            }
+        } catch {
+            close(hostEnd)
+            throw error
         }
         try? output.fileHandleForWriting.close()
         try? errors.fileHandleForWriting.close()
         let worker = started.withLock { $0! }
-        // Each pipe is read by a thread of its own with blocking reads until end of file. (Foundation's
-        // `readabilityHandler` is not used: on Linux its dispatch source can outlive the descriptor
-        // and crash libdispatch's event loop when the server shuts down.)
         for (pipe, isError) in [(output, false), (errors, true)] {
-            let handle = pipe.fileHandleForReading
-            let reader = Thread {
-                var lines = LineSplitter()
-                while true {
-                    let data = handle.availableData
-                    if data.isEmpty { break }
-                    for line in lines.append(data) { worker.record(line, isError: isError, onOutput) }
-                }
-                for line in lines.finish() { worker.record(line, isError: isError, onOutput) }
-                try? handle.close()
+            OutputReader.start(pipe.fileHandleForReading, isError: isError) { lines in
+                worker.record(lines, isError: isError, relay: relay, onOutput)
+            } onEnd: {
                 finish(false)
             }
-            reader.name = "cloudlet-worker-\(isError ? "stderr" : "stdout")"
-            reader.start()
         }
-        return worker
+        return (worker, hostEnd)
     }
 
-    private func record(_ line: String, isError: Bool, _ onOutput: @Sendable (WorkerProcess, String, Bool) -> Void) {
-        if isError, line.contains("Fatal error:") {
-            fatalError.withLock { $0 = $0 ?? line }
+    /// A connected pair of Unix-domain stream sockets, both closed on `exec`.
+    private static func socketPair() throws -> (CInt, CInt) {
+        var ends: [CInt] = [-1, -1]
+        #if canImport(Glibc)
+        let type = CInt(SOCK_STREAM.rawValue) | CInt(SOCK_CLOEXEC.rawValue)
+        #else
+        let type = SOCK_STREAM
+        #endif
+        guard socketpair(AF_UNIX, type, 0, &ends) == 0 else {
+            throw ParseError.unavailable("could not make a socket pair for a worker (errno \(errno))")
         }
-        onOutput(self, line, isError)
+        return (ends[0], ends[1])
+    }
+
+    /// Keeps the first `Fatal error:` line of standard error (whether or not the relay lets it
+    /// through: it tells why the worker ended), and hands the lines the app's relay admits to `onOutput`.
+    private func record(
+        _ lines: [LineSplitter.Line], isError: Bool, relay: WorkerOutputRelay, _ onOutput: @Sendable (WorkerProcess, String, Bool) -> Void
+    ) {
+        if isError, fatalErrorLine == nil, let line = lines.first(where: \.isFatalError) {
+            fatalError.withLock { $0 = $0 ?? line.text }
+        }
+        for line in relay.admit(lines) { onOutput(self, line.text, isError) }
     }
 
     /// The first `Fatal error:` line the worker wrote, if any.
@@ -134,48 +150,4 @@ private func sendKillSignal(to pid: Int32) {
     #elseif canImport(Darwin)
     _ = Darwin.kill(pid, SIGKILL)
     #endif
-}
-
-/// Splits a byte stream into lines, each cut at ``maximumLineBytes`` (with a note that it was): a
-/// worker that prints without end costs the host a bounded buffer and log line, not its memory.
-struct LineSplitter {
-    /// The longest line kept, in bytes.
-    static let maximumLineBytes = 8 << 10
-    /// What ends a line that was cut.
-    static let cutMarker = " [… line cut at \(maximumLineBytes) bytes]"
-
-    private var pending = Data()
-    /// Whether the current line has been cut and the rest of it is being dropped.
-    private var cutting = false
-
-    /// The lines that `data` completes.
-    mutating func append(_ data: Data) -> [String] {
-        var lines: [String] = []
-        var rest = data[...]
-        while !rest.isEmpty {
-            let newline = rest.firstIndex(of: UInt8(ascii: "\n"))
-            let chunk = rest[..<(newline ?? rest.endIndex)]
-            if !cutting {
-                let room = Self.maximumLineBytes - pending.count
-                pending.append(chunk.prefix(room))
-                if chunk.count > room {
-                    lines.append(String(decoding: pending, as: UTF8.self) + Self.cutMarker)
-                    pending = Data()
-                    cutting = true
-                }
-            }
-            guard let newline else { break }
-            if !cutting { lines.append(String(decoding: pending, as: UTF8.self)) }
-            pending = Data()
-            cutting = false
-            rest = rest[rest.index(after: newline)...]
-        }
-        return lines
-    }
-
-    /// The last line, if the stream ended without a newline.
-    mutating func finish() -> [String] {
-        defer { pending = Data() }
-        return pending.isEmpty || cutting ? [] : [String(decoding: pending, as: UTF8.self)]
-    }
 }

@@ -43,7 +43,10 @@ public struct CloudletMetrics: Sendable {
     /// Starts `app`'s counters of rare events at 0, so that they show (and `rate()` works) before
     /// the first one happens.
     func register(app: String) {
-        for label in ["cloudlet_rate_limited_total", "cloudlet_worker_restarts_total", "cloudlet_hook_runs_dropped_total"] {
+        for label in [
+            "cloudlet_rate_limited_total", "cloudlet_worker_restarts_total", "cloudlet_hook_runs_dropped_total",
+            "cloudlet_worker_output_dropped_total",
+        ] {
             counter(label, [("app", app)]).increment(by: 0)
         }
     }
@@ -76,6 +79,12 @@ public struct CloudletMetrics: Sendable {
     /// `cloudlet_hook_runs_dropped_total{app}`.
     func hookRunDropped(app: String) {
         counter("cloudlet_hook_runs_dropped_total", [("app", app)]).increment()
+    }
+
+    /// `lines` lines (or log records) of `app`'s workers' output dropped over the app's output rate:
+    /// `cloudlet_worker_output_dropped_total{app}`.
+    func workerOutputDropped(app: String, lines: Int) {
+        counter("cloudlet_worker_output_dropped_total", [("app", app)]).increment(by: Int64(lines))
     }
 
     /// A scheduled run of `job` (a name the operator's schedule gives) of `app` came due and did not

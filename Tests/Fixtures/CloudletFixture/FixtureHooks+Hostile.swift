@@ -12,6 +12,9 @@ import Glibc
 ///   effective capabilities (`capabilities`, as `/proc/self/status` shows them).
 /// - `function("big")`: answers a string of `bytes` bytes.
 /// - `function("shout")`: writes one line of `bytes` bytes to standard error.
+/// - `function("chatter")`: writes `lines` lines (`chatter line <n>`) to standard output at once.
+/// - `function("sockets")`: answers every Unix-domain socket bound to a path that `/proc/net/unix`
+///   lists (`inode`, `path`) and whether it could connect to it (`connected`).
 /// - `function("saveLate")`: under a 300 ms limit, blocks for `ms` milliseconds (ignoring
 ///   cancellation), then saves a `LateWrite` through its store.
 /// - `afterSave("Flaky")`: crashes its worker the first time it runs for an object (it leaves a mark
@@ -39,6 +42,22 @@ extension FixtureHooks {
             FileHandle.standardError.write(Data("shout: \(line)\n".utf8))
             return "shouted"
         }
+        hooks.function("chatter") { request in
+            let lines = (0..<(request.params["lines"]?.intValue ?? 0)).map { "chatter line \($0)\n" }.joined()
+            FileHandle.standardOutput.write(Data(lines.utf8))
+            return "chattered"
+        }
+        hooks.function("sockets") { _ in
+            let table = (try? String(contentsOfFile: "/proc/net/unix", encoding: .utf8)) ?? ""
+            let named = table.split(separator: "\n").dropFirst().compactMap { line -> (inode: String, path: String)? in
+                let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+                return fields.count >= 8 && fields[7].hasPrefix("/") ? (String(fields[6]), String(fields[7])) : nil
+            }
+            return .array(
+                named.map { socket in
+                    ["inode": .string(socket.inode), "path": .string(socket.path), "connected": .bool(canConnect(to: socket.path))]
+                })
+        }
         hooks.function("saveLate", timeLimit: .milliseconds(300)) { request in
             usleep(useconds_t((request.params["ms"]?.intValue ?? 0) * 1000))
             _ = try await request.store.asMaster.save(ParseObject(className: "LateWrite", fields: ["note": "too late"]))
@@ -54,4 +73,23 @@ extension FixtureHooks {
                 ParseObject(className: "FlakyLog", fields: ["savedId": request.object.objectId.map(ParseValue.string) ?? .null]))
         }
     }
+}
+
+/// Whether a stream connection to the Unix-domain socket at `path` succeeds.
+private func canConnect(to path: String) -> Bool {
+    #if os(Linux)
+    let descriptor = socket(AF_UNIX, CInt(SOCK_STREAM.rawValue), 0)
+    guard descriptor >= 0 else { return false }
+    defer { close(descriptor) }
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    let bytes = Array(path.utf8)
+    guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return false }
+    withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
+    return withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) == 0 }
+    }
+    #else
+    return false
+    #endif
 }
