@@ -22,8 +22,11 @@ enum CloudletBenchServer {
         executor: any HookExecutor, dataDirectory: String, logger: Logger,
         onServerRunning: @escaping @Sendable (any Channel) async -> Void
     ) throws -> some ApplicationProtocol {
+        var configuration = ServerConfiguration(host: "127.0.0.1", port: 0, dataDirectory: dataDirectory, mountPath: "/parse")
+        // Every client of the benchmark is on one address: requests are not paced by address.
+        configuration.connections.requestsPerAddress = nil
         let server = try CloudletApplication(
-            configuration: ServerConfiguration(host: "127.0.0.1", port: 0, dataDirectory: dataDirectory, mountPath: "/parse"),
+            configuration: configuration,
             apps: [
                 AppDefinition(
                     id: SaveRequest.appId, executor: executor,

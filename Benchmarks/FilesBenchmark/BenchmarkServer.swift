@@ -21,8 +21,11 @@ enum BenchmarkServer {
     static func serve(folder: String) async throws {
         var logger = Logger(label: "cloudlet")
         logger.logLevel = .warning
+        var configuration = ServerConfiguration(host: "127.0.0.1", port: 0, dataDirectory: folder)
+        // Every client of the benchmark is on one address: requests are not paced by address.
+        configuration.connections.requestsPerAddress = nil
         let server = try CloudletApplication(
-            configuration: ServerConfiguration(host: "127.0.0.1", port: 0, dataDirectory: folder),
+            configuration: configuration,
             apps: [
                 AppDefinition(
                     id: appId, executor: InProcessHookExecutor(registry: HookRegistry()), clientKey: clientKey, masterKey: masterKey,

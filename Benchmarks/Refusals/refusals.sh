@@ -15,7 +15,7 @@ data=$(mktemp -d)
 trap 'kill "$server" 2>/dev/null || true; rm -rf "$data"' EXIT
 
 "${CLOUDLET:-.build/release/cloudlet}" serve --data "$data" --port "$port" --client-key bench-client --master-key bench-master \
-    --operator-key bench-operator --rate-limit 10/s,burst=10 > "$data/server.log" 2>&1 &
+    --operator-key bench-operator --rate-limit 10/s,burst=10 --max-requests-per-address off > "$data/server.log" 2>&1 &
 server=$!
 for _ in $(seq 100); do curl -sf -o /dev/null "http://127.0.0.1:$port/health" && break; sleep 0.2; done
 

@@ -21,8 +21,11 @@ enum TenantsServer {
             WorkerPoolConfiguration(appId: flood, executablePath: Bundle.main.executablePath ?? CommandLine.arguments[0]), logger: logger,
             hookLogger: hookLogger)
         let server = try await RunningServer.start { directory, onRunning in
+            var configuration = ServerConfiguration(host: "127.0.0.1", port: 0, dataDirectory: directory)
+            // Every client of the benchmark is on one address: requests are not paced by address.
+            configuration.connections.requestsPerAddress = nil
             let application = try CloudletApplication(
-                configuration: ServerConfiguration(host: "127.0.0.1", port: 0, dataDirectory: directory),
+                configuration: configuration,
                 apps: [
                     AppDefinition(
                         id: flood, executor: ProcessHookExecutor(pool: pool), clientKey: clientKey(flood), masterKey: "mk-flood",

@@ -10,6 +10,7 @@
 #include <linux/capability.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #ifndef __NR_landlock_create_ruleset
 #define __NR_landlock_create_ruleset 444
@@ -57,6 +58,11 @@ int cloudlet_landlock_restrict_self(int ruleset_fd) {
 
 int cloudlet_open_path(const char *path) {
     return open(path, O_PATH | O_CLOEXEC);
+}
+
+int cloudlet_is_folder(int fd) {
+    struct stat status;
+    return fstat(fd, &status) == 0 && S_ISDIR(status.st_mode) ? 1 : 0;
 }
 
 int cloudlet_drop_capabilities(void) {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Cloudlet
 import CloudletServer
 
 /// The `serve` flags of ``ConnectionLimits``: bounds on connections, their timeouts and the
@@ -6,7 +7,7 @@ import CloudletServer
 struct ConnectionOptions: ParsableArguments {
     /// The config-file members these flags read.
     static let members: Set<String> = [
-        "maxConnections", "maxConnectionsPerAddress", "idleTimeoutMs", "headerTimeoutMs", "minBodyRate", "descriptorReserve",
+        "maxConnections", "maxConnectionsPerAddress", "idleTimeoutMs", "headerTimeoutMs", "minBodyRate", "descriptorReserve", "maxRequestsPerAddress",
     ]
 
     @Option(help: "Most connections open at once (CLOUDLET_MAX_CONNECTIONS). Default: half the descriptor limit.")
@@ -21,6 +22,8 @@ struct ConnectionOptions: ParsableArguments {
     var minBodyRate: Int?
     @Option(help: "File descriptors never given to connections or apps (CLOUDLET_DESCRIPTOR_RESERVE). Default 128.")
     var descriptorReserve: Int?
+    @Option(help: "Pace of requests from one client address, as N/s,burst=M or off (CLOUDLET_MAX_REQUESTS_PER_ADDRESS). Default 1000/s,burst=2000.")
+    var maxRequestsPerAddress: String?
 
     func validate() throws {
         let given = [
@@ -48,7 +51,9 @@ struct ConnectionOptions: ParsableArguments {
             },
             descriptorReserve: try settings.value(descriptorReserve, "descriptorReserve", default: defaults.descriptorReserve) {
                 Int($0).flatMap { $0 >= 0 ? $0 : nil }
-            })
+            },
+            requestsPerAddress: try settings.value(maxRequestsPerAddress, "maxRequestsPerAddress", default: "1000/s,burst=2000") { $0 }
+                .pace())
     }
 
     private static func milliseconds(_ duration: Duration) -> Int {
@@ -59,4 +64,15 @@ struct ConnectionOptions: ParsableArguments {
 /// `text` as a whole number of 1 or more, if it is one.
 private func positive(_ text: String) -> Int? {
     Int(text).flatMap { $0 >= 1 ? $0 : nil }
+}
+
+extension String {
+    /// The pace this text writes (`1000/s,burst=2000` or `off`), as `--rate-limit` reads it.
+    fileprivate func pace() throws -> RateLimitQuota? {
+        do {
+            return try RateLimitPolicy.quota(text: self)
+        } catch let error as ParseError {
+            throw ValidationError(error.message)
+        }
+    }
 }

@@ -16,6 +16,9 @@ int cloudlet_landlock_allow(int ruleset_fd, int parent_fd, uint64_t access);
 /// Opens `path` as an O_PATH descriptor (for a rule), or -1 with errno.
 int cloudlet_open_path(const char *path);
 
+/// 1 when `fd` is a folder, else 0 (a rule on a file may grant file rights only).
+int cloudlet_is_folder(int fd);
+
 /// Sets no_new_privs and restricts the calling thread (and what it executes) to the ruleset. 0 or -1 with errno.
 int cloudlet_landlock_restrict_self(int ruleset_fd);
 

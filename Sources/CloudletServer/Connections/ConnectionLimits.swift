@@ -23,10 +23,16 @@ public struct ConnectionLimits: Sendable, Equatable {
     /// temporary files and the runtime's own. An app is neither created nor started if it would
     /// cut into them. Default 128.
     public var descriptorReserve: Int
+    /// The pace of requests from one client address (the forwarded one behind a trusted proxy),
+    /// across all its connections and apps: past it, requests wait for their turn with their
+    /// connection's reading paused (``AddressPacingHandler``). Default 1,000 a second with bursts
+    /// of 2,000; nil paces nothing.
+    public var requestsPerAddress: RateLimitQuota?
 
     public init(
         maximumConnections: Int? = nil, maximumConnectionsPerAddress: Int = 128, idleTimeout: Duration = .seconds(30),
-        headerTimeout: Duration = .seconds(10), minimumBodyBytesPerSecond: Int = 1024, descriptorReserve: Int = 128
+        headerTimeout: Duration = .seconds(10), minimumBodyBytesPerSecond: Int = 1024, descriptorReserve: Int = 128,
+        requestsPerAddress: RateLimitQuota? = ConnectionLimits.defaultRequestsPerAddress
     ) {
         self.maximumConnections = maximumConnections
         self.maximumConnectionsPerAddress = maximumConnectionsPerAddress
@@ -34,7 +40,11 @@ public struct ConnectionLimits: Sendable, Equatable {
         self.headerTimeout = headerTimeout
         self.minimumBodyBytesPerSecond = minimumBodyBytesPerSecond
         self.descriptorReserve = descriptorReserve
+        self.requestsPerAddress = requestsPerAddress
     }
+
+    /// 1,000 requests a second from one address, with bursts of 2,000.
+    public static let defaultRequestsPerAddress = RateLimitQuota(perSecond: 1000, burst: 2000)
 
     /// The bound on connections under a descriptor limit of `descriptorLimit`: ``maximumConnections``,
     /// or half the limit, and never more than the limit less the reserve and the host's own descriptors.

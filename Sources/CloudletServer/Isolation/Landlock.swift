@@ -74,8 +74,7 @@ public enum Landlock {
             let descriptor = cloudlet_open_path(path)
             guard descriptor >= 0 else { continue }
             defer { close(descriptor) }
-            var status = stat()
-            let isFolder = fstat(descriptor, &status) == 0 && (status.st_mode & S_IFMT) == S_IFDIR
+            let isFolder = cloudlet_is_folder(descriptor) == 1
             let allowed = (isFolder ? rights : rights & fileRights) & handled
             guard cloudlet_landlock_allow(ruleset, descriptor, allowed) == 0 else {
                 throw Failure(operation: "allowing \(path)", errorNumber: errno)

@@ -47,8 +47,7 @@ public enum WorkerFolder {
 
     /// Whether `path` is a Unix-domain socket on which no process listens.
     private static func isAbandonedSocket(_ path: String) -> Bool {
-        var status = stat()
-        guard lstat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFSOCK else { return false }
+        guard (try? FileManager.default.attributesOfItem(atPath: path))?[.type] as? FileAttributeType == .typeSocket else { return false }
         #if canImport(Glibc)
         let descriptor = socket(AF_UNIX, CInt(SOCK_STREAM.rawValue), 0)
         #else

@@ -99,6 +99,12 @@ public struct CloudletMetrics: Sendable {
         counter("cloudlet_connections_refused_total", [("reason", reason)]).increment()
     }
 
+    /// A request held until its client address's turn came (``AddressPacingHandler``):
+    /// `cloudlet_requests_paced_total`.
+    func requestPaced() {
+        counter("cloudlet_requests_paced_total", []).increment()
+    }
+
     /// A connection closed for holding the server without using it (`idle`, `head`, `body` or `unread`):
     /// `cloudlet_connections_timed_out_total{reason}`.
     func connectionTimedOut(reason: String) {

@@ -110,6 +110,7 @@ public struct CloudletApplication: Sendable {
         let routes = ParseRoutePatterns(routes: ParseAPI.routes, mountPath: configuration.normalizedMountPath)
         let (apps, metrics, logger, connections) = (apps, metrics, logger, connections)
         let (limits, trustedProxies) = (configuration.connections, configuration.trustedProxies)
+        let pace = AddressPace(quota: limits.requestsPerAddress)
         return Application(
             router: router(),
             server: HTTPServerBuilder { responder in
@@ -117,6 +118,7 @@ public struct CloudletApplication: Sendable {
                     responder: responder,
                     configuration: .init(additionalChannelHandlers: [
                         ConnectionDeadlineHandler(limits: limits, metrics: metrics), MalformedRequestHandler(),
+                        AddressPacingHandler(pace: pace, trustedProxies: trustedProxies, metrics: metrics),
                         QuotaRefusalHandler(apps: apps, routes: routes, trustedProxies: trustedProxies, metrics: metrics, logger: logger),
                     ]))
                 return GuardedHTTP1Channel(http1: http1, connections: connections, metrics: metrics)
