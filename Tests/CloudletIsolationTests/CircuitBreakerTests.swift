@@ -59,4 +59,14 @@ import Testing
         backoff.reset()
         #expect(backoff.nextDelay() == .zero)
     }
+
+    @Test func aPoolRestartsABurstAtOnceThenAtItsPaceWhateverEndedItsWorkers() {
+        let now = Date(timeIntervalSince1970: 1_000)
+        var budget = RestartBudget(burst: 3, interval: .milliseconds(250))
+        let starts = (0..<5).map { _ in budget.nextStart(wantedAt: now).timeIntervalSince(now) }
+        #expect(starts == [0, 0, 0, 0.25, 0.5])
+        // Once the pace has caught up, the burst is there again.
+        let later = now.addingTimeInterval(10)
+        #expect((0..<3).map { _ in budget.nextStart(wantedAt: later) } == [later, later, later])
+    }
 }

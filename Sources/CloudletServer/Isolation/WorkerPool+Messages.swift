@@ -159,8 +159,9 @@ extension WorkerPool {
             if servedSlot && !state.isShuttingDown {
                 // A worker the pool killed (a hook overran) was healthy: replace it at once. Only
                 // workers that end on their own back off, so that a crash loop does not spin.
+                // Either way the pool's restart budget paces them.
                 let delay = wasKilled ? .zero : state.backoffs[process.slot].nextDelay()
-                state.restarts[process.slot] = now.addingTimeInterval(delay.seconds)
+                state.restarts[process.slot] = max(now.addingTimeInterval(delay.seconds), state.restartBudget.nextStart(wantedAt: now))
             }
             return (lost, loss)
         }

@@ -45,7 +45,8 @@ public final class WorkerPool: Service, Sendable {
         state = Mutex(
             WorkerPoolState(
                 slots: configuration.workerCount,
-                backoff: RestartBackoff(base: configuration.restartDelay, maximum: configuration.maximumRestartDelay)))
+                backoff: RestartBackoff(base: configuration.restartDelay, maximum: configuration.maximumRestartDelay),
+                restartBudget: RestartBudget(burst: configuration.restartBurst, interval: .seconds(1) / configuration.restartsPerSecond)))
     }
 
     /// Empties the workers' folder (what workers of an earlier run left there, a crashed host's

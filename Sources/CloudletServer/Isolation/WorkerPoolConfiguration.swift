@@ -44,6 +44,11 @@ public struct WorkerPoolConfiguration: Sendable {
     public var restartDelay: Duration
     /// Longest delay between restarts. Default 5 s.
     public var maximumRestartDelay: Duration
+    /// Restarts of the pool's workers, for whatever reason they ended, after a burst of
+    /// ``restartBurst``: past them the next restart waits its turn. Default 4 a second.
+    public var restartsPerSecond: Double
+    /// Restarts the pool may make at once. Default 8.
+    public var restartBurst: Int
     /// The workers' own folder: their working directory and `HOME`, created at launch; their
     /// `TMPDIR` is its `tmp` folder (see ``WorkerFolder``). Never the host's data folder. Default:
     /// `cloudlet-workers/<app>` in the temporary folder.
@@ -59,7 +64,8 @@ public struct WorkerPoolConfiguration: Sendable {
         maximumInFlightPerWorker: Int = 16, maximumQueuedInvocations: Int = 256, killGrace: Duration = .milliseconds(250),
         startupTimeout: Duration = .seconds(10), healthCheckInterval: Duration = .seconds(5),
         healthCheckTimeout: Duration = .seconds(5), crashesToOpenCircuit: Int = 3, circuitOpenDuration: Duration = .seconds(10),
-        restartDelay: Duration = .milliseconds(100), maximumRestartDelay: Duration = .seconds(5), workingFolder: String? = nil,
+        restartDelay: Duration = .milliseconds(100), maximumRestartDelay: Duration = .seconds(5), restartsPerSecond: Double = 4,
+        restartBurst: Int = 8, workingFolder: String? = nil,
         confinement: WorkerConfinement? = nil, demotionDelay: Duration = .milliseconds(25),
         longCallCores: Double = defaultLongCallCores
     ) {
@@ -80,6 +86,8 @@ public struct WorkerPoolConfiguration: Sendable {
         self.circuitOpenDuration = circuitOpenDuration
         self.restartDelay = restartDelay
         self.maximumRestartDelay = maximumRestartDelay
+        self.restartsPerSecond = max(0.01, restartsPerSecond)
+        self.restartBurst = max(1, restartBurst)
         // Absolute: the folder is named to the worker's launcher, which already runs inside it.
         self.workingFolder =
             workingFolder.map { URL(fileURLWithPath: $0).absoluteURL.standardizedFileURL.path }

@@ -50,6 +50,7 @@ struct WorkerPoolState {
     var demoted: Set<Int32> = []
     var restarts: [Int: Date] = [:]
     var backoffs: [RestartBackoff]
+    var restartBudget: RestartBudget
     var invocations: [UInt64: Invocation] = [:]
     var waiters: [Waiter] = []
     var breakers: [String: CircuitBreaker] = [:]
@@ -60,8 +61,9 @@ struct WorkerPoolState {
     var nextInvocationId: UInt64 = 1
     var isShuttingDown = false
 
-    init(slots: Int, backoff: RestartBackoff) {
+    init(slots: Int, backoff: RestartBackoff, restartBudget: RestartBudget) {
         backoffs = Array(repeating: backoff, count: slots)
+        self.restartBudget = restartBudget
     }
 
     static func hookKey(_ kind: HookKind, _ name: String) -> String { "\(kind.rawValue) \(name)" }
