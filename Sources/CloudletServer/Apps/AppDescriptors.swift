@@ -15,7 +15,7 @@ final class AppDescriptors: Sendable {
     /// two connections, the listening socket and signal handling (24 measured), and three for each
     /// event loop (its poll, wake-up and timer) of two groups of one loop a core.
     static let hostBaseline = 32 + 6 * ProcessInfo.processInfo.activeProcessorCount
-    /// What one worker process holds in the host (measured): its connection to the pool's socket,
+    /// What one worker process holds in the host (measured): the host's end of its socket pair,
     /// the pipes of its standard output and error, and the process's own.
     static let perWorker = 4
 
@@ -33,11 +33,11 @@ final class AppDescriptors: Sendable {
 
     /// The most descriptors an app with `settings` may hold: its database (a file and its log for
     /// the writer, each reader and the checkpointer, and one shared-memory file), its worker pool
-    /// (a listening socket and ``perWorker`` a worker) unless `ownExecutor`, and its push providers'
+    /// (``perWorker`` a worker) unless `ownExecutor`, and its push providers'
     /// connections.
     static func cost(of settings: AppSettings, ownExecutor: Bool) -> Int {
         let database = (GRDB.Configuration().maximumReaderCount + 2) * 2 + 1
-        let pool = ownExecutor || settings.isolation == .inProcess ? 0 : 1 + settings.workerCount * perWorker
+        let pool = ownExecutor || settings.isolation == .inProcess ? 0 : settings.workerCount * perWorker
         let push = settings.push
         let apns = push.apns == nil ? 0 : HTTP2PushTransport.defaultConnections
         let fcm = push.fcm == nil ? 0 : HTTP2PushTransport.defaultConnections + PushHTTPTransport.connectionsPerHost
