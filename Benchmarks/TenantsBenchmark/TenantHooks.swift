@@ -1,12 +1,14 @@
 import Cloudlet
+import Foundation
 
 /// The hooks of the flooding app, each misbehaving as a hostile or broken hook would, under a 1 s
 /// limit: `spin` loops until its worker is killed at its deadline; `hang` waits, using no CPU,
 /// until then; `trap` force-unwraps nil; `allocate` takes memory until its worker reaches its
 /// limit; `print` prints lines without end until it is killed. This executable is their worker.
 enum TenantHooks: HookModule {
-    /// The misbehaving hooks the fault phase calls, beside `spin`.
-    static let faults = ["hang", "trap", "allocate", "print"]
+    /// The misbehaving hooks the fault phase calls, beside `spin`: all four, or those named in
+    /// `FAULTS` (comma-separated), to tell which one costs the steady app.
+    static let faults = (ProcessInfo.processInfo.environment["FAULTS"] ?? "hang,trap,allocate,print").split(separator: ",").map(String.init)
 
     static func register(_ hooks: inout HookRegistry) {
         hooks.function("spin", timeLimit: .seconds(1)) { _ in
