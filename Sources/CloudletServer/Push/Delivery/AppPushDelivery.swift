@@ -10,7 +10,7 @@ import Logging
 /// holds at most twice the concurrency of claimed deliveries and their results, however large the
 /// job.
 ///
-/// With nothing in flight it polls nothing: it sleeps until a job is recorded
+/// With no job running it polls nothing: it sleeps until a job is recorded
 /// (``PushDeliveryStorage/pushJobRecorded``) or until the earliest time it knows work falls due (a
 /// retry, a lease's end, a scheduled job's start, a running job's expiration).
 struct AppPushDelivery: Sendable {
@@ -111,8 +111,9 @@ struct AppPushDelivery: Sendable {
                 }
                 // Deliveries ended without a send (expired, no provider) leave nothing to wait for.
                 if inFlight == 0, !isRecording, queue.isEmpty, claims.mayStart { continue }
-                // Idle, the loop sleeps until a signal or a due time; busy, it ticks.
-                if !isTicking, inFlight > 0 || !results.isEmpty || isRecording || !queue.isEmpty {
+                // Idle, the loop sleeps until a signal or a due time; busy, or while a job it knows
+                // of runs (its retries fall due), it ticks as well.
+                if !isTicking, inFlight > 0 || !results.isEmpty || isRecording || !queue.isEmpty || !jobs.isEmpty {
                     isTicking = true
                     group.addTask { await Self.event(.tick, after: configuration.pollInterval) }
                 }
