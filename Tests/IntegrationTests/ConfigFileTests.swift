@@ -5,7 +5,7 @@ import Testing
 
 extension ProcessTests {
     /// `serve --config`: the file's members under environment variables and flags, its apps, the
-    /// manifest, and the README's example.
+    /// manifest, and the example in docs/hosting.md.
     @Suite struct ConfigFileTests {
         /// Writes `json` to `config.json` in `folder` and answers its path.
         static func write(_ json: String, in folder: URL) throws -> String {
@@ -54,7 +54,7 @@ extension ProcessTests {
         }
 
         @Test func theReadmeExampleServesTwoAppsWithDifferentLimits() async throws {
-            let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../README.md")
+            let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../docs/hosting.md")
             let text = try String(contentsOf: readme, encoding: .utf8)
             let example = try #require(text.firstMatch(of: /<!-- config example -->\s*```json\n([\s\S]*?)```/), "no config example in the README")
             let folder = try ServerProcess.temporaryFolder("readme-config")
