@@ -53,7 +53,7 @@ struct ConnectionOptions: ParsableArguments {
                 Int($0).flatMap { $0 >= 0 ? $0 : nil }
             },
             requestsPerAddress: try settings.value(maxRequestsPerAddress, "maxRequestsPerAddress", default: "1000/s,burst=2000") { $0 }
-                .pace())
+                .rateLimitQuota())
     }
 
     private static func milliseconds(_ duration: Duration) -> Int {
@@ -67,8 +67,9 @@ private func positive(_ text: String) -> Int? {
 }
 
 extension String {
-    /// The pace this text writes (`1000/s,burst=2000` or `off`), as `--rate-limit` reads it.
-    fileprivate func pace() throws -> RateLimitQuota? {
+    /// The quota this text writes (`40/s,burst=80`, `600/min` or `off`), as `--rate-limit` and
+    /// `--max-requests-per-address` read it; a usage error otherwise.
+    func rateLimitQuota() throws -> RateLimitQuota? {
         do {
             return try RateLimitPolicy.quota(text: self)
         } catch let error as ParseError {

@@ -92,7 +92,7 @@ struct ServeCommand<Hooks: HookModule>: AsyncParsableCommand {
             isolation: try settings.value(isolation, "isolation", default: .process) { HookIsolation(rawValue: $0) },
             workerCount: try settings.value(workers, "workers", default: ProcessInfo.processInfo.activeProcessorCount) { Int($0) },
             workerMemoryMegabytes: try settings.value(workerMemoryMb, "workerMemoryMb", default: 512) { Int($0) },
-            quota: try Self.quota(settings.value(rateLimit, "rateLimit", default: "40/s,burst=80") { $0 }))
+            quota: try settings.value(rateLimit, "rateLimit", default: "40/s,burst=80") { $0 }.rateLimitQuota())
         let apps = try StartingApps(
             registry: registry, defaultApp: try settings.value(appId, "appId", default: "dev") { $0 },
             clientKey: settings.optional(clientKey, "clientKey"), masterKey: settings.optional(masterKey, "masterKey"), serve: flags,
@@ -136,15 +136,6 @@ struct ServeCommand<Hooks: HookModule>: AsyncParsableCommand {
                 \(apps.alsoServing)
                 """.utf8))
         }.runService()
-    }
-
-    /// The request quota written as `--rate-limit` takes it.
-    static func quota(_ text: String) throws -> RateLimitQuota? {
-        do {
-            return try RateLimitPolicy.quota(text: text)
-        } catch let error as ParseError {
-            throw ValidationError(error.message)
-        }
     }
 
     /// Sets the operator key: the one given (whose hash is then kept), else the one kept, else a new
