@@ -29,7 +29,7 @@ struct ServeCommand<Hooks: HookModule>: AsyncParsableCommand {
     @Option(help: "Log level: trace, debug, info, notice, warning, error (CLOUDLET_LOG_LEVEL). Default info.") var logLevel: Logger.Level?
     @Option(help: "Where the app's hooks run: process or in-process (CLOUDLET_ISOLATION). Default process.") var isolation: HookIsolation?
     @Option(help: "Worker processes per app (CLOUDLET_WORKERS). Default: the number of cores.") var workers: Int?
-    @Option(help: "Memory limit of each worker in MiB, 0 for none (CLOUDLET_WORKER_MEMORY_MB). Default 512.") var workerMemoryMb: Int?
+    @Option(help: "Memory limit of each worker in MiB, 0 for none (CLOUDLET_WORKER_MEMORY_MB). Default \(WorkerPoolConfiguration.defaultMemoryLimitMegabytes).") var workerMemoryMb: Int?
     @Option(
         help: "CPU, in cores, each app's workers may take together while their hooks run past 25 ms, where cgroups can be used; 0 for no cap (CLOUDLET_LONG_HOOK_CPU). Default 0.25.")
     var longHookCpu: Double?
@@ -91,7 +91,7 @@ struct ServeCommand<Hooks: HookModule>: AsyncParsableCommand {
         let flags = StartingApps.ServeFlags(
             isolation: try settings.value(isolation, "isolation", default: .process) { HookIsolation(rawValue: $0) },
             workerCount: try settings.value(workers, "workers", default: ProcessInfo.processInfo.activeProcessorCount) { Int($0) },
-            workerMemoryMegabytes: try settings.value(workerMemoryMb, "workerMemoryMb", default: 512) { Int($0) },
+            workerMemoryMegabytes: try settings.value(workerMemoryMb, "workerMemoryMb", default: WorkerPoolConfiguration.defaultMemoryLimitMegabytes) { Int($0) },
             quota: try settings.value(rateLimit, "rateLimit", default: "40/s,burst=80") { $0 }.rateLimitQuota())
         let apps = try StartingApps(
             registry: registry, defaultApp: try settings.value(appId, "appId", default: "dev") { $0 },

@@ -15,7 +15,7 @@ extension HookHarness {
     /// }
     /// ```
     public static func withWorkers<Result: Sendable>(
-        executablePath: String, workerCount: Int = 1, memoryLimitMegabytes: Int = 512, clock: ManualClock = ManualClock(),
+        executablePath: String, workerCount: Int = 1, memoryLimitMegabytes: Int = WorkerPoolConfiguration.defaultMemoryLimitMegabytes, clock: ManualClock = ManualClock(),
         _ body: (HookHarness) async throws -> Result
     ) async throws -> Result {
         let logs = CapturedLogs()

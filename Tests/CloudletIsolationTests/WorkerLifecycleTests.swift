@@ -117,15 +117,24 @@ import Testing
         #expect(lifecycle.canAccept(at: start))
     }
 
+    @Test func aWorkerReplacingOneThatEndedIsOnProbationUntilItsHello() {
+        var replacement = WorkerLifecycle(spawnedAt: start, limits: limits, replacing: true)
+        #expect(replacement.belongsInTheIdleGroup(longCall: .milliseconds(100), at: start))
+        replacement.becameReady(at: start + 0.2)
+        #expect(!replacement.belongsInTheIdleGroup(longCall: .milliseconds(100), at: start + 0.2))
+        let first = WorkerLifecycle(spawnedAt: start, limits: limits)
+        #expect(!first.belongsInTheIdleGroup(longCall: .milliseconds(100), at: start), "a pool's first workers start at full share")
+    }
+
     @Test func aCallRunningLongMarksItsWorkerUntilItIsAnswered() {
         var lifecycle = ready()
         lifecycle.sent(1, at: start, deadline: start + 3)
         lifecycle.sent(2, at: start + 0.5, deadline: start + 3)
-        #expect(!lifecycle.runsACall(longerThan: .milliseconds(100), at: start + 0.05))
-        #expect(lifecycle.runsACall(longerThan: .milliseconds(100), at: start + 0.1))
+        #expect(!lifecycle.belongsInTheIdleGroup(longCall: .milliseconds(100), at: start + 0.05))
+        #expect(lifecycle.belongsInTheIdleGroup(longCall: .milliseconds(100), at: start + 0.1))
         lifecycle.answered(1)
-        #expect(!lifecycle.runsACall(longerThan: .milliseconds(100), at: start + 0.55), "the other call is young")
+        #expect(!lifecycle.belongsInTheIdleGroup(longCall: .milliseconds(100), at: start + 0.55), "the other call is young")
         lifecycle.answered(2)
-        #expect(!lifecycle.runsACall(longerThan: .milliseconds(100), at: start + 10))
+        #expect(!lifecycle.belongsInTheIdleGroup(longCall: .milliseconds(100), at: start + 10))
     }
 }

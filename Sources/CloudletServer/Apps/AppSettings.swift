@@ -23,7 +23,8 @@ public struct AppSettings: Sendable, Hashable {
     public var isolation: HookIsolation
     /// Worker processes of the app (process isolation). Default 1.
     public var workerCount: Int
-    /// Largest data segment of one worker in MiB, 0 for no limit. Default 512.
+    /// Largest data segment of one worker in MiB, 0 for no limit. Default
+    /// ``WorkerPoolConfiguration/defaultMemoryLimitMegabytes``.
     public var workerMemoryMegabytes: Int
     /// The longest time limit one of the app's hooks may declare; an app with a hook over it is
     /// refused. Default 60 s.
@@ -40,7 +41,7 @@ public struct AppSettings: Sendable, Hashable {
 
     public init(
         hooksExecutable: String = AppSettings.selfExecutable, isolation: HookIsolation = .process, workerCount: Int = 1,
-        workerMemoryMegabytes: Int = 512, maximumHookTimeLimit: Duration = .seconds(60), rateLimits: RateLimitPolicy = RateLimitPolicy(),
+        workerMemoryMegabytes: Int = WorkerPoolConfiguration.defaultMemoryLimitMegabytes, maximumHookTimeLimit: Duration = .seconds(60), rateLimits: RateLimitPolicy = RateLimitPolicy(),
         push: PushSettings = PushSettings(), jobSchedules: [String: CronSchedule] = [:], files: FileSettings = FileSettings()
     ) {
         self.hooksExecutable = hooksExecutable

@@ -53,13 +53,17 @@ struct WorkerLifecycle: Sendable {
     private(set) var exclusive: UInt64?
     private var lastHealthy: Date
     private var pingSentAt: Date?
+    /// Whether the worker replaces one that ended: it starts on probation, in its app's idle CPU
+    /// group, until its hello.
+    let replacesAnEndedWorker: Bool
     let limits: Limits
 
-    /// A worker spawned at `now`.
-    init(spawnedAt now: Date, limits: Limits) {
+    /// A worker spawned at `now`; `replacing` when it takes the slot of a worker that ended.
+    init(spawnedAt now: Date, limits: Limits, replacing: Bool = false) {
         state = .starting(since: now)
         lastHealthy = now
         self.limits = limits
+        replacesAnEndedWorker = replacing
     }
 
     /// Whether the worker has room for one more invocation at `now`: it serves, is not full, runs no
@@ -95,11 +99,15 @@ struct WorkerLifecycle: Sendable {
         if exclusive == id { exclusive = nil }
     }
 
-    /// Whether one of the worker's calls has run for `duration` or more at `now` (a hook that
-    /// spins or computes for long, whose worker then yields the CPU to the host).
-    func runsACall(longerThan duration: Duration, at now: Date) -> Bool {
+    /// Whether the worker belongs in its app's idle CPU group at `now`: one of its calls has run for
+    /// `longCall` or more (a hook that spins or computes for long), or it replaces a worker that
+    /// ended and has not said hello yet (an app whose hooks crash or are killed again and again —
+    /// trapping, taking memory to their limit, hanging — starts its next process, and pays for
+    /// its memory, from the CPU the host and the other apps leave).
+    func belongsInTheIdleGroup(longCall: Duration, at now: Date) -> Bool {
+        if replacesAnEndedWorker, case .starting = state { return true }
         guard let oldest = oldestCallSentAt else { return false }
-        return now.timeIntervalSince(oldest) >= duration.seconds
+        return now.timeIntervalSince(oldest) >= longCall.seconds
     }
 
     /// When the oldest invocation in flight was sent, if one is.

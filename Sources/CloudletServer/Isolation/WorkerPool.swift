@@ -65,7 +65,7 @@ public final class WorkerPool: Service, Sendable {
         pool.reportCPUShare()
         try WorkerFolder.prepare(configuration.workingFolder)
         do {
-            for slot in 0..<configuration.workerCount { try pool.spawn(slot) }
+            for slot in 0..<configuration.workerCount { try pool.spawn(slot, replacing: false) }
             try await pool.waitForHooks()
         } catch {
             pool.stop()
@@ -112,16 +112,22 @@ public final class WorkerPool: Service, Sendable {
         state.withLock { $0.waiters.count }
     }
 
-    func spawn(_ slot: Int) throws {
+    /// Starts the worker of `slot`; `replacing` one that ended, it starts in the app's idle CPU group.
+    func spawn(_ slot: Int, replacing: Bool) throws {
         try state.withLock { state in
             guard !state.isShuttingDown else { return }
             let (process, hostEnd) = try WorkerProcess.spawn(
                 slot: slot, configuration: configuration, relay: outputRelay,
                 onOutput: { [weak self] in self?.output($0, line: $1, isError: $2) },
                 onExit: { [weak self] in self?.exited($0, $1) })
-            cpuShare.adopt(process.pid)
-            state.workers[slot] = WorkerPoolState.Worker(
-                process: process, lifecycle: WorkerLifecycle(spawnedAt: clock.now, limits: configuration.lifecycleLimits))
+            let lifecycle = WorkerLifecycle(spawnedAt: clock.now, limits: configuration.lifecycleLimits, replacing: replacing)
+            if lifecycle.belongsInTheIdleGroup(longCall: configuration.demotionDelay, at: clock.now) {
+                cpuShare.demote(process.pid)
+                state.demoted.insert(process.pid)
+            } else {
+                cpuShare.adopt(process.pid)
+            }
+            state.workers[slot] = WorkerPoolState.Worker(process: process, lifecycle: lifecycle)
             connect(process, over: hostEnd)
         }
     }
@@ -172,7 +178,8 @@ public final class WorkerPool: Service, Sendable {
     static let supervisionInterval = Duration.milliseconds(50)
 
     /// One supervision tick: kill overdue or unhealthy workers, send health checks, move workers
-    /// whose call runs long to their app's idle CPU group (and back), restart slots. Returns the
+    /// whose call runs long, or that replace an ended worker and have not said hello, to their
+    /// app's idle CPU group (and back), restart slots. Returns the
     /// wait until the next tick: ``supervisionInterval``, or less when a call in flight will have
     /// run for ``WorkerPoolConfiguration/demotionDelay`` sooner, so that a hook that spins is
     /// demoted then rather than up to a tick later.
@@ -185,7 +192,7 @@ public final class WorkerPool: Service, Sendable {
         var demotionChecks: [Date] = []
         state.withLock { state in
             for worker in Array(state.workers.values) + Array(state.draining.values) {
-                let long = worker.lifecycle.runsACall(longerThan: configuration.demotionDelay, at: now)
+                let long = worker.lifecycle.belongsInTheIdleGroup(longCall: configuration.demotionDelay, at: now)
                 if long != state.demoted.contains(worker.process.pid) {
                     if long { state.demoted.insert(worker.process.pid) } else { state.demoted.remove(worker.process.pid) }
                     demotions.append((worker.process.pid, long))
@@ -219,7 +226,7 @@ public final class WorkerPool: Service, Sendable {
         }
         for slot in restarts {
             do {
-                try spawn(slot)
+                try spawn(slot, replacing: true)
                 metrics?.workerRestarted(app: configuration.appId)
             } catch {
                 logger.error("could not start worker", metadata: ["error": "\(error)"])
