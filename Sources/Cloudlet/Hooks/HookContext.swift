@@ -25,8 +25,9 @@ public struct HookContext: Sendable {
     /// The clock the runtime keeps time with.
     public let clock: any CloudletClock
 
-    /// Built by the runtime only.
-    package init(
+    /// Built by the runtime for each call; also by code that drives a `HookExecutor` directly, as
+    /// the isolation benchmark does, outside any server.
+    public init(
         appId: String, requestId: String, user: HookUser?, isMaster: Bool, installationId: String?,
         deadline: Date, eventId: String?, logger: Logger, store: any HookStore, clock: any CloudletClock
     ) {
