@@ -106,6 +106,19 @@ struct FileRoutesTests {
         }
     }
 
+    @Test func anUploadWithTwoContentTypesIsStoredWithTheFirstAsParseServerDoes() async throws {
+        try await FileTestServer.with(live: true) { server in
+            var headers: HTTPFields = [Support.appIdHeader: "a", Support.restKeyHeader: "client-a"]
+            headers.append(HTTPField(name: .contentType, value: "image/jpeg"))
+            headers.append(HTTPField(name: .contentType, value: "application/json"))
+            let reply = try await server.a.raw(.post, "/files/photo.jpg", headers: headers, body: ByteBuffer(bytes: [0xFF, 0xD8]))
+            #expect(reply.status == 201, "\(reply.body)")
+            let download = try await server.a.download(try #require(reply["url"]?.stringValue))
+            #expect(download.headers[.contentType] == "image/jpeg")
+            #expect(download.bytes == [0xFF, 0xD8])
+        }
+    }
+
     @Test func uploadsNeedAClientKeyAndReadsNeedOnlyTheURL() async throws {
         try await FileTestServer.with { server in
             let noKey = try await server.a.raw(
