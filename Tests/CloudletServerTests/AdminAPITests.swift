@@ -168,6 +168,27 @@ struct AdminAPITests {
         }
     }
 
+    @Test("a schedule for a job the app's hooks do not define is refused, created or changed, and nothing is kept")
+    func schedulesNeedAJobOfTheApp() async throws {
+        var hooks = HookRegistry()
+        hooks.job("cleanup", timeLimit: .seconds(10)) { _ in }
+        try await Self.withServer(hooks: hooks) { admin, _ in
+            let refused = try await Self.asOperator(
+                admin, .post, "/admin/apps", ["id": "shop", "isolation": "in-process", "jobSchedules": ["nosuch": "0 3 * * *"]])
+            Support.expectError(refused, status: 400, code: 142)
+            #expect(refused["error"] == #"app "shop" has no job nosuch: its hooks define no job of that name"#)
+            Support.expectError(try await Self.asOperator(admin, .get, "/admin/apps/shop"), status: 404, code: 101)
+
+            let created = try await Self.asOperator(
+                admin, .post, "/admin/apps", ["id": "shop", "isolation": "in-process", "jobSchedules": ["cleanup": "0 3 * * *"]])
+            #expect(created.status == 201, "\(created.body)")
+            let changed = try await Self.asOperator(
+                admin, .put, "/admin/apps/shop", ["jobSchedules": ["cleanup": "0 4 * * *", "nosuch": "0 3 * * *"]])
+            Support.expectError(changed, status: 400, code: 142)
+            #expect(try await Self.asOperator(admin, .get, "/admin/apps/shop")["jobSchedules"] == ["cleanup": "0 3 * * *"])
+        }
+    }
+
     @Test("requests are bounded: invalid ids, unknown members, out-of-range values and large bodies are refused")
     func boundedRequests() async throws {
         try await Self.withServer { admin, _ in
