@@ -53,6 +53,16 @@ extension ProcessTests {
             }
         }
 
+        @Test func anAppsOwnExecutableCallsItselfByItsOwnNameInItsHelp() async throws {
+            let fixture = try await ServerProcess.run(.fixture, ["--help"])
+            #expect(fixture.ending == .exit(0), "\(fixture.stderr)")
+            #expect(fixture.stdout.contains("USAGE: cloudlet-fixture <subcommand>"), "\(fixture.stdout)")
+            let jobs = try await ServerProcess.run(.fixture, ["jobs", "schedule", "--help"])
+            #expect(jobs.stdout.contains("USAGE: cloudlet-fixture jobs schedule"), "\(jobs.stdout)")
+            let cloudlet = try await ServerProcess.run(.cloudlet, ["--help"])
+            #expect(cloudlet.stdout.contains("USAGE: cloudlet <subcommand>"), "\(cloudlet.stdout)")
+        }
+
         @Test func hooksListShowsEveryHook() async throws {
             let run = try await ServerProcess.run(.cloudlet, ["hooks", "list"])
             #expect(run.ending == .exit(0), "\(run.stderr)")
