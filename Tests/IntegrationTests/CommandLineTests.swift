@@ -63,6 +63,18 @@ extension ProcessTests {
             #expect(cloudlet.stdout.contains("USAGE: cloudlet <subcommand>"), "\(cloudlet.stdout)")
         }
 
+        @Test func everyCommandOnTheDataFolderNamesItDataAlike() async throws {
+            let commands = [
+                ["serve"], ["apps", "create"], ["apps", "list"], ["logs"], ["jobs", "list"], ["jobs", "schedule"], ["push", "send"],
+                ["push", "status"], ["files", "prune"],
+            ]
+            for command in commands {
+                let help = try await ServerProcess.run(.cloudlet, command + ["--help"])
+                #expect(help.stdout.contains("--data <data>"), "\(command): \(help.stdout)")
+                #expect(!help.stdout.contains("--data-folder"), "\(command): \(help.stdout)")
+            }
+        }
+
         @Test func hooksListShowsEveryHook() async throws {
             let run = try await ServerProcess.run(.cloudlet, ["hooks", "list"])
             #expect(run.ending == .exit(0), "\(run.stderr)")
