@@ -1,14 +1,16 @@
 import ArgumentParser
 import Cloudlet
+import Foundation
 
 /// The `cloudlet` command line for an app whose hooks are `Hooks`: `serve`, `apps`, `invoke`, `hooks`,
 /// `logs`, `push` and `jobs`, and the hidden `worker` that a host starts to run the hooks in a separate process (through
 /// the hidden `confine`, which fences it in first).
-/// An app's own executable is one line: `await CloudletCommand<MyHooks>.runCommandLine()`.
+/// An app's own executable is one line: `await CloudletCommand<MyHooks>.runCommandLine()`; its help
+/// and errors call it by its own name (the name it was run by), not `cloudlet`.
 public struct CloudletCommand<Hooks: HookModule>: AsyncParsableCommand {
     public static var configuration: CommandConfiguration {
         CommandConfiguration(
-            commandName: "cloudlet",
+            commandName: CommandLine.arguments.first.map { URL(fileURLWithPath: $0).lastPathComponent } ?? "cloudlet",
             abstract: "Runs Swift hooks behind a Parse-compatible REST API.",
             subcommands: [
                 ServeCommand<Hooks>.self, AppsCommand.self, InvokeCommand<Hooks>.self, HooksCommand<Hooks>.self, LogsCommand.self, PushCommand.self,

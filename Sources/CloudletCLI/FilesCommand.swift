@@ -28,7 +28,7 @@ struct FilesCommand: AsyncParsableCommand {
 
         func run() async throws {
             let objects = try options.storage()
-            let folder = options.dataFolder ?? ProcessInfo.processInfo.environment["CLOUDLET_DATA"] ?? "./data"
+            let folder = options.data ?? ProcessInfo.processInfo.environment["CLOUDLET_DATA"] ?? "./data"
             let files = try LocalFileStorage(dataDirectory: folder, appId: options.app)
             let before = HookRunQuery.time(olderThan, before: Date())!
             let pruned = try await UnusedFiles.prune(files, objects: objects, storedBefore: before, remove: !dryRun)

@@ -24,6 +24,7 @@ struct JobsListCommand<Hooks: HookModule>: AsyncParsableCommand {
                 if let name = run.fields["jobName"]?.stringValue { names.insert(name) }
             }
         }
+        if names.isEmpty, !options.json { print("no jobs") }
         let now = Date()
         for name in names.sorted() {
             let schedule = record.settings.jobSchedules[name]

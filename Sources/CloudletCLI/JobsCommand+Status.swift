@@ -24,8 +24,8 @@ struct JobsStatusCommand: AsyncParsableCommand {
             print(options.json ? JobRuns.json(run) : JobRuns.line(run))
             return
         }
-        for run in try await JobRuns.newestRuns(storage, job: job, limit: limit) {
-            print(options.json ? JobRuns.json(run) : JobRuns.line(run))
-        }
+        let runs = try await JobRuns.newestRuns(storage, job: job, limit: limit)
+        if runs.isEmpty, !options.json { print(job.map { "no runs of job \($0)" } ?? "no runs") }
+        for run in runs { print(options.json ? JobRuns.json(run) : JobRuns.line(run)) }
     }
 }

@@ -11,7 +11,7 @@ struct JobsCommand<Hooks: HookModule>: AsyncParsableCommand {
     static var configuration: CommandConfiguration {
         CommandConfiguration(
             commandName: "jobs", abstract: "List, run, schedule and follow an app's background jobs.",
-            subcommands: [JobsListCommand<Hooks>.self, JobsRunCommand.self, JobsStatusCommand.self, JobsScheduleCommand.self, JobsUnscheduleCommand.self])
+            subcommands: [JobsListCommand<Hooks>.self, JobsRunCommand.self, JobsStatusCommand.self, JobsScheduleCommand<Hooks>.self, JobsUnscheduleCommand.self])
     }
 }
 

@@ -4,7 +4,7 @@ import CloudletServer
 import Foundation
 import Logging
 
-/// `cloudlet push send <app> --channels a,b | --where '{…}' --data '{…}' [--at ISO]`: records a
+/// `cloudlet push send <app> --channels a,b | --where '{…}' --payload '{…}' [--at ISO]`: records a
 /// push job as `POST /push` does, as the master key, and prints its id.
 struct PushSendCommand: AsyncParsableCommand {
     static var configuration: CommandConfiguration {
@@ -14,8 +14,8 @@ struct PushSendCommand: AsyncParsableCommand {
     @OptionGroup var options: PushCommand.AppOptions
     @Option(help: "Installations subscribed to any of these channels, comma-separated.") var channels: String?
     @Option(name: .customLong("where"), help: "Installations matching this Parse query on _Installation, as JSON.") var query: String?
-    @Option(help: "Parse's push data as JSON: alert, badge (a number or \"Increment\"), sound, title, and the app's own keys.")
-    var data: String
+    @Option(help: "The push's data (Parse's data) as JSON: alert, badge (a number or \"Increment\"), sound, title, and the app's own keys.")
+    var payload: String
     @Option(help: "When to send it, as 2026-01-31T12:00:00.000Z. Default: now.") var at: String?
 
     func validate() throws {
@@ -24,7 +24,7 @@ struct PushSendCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        guard let payload = try? JSONParser.parse(data).objectValue else { throw ValidationError("--data must be a JSON object") }
+        guard let payload = try? JSONParser.parse(payload).objectValue else { throw ValidationError("--payload must be a JSON object") }
         let audience: [String: ParseValue]
         if let channels {
             let names = channels.split(separator: ",").map { ParseValue.string(String($0)) }

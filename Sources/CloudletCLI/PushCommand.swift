@@ -15,13 +15,12 @@ struct PushCommand: AsyncParsableCommand {
     /// The app and the data folder.
     struct AppOptions: ParsableArguments {
         @Argument(help: "The app id.") var app: String
-        // `--data` is the push's data in `push send`, as in Parse's REST API.
-        @Option(help: "Folder for the databases (CLOUDLET_DATA). Default ./data.") var dataFolder: String?
+        @Option(help: "Folder for the databases (CLOUDLET_DATA). Default ./data.") var data: String?
         @Flag(help: "Print JSON.") var json = false
 
         /// The app's database, which must exist.
         func storage() throws -> SQLiteObjectStorage {
-            let folder = dataFolder ?? ProcessInfo.processInfo.environment["CLOUDLET_DATA"] ?? "./data"
+            let folder = data ?? ProcessInfo.processInfo.environment["CLOUDLET_DATA"] ?? "./data"
             let path = URL(fileURLWithPath: folder).appendingPathComponent("apps").appendingPathComponent("\(app).sqlite").path
             guard ParseNames.isValidAppId(app), FileManager.default.fileExists(atPath: path) else {
                 throw ValidationError("no app \(app) in \(folder)")

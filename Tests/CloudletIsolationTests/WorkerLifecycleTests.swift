@@ -98,6 +98,18 @@ import Testing
         #expect(lifecycle.verdict(at: start + 1) == .kill("drained"))
     }
 
+    @Test func onlyADrainedWorkerOrAStoppedPoolsIsEndedOnPurpose() {
+        for (reason, planned) in [
+            (WorkerLifecycle.drained, true), (WorkerLifecycle.poolStopped, true), ("missed a health check", false),
+            ("a hook ran past its deadline", false),
+        ] {
+            var lifecycle = ready()
+            #expect(!lifecycle.isStopping)
+            lifecycle.killing(because: reason)
+            #expect(lifecycle.isStopping == planned, "\(reason)")
+        }
+    }
+
     @Test func aDrainingWorkerStillGetsKilledWhenACallRunsPastItsDeadline() {
         var lifecycle = ready()
         lifecycle.sent(1, at: start, deadline: start + 3)

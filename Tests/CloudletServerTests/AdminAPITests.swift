@@ -144,6 +144,51 @@ struct AdminAPITests {
         }
     }
 
+    @Test("an app whose hooks name no executable file is refused at once, created or changed, and nothing is kept")
+    func hooksThatCannotRunAreRefused() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cloudlet-admin-hooks-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let plain = folder.appendingPathComponent("not-executable").path
+        #expect(FileManager.default.createFile(atPath: plain, contents: Data("#!/bin/sh\n".utf8), attributes: [.posixPermissions: 0o644]))
+        let cases = [
+            (folder.appendingPathComponent("missing").path, "does not exist"), (plain, "is not an executable file"),
+            (folder.path, "is not an executable file"), ("relative/hooks", "is not an absolute path"),
+        ]
+        try await Self.withServer { admin, _ in
+            for (path, problem) in cases {
+                let created = try await Self.asOperator(admin, .post, "/admin/apps", ["id": "shop", "hooks": .string(path)])
+                Support.expectError(created, status: 400, code: 142)
+                #expect(created["error"]?.stringValue?.contains("hooks: \(path) \(problem)") == true, "\(created.body)")
+                Support.expectError(try await Self.asOperator(admin, .get, "/admin/apps/shop"), status: 404, code: 101)
+                let changed = try await Self.asOperator(admin, .put, "/admin/apps/a", ["hooks": .string(path)])
+                Support.expectError(changed, status: 400, code: 142)
+                #expect(try await Self.asOperator(admin, .get, "/admin/apps/a")["hooks"] == "self")
+            }
+        }
+    }
+
+    @Test("a schedule for a job the app's hooks do not define is refused, created or changed, and nothing is kept")
+    func schedulesNeedAJobOfTheApp() async throws {
+        var hooks = HookRegistry()
+        hooks.job("cleanup", timeLimit: .seconds(10)) { _ in }
+        try await Self.withServer(hooks: hooks) { admin, _ in
+            let refused = try await Self.asOperator(
+                admin, .post, "/admin/apps", ["id": "shop", "isolation": "in-process", "jobSchedules": ["nosuch": "0 3 * * *"]])
+            Support.expectError(refused, status: 400, code: 142)
+            #expect(refused["error"] == #"app "shop" has no job nosuch: its hooks define no job of that name"#)
+            Support.expectError(try await Self.asOperator(admin, .get, "/admin/apps/shop"), status: 404, code: 101)
+
+            let created = try await Self.asOperator(
+                admin, .post, "/admin/apps", ["id": "shop", "isolation": "in-process", "jobSchedules": ["cleanup": "0 3 * * *"]])
+            #expect(created.status == 201, "\(created.body)")
+            let changed = try await Self.asOperator(
+                admin, .put, "/admin/apps/shop", ["jobSchedules": ["cleanup": "0 4 * * *", "nosuch": "0 3 * * *"]])
+            Support.expectError(changed, status: 400, code: 142)
+            #expect(try await Self.asOperator(admin, .get, "/admin/apps/shop")["jobSchedules"] == ["cleanup": "0 3 * * *"])
+        }
+    }
+
     @Test("requests are bounded: invalid ids, unknown members, out-of-range values and large bodies are refused")
     func boundedRequests() async throws {
         try await Self.withServer { admin, _ in

@@ -53,6 +53,28 @@ extension ProcessTests {
             }
         }
 
+        @Test func anAppsOwnExecutableCallsItselfByItsOwnNameInItsHelp() async throws {
+            let fixture = try await ServerProcess.run(.fixture, ["--help"])
+            #expect(fixture.ending == .exit(0), "\(fixture.stderr)")
+            #expect(fixture.stdout.contains("USAGE: cloudlet-fixture <subcommand>"), "\(fixture.stdout)")
+            let jobs = try await ServerProcess.run(.fixture, ["jobs", "schedule", "--help"])
+            #expect(jobs.stdout.contains("USAGE: cloudlet-fixture jobs schedule"), "\(jobs.stdout)")
+            let cloudlet = try await ServerProcess.run(.cloudlet, ["--help"])
+            #expect(cloudlet.stdout.contains("USAGE: cloudlet <subcommand>"), "\(cloudlet.stdout)")
+        }
+
+        @Test func everyCommandOnTheDataFolderNamesItDataAlike() async throws {
+            let commands = [
+                ["serve"], ["apps", "create"], ["apps", "list"], ["logs"], ["jobs", "list"], ["jobs", "schedule"], ["push", "send"],
+                ["push", "status"], ["files", "prune"],
+            ]
+            for command in commands {
+                let help = try await ServerProcess.run(.cloudlet, command + ["--help"])
+                #expect(help.stdout.contains("--data <data>"), "\(command): \(help.stdout)")
+                #expect(!help.stdout.contains("--data-folder"), "\(command): \(help.stdout)")
+            }
+        }
+
         @Test func hooksListShowsEveryHook() async throws {
             let run = try await ServerProcess.run(.cloudlet, ["hooks", "list"])
             #expect(run.ending == .exit(0), "\(run.stderr)")

@@ -26,7 +26,7 @@ extension ProcessTests {
             let picture: ParseValue = ["__type": "File", "name": kept["name"] ?? .null]
             #expect(try await client.post("/classes/Profiles", ["gallery": [["picture": picture]]]).status == 201)
 
-            let common = ["files", "prune", "dev", "--data-folder", data.path]
+            let common = ["files", "prune", "dev", "--data", data.path]
             let young = try await ServerProcess.run(.cloudlet, common)
             #expect(young.ending == .exit(0), "\(young.stderr)")
             #expect(young.stdout == "removed 0 unreferenced files (0 bytes)\n", "files younger than 24h stay")
@@ -40,7 +40,7 @@ extension ProcessTests {
             #expect(try await client.download(try #require(dropped["url"]?.stringValue)).status == 404)
             #expect(try await client.download(keptURL).bytes == photo, "a file an object references stays")
 
-            let unknown = try await ServerProcess.run(.cloudlet, ["files", "prune", "nosuchapp", "--data-folder", data.path])
+            let unknown = try await ServerProcess.run(.cloudlet, ["files", "prune", "nosuchapp", "--data", data.path])
             #expect(unknown.ending != .exit(0))
             try await server.stop()
         }

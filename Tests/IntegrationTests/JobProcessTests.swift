@@ -91,6 +91,34 @@ extension ProcessTests {
             #expect(again.ending == .exit(1))
         }
 
+        @Test func jobsTheAppsHooksDoNotDefineAreNotScheduled() async throws {
+            let apps = try await TwoApps.start()
+            defer { apps.stop() }
+            let data = ["--data", apps.data.path]
+            // "fixture" runs this binary's own hooks; "other" runs the cloudlet binary's, which have no job.
+            for (app, job) in [("fixture", "nosuch"), ("other", "report")] {
+                let refused = try await ServerProcess.run(.fixture, ["jobs", "schedule", app, job, "0 3 * * *"] + data)
+                #expect(refused.ending == .exit(1))
+                #expect(refused.stderr.contains(#"error: app "\#(app)" has no job \#(job)"#), "\(refused.stderr)")
+            }
+            let listed = try await ServerProcess.run(.fixture, ["jobs", "list", "other", "--json"] + data)
+            #expect(listed.stdout.isEmpty, "nothing was scheduled: \(listed.stdout)")
+        }
+
+        @Test func emptyJobListsAndRunListsSaySo() async throws {
+            let apps = try await TwoApps.start()
+            defer { apps.stop() }
+            let data = ["--data", apps.data.path]
+            let none = try await ServerProcess.run(.fixture, ["jobs", "list", "other"] + data)
+            #expect(none.ending == .exit(0), "\(none.stderr)")
+            #expect(none.stdout.hasPrefix("no jobs\n"), "\(none.stdout)")
+            let noRuns = try await ServerProcess.run(.fixture, ["jobs", "status", "other"] + data)
+            #expect(noRuns.ending == .exit(0), "\(noRuns.stderr)")
+            #expect(noRuns.stdout == "no runs\n")
+            let noRunsOfOne = try await ServerProcess.run(.fixture, ["jobs", "status", "fixture", "--job", "report"] + data)
+            #expect(noRunsOfOne.stdout == "no runs of job report\n")
+        }
+
         @Test func invokeRunsAJobToItsEnd() async throws {
             let folder = try ServerProcess.temporaryFolder("invoke")
             defer { try? FileManager.default.removeItem(at: folder) }

@@ -11,10 +11,10 @@ extension ProcessTests {
             let apps = folder.appendingPathComponent("apps")
             try FileManager.default.createDirectory(at: apps, withIntermediateDirectories: true)
             _ = FileManager.default.createFile(atPath: apps.appendingPathComponent("demo.sqlite").path, contents: nil)
-            let common = ["--data-folder", folder.path, "--json"]
+            let common = ["--data", folder.path, "--json"]
 
             let sent = try await ServerProcess.run(
-                .cloudlet, ["push", "send", "demo", "--channels", "news,sport", "--data", #"{"alert":"Hi"}"#, "--at", "2030-01-01T00:00:00.000Z"] + common)
+                .cloudlet, ["push", "send", "demo", "--channels", "news,sport", "--payload", #"{"alert":"Hi"}"#, "--at", "2030-01-01T00:00:00.000Z"] + common)
             #expect(sent.ending == .exit(0), "\(sent.stderr)")
             let id = try #require(try JSONParser.parse(Array(sent.stdout.utf8))["objectId"]?.stringValue)
 
@@ -29,7 +29,7 @@ extension ProcessTests {
             let listed = try await ServerProcess.run(.cloudlet, ["push", "status", "demo"] + common)
             #expect(listed.stdout.split(separator: "\n").count == 1, "\(listed.stdout)")
 
-            let neither = try await ServerProcess.run(.cloudlet, ["push", "send", "demo", "--data", "{}"] + common)
+            let neither = try await ServerProcess.run(.cloudlet, ["push", "send", "demo", "--payload", "{}"] + common)
             #expect(neither.ending != .exit(0))
             let unknown = try await ServerProcess.run(.cloudlet, ["push", "status", "nosuchapp"] + common)
             #expect(unknown.ending != .exit(0))

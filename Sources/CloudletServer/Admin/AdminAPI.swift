@@ -36,7 +36,7 @@ struct AdminAPI: Sendable {
             let clientKey = try take("clientKey", from: &body), masterKey = try take("masterKey", from: &body)
             let settings = try settings(AppSettings(), changedBy: body)
             let created = try registry.create(id, settings: settings, clientKey: clientKey, masterKey: masterKey)
-            try await apply(id, undo: { try registry.delete(id) })
+            try await apply(id, scheduling: Set(settings.jobSchedules.keys), undo: { try registry.delete(id) })
             var answer = created.record.json.objectValue ?? [:]
             answer["clientKey"] = .string(created.clientKey)
             answer["masterKey"] = .string(created.masterKey)
@@ -54,7 +54,8 @@ struct AdminAPI: Sendable {
             let id = try context.parameters.require("id")
             guard let previous = try registry.app(id)?.settings else { throw AppRegistry.notFound(id) }
             let record = try registry.update(id) { $0 = try settings($0, changedBy: body) }
-            try await apply(id, undo: { try registry.update(id) { $0 = previous } })
+            let scheduled = Set(record.settings.jobSchedules.keys).subtracting(previous.jobSchedules.keys)
+            try await apply(id, scheduling: scheduled, undo: { try registry.update(id) { $0 = previous } })
             return JSONResponse.make(status: .ok, body: record.json)
         }
         apps.delete(":id") { request, context in
@@ -79,10 +80,15 @@ struct AdminAPI: Sendable {
         }
     }
 
-    /// Applies the registry change just made to app `id`; if the server refuses it (a hook over the
-    /// cap, an executable that does not start), undoes it and throws why.
-    private func apply(_ id: String, undo: () throws -> Void) async throws {
-        guard let failure = await supervisor.reload()[id] else { return }
+    /// Applies the registry change just made to app `id`, which newly schedules `jobs`; if the server
+    /// refuses it (a hook over the cap, an executable that does not start) or the app's hooks define
+    /// no job of one of those names, undoes it and throws why.
+    private func apply(_ id: String, scheduling jobs: Set<String> = [], undo: () throws -> Void) async throws {
+        var failure = await supervisor.reload()[id]
+        if failure == nil, !jobs.isEmpty, let manifest = supervisor.manifests.first(where: { $0.appId == id }) {
+            do { try manifest.checkJobsExist(jobs) } catch { failure = error }
+        }
+        guard let failure else { return }
         try undo()
         await supervisor.reload()
         throw failure as? ParseError ?? ParseError(code: 1, message: "app \(id) could not be started", httpStatus: 500)

@@ -4,6 +4,7 @@ import Synchronization
 /// changed while the server runs as the registry changes.
 public final class AppDirectory: Sendable {
     private let apps: Mutex<[String: HostedApp]>
+    private let notRunning = Mutex<Set<String>>([])
     /// Signalled whenever an app is hosted, replaced or removed.
     public let changes = WakeSignal()
     /// Signalled when an app's after hook is owed a retry (``OutboxReplayService`` sleeps on it).
@@ -18,6 +19,12 @@ public final class AppDirectory: Sendable {
 
     /// The app `id`, or nil.
     public func app(_ id: String) -> HostedApp? { apps.withLock { $0[id] } }
+
+    /// Whether app `id` is in the registry but could not be started (the server's log says why).
+    public func isNotRunning(_ id: String) -> Bool { notRunning.withLock { $0.contains(id) } }
+
+    /// Records which apps of the registry could not be started.
+    func setNotRunning(_ ids: Set<String>) { notRunning.withLock { $0 = ids } }
 
     /// Every hosted app.
     public var all: [HostedApp] { apps.withLock { Array($0.values) } }

@@ -49,9 +49,7 @@ public struct AppLauncher: Sendable {
             guard let path = isOwn ? ownExecutablePath : settings.hooksExecutable else {
                 throw AppSettings.invalid("app \(id): this server has no hooks of its own; give the app a hooks executable")
             }
-            guard FileManager.default.isExecutableFile(atPath: path) else {
-                throw AppSettings.invalid("app \(id): \(path) is not an executable file")
-            }
+            if let problem = AppSettings.executableProblem(path) { throw AppSettings.invalid("app \(id): \(problem)") }
             let configuration = WorkerPoolConfiguration(
                 appId: id, executablePath: path, workerCount: settings.workerCount, memoryLimitMegabytes: settings.workerMemoryMegabytes,
                 workingFolder: URL(fileURLWithPath: dataDirectory).appendingPathComponent("workers/\(id)").path, confinement: confinement,

@@ -33,6 +33,18 @@ public struct AppManifest: Sendable {
         )
     }
 
+    /// Throws 142 naming the first of `jobs` (in name order) that no job hook of the app defines: a
+    /// schedule for it would only ever fail.
+    public func checkJobsExist(_ jobs: some Sequence<String>) throws {
+        try Self.checkJobsExist(jobs, among: Set(hooks.filter { $0.kind == .job }.map(\.name)), appId: appId)
+    }
+
+    /// Throws 142 naming the first of `jobs` (in name order) not among the `defined` jobs of app `appId`.
+    public static func checkJobsExist(_ jobs: some Sequence<String>, among defined: Set<String>, appId: String) throws {
+        guard let missing = jobs.filter({ !defined.contains($0) }).sorted().first else { return }
+        throw AppSettings.invalid("app \"\(appId)\" has no job \(missing): its hooks define no job of that name")
+    }
+
     /// The manifest as text: ``settingsLines``, then one line per hook.
     public var text: String {
         var lines = settingsLines

@@ -1,4 +1,5 @@
 import Cloudlet
+import Foundation
 
 /// Where an app's hooks run.
 public enum HookIsolation: String, Sendable, Hashable, CaseIterable {
@@ -61,14 +62,15 @@ public struct AppSettings: Sendable, Hashable {
     ]
 
     /// These settings with the members of `json` that name settings applied; other members are
-    /// left to the caller. Throws 142 naming the member when a value is out of bounds, or when a file
-    /// that `push` names cannot be read or holds no usable key.
+    /// left to the caller. Throws 142 naming the member when a value is out of bounds, when `hooks`
+    /// names no executable file, or when a file that `push` names cannot be read or holds no usable key.
     public func applying(_ json: [String: ParseValue]) throws -> AppSettings {
         var settings = self
         if let hooks = json["hooks"] {
             guard let path = hooks.stringValue, !path.isEmpty, path.utf8.count <= 1024 else {
                 throw Self.invalid("hooks must be \"self\" or the path of an executable")
             }
+            if path != Self.selfExecutable, let problem = Self.executableProblem(path) { throw Self.invalid("hooks: \(problem)") }
             settings.hooksExecutable = path
         }
         if let isolation = json["isolation"] {
@@ -114,6 +116,16 @@ public struct AppSettings: Sendable, Hashable {
     func needsNewExecutor(for other: AppSettings) -> Bool {
         hooksExecutable != other.hooksExecutable || isolation != other.isolation || workerCount != other.workerCount
             || workerMemoryMegabytes != other.workerMemoryMegabytes
+    }
+
+    /// Why `path` cannot be run as an app's hooks executable (not absolute, missing, a folder, or
+    /// not executable), or nil if it can.
+    static func executableProblem(_ path: String) -> String? {
+        guard path.hasPrefix("/") else { return "\(path) is not an absolute path" }
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else { return "\(path) does not exist" }
+        guard !isFolder.boolValue, FileManager.default.isExecutableFile(atPath: path) else { return "\(path) is not an executable file" }
+        return nil
     }
 
     /// The most schedules one app may have.

@@ -7,8 +7,9 @@ extension AppSupervisor {
     /// Brings the served apps in line with the registry. With `strict`, the first failure is thrown
     /// (at start, where the server then exits); otherwise each failure is logged, the app keeps
     /// its previous version, and the failures are answered by app id. A new app the descriptors
-    /// left cannot hold is not started, strict or not: the reason is logged and answered, and the
-    /// server goes on with the others.
+    /// left cannot hold, or whose hooks executable is gone, is not started, strict or not: the
+    /// reason is logged and answered, its requests are refused as from an app not running
+    /// (``AppDirectory/isNotRunning(_:)``), and the server goes on with the others.
     func applyRegistry(strict: Bool) async throws -> [String: any Error] {
         var refused: [String: any Error] = [:]
         let records = try registry.list()
@@ -17,9 +18,9 @@ extension AppSupervisor {
             do {
                 if let entry = current[record.id] {
                     try await update(entry, to: record)
-                } else if let shortage = descriptorShortage(record) {
-                    refused[record.id] = shortage
-                    logger.error("app not started", metadata: ["app": "\(record.id)", "reason": "\(shortage.message)"])
+                } else if let problem = descriptorShortage(record) ?? missingExecutable(record) {
+                    refused[record.id] = problem
+                    logger.error("app not started", metadata: ["app": "\(record.id)", "reason": "\(problem.message)"])
                 } else {
                     try await add(record, whileServing: !strict)
                 }
@@ -32,6 +33,7 @@ extension AppSupervisor {
             }
         }
         let kept = Set(records.map(\.id))
+        directory.setNotRunning(entries.withLock { served in kept.filter { served[$0] == nil } })
         for id in current.keys where !kept.contains(id) {
             directory.remove(id)
             let removed = entries.withLock { $0.removeValue(forKey: id) }
@@ -143,6 +145,16 @@ extension AppSupervisor {
     private func descriptorShortage(_ record: AppRecord) -> ParseError? {
         let started = entries.withLock { $0.values.reduce(0) { $0 + descriptorCost($1.record.settings, of: $1.record.id) } }
         return descriptors.shortage(record.id, cost: descriptorCost(record.settings, of: record.id), started: started)
+    }
+
+    /// Why `record`'s hooks executable cannot be run (it was removed or changed after the app was
+    /// registered); nil if it can, or if the app runs no executable of its own.
+    private func missingExecutable(_ record: AppRecord) -> ParseError? {
+        let path = record.settings.hooksExecutable
+        guard definitions[record.id] == nil, record.settings.isolation == .process, path != AppSettings.selfExecutable,
+            let problem = AppSettings.executableProblem(path)
+        else { return nil }
+        return AppSettings.invalid("app \(record.id): hooks: \(problem)")
     }
 
     private func executor(for record: AppRecord) async throws -> (executor: any HookExecutor, pool: WorkerPool?) {

@@ -10,11 +10,12 @@ extension ParseAPI {
     /// the host's few slots for large unauthenticated bodies (``UnauthenticatedBodyReads``).
     static let maximumBase64UploadBytes = (FileSettings.defaultMaximumUploadBytes / 3 + 1) * 4 + (64 << 10)
 
-    /// `POST /files/:name`: stores the body's bytes (raw, with their `Content-Type`, streamed to
-    /// disk and bounded by the app's limit; or the JSON form's `base64` with `_ContentType`, read
-    /// whole before its app and keys are known, to ``maximumBase64UploadBytes``) and
-    /// answers 201 `{"name", "url"}` with the URL in `Location`. Needs a client key or the master key, and a session when the
-    /// app asks for one (403/119).
+    /// `POST /files/:name`: stores the body's bytes (raw, with their `Content-Type`, the first one
+    /// when a client sends several as Parse Server takes it, streamed to disk and bounded by the
+    /// app's limit; or the JSON form's `base64` with `_ContentType`, read whole before its app and
+    /// keys are known, to ``maximumBase64UploadBytes``) and answers 201 `{"name", "url"}` with the
+    /// URL in `Location`. Needs a client key or the master key, and a session when the app asks for
+    /// one (403/119).
     func upload(_ name: String, request: Request, context: CloudletRequestContext, call: ParseCall) async throws -> Response {
         let settings = call.app.fileSettings
         if settings.requireSession, !call.caller.isMaster, call.caller.userId == nil {
@@ -37,7 +38,7 @@ extension ParseAPI {
                     code: 130, message: "the file is larger than the app's limit of \(settings.maximumUploadBytes) bytes", httpStatus: 413)
             }
             stored = try await call.app.runtime.saveFile(
-                named: name, contentType: request.headers[.contentType], body: request.body, maximumBytes: settings.maximumUploadBytes,
+                named: name, contentType: request.headers[values: .contentType].first, body: request.body, maximumBytes: settings.maximumUploadBytes,
                 maximumTotalBytes: settings.maximumTotalBytes, expectedBytes: length, caller: call.caller)
         }
         let url = call.app.runtime.storage.fileURLs?.url(stored.name) ?? stored.name

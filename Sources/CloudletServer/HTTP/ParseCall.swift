@@ -14,7 +14,7 @@ struct ParseCall: Sendable {
     let sessionToken: String?
     /// The client's address, for login throttling and rate limits.
     let address: String?
-    /// The method the client meant (`_method` in the body overrides the HTTP method).
+    /// The method the client meant (`_method` in the body overrides the HTTP method; a `HEAD` is a `GET`).
     private(set) var method: HTTPRequest.Method
     /// The JSON body, without the `_`-prefixed transport members.
     private(set) var body: [String: ParseValue]
@@ -30,7 +30,7 @@ struct ParseCall: Sendable {
         caller = try state.requireCaller()
         sessionToken = state.sessionToken
         address = state.address
-        method = state.method ?? request.method
+        method = state.method ?? request.method.served
         body = state.body ?? [:]
         query = Self.formDecoded(request.uri.query ?? "")
         self.budget = app.runtime.newBudget()
@@ -67,4 +67,10 @@ struct ParseCall: Sendable {
             path: path, method: method.rawValue, address: address, userId: caller.userId, sessionTokenHash: caller.sessionTokenHash,
             isMaster: caller.isMaster)
     }
+}
+
+extension HTTPRequest.Method {
+    /// The method a route serves this one as: a `HEAD` is its `GET` (whose body the router drops),
+    /// for the rate-limit rules and the route alike.
+    var served: HTTPRequest.Method { self == .head ? .get : self }
 }

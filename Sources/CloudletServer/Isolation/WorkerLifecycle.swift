@@ -133,7 +133,7 @@ struct WorkerLifecycle: Sendable {
             return .healthy
         case .draining:
             if isOverdue(at: now) { return .kill("a hook ran past its deadline") }
-            return inFlight.isEmpty ? .kill("drained") : .healthy
+            return inFlight.isEmpty ? .kill(Self.drained) : .healthy
         case .ready:
             if isOverdue(at: now) { return .kill("a hook ran past its deadline") }
             if let pingSentAt {
@@ -159,6 +159,18 @@ struct WorkerLifecycle: Sendable {
     /// The worker is being killed for `reason`.
     mutating func killing(because reason: String) {
         if state != .exited { state = .killed(reason: reason) }
+    }
+
+    /// The kill reason of a worker replaced by a reload once it has finished its calls.
+    static let drained = "drained"
+    /// The kill reason of every worker of a pool that stops (the server's graceful shutdown, or the
+    /// app's pool replaced or removed).
+    static let poolStopped = "the pool stopped"
+
+    /// Whether the worker is being ended on purpose (``drained`` or ``poolStopped``) rather than for a fault.
+    var isStopping: Bool {
+        guard case .killed(let reason) = state else { return false }
+        return reason == Self.drained || reason == Self.poolStopped
     }
 
     /// The process ended. Returns the invocations it leaves unanswered, and whether the pool asked for

@@ -132,7 +132,7 @@ extension WorkerPool {
     func exited(_ process: WorkerProcess, _ ending: WorkerProcess.Ending) {
         let now = clock.now
         let ranOutOfMemory = process.ranOutOfMemory
-        let failed = state.withLock { state -> (lost: [WorkerPoolState.Invocation], loss: WorkerLoss)? in
+        let failed = state.withLock { state -> (lost: [WorkerPoolState.Invocation], loss: WorkerLoss, planned: Bool)? in
             state.demoted.remove(process.pid)
             let worker: WorkerPoolState.Worker
             let servedSlot = state.workers[process.slot]?.process === process
@@ -144,6 +144,7 @@ extension WorkerPool {
                 return nil
             }
             var lifecycle = worker.lifecycle
+            let planned = lifecycle.isStopping
             let (unanswered, wasKilled) = lifecycle.exited()
             let loss = WorkerLoss(wasKilled: wasKilled, callsInFlight: unanswered.count, ranOutOfMemory: ranOutOfMemory)
             var lost: [WorkerPoolState.Invocation] = []
@@ -163,13 +164,19 @@ extension WorkerPool {
                 let delay = wasKilled ? .zero : state.backoffs[process.slot].nextDelay()
                 state.restarts[process.slot] = max(now.addingTimeInterval(delay.seconds), state.restartBudget.nextStart(wantedAt: now))
             }
-            return (lost, loss)
+            return (lost, loss, planned)
         }
         guard let failed else { return }
         var metadata: Logger.Metadata = ["worker.pid": "\(process.pid)", "worker.exit": "\(ending)"]
         if let fatalErrorLine = process.fatalErrorLine { metadata["worker.fatal_error"] = "\(fatalErrorLine)" }
         if failed.lost.isEmpty {
-            hookLogger.log(level: failed.loss.wasKilled ? .info : .error, "worker ended", metadata: metadata)
+            // A worker ended on purpose (drained, or its pool stopped) is a normal stop; only an
+            // unplanned end says how the process died.
+            if failed.planned {
+                hookLogger.info("worker stopped", metadata: ["worker.pid": "\(process.pid)"])
+            } else {
+                hookLogger.log(level: failed.loss.wasKilled ? .warning : .error, "worker ended", metadata: metadata)
+            }
         }
         for invocation in failed.lost {
             invocation.context.logger.error(failed.loss.wasKilled ? "worker killed" : "worker crashed", metadata: metadata)

@@ -217,7 +217,10 @@ public final class WorkerPool: Service, Sendable {
         }
         outputRelay.summarize()
         for (process, reason) in kills {
-            logger.warning("killing worker", metadata: ["worker.pid": "\(process.pid)", "reason": "\(reason)"])
+            let planned = reason == WorkerLifecycle.drained
+            logger.log(
+                level: planned ? .info : .warning, planned ? "stopping worker" : "killing worker",
+                metadata: ["worker.pid": "\(process.pid)", "reason": "\(reason)"])
             process.kill()
         }
         for process in pings { process.send(.ping(id: UInt64(process.pid))) }
@@ -270,8 +273,8 @@ public final class WorkerPool: Service, Sendable {
         let (workers, waiters) = state.withLock { state in
             state.isShuttingDown = true
             state.restarts = [:]
-            for slot in state.workers.keys { state.workers[slot]?.lifecycle.killing(because: "the pool stopped") }
-            for pid in state.draining.keys { state.draining[pid]?.lifecycle.killing(because: "the pool stopped") }
+            for slot in state.workers.keys { state.workers[slot]?.lifecycle.killing(because: WorkerLifecycle.poolStopped) }
+            for pid in state.draining.keys { state.draining[pid]?.lifecycle.killing(because: WorkerLifecycle.poolStopped) }
             defer { state.waiters = [] }
             return ((Array(state.workers.values) + Array(state.draining.values)).map(\.process), state.waiters)
         }

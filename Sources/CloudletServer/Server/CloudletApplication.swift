@@ -81,9 +81,10 @@ public struct CloudletApplication: Sendable {
     }
 
     /// The router: the Parse REST API, the admin API with the hook logs, `/health`, `/ready` and
-    /// `/metrics`, with every request logged and counted.
+    /// `/metrics`, with every request logged and counted. Every `GET` route answers `HEAD` too:
+    /// the same status and headers (`Content-Length` and `Content-Type` among them), no body.
     public func router() -> Router<CloudletRequestContext> {
-        let router = Router(context: CloudletRequestContext.self)
+        let router = Router(context: CloudletRequestContext.self, options: .autoGenerateHeadEndpoints)
         router.add(middleware: RequestLogMiddleware(apps: apps, metrics: metrics))
         OperationsRoutes(
             apps: apps, metrics: metrics, operatorKey: operatorKey, mountPath: configuration.normalizedMountPath,

@@ -106,6 +106,39 @@ struct FileRoutesTests {
         }
     }
 
+    @Test func anUploadWithTwoContentTypesIsStoredWithTheFirstAsParseServerDoes() async throws {
+        try await FileTestServer.with(live: true) { server in
+            var headers: HTTPFields = [Support.appIdHeader: "a", Support.restKeyHeader: "client-a"]
+            headers.append(HTTPField(name: .contentType, value: "image/jpeg"))
+            headers.append(HTTPField(name: .contentType, value: "application/json"))
+            let reply = try await server.a.raw(.post, "/files/photo.jpg", headers: headers, body: ByteBuffer(bytes: [0xFF, 0xD8]))
+            #expect(reply.status == 201, "\(reply.body)")
+            let download = try await server.a.download(try #require(reply["url"]?.stringValue))
+            #expect(download.headers[.contentType] == "image/jpeg")
+            #expect(download.bytes == [0xFF, 0xD8])
+        }
+    }
+
+    @Test func headOnAFileAnswersItsHeadersWithoutItsBytesAsHeadOnOtherReadsDoes() async throws {
+        try await FileTestServer.with(live: true) { server in
+            let (name, _) = try await server.upload("hello.txt", Self.bytes, contentType: "text/plain")
+            let head = try await server.a.raw(.head, "/files/a/\(name)", headers: [:], body: nil)
+            #expect(head.status == 200)
+            #expect(head.headers[.contentLength] == String(Self.bytes.count))
+            #expect(head.headers[.contentType] == "text/plain")
+            #expect(head.headers[.eTag] != nil)
+            #expect(head.body == .null, "no body")
+            let missing = try await server.a.raw(.head, "/files/a/\(String(repeating: "0", count: 32))_nope.txt", headers: [:], body: nil)
+            #expect(missing.status == 404, "\(missing.headers)")
+
+            let query = try await server.a.raw(.head, "/classes/Posts", headers: [Support.appIdHeader: "a", Support.restKeyHeader: "client-a"], body: nil)
+            #expect(query.status == 200)
+            #expect(query.headers[.contentType] == "application/json; charset=utf-8")
+            #expect(query.headers[.contentLength] == String(#"{"results":[]}"#.utf8.count))
+            #expect(query.body == .null)
+        }
+    }
+
     @Test func uploadsNeedAClientKeyAndReadsNeedOnlyTheURL() async throws {
         try await FileTestServer.with { server in
             let noKey = try await server.a.raw(

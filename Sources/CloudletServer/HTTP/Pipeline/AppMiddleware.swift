@@ -39,6 +39,9 @@ struct AppMiddleware: RouterMiddleware {
             appId = context.parameters.get(parameter)
         }
         guard let appId, let app = apps.app(appId) else {
+            if let appId, apps.isNotRunning(appId) {
+                throw ParseError(code: 1, message: "application \(appId) is not running: the server could not start it", httpStatus: 503)
+            }
             throw ParseError(code: 119, message: "unauthorized: unknown application id", httpStatus: 403)
         }
         context.parse.app = app

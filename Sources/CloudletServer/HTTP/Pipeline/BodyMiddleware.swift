@@ -15,7 +15,7 @@ struct BodyMiddleware: RouterMiddleware {
         var request = request
         try await Self.read(&request, into: &context.parse, maximumBytes: maximumBodyBytes)
         let override = context.parse.transport.method.flatMap { HTTPRequest.Method($0.uppercased()) }
-        context.parse.method = override ?? request.method
+        context.parse.method = override ?? request.method.served
         return try await next(request, context)
     }
 

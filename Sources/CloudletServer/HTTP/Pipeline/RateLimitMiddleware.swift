@@ -18,7 +18,7 @@ struct RateLimitMiddleware: RouterMiddleware {
         let caller = try context.parse.requireCaller()
         let path = request.uri.path.dropFirst(mountPath.count)
         let limited = RateLimitedRequest(
-            path: String(path), method: (context.parse.method ?? request.method).rawValue, address: context.parse.address,
+            path: String(path), method: (context.parse.method ?? request.method.served).rawValue, address: context.parse.address,
             userId: caller.userId, sessionTokenHash: caller.sessionTokenHash, isMaster: caller.isMaster)
         context.parse.note(try await app.rateLimiter.admit(limited, stage))
         return try await next(request, context)
