@@ -1,4 +1,5 @@
 import Cloudlet
+import CloudletServer
 import CloudletTesting
 import Hooks
 import Testing
