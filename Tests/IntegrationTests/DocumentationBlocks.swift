@@ -32,7 +32,8 @@ struct DocumentationBlocks {
 
     /// The commands of every `sh` block of every page, in page order.
     static func shellCommands() throws -> [Command] {
-        try pages.flatMap { page in try fencedBlocks("sh", in: text(page)).flatMap { commands(inBlock: $0, page: page) } }
+        var arrays: [String: [String]] = [:]
+        return try pages.flatMap { page in try fencedBlocks("sh", in: text(page)).flatMap { commands(inBlock: $0, page: page, arrays: &arrays) } }
     }
 
     /// The inline code spans of every page that start with `prefix` (such as `cloudlet `), as commands.
@@ -40,16 +41,18 @@ struct DocumentationBlocks {
         try pages.flatMap { page in
             let prose = try text(page).replacing(/(?m)^ *```\w*\n[\s\S]*?^ *```/, with: "")
             return prose.matches(of: /`([^`\n]+)`/).map { String($0.1) }.filter { span in prefixes.contains { span.hasPrefix($0) } }
-                .flatMap { commands(inBlock: $0, page: page) }
+                .flatMap { span in
+                    var arrays: [String: [String]] = [:]
+                    return commands(inBlock: span, page: page, arrays: &arrays)
+                }
         }
     }
 
     /// The commands of one block: lines joined at a trailing `\`, comments dropped (a comment line
     /// right after a command is kept as its answer), split at `;`, `&&`, `||`, `|` and `&`, with
     /// leading `do`/`then`/`else` and variable assignments removed. `"${NAME[@]}"` expands to the
-    /// words of the array `NAME=(…)` assigned earlier in the block.
-    static func commands(inBlock block: String, page: String) -> [Command] {
-        var arrays: [String: [String]] = [:]
+    /// words of the array `NAME=(…)` assigned earlier (in `arrays`, which keeps it for later blocks).
+    static func commands(inBlock block: String, page: String, arrays: inout [String: [String]]) -> [Command] {
         var result: [Command] = []
         var lines = block.replacingOccurrences(of: "\\\n", with: " ").components(separatedBy: "\n")[...]
         while let line = lines.popFirst() {
@@ -58,11 +61,11 @@ struct DocumentationBlocks {
                 answer.append(next.trimmingCharacters(in: .whitespaces).dropFirst().trimmingCharacters(in: .whitespaces))
                 lines.removeFirst()
             }
+            if let assignment = line.firstMatch(of: /^\s*(\w+)=\((.*)\)\s*$/) {
+                arrays[String(assignment.1)] = ShellWords.split(String(assignment.2)).first ?? []
+                continue
+            }
             for var words in ShellWords.split(line) {
-                if words.count == 1, let assignment = words.first?.firstMatch(of: /^(\w+)=\((.*)\)$/) {
-                    arrays[String(assignment.1)] = ShellWords.split(String(assignment.2)).first ?? []
-                    continue
-                }
                 while let first = words.first, ["do", "then", "else"].contains(first) || first.contains(/^\w+=/) { words.removeFirst() }
                 words = words.flatMap { word in
                     word.firstMatch(of: /^\$\{(\w+)\[@\]\}$/).map { arrays[String($0.1)] ?? [] } ?? [word]

@@ -30,22 +30,26 @@ extension ProcessTests {
             var query: [String] = []
             var words = words.dropFirst()[...]
             func data(_ bytes: [UInt8]) { request.body = (request.body.map { $0 + Array("&".utf8) } ?? []) + bytes }
+            func next() throws -> String {
+                guard let word = words.popFirst() else { throw ServerProcess.Failure(description: "curl option without its value") }
+                return word
+            }
             while let word = words.popFirst() {
                 switch word {
-                case "-X": method = words.popFirst().flatMap(HTTPRequest.Method.init)
+                case "-X": method = HTTPRequest.Method(try next())
                 case "-H":
-                    let header = try #require(words.popFirst()).split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+                    let header = try next().split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
                     request.headers.append(HTTPField(name: try #require(HTTPField.Name(header[0])), value: header[1]))
-                case "-d", "--data": data(Array(try #require(words.popFirst()).utf8))
+                case "-d", "--data": data(Array(try next().utf8))
                 case "--data-binary":
-                    let value = try #require(words.popFirst())
+                    let value = try next()
                     data(value.hasPrefix("@") ? Array("\u{FF}\u{D8} a stand-in for \(value.dropFirst())".utf8) : Array(value.utf8))
                 case "--data-urlencode":
-                    let pair = try #require(words.popFirst()).split(separator: "=", maxSplits: 1).map(String.init)
+                    let pair = try next().split(separator: "=", maxSplits: 1).map(String.init)
                     let value = pair.count == 2 ? pair[1].addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "" : ""
                     query.append(pair[0] + "=" + value)
                 case "-G": getWithData = true
-                case "-o", "-w": _ = words.popFirst()
+                case "-o", "-w": _ = try next()
                 case "-s": break
                 default:
                     let prefix = "http://127.0.0.1:\(port)"
