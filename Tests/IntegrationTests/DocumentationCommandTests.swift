@@ -85,7 +85,39 @@ import Testing
         #expect(checked >= 20, "the prose mentions \(checked) cloudlet commands")
     }
 
+    /// Every command under `command` (itself included), hidden ones too.
+    static func allCommands(under command: any ParsableCommand.Type = Commands.self) -> [any ParsableCommand.Type] {
+        [command] + command.configuration.subcommands.flatMap { allCommands(under: $0) }
+    }
+
+    /// docs/configuration.md names every flag of every command and every `CLOUDLET_` variable their
+    /// help mentions, as the commands' own help lists them.
+    @Test func theConfigurationPageNamesEveryFlagAndVariable() throws {
+        let page = try DocumentationBlocks.text("docs/configuration.md")
+        var flags: Set<String> = []
+        for command in Self.allCommands() {
+            let help = Commands.helpMessage(for: command, includeHidden: true, columns: 10_000)
+            let words = help.split { !($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }.map(String.init)
+            let named = words.filter { $0.contains(/^--[a-z]/) || $0.hasPrefix("CLOUDLET_") }
+            for name in named where name != "--help" && name != "--version" {
+                flags.insert(name)
+                #expect(Self.names(page, name), "docs/configuration.md does not name \(name) (of `\(command._commandName)`)")
+            }
+        }
+        #expect(flags.count >= 60, "\(flags.count) flags and variables")
+    }
+
+    /// Whether `text` holds `name` as a whole word (`--data` is not named by `--data-folder`).
+    static func names(_ text: String, _ name: String) -> Bool {
+        func partOfAName(_ character: Character) -> Bool { character.isLetter || character.isNumber || character == "-" || character == "_" }
+        return text.ranges(of: name).contains { range in
+            (range.lowerBound == text.startIndex || !partOfAName(text[text.index(before: range.lowerBound)]))
+                && (range.upperBound == text.endIndex || !partOfAName(text[range.upperBound]))
+        }
+    }
+
     @Test func aCommandThatDoesNotExistIsCaught() {
+        #expect(!Self.names("`--data-folder`", "--data") && Self.names("`--data` and", "--data"))
         #expect(Self.parseFailure(["serve", "--no-such-flag"]) != nil)
         #expect(Self.parseFailure(["apps", "rename", "shop"]) != nil)
         #expect(!Self.namesACommand(["nosuch"]))
