@@ -12,8 +12,10 @@ import Testing
     #expect(harness.counts(.afterSave, "Posts").invocations == 1)
     #expect(harness.logs.messages(from: .afterSave, "Posts") == ["counted post"])
 
-    // Act as a user, and see ACLs applied:
-    _ = try await harness.find(ParseQuery("Posts"), as: .user("u1"))
+    // Act as a user, and see ACLs applied: u1 finds the public post, not the one only u2 may read.
+    _ = try await harness.create("Posts", ["title": "Draft", "ACL": ParseACL.only(readers: ["u2"], writers: ["u2"]).json])
+    let seen = try await harness.find(ParseQuery("Posts"), as: .user("u1"))
+    #expect(seen.map { $0["title"] } == ["Launch"])
 }
 
 @Test func aHangingHookTimesOutWithoutWaiting() async throws {

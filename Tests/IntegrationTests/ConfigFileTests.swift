@@ -56,7 +56,7 @@ extension ProcessTests {
         @Test func theReadmeExampleServesTwoAppsWithDifferentLimits() async throws {
             let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../docs/hosting.md")
             let text = try String(contentsOf: readme, encoding: .utf8)
-            let example = try #require(text.firstMatch(of: /<!-- config example -->\s*```json\n([\s\S]*?)```/), "no config example in the README")
+            let example = try #require(text.firstMatch(of: /<!-- config example -->\s*```json\n([\s\S]*?)```/), "no config example in docs/hosting.md")
             let folder = try ServerProcess.temporaryFolder("readme-config")
             defer { try? FileManager.default.removeItem(at: folder) }
             let config = try Self.write(String(example.1), in: folder)
