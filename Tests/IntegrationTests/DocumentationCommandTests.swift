@@ -144,18 +144,28 @@ import Testing
         #expect(readme.contains("**Swift \(tools)** or later"))
     }
 
+    /// Each `swift build --product X` or `swift run X` names a product of the package it builds: the
+    /// root's, or the one `--package-path` names (the benchmarks are a package of their own).
     @Test func everyBuiltProductTheExamplesNameExists() throws {
-        let manifests = try ["Package.swift", "Benchmarks/Package.swift"].compactMap { try? DocumentationBlocks.text($0) }.joined()
         let commands = try DocumentationBlocks.shellCommands()
-        var names: Set<String> = []
-        for words in commands.map(\.words) {
-            if let index = words.firstIndex(of: "--product"), index + 1 < words.count { names.insert(words[index + 1]) }
-            if words.starts(with: ["swift", "run"]), let name = words.dropFirst(2).first(where: { !$0.hasPrefix("-") && $0 != "release" }) {
-                names.insert(name)
+        var named: [(product: String, package: String)] = []
+        for words in commands.map(\.words) where words.starts(with: ["swift", "build"]) || words.starts(with: ["swift", "run"]) {
+            let package = words.firstIndex(of: "--package-path").flatMap { words.indices.contains($0 + 1) ? words[$0 + 1] : nil } ?? "."
+            if let index = words.firstIndex(of: "--product"), index + 1 < words.count { named.append((words[index + 1], package)) }
+            if words[1] == "run" {
+                // The first word that is neither an option nor the value of one is the product.
+                var rest = words.dropFirst(2)
+                while let word = rest.first, word.hasPrefix("-") {
+                    rest = rest.dropFirst(["-c", "--configuration", "--package-path"].contains(word) ? 2 : 1)
+                }
+                if let product = rest.first { named.append((product, package)) }
             }
         }
-        #expect(names.count >= 5)
-        for name in names { #expect(manifests.contains("name: \"\(name)\""), "no product \(name)") }
+        #expect(Set(named.map(\.product)).count >= 5)
+        for (product, package) in named {
+            let manifest = try DocumentationBlocks.text(package == "." ? "Package.swift" : package + "/Package.swift")
+            #expect(manifest.contains("name: \"\(product)\""), "no product \(product) in the package at \(package)")
+        }
     }
 
     @Test func everyLinkLeadsToAFileAndHeadingThatExist() throws {
