@@ -22,14 +22,18 @@ public struct NewWork: Sendable, Hashable {
     public var kind: WorkKind
     /// What the runner of `kind` needs, as JSON.
     public var payload: ParseValue
-    /// The work may not run before this.
+    /// The work may not run before this; for work queued already leased, when its lease runs out.
     public var due: Date
+    /// Who holds the work as it is queued, when its queuer runs it itself; nil for work any holder
+    /// may claim.
+    public var heldBy: String?
 
-    public init(id: String, kind: WorkKind, payload: ParseValue, due: Date) {
+    public init(id: String, kind: WorkKind, payload: ParseValue, due: Date, heldBy: String? = nil) {
         self.id = id
         self.kind = kind
         self.payload = payload
         self.due = due
+        self.heldBy = heldBy
     }
 }
 

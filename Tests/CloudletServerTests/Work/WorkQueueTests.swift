@@ -1,5 +1,6 @@
 import Cloudlet
 import Foundation
+import GRDB
 import Testing
 
 @testable import CloudletServer
@@ -114,5 +115,38 @@ import Testing
     @Test func aWorkerSlotRestartsAtOnceThenByTheBackoff() {
         var restarts = RestartBackoff(base: .milliseconds(100), maximum: .milliseconds(500))
         #expect((0..<4).map { _ in restarts.nextDelay() } == [.zero, .milliseconds(100), .milliseconds(200), .milliseconds(400)])
+    }
+}
+
+/// A database made before the work queue keeps the job runs an earlier version left running: the
+/// migration queues them, so that they run again rather than staying `running` for ever.
+@Suite struct WorkQueueMigrationTests {
+    @Test func runsLeftRunningBeforeTheQueueAreQueuedByItsMigration() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cloudlet-work-migration-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("app.sqlite").path
+        let now = Date(timeIntervalSince1970: 1_000_000)
+        do {
+            SQLiteProcessSettings.apply()
+            let old = try DatabaseQueue(path: path)
+            try SQLiteObjectStorage.migrator.migrate(old, upTo: "file_usage")
+            try await old.write { db in
+                try db.execute(
+                    sql: """
+                        INSERT INTO objects (class, id, created_at, updated_at, acl, data) VALUES
+                            ('_JobStatus', 'run1', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z', '{}',
+                             '{"jobName":"tidy","source":"api","status":"running","params":{"rooms":3}}'),
+                            ('_JobStatus', 'run2', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z', '{}',
+                             '{"jobName":"tidy","source":"api","status":"succeeded","params":{}}');
+                        """)
+            }
+            try old.close()
+        }
+        let storage = try SQLiteObjectStorage(path: path)
+        let queued = try await storage.claim([.job], limit: 10, owner: "new", at: now, leasedUntil: now + 10)
+        #expect(queued.map(\.id) == ["run1"], "the ended run is not queued")
+        #expect(queued.first?.payload["name"] == "tidy")
+        #expect(queued.first?.payload["params"] == ["rooms": 3])
     }
 }

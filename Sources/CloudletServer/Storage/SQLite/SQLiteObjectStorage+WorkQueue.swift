@@ -6,6 +6,8 @@ import GRDB
 /// `due` being when it may next be claimed (for a leased row, when its lease runs out). Claims go
 /// through SQLite's one writer, so two claims never take the same row.
 extension SQLiteObjectStorage: WorkQueue {
+    /// The table, and the job runs that an earlier version left `running` (it ran them outside any
+    /// queue), queued so that they run again rather than being lost.
     static func registerWorkQueueTable(_ migrator: inout DatabaseMigrator) {
         migrator.registerMigration("work_queue") { db in
             try db.execute(
@@ -15,7 +17,13 @@ extension SQLiteObjectStorage: WorkQueue {
                         due REAL NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, lease_owner TEXT
                     );
                     CREATE INDEX work_queue_due ON work_queue (kind, due);
-                    """)
+                    INSERT INTO work_queue (id, kind, payload, due)
+                        SELECT id, ?, json_object(
+                            'name', json_extract(data, '$.jobName'), 'params', json(coalesce(json_extract(data, '$.params'), '{}')),
+                            'requestId', 'upgrade-' || id), 0
+                        FROM objects WHERE class = ? AND json_extract(data, '$.status') = ? ORDER BY created_at;
+                    """,
+                arguments: [WorkKind.job.rawValue, JobStatus.className, JobStatus.State.running.rawValue])
         }
     }
 
@@ -27,9 +35,12 @@ extension SQLiteObjectStorage: WorkQueue {
 
     /// Adds `work` in the transaction of `db` (so that it is queued if and only if that commits).
     static func enqueue(_ work: [NewWork], _ db: Database) throws {
-        let statement = try db.cachedStatement(sql: "INSERT OR IGNORE INTO work_queue (id, kind, payload, due) VALUES (?, ?, ?, ?)")
+        let statement = try db.cachedStatement(sql: "INSERT OR IGNORE INTO work_queue (id, kind, payload, due, attempts, lease_owner) VALUES (?, ?, ?, ?, ?, ?)")
         for item in work {
-            try statement.execute(arguments: [item.id, item.kind.rawValue, JSONWriter.string(item.payload), item.due.timeIntervalSince1970])
+            try statement.execute(arguments: [
+                item.id, item.kind.rawValue, JSONWriter.string(item.payload), item.due.timeIntervalSince1970, item.heldBy == nil ? 0 : 1,
+                item.heldBy,
+            ])
         }
     }
 
