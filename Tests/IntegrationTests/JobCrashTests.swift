@@ -42,5 +42,29 @@ extension ProcessTests {
             #expect(try await again.client(masterKey: keys.masterKey).query("JobLog").count == 1)
             #expect(try await again.stop() == .exit(0))
         }
+
+        @Test func aJobRunningAtAGracefulStopIsHandedBackAndRunsAtTheNextStart() async throws {
+            let data = try ServerProcess.temporaryFolder("job-stop")
+            defer { try? FileManager.default.removeItem(at: data) }
+            let stopping = try await ServerProcess.serve(.fixture, data: data)
+            defer { stopping.killIfRunning() }
+            let keys = stopping.banner
+            let started = try await stopping.client().post("/jobs/hangOnce", [:], master: true)
+            let id = try #require(started["jobStatusId"]?.stringValue, "\(started.body)")
+            _ = try await poll("the job to start") { stopping.stderr.contains("job hanging: \(id)") ? true : nil }
+            #expect(try await stopping.stop() == .exit(0), "the stop cancels the run rather than waiting a minute for it")
+
+            let restarted = try await ServerProcess.serve(.fixture, data: data)
+            defer { restarted.killIfRunning() }
+            let client = restarted.client(masterKey: keys.masterKey)
+            // Handed back, the run is due at once: sooner than the 10 s a lease takes to run out.
+            let run = try await poll(timeout: .seconds(8), "the run to end") {
+                let reply = try await client.get("/classes/_JobStatus/\(id)", master: true)
+                return reply["status"] == "running" ? ParseValue?.none : reply.body
+            }
+            #expect(run["status"] == "succeeded", "\(run)")
+            #expect(try await client.query("JobLog", where: ["runId": .string(id)]).count == 1)
+            #expect(try await restarted.stop() == .exit(0))
+        }
     }
 }

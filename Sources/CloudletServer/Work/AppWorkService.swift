@@ -43,7 +43,7 @@ public struct AppWorkService: Service {
     /// Who this process is in the queue's leases.
     public let owner: String
     public let settings: WorkSettings
-    /// Whether the loop still serves its app; once false, the loop ends (its runs finish first).
+    /// Whether the loop still serves its app; once false, the loop ends as on a graceful shutdown.
     let isServed: @Sendable () -> Bool
 
     /// A loop of `runtime`'s work, holding leases as `owner`, while `isServed` answers true.
@@ -85,7 +85,7 @@ public struct AppWorkService: Service {
                     } catch {
                         runtime.logger.error("could not claim queued work", metadata: ["error": "\(error)"])
                     }
-                    let wake = await nextWake(renewedAt: renewedAt, holding: !held.ids.isEmpty)
+                    let wake = await nextWake(renewedAt: renewedAt, holding: held.ids.count)
                     await queue.workQueued.wait(until: wake, on: runtime.clock)
                 }
                 group.cancelAll()
@@ -101,11 +101,12 @@ public struct AppWorkService: Service {
 
     private var queue: any WorkQueue { runtime.storage }
 
-    /// When the loop next has something to do without being signalled: the earliest due row, or
-    /// while it runs something, the renewal of its leases. Nil when neither.
-    private func nextWake(renewedAt: Date, holding: Bool) async -> Date? {
-        let due = (try? await queue.nextDue(AppRuntime.workKinds)) ?? nil
-        let renewal = holding ? renewedAt.addingTimeInterval(settings.lease.seconds / 3) : nil
+    /// When the loop next has something to do without being signalled: the earliest due row (while
+    /// it has room for one: a run that ends signals), or while it holds `holding` rows, the renewal
+    /// of their leases. Nil when neither.
+    private func nextWake(renewedAt: Date, holding: Int) async -> Date? {
+        let due = holding < settings.concurrency ? (try? await queue.nextDue(AppRuntime.workKinds)) ?? nil : nil
+        let renewal = holding > 0 ? renewedAt.addingTimeInterval(settings.lease.seconds / 3) : nil
         return [due, renewal].compactMap { $0 }.min()
     }
 
