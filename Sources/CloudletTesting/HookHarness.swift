@@ -32,6 +32,8 @@ public final class HookHarness: Sendable {
     /// The runtime behind the harness, for what the convenience calls do not cover.
     public let runtime: AppRuntime
     private let folder: URL
+    /// The app's work loop (job runs), as a server runs it; it ends with the harness.
+    private let work: Task<Void, Never>
 
     /// A harness for the hooks of `module`.
     public convenience init<Module: HookModule>(_ module: Module.Type, clock: ManualClock = ManualClock()) throws {
@@ -53,9 +55,11 @@ public final class HookHarness: Sendable {
             appId: "test", storage: try SQLiteObjectStorage(path: folder.appendingPathComponent("test.sqlite").path),
             files: try LocalFileStorage(folder: folder.appendingPathComponent("files").path), executor: executor, clock: clock,
             logger: logs.logger(label: "cloudlet"), hookLogger: logs.logger(label: "cloudlet.hooks"))
+        work = Task { [runtime] in await AppWorkService(runtime: runtime).run() }
     }
 
     deinit {
+        work.cancel()
         try? FileManager.default.removeItem(at: folder)
     }
 

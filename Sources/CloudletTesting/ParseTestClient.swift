@@ -68,8 +68,8 @@ public struct ParseTestClient: Sendable {
     }
 
     /// Serves `registry` as app `test` through the router over a throwaway data folder, logging to
-    /// `logger`; with `deliversPushes`, the server's push delivery service runs beside it until
-    /// `body` ends.
+    /// `logger`, with the server's work service (job runs) beside it until `body` ends; with
+    /// `deliversPushes`, its push delivery service too.
     static func withRouter<Value: Sendable>(
         registry: HookRegistry, configuration: ServerConfiguration, logger: Logger, deliversPushes: Bool,
         _ body: @Sendable (ParseTestClient) async throws -> Value
@@ -85,6 +85,8 @@ public struct ParseTestClient: Sendable {
         let delivery = PushDeliveryService(
             apps: .hosted(by: server.apps), configuration: configuration.pushDelivery, clock: SystemClock(), logger: logger)
         let deliveryTask = deliversPushes ? Task { await delivery.run() } : nil
+        let work = WorkService(apps: server.apps)
+        let workTask = Task { await work.run() }
         let application = Application(router: server.router(), logger: logger)
         let mountPath = configuration.mountPath
         let result: Result<Value, any Error>
@@ -102,7 +104,9 @@ public struct ParseTestClient: Sendable {
             result = .failure(error)
         }
         deliveryTask?.cancel()
+        workTask.cancel()
         await deliveryTask?.value
+        await workTask.value
         return try result.get()
     }
 

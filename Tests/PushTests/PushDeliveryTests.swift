@@ -65,7 +65,7 @@ import Testing
         try await fixture.addInstallation("a", token: "t")
         let provider = RecordingProvider { _, earlier in earlier == 0 ? .retry(reason: "ServiceUnavailable") : .sent }
         var configuration = PushDeliveryConfiguration(pollInterval: .seconds(20))
-        configuration.backoff = PushBackoff(first: .milliseconds(200))
+        configuration.backoff = Backoff(first: .milliseconds(200), maximum: .seconds(300), isJittered: true)
         try await fixture.recordJob()
         let started = ContinuousClock.now
         let delivery = RunningDelivery([PushDeliveryApp.serving(fixture, provider)], configuration: configuration)

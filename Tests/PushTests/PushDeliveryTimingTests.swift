@@ -17,7 +17,7 @@ import Testing
         }
         var configuration = PushDeliveryConfiguration.fast
         configuration.maximumAttempts = 3
-        configuration.backoff = PushBackoff(first: .seconds(1))
+        configuration.backoff = Backoff(first: .seconds(1), maximum: .seconds(300), isJittered: true)
         try await fixture.recordJob()
         let delivery = RunningDelivery([PushDeliveryApp.serving(fixture, provider)], configuration: configuration, clock: clock)
         try await eventually("each is tried once") { provider.sent.count == 2 }
@@ -102,14 +102,14 @@ import Testing
 
 @Suite struct PushBackoffTests {
     @Test func theCeilingDoublesUpToTheMaximum() {
-        let backoff = PushBackoff(first: .seconds(1), maximum: .seconds(300))
+        let backoff = Backoff(first: .seconds(1), maximum: .seconds(300), isJittered: true)
         #expect((1...5).map { backoff.ceiling(afterAttempt: $0) } == [.seconds(1), .seconds(2), .seconds(4), .seconds(8), .seconds(16)])
         #expect(backoff.ceiling(afterAttempt: 12) == .seconds(300))
         #expect(backoff.ceiling(afterAttempt: 1_000) == .seconds(300))
     }
 
     @Test func eachWaitIsBetweenHalfAndAllOfTheCeiling() {
-        let backoff = PushBackoff()
+        let backoff = PushDeliveryConfiguration.defaultBackoff
         let waits = (0..<200).map { _ in backoff.delay(afterAttempt: 3) }
         #expect(waits.allSatisfy { $0 >= .milliseconds(500) && $0 <= .seconds(1) })
         #expect(Set(waits).count > 1, "waits are jittered")

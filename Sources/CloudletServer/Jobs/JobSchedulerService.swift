@@ -12,7 +12,8 @@ import ServiceLifecycle
 /// - Times missed while the server was down make one run at start: each schedule keeps in the app's
 ///   database the moment up to which its times were dealt with.
 /// - A new (or changed) schedule counts from when this service first sees it.
-/// - On first seeing an app, runs left `running` by an earlier server process are marked failed.
+/// - The runs it starts are queued work (``AppRuntime/startJob(_:params:source:caller:exclusive:)``):
+///   a run its server stopped under runs again on the next start.
 /// Schedules come from the registry through ``HostedApp/jobSchedules``, so changes apply without a restart.
 public struct JobSchedulerService: Service {
     /// The apps whose schedules run.
@@ -23,8 +24,6 @@ public struct JobSchedulerService: Service {
     public let logger: Logger
     /// Where skipped runs are counted, when given.
     let metrics: CloudletMetrics?
-    /// Runs created before this moment and still `running` belong to an earlier process.
-    let startedAt: Date
 
     /// A scheduler of the schedules of `apps`, on `clock`, counting skipped runs in `metrics` when given.
     public init(
@@ -34,20 +33,14 @@ public struct JobSchedulerService: Service {
         self.clock = clock
         self.logger = logger
         self.metrics = metrics
-        startedAt = clock.now
     }
-
-    /// The message of a run that was still running when its server stopped.
-    public static let interruptedMessage = "the server stopped while the job ran"
 
     public func run() async {
         await cancelWhenGracefulShutdown {
-            var seen: Set<String> = []
             while !Task.isCancelled {
                 let now = clock.now
                 for app in apps.all {
                     do {
-                        if seen.insert(app.id).inserted { try await failInterruptedRuns(of: app, now: now) }
                         try await tick(app, now: now)
                     } catch {
                         logger.error("could not run the app's job schedules", metadata: ["app": "\(app.id)", "error": "\(error)"])
@@ -56,11 +49,6 @@ public struct JobSchedulerService: Service {
                 await clock.sleep(until: Date(timeIntervalSince1970: ((clock.now.timeIntervalSince1970 / 60).rounded(.down) + 1) * 60))
             }
         }
-    }
-
-    private func failInterruptedRuns(of app: HostedApp, now: Date) async throws {
-        let failed = try await app.runtime.storage.failJobsStarted(before: startedAt, message: Self.interruptedMessage, at: now)
-        if failed > 0 { logger.warning("marked job runs of an earlier server failed", metadata: ["app": "\(app.id)", "count": "\(failed)"]) }
     }
 
     /// Starts the app's jobs that came due by `now`.

@@ -10,6 +10,9 @@ public enum JobStatus {
     public static let className = "_JobStatus"
     /// How many runs an app keeps: past these, the oldest ended runs are deleted as runs end.
     public static let retention = 1_000
+    /// How many times a run is started before it is given up as failed: a run is started again when
+    /// its server stopped while it ran, which a run that brings its server down would do for ever.
+    public static let maximumAttempts = 5
     /// The longest progress or failure message kept; longer ones are cut.
     public static let maximumMessageLength = 1_024
 

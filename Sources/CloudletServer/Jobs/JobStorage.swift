@@ -3,21 +3,19 @@ import Foundation
 
 /// Where an app's job runs are kept: its `_JobStatus` objects, which only the server writes, and
 /// the state of its schedules. Checks that bound the runs (how many at once, one per scheduled job)
-/// happen in the same transaction as the write, so that two starts cannot both pass them.
+/// happen in the same transaction as the write, so that two starts cannot both pass them; the run
+/// is queued (``WorkQueue``) in that transaction too.
 public protocol JobStorage: Sendable {
-    /// Stores `status` (a new `_JobStatus` with its id and timestamps), unless `maximumRunning` runs
-    /// of the app are running already or, when `exclusive`, a run of the same job is.
-    func recordJobStart(_ status: ParseObject, maximumRunning: Int, exclusive: Bool) async throws -> JobStartOutcome
+    /// Stores `status` (a new `_JobStatus` with its id and timestamps) and queues `work` (its run),
+    /// unless `maximumRunning` runs of the app are running already or, when `exclusive`, a run of
+    /// the same job is.
+    func recordJobStart(_ status: ParseObject, work: NewWork, maximumRunning: Int, exclusive: Bool) async throws -> JobStartOutcome
 
     /// Sets `fields` on the run `id` if it is still running, and returns whether it was (a run that
     /// ended or was deleted is left alone). A run that ends this way makes room: the oldest ended
     /// runs past the newest ``JobStatus/retention`` are deleted.
     @discardableResult
     func updateRunningJob(_ id: String, fields: [String: ParseValue], updatedAt: Date) async throws -> Bool
-
-    /// Marks every run still running that was created before `date` as failed with `message` (their
-    /// server stopped under them); returns how many there were.
-    func failJobsStarted(before date: Date, message: String, at now: Date) async throws -> Int
 
     /// The state of each schedule, by job name.
     func jobScheduleStates() async throws -> [String: JobScheduleState]

@@ -11,21 +11,18 @@ struct AfterHookRetries: Sendable {
         var due: Date?
     }
 
-    let base: Duration
-    let maximum: Duration
+    let backoff: Backoff
     private var entries: [String: Entry] = [:]
 
     init(base: Duration = .seconds(1), maximum: Duration = .seconds(300)) {
-        self.base = base
-        self.maximum = maximum
+        backoff = Backoff(first: base, maximum: maximum)
     }
 
     /// `event`'s hook did not run to its end at `now`; returns when it is due again.
     @discardableResult
     mutating func failed(_ event: OutboxEvent, at now: Date) -> Date {
         let failures = (entries[event.id]?.failures ?? 0) + 1
-        let delay = min(base * (1 << min(failures - 1, 20)), maximum)
-        let due = now.addingTimeInterval(delay.seconds)
+        let due = backoff.due(afterAttempt: failures, failedAt: now)
         entries[event.id] = Entry(event: event, failures: failures, due: due)
         return due
     }

@@ -61,4 +61,4 @@ public struct SessionRecord: Sendable, Hashable {
 }
 
 /// Every part of an app's storage: objects, the accounts beside them, push deliveries and job runs.
-public typealias AppStorage = ObjectStorage & AccountStorage & PushDeliveryStorage & JobStorage
+public typealias AppStorage = ObjectStorage & AccountStorage & PushDeliveryStorage & JobStorage & WorkQueue

@@ -23,6 +23,9 @@ import Foundation
 /// - `job("spinJob")`: `while true {}` that ignores cancellation, under a 1 s limit; only a kill ends it.
 /// - `job("report")`: reports `step <n> of <steps>` as its progress for each of `steps` (default 1)
 ///   steps, under a 30 s limit (within the app's default cap of 60 s).
+/// - `job("hangOnce")`: the first time it runs for a run id (it leaves a mark in the worker's own
+///   folder), logs "job hanging: <run id>" and hangs for a minute so that the test can kill the
+///   process mid-run; otherwise records a `JobLog` object (`runId`) and ends.
 /// - Find and login triggers: see `registerTriggers`.
 enum FixtureHooks: HookModule {
     static func register(_ hooks: inout HookRegistry) {
@@ -95,6 +98,16 @@ enum FixtureHooks: HookModule {
         hooks.job("report", timeLimit: .seconds(30)) { request in
             let steps = request.params["steps"]?.intValue ?? 1
             for step in 1...max(1, steps) { try await request.progress("step \(step) of \(steps)") }
+        }
+        hooks.job("hangOnce", timeLimit: .seconds(60)) { request in
+            let mark = "job-hung-\(request.jobId)"
+            if !FileManager.default.fileExists(atPath: mark) {
+                _ = FileManager.default.createFile(atPath: mark, contents: Data())
+                request.logger.notice("job hanging: \(request.jobId)")
+                try await Task.sleep(for: .seconds(60))
+                return
+            }
+            _ = try await request.store.save(ParseObject(className: "JobLog", fields: ["runId": .string(request.jobId)]))
         }
         hooks.function("pid") { _ in
             .number(Double(ProcessInfo.processInfo.processIdentifier))

@@ -16,8 +16,9 @@ public struct PushDeliveryConfiguration: Sendable {
     /// with the default backoff's waits (250 ms, 500 ms, 1 s … 256 s, each between half and all of
     /// that) a delivery is tried for 4 to 9 minutes before it fails.
     public var maximumAttempts: Int
-    /// The wait before a retry the provider gave no time for.
-    public var backoff: PushBackoff
+    /// The wait before a retry the provider gave no time for: by default from 250 ms (most failures
+    /// of one send are over a moment later) up to 5 minutes, jittered.
+    public var backoff: Backoff
     /// Installations read and written as deliveries at a time. Default 1,000, which is also the
     /// most: one query returns no more.
     public var pageSize: Int
@@ -28,10 +29,13 @@ public struct PushDeliveryConfiguration: Sendable {
     /// The most results recorded in one transaction. Default 256.
     public var resultsPerTransaction: Int
 
+    /// The default ``backoff``.
+    public static let defaultBackoff = Backoff(first: .milliseconds(250), maximum: .seconds(300), isJittered: true)
+
     public init(
         concurrency: Int = 256, lease: Duration = .seconds(30), pollInterval: Duration = .milliseconds(250),
         outsideWriteInterval: Duration = .seconds(2), maximumAttempts: Int = 12,
-        backoff: PushBackoff = PushBackoff(), pageSize: Int = PushRecipients.defaultPageSize, fanOutAhead: Int = 4_000,
+        backoff: Backoff = Self.defaultBackoff, pageSize: Int = PushRecipients.defaultPageSize, fanOutAhead: Int = 4_000,
         resultsPerTransaction: Int = 256
     ) {
         self.concurrency = max(concurrency, 1)

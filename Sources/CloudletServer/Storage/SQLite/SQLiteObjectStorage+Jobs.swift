@@ -16,10 +16,10 @@ extension SQLiteObjectStorage: JobStorage {
         }
     }
 
-    public func recordJobStart(_ status: ParseObject, maximumRunning: Int, exclusive: Bool) async throws -> JobStartOutcome {
+    public func recordJobStart(_ status: ParseObject, work: NewWork, maximumRunning: Int, exclusive: Bool) async throws -> JobStartOutcome {
         let arguments = try insertArguments(status)
         let jobName = status.fields["jobName"]?.stringValue ?? ""
-        return try await pool.write { db in
+        let outcome = try await pool.write { db -> JobStartOutcome in
             let running = try Row.fetchAll(
                 db, sql: "SELECT json_extract(data, '$.jobName') AS job FROM objects WHERE class = ? AND json_extract(data, '$.status') = ?",
                 arguments: [JobStatus.className, JobStatus.State.running.rawValue])
@@ -27,8 +27,11 @@ extension SQLiteObjectStorage: JobStorage {
             guard running.count < maximumRunning else { return .tooManyRunning }
             try self.schema.check(status, db)
             try Self.insertObject(arguments, db)
+            try Self.enqueue([work], db)
             return .started
         }
+        if outcome == .started { workQueued.signal() }
+        return outcome
     }
 
     @discardableResult
@@ -47,28 +50,6 @@ extension SQLiteObjectStorage: JobStorage {
                 arguments: [row.updatedAt, row.fields, JobStatus.className, id])
             if status.fields["status"]?.stringValue != JobStatus.State.running.rawValue { try Self.pruneEndedJobs(db) }
             return true
-        }
-    }
-
-    public func failJobsStarted(before date: Date, message: String, at now: Date) async throws -> Int {
-        let ended: [String: ParseValue] = [
-            "status": .string(JobStatus.State.failed.rawValue), "message": .string(message), "finishedAt": JobStatus.date(now),
-        ]
-        return try await pool.write { db in
-            let ids = try String.fetchAll(
-                db,
-                sql: "SELECT id FROM objects WHERE class = ? AND json_extract(data, '$.status') = ? AND created_at < ?",
-                arguments: [JobStatus.className, JobStatus.State.running.rawValue, ParseDate.string(from: date)])
-            for id in ids {
-                guard var status = try Self.fetch(db, JobStatus.className, id) else { continue }
-                status.fields.merge(ended) { _, new in new }
-                status.updatedAt = now
-                let row = ObjectText(status)
-                try db.execute(
-                    sql: "UPDATE objects SET updated_at = ?, data = ? WHERE class = ? AND id = ?",
-                    arguments: [row.updatedAt, row.fields, JobStatus.className, id])
-            }
-            return ids.count
         }
     }
 

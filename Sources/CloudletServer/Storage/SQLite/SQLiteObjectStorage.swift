@@ -27,6 +27,8 @@ public final class SQLiteObjectStorage: ObjectStorage {
     let path: String
     /// Signalled once a write has committed a new push job.
     public let pushJobRecorded = WakeSignal()
+    /// Signalled once a write has committed new work to the work queue.
+    public let workQueued = WakeSignal()
     /// Copies the log back beside the writer; the pool's configuration keeps it alive.
     let checkpointer: SQLiteCheckpointer
     let schema = FieldSchemaCache()
@@ -95,6 +97,7 @@ public final class SQLiteObjectStorage: ObjectStorage {
         registerJobTables(&migrator)
         registerLeanPushDeliveries(&migrator)
         registerFileUsageTable(&migrator)
+        registerWorkQueueTable(&migrator)
         return migrator
     }
 

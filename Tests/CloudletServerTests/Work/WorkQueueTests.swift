@@ -1,0 +1,152 @@
+import Cloudlet
+import Foundation
+import GRDB
+import Testing
+
+@testable import CloudletServer
+
+/// The SQLite work queue on a real database file: leases, completion, retries at a backoff's due
+/// time, release on shutdown, and leases that ran out claimed again by another holder.
+@Suite struct WorkQueueTests {
+    private let now = Date(timeIntervalSince1970: 1_000_000)
+    private static let other = WorkKind(rawValue: "other")
+
+    private func work(_ id: String, kind: WorkKind = .job, dueIn seconds: TimeInterval = 0) -> NewWork {
+        NewWork(id: id, kind: kind, payload: ["id": .string(id)], due: now.addingTimeInterval(seconds))
+    }
+
+    @Test func aClaimLeasesDueRowsOfItsKindsOldestFirstAndNoOtherClaimTakesThem() async throws {
+        try await TemporaryStorage.with { queue, _ in
+            try await queue.enqueue([work("later", dueIn: 60), work("b", dueIn: -1), work("a", dueIn: -2), work("x", kind: Self.other)])
+            let first = try await queue.claim([.job], limit: 10, owner: "one", at: now, leasedUntil: now + 30)
+            #expect(first.map(\.id) == ["a", "b"])
+            #expect(first.allSatisfy { $0.attempts == 1 && $0.owner == "one" && $0.leasedUntil == now + 30 })
+            #expect(first.first?.payload == ["id": "a"])
+            #expect(try await queue.claim([.job], limit: 10, owner: "two", at: now, leasedUntil: now + 30).isEmpty)
+            #expect(try await queue.claim([.job, Self.other], limit: 1, owner: "two", at: now, leasedUntil: now + 30).map(\.id) == ["x"])
+            #expect(try await queue.nextDue([.job]) == now + 30, "the leased rows are due when their lease runs out")
+        }
+    }
+
+    @Test func queuingAnIdThatIsQueuedLeavesItAlone() async throws {
+        try await TemporaryStorage.with { queue, _ in
+            try await queue.enqueue([work("a")])
+            _ = try await queue.claim([.job], limit: 1, owner: "one", at: now, leasedUntil: now + 30)
+            try await queue.enqueue([work("a")])
+            #expect(try await queue.claim([.job], limit: 1, owner: "two", at: now, leasedUntil: now + 30).isEmpty)
+        }
+    }
+
+    @Test func completedWorkIsGoneAndOnlyItsHolderCompletesIt() async throws {
+        try await TemporaryStorage.with { queue, _ in
+            try await queue.enqueue([work("a")])
+            _ = try await queue.claim([.job], limit: 1, owner: "one", at: now, leasedUntil: now + 30)
+            #expect(try await queue.complete("a", owner: "two") == false)
+            #expect(try await queue.complete("a", owner: "one"))
+            #expect(try await queue.nextDue([.job]) == nil)
+            #expect(try await queue.claim([.job], limit: 1, owner: "one", at: now + 60, leasedUntil: now + 90).isEmpty)
+        }
+    }
+
+    @Test func failedWorkIsDueAgainAtItsBackoffWithItsAttemptsCounted() async throws {
+        try await TemporaryStorage.with { queue, _ in
+            let backoff = Backoff(first: .seconds(1), maximum: .seconds(300))
+            try await queue.enqueue([work("a")])
+            var claimed = try #require(try await queue.claim([.job], limit: 1, owner: "one", at: now, leasedUntil: now + 30).first)
+            let due = backoff.due(afterAttempt: claimed.attempts, failedAt: now)
+            #expect(try await queue.retry("a", owner: "one", at: due))
+            #expect(try await queue.claim([.job], limit: 1, owner: "one", at: now + 0.5, leasedUntil: now + 30).isEmpty)
+            claimed = try #require(try await queue.claim([.job], limit: 1, owner: "one", at: now + 1, leasedUntil: now + 31).first)
+            #expect(claimed.attempts == 2)
+            #expect(backoff.due(afterAttempt: claimed.attempts, failedAt: now + 1) == now + 3)
+        }
+    }
+
+    @Test func releasedWorkIsDueAtOnceWithoutCountingTheAttempt() async throws {
+        try await TemporaryStorage.with { queue, _ in
+            try await queue.enqueue([work("a"), work("b")])
+            let held = try await queue.claim([.job], limit: 2, owner: "one", at: now, leasedUntil: now + 30)
+            #expect(try await queue.release(held.map(\.id), owner: "one", at: now + 1) == 2)
+            let again = try await queue.claim([.job], limit: 2, owner: "two", at: now + 1, leasedUntil: now + 31)
+            #expect(again.map(\.id) == ["a", "b"])
+            #expect(again.allSatisfy { $0.attempts == 1 })
+        }
+    }
+
+    @Test func aLeaseThatRanOutIsClaimedByAnotherHolderAndTheFirstCanNoLongerTouchIt() async throws {
+        try await TemporaryStorage.with { queue, _ in
+            try await queue.enqueue([work("a")])
+            _ = try await queue.claim([.job], limit: 1, owner: "gone", at: now, leasedUntil: now + 30)
+            #expect(try await queue.renew(["a"], owner: "gone", leasedUntil: now + 40) == 1)
+            #expect(try await queue.claim([.job], limit: 1, owner: "next", at: now + 35, leasedUntil: now + 65).isEmpty, "renewed")
+            let taken = try #require(try await queue.claim([.job], limit: 1, owner: "next", at: now + 40, leasedUntil: now + 70).first)
+            #expect(taken.attempts == 2)
+            #expect(try await queue.renew(["a"], owner: "gone", leasedUntil: now + 80) == 0)
+            #expect(try await queue.complete("a", owner: "gone") == false)
+            #expect(try await queue.complete("a", owner: "next"))
+        }
+    }
+
+    @Test func queuedWorkOutlivesTheProcessThatQueuedIt() async throws {
+        try await TemporaryStorage.with { queue, file in
+            try await queue.enqueue([work("a")])
+            _ = try await queue.claim([.job], limit: 1, owner: "killed", at: now, leasedUntil: now + 30)
+            let reopened = try SQLiteObjectStorage(path: file.path)
+            let taken = try await reopened.claim([.job], limit: 1, owner: "restarted", at: now + 30, leasedUntil: now + 60)
+            #expect(taken.map(\.id) == ["a"])
+        }
+    }
+
+    @Test func queuingWakesTheLoopThatClaims() async throws {
+        try await TemporaryStorage.with { queue, _ in
+            try await queue.enqueue([work("a")])
+            await queue.workQueued.wait()
+        }
+    }
+}
+
+@Suite struct BackoffTests {
+    @Test func theWaitDoublesFromTheFirstUpToTheMaximum() {
+        let backoff = Backoff(first: .milliseconds(100), maximum: .milliseconds(500))
+        #expect((1...5).map { backoff.delay(afterAttempt: $0) } == [.milliseconds(100), .milliseconds(200), .milliseconds(400), .milliseconds(500), .milliseconds(500)])
+        #expect(backoff.ceiling(afterAttempt: 10_000) == .milliseconds(500))
+    }
+
+    @Test func aWorkerSlotRestartsAtOnceThenByTheBackoff() {
+        var restarts = RestartBackoff(base: .milliseconds(100), maximum: .milliseconds(500))
+        #expect((0..<4).map { _ in restarts.nextDelay() } == [.zero, .milliseconds(100), .milliseconds(200), .milliseconds(400)])
+    }
+}
+
+/// A database made before the work queue keeps the job runs an earlier version left running: the
+/// migration queues them, so that they run again rather than staying `running` for ever.
+@Suite struct WorkQueueMigrationTests {
+    @Test func runsLeftRunningBeforeTheQueueAreQueuedByItsMigration() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cloudlet-work-migration-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("app.sqlite").path
+        let now = Date(timeIntervalSince1970: 1_000_000)
+        do {
+            SQLiteProcessSettings.apply()
+            let old = try DatabaseQueue(path: path)
+            try SQLiteObjectStorage.migrator.migrate(old, upTo: "file_usage")
+            try await old.write { db in
+                try db.execute(
+                    sql: """
+                        INSERT INTO objects (class, id, created_at, updated_at, acl, data) VALUES
+                            ('_JobStatus', 'run1', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z', '{}',
+                             '{"jobName":"tidy","source":"api","status":"running","params":{"rooms":3}}'),
+                            ('_JobStatus', 'run2', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z', '{}',
+                             '{"jobName":"tidy","source":"api","status":"succeeded","params":{}}');
+                        """)
+            }
+            try old.close()
+        }
+        let storage = try SQLiteObjectStorage(path: path)
+        let queued = try await storage.claim([.job], limit: 10, owner: "new", at: now, leasedUntil: now + 10)
+        #expect(queued.map(\.id) == ["run1"], "the ended run is not queued")
+        #expect(queued.first?.payload["name"] == "tidy")
+        #expect(queued.first?.payload["params"] == ["rooms": 3])
+    }
+}
