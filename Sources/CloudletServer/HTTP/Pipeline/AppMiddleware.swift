@@ -41,7 +41,7 @@ struct AppMiddleware: RouterMiddleware {
         guard let appId, let app = apps.app(appId) else {
             throw ParseError(code: 119, message: "unauthorized: unknown application id", httpStatus: 403)
         }
-        context.parse.app = app
+        context.app = app
         return try await next(request, context)
     }
 }
