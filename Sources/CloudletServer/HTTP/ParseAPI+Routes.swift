@@ -28,6 +28,11 @@ extension ParseAPI {
         ParseRoute(.get, "installations/:objectId") { try await $0.getObject(SystemClass.installation.name, $1) },
         ParseRoute(.put, "installations/:objectId") { try await $0.updateObject(SystemClass.installation.name, $1) },
         ParseRoute(.delete, "installations/:objectId") { try await $0.deleteObject(SystemClass.installation.name, $1) },
+        ParseRoute(.get, "roles") { try await $0.findObjects(SystemClass.role.name, $1) },
+        ParseRoute(.post, "roles") { try await $0.createObject(SystemClass.role.name, $1) },
+        ParseRoute(.get, "roles/:objectId") { try await $0.getObject(SystemClass.role.name, $1) },
+        ParseRoute(.put, "roles/:objectId") { try await $0.updateObject(SystemClass.role.name, $1) },
+        ParseRoute(.delete, "roles/:objectId") { try await $0.deleteObject(SystemClass.role.name, $1) },
         ParseRoute(.post, "push") { try await $0.sendPush($1) },
         // The segment after `files/` is a file's name in the first two routes and the app id in the
         // third: the router takes one parameter name for both.
