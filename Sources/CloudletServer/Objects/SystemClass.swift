@@ -38,10 +38,12 @@ public struct SystemClass: Sendable {
     /// Whether `/classes/<name>` and hooks' queries may name it (class names of apps may not
     /// start with `_`, so only the reachable system classes are valid names that do).
     public let isReachable: Bool
+    /// Who may create, change and delete its objects.
     public let writers: Writers
     /// Whether a client (not the master key) may find, count and delete its objects; if not, it
     /// may only get one by its id.
     public let clientsMayList: Bool
+    /// Whose logic saves its objects.
     public let saves: Saves
 
     static let user = SystemClass(name: "_User", isReachable: true, writers: .acl, clientsMayList: true, saves: .accounts)
@@ -61,15 +63,20 @@ public struct SystemClass: Sendable {
 
     /// What a call does to a class's objects, as ``check(_:_:by:)`` weighs it.
     public enum Operation: String, Sendable {
-        case get, find, count, create, update, delete
+        /// One object by its id.
+        case get
+        /// A query, or a count.
+        case find
+        case create, update, delete
 
         var writes: Bool { self == .create || self == .update || self == .delete }
     }
 
     /// Throws when `caller` may not do `operation` on `className`: 103 for a class name that is
     /// not valid (or a system class `/classes` does not reach), 119/403 for writing a class only
-    /// the server or the master key writes, or for a client listing or deleting installations
-    /// (as Parse Server refuses them).
+    /// the server or the master key writes, or for a client finding, counting or deleting in a
+    /// class it may not list (installations, as Parse Server refuses them). The runtime's gets,
+    /// finds, creates, updates and deletes pass here first, whatever route or hook asks.
     public static func check(_ operation: Operation, _ className: String, by caller: Caller) throws {
         guard let rules = named(className) else { return try ParseNames.validateClassName(className) }
         guard rules.isReachable else { throw ParseError.invalidClassName(className) }
@@ -83,7 +90,7 @@ public struct SystemClass: Sendable {
                 }
             }
         }
-        if !rules.clientsMayList, !caller.isMaster, operation == .find || operation == .count || operation == .delete {
+        if !rules.clientsMayList, !caller.isMaster, operation == .find || operation == .delete {
             let collection = className.dropFirst().lowercased()
             throw ParseError(
                 code: 119, message: "Clients aren't allowed to perform the \(operation.rawValue) operation on the \(collection) collection.",
