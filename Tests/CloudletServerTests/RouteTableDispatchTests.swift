@@ -77,6 +77,23 @@ struct RouteTableDispatchTests {
         }
     }
 
+    @Test("every JSON path takes POST with the method it means in _method, as the JavaScript SDK sends each call")
+    func methodOverrideReachesEveryJSONPath() async throws {
+        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+            let signup = try await client.post("/users", ["username": "ann", "password": "pw"])
+            let token = try #require(signup["sessionToken"]?.stringValue)
+            let id = try #require(signup["objectId"]?.stringValue)
+            for (method, path) in [("GET", "/users/me"), ("GET", "/users/\(id)"), ("PUT", "/users/\(id)")] {
+                let body = #"{"_method":"\#(method)","_SessionToken":"\#(token)","_ApplicationId":"test","_JavaScriptKey":"client-key"}"#
+                let reply = try await Support.send(client, .post, path, text: body, headers: [.contentType: "text/plain"])
+                #expect(reply.status == 200, "\(method) \(path): \(reply.body)")
+            }
+            let refused = #"{"_method":"PATCH","_ApplicationId":"test","_JavaScriptKey":"client-key"}"#
+            let patch = try await Support.send(client, .post, "/users/me", text: refused, headers: [.contentType: "text/plain"])
+            Support.expectError(patch, status: 405, code: 119)
+        }
+    }
+
     @Test("a rate-limit rule on a route's path counts its batch operations as its requests")
     func rateLimitRulesMatchBatchOperationsByTheirRoutePath() async throws {
         let rule = RateLimitRule(requestPath: PathPattern("/installations")!, quota: .init(count: 2, window: .seconds(60)))

@@ -25,7 +25,8 @@ struct SystemClassTests {
             ] {
                 Support.expectError(refused, status: 403, code: 119)
             }
-            let batch = try await client.post("/batch", ["requests": [["method": "PUT", "path": .string("/parse/roles/\(id)"), "body": ["name": "x"]]]])
+            let operation: ParseValue = ["method": "PUT", "path": .string("/parse/roles/\(id)"), "body": ["name": "x"]]
+            let batch = try await client.post("/batch", ["requests": [operation]])
             #expect(batch.body.arrayValue?.first?["error"]?["code"] == 119, "\(batch.body)")
             #expect(try await client.put("/roles/\(id)", ["name": "staff"], master: true).status == 200)
             #expect(try await client.delete("/roles/\(id)", master: true).status == 200)

@@ -93,7 +93,8 @@ public struct SystemClass: Sendable {
         if !rules.clientsMayList, !caller.isMaster, operation == .find || operation == .delete {
             let collection = className.dropFirst().lowercased()
             throw ParseError(
-                code: 119, message: "Clients aren't allowed to perform the \(operation.rawValue) operation on the \(collection) collection.",
+                code: 119,
+                message: "Clients aren't allowed to perform the \(operation.rawValue) operation on the \(collection) collection.",
                 httpStatus: 403)
         }
     }
