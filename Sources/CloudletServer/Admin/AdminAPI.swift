@@ -4,7 +4,8 @@ import Hummingbird
 import NIOCore
 
 /// The operator's admin API under `/admin`: the app registry over HTTP, JSON in and out, errors as
-/// Parse `{code, error}`. Every route needs the operator key (never an app's key):
+/// Parse `{code, error}`. Every route is added to a group that ``OperatorKeyMiddleware`` guards, so
+/// it needs the operator key (never an app's key):
 ///
 /// | Route | Does |
 /// |---|---|
@@ -18,19 +19,16 @@ import NIOCore
 struct AdminAPI: Sendable {
     let registry: AppRegistry
     let supervisor: AppSupervisor
-    /// Checks the operator key (with none set, every request is refused) and throttles wrong ones.
-    let operatorKey: OperatorKeyGuard
     /// Largest request body of the admin API.
     static let maximumBodyBytes = 64 << 10
 
-    func addRoutes(to router: Router<CloudletRequestContext>) {
-        let apps = router.group("admin/apps")
-        apps.get { request, context in
-            try authorize(request, context)
-            return JSONResponse.make(status: .ok, body: ["results": .array(try registry.list().map(\.json))])
+    /// Adds the routes to `admin`, the `/admin` group behind the operator key.
+    func addRoutes(to admin: RouterGroup<CloudletRequestContext>) {
+        let apps = admin.group("apps")
+        apps.get { _, _ in
+            JSONResponse.make(status: .ok, body: ["results": .array(try registry.list().map(\.json))])
         }
-        apps.post { request, context in
-            try authorize(request, context)
+        apps.post { request, _ in
             var body = try await readBody(request)
             let id = try take("id", from: &body) ?? ""
             let clientKey = try take("clientKey", from: &body), masterKey = try take("masterKey", from: &body)
@@ -42,14 +40,12 @@ struct AdminAPI: Sendable {
             answer["masterKey"] = .string(created.masterKey)
             return JSONResponse.make(status: .created, body: .object(answer))
         }
-        apps.get(":id") { request, context in
-            try authorize(request, context)
+        apps.get(":id") { _, context in
             let id = try context.parameters.require("id")
             guard let record = try registry.app(id) else { throw AppRegistry.notFound(id) }
             return JSONResponse.make(status: .ok, body: record.json)
         }
         apps.put(":id") { request, context in
-            try authorize(request, context)
             let body = try await readBody(request)
             let id = try context.parameters.require("id")
             guard let previous = try registry.app(id)?.settings else { throw AppRegistry.notFound(id) }
@@ -58,21 +54,18 @@ struct AdminAPI: Sendable {
             try await apply(id, scheduling: scheduled, undo: { try registry.update(id) { $0 = previous } })
             return JSONResponse.make(status: .ok, body: record.json)
         }
-        apps.delete(":id") { request, context in
-            try authorize(request, context)
+        apps.delete(":id") { _, context in
             try registry.delete(try context.parameters.require("id"))
             await supervisor.reload()
             return JSONResponse.make(status: .ok, body: [:])
         }
-        apps.post(":id/keys/:kind/rotate") { request, context in
-            try authorize(request, context)
+        apps.post(":id/keys/:kind/rotate") { _, context in
             let (id, kind) = try keyRoute(context)
             let key = try registry.rotateKey(of: id, kind)
             await supervisor.reload()
             return JSONResponse.make(status: .ok, body: ["app": .string(id), "kind": .string(kind.rawValue), "key": .string(key)])
         }
-        apps.post(":id/keys/:kind/retire") { request, context in
-            try authorize(request, context)
+        apps.post(":id/keys/:kind/retire") { _, context in
             let (id, kind) = try keyRoute(context)
             let retired = try registry.retireKeys(of: id, kind)
             await supervisor.reload()
@@ -92,10 +85,6 @@ struct AdminAPI: Sendable {
         try undo()
         await supervisor.reload()
         throw failure as? ParseError ?? ParseError(code: 1, message: "app \(id) could not be started", httpStatus: 500)
-    }
-
-    private func authorize(_ request: Request, _ context: CloudletRequestContext) throws {
-        try operatorKey.authorize(request, context: context)
     }
 
     private func keyRoute(_ context: CloudletRequestContext) throws -> (String, AppKeyKind) {

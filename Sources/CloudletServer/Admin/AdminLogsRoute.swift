@@ -2,18 +2,17 @@ import Cloudlet
 import Foundation
 import Hummingbird
 
-/// `GET /admin/apps/:id/logs?hook=kind:name&since=10m&limit=100`, with the operator key: the app's
+/// `GET /admin/apps/:id/logs?hook=kind:name&since=10m&limit=100`, behind the operator key: the app's
 /// newest hook runs (at most `limit`, default 100, up to 1,000), oldest first, as
 /// `{"results": [{"sequence", "hook", "requestId", "startedAt", "durationMs", "outcome", "error", "lines"}]}`.
 /// `since` is a duration back (`90s`, `10m`, `2h`, `7d`) or a date in Parse's format.
 struct AdminLogsRoute {
     let apps: AppDirectory
-    let operatorKey: OperatorKeyGuard
     let clock: any CloudletClock
 
-    func add(to router: Router<CloudletRequestContext>) {
-        router.get("admin/apps/:id/logs") { request, context in
-            try operatorKey.authorize(request, context: context)
+    /// Adds the route to `admin`, the `/admin` group behind the operator key.
+    func add(to admin: RouterGroup<CloudletRequestContext>) {
+        admin.get("apps/:id/logs") { request, context in
             let id = try context.parameters.require("id")
             guard let log = apps.app(id)?.runtime.hookRuns else { throw ParseError.objectNotFound("no app \(id)") }
             let runs = try await log.runs(try query(request.uri.queryParameters))

@@ -9,8 +9,12 @@ public struct CloudletRequestContext: RequestContext, RemoteAddressRequestContex
     public let remoteAddress: SocketAddress?
     /// The server's address the request came in on.
     public let localAddress: SocketAddress?
-    /// The app, caller, body and limits of a Parse request, filled in by the middleware.
+    /// The body and limits of a Parse request, filled in by the middleware.
     public var parse = ParseRequestState()
+    /// The app a Parse request is for, once ``AppMiddleware`` found it.
+    var app: HostedApp?
+    /// Who makes a Parse request, once ``KeyMiddleware`` (or ``URLCallerMiddleware``) knows.
+    var caller: Caller?
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = CoreRequestContextStorage(source: source)

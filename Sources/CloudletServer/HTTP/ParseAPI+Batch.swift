@@ -38,13 +38,22 @@ extension ParseAPI {
         return output
     }
 
+    /// Runs one operation through the route table, after the app's rate limits for its path: the
+    /// route its method and path name, if a batch may call it. As in Parse, a path outside the
+    /// mount path, a method and path no such route answers, and a nested batch are 107.
     private func performOperation(_ operation: ParseValue, _ call: ParseCall) async throws -> Reply {
         guard let methodName = operation["method"]?.stringValue, let method = HTTPRequest.Method(methodName.uppercased()),
-            let path = operation["path"]?.stringValue, let endpoint = ParseEndpoint(path: path, mountPath: mountPath),
-            endpoint != .batch
+            let requestPath = operation["path"]?.stringValue
         else { throw ParseError.invalidJSON("each batch operation needs a method and a path") }
-        let operationCall = call.with(method: method, body: operation["body"]?.objectValue ?? [:])
-        try await call.app.rateLimiter.admit(operationCall.rateLimited(path: endpoint.path), .all)
-        return try await perform(endpoint, operationCall)
+        let path = table.pathBelowMount(requestPath)
+        guard path.first == "/" else { throw ParseError.invalidJSON("cannot route batch path \(requestPath)") }
+        let match = table.match(path)
+        if match?.path.pattern == ParseRoute.batchPath { throw ParseError.invalidJSON("nested batch requests are not allowed") }
+        guard let (found, parameters) = match, let route = found.routes[method], route.isBatchable, case .reply(let handler) = route.handler
+        else { throw ParseError.invalidJSON("cannot route \(method.rawValue) \(path)") }
+        let query = requestPath.firstIndex(of: "?").map { ParseCall.formDecoded(String(requestPath[$0...].dropFirst())) } ?? [:]
+        let operationCall = call.with(method: method, body: operation["body"]?.objectValue ?? [:], query: query, parameters: parameters)
+        try await call.app.rateLimiter.admit(operationCall.rateLimited(path: String(path)), .all)
+        return try await handler(self, operationCall)
     }
 }

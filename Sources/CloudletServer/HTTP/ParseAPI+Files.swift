@@ -12,11 +12,13 @@ extension ParseAPI {
 
     /// `POST /files/:name`: stores the body's bytes (raw, with their `Content-Type`, the first one
     /// when a client sends several as Parse Server takes it, streamed to disk and bounded by the
-    /// app's limit; or the JSON form's `base64` with `_ContentType`, read whole before its app and
-    /// keys are known, to ``maximumBase64UploadBytes``) and answers 201 `{"name", "url"}` with the
-    /// URL in `Location`. Needs a client key or the master key, and a session when the app asks for
-    /// one (403/119).
-    func upload(_ name: String, request: Request, context: CloudletRequestContext, call: ParseCall) async throws -> Response {
+    /// app's limit; or the JSON form's `base64` with `_ContentType`, read
+    /// whole before its app and keys are known, to ``maximumBase64UploadBytes``) and
+    /// answers 201 `{"name", "url"}` with the URL in `Location`. Needs a client key or the master key, and a session when the
+    /// app asks for one (403/119).
+    func upload(request: Request, context: ParseRequestContext) async throws -> Response {
+        let call = ParseCall(request: request, context: context)
+        let name = try call.parameter("id")
         let settings = call.app.fileSettings
         if settings.requireSession, !call.caller.isMaster, call.caller.userId == nil {
             throw ParseError(code: 119, message: "File upload needs a session: log in first.", httpStatus: 403)
@@ -47,12 +49,18 @@ extension ParseAPI {
         return JSONResponse.make(status: .created, body: ["name": .string(stored.name), "url": .string(url)], headers: headers)
     }
 
+    /// `DELETE /files/:name` (master key only, as the runtime checks).
+    func deleteFile(_ call: ParseCall) async throws -> Reply {
+        try await call.app.runtime.deleteFile(named: try call.parameter("id"), caller: call.caller)
+        return Reply(body: [:])
+    }
+
     /// `GET /files/:appId/:name`: the file's bytes, streamed from storage, with its `Content-Type`,
     /// `ETag` and `Content-Length`; `If-None-Match` with its tag answers 304, and one range
     /// (`Range: bytes=…`) 206, or 416 when it lies past the end.
-    func download(_ name: String, request: Request, call: ParseCall) async throws -> Response {
-        let runtime = call.app.runtime
-        let file = try await runtime.storedFile(named: name)
+    func download(request: Request, context: ParseRequestContext) async throws -> Response {
+        let runtime = context.app.runtime
+        let file = try await runtime.storedFile(named: try context.parameters.require("name"))
         var headers: HTTPFields = [
             .contentType: file.contentType, .eTag: file.etag, .acceptRanges: "bytes",
             // A file is the uploader's content: never let a browser run it as this origin's page.

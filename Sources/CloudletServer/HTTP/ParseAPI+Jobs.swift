@@ -8,11 +8,11 @@ extension ParseAPI {
     /// `POST /jobs/:name` with the master key: records a run of the job in `_JobStatus` (source
     /// `api`, the body as its `params`), starts it in the background and answers at once with
     /// `{"jobStatusId": id}` and the id in `X-Parse-Job-Status-Id`.
-    func performJob(_ name: String, _ call: ParseCall) async throws -> Reply {
+    func startJob(_ call: ParseCall) async throws -> Reply {
         guard call.caller.isMaster else {
             throw ParseError(code: 119, message: "unauthorized: master key is required", httpStatus: 403)
         }
-        let id = try await call.app.runtime.startJob(name, params: call.body, source: .api, caller: call.caller)
+        let id = try await call.app.runtime.startJob(try call.parameter("name"), params: call.body, source: .api, caller: call.caller)
         return Reply(body: ["jobStatusId": .string(id)], headers: [Self.jobStatusIdHeader: id])
     }
 }

@@ -5,7 +5,8 @@ import Foundation
 import Logging
 
 /// One authenticated Parse REST call as a route performs it: the app, who makes it, the method it
-/// means, and its inputs. Built from what the middleware learnt (``ParseRequestState``).
+/// means, and its inputs. Built from what the middleware learnt (``ParseRequestContext``), or for
+/// an operation of a batch from the batch's call.
 struct ParseCall: Sendable {
     let app: HostedApp
     /// Who makes the call, with the session's user.
@@ -20,21 +21,29 @@ struct ParseCall: Sendable {
     private(set) var body: [String: ParseValue]
     /// The URL's query parameters, as strings.
     private(set) var query: [String: ParseValue]
+    /// The route's path parameters (`className` in `classes/:className`).
+    private(set) var parameters: Parameters
     /// What the request may read and answer, shared by the operations of a batch.
     let budget: ReadBudget
     /// The request's logger.
     let logger: Logger
 
-    init(request: Request, state: ParseRequestState, logger: Logger) throws {
-        app = try state.requireApp()
-        caller = try state.requireCaller()
-        sessionToken = state.sessionToken
-        address = state.address
-        method = state.method ?? request.method.served
-        body = state.body ?? [:]
+    init(request: Request, context: ParseRequestContext) {
+        app = context.app
+        caller = context.caller
+        sessionToken = context.parse.sessionToken
+        address = context.parse.address
+        method = context.parse.method ?? request.method.served
+        body = context.parse.body ?? [:]
         query = Self.formDecoded(request.uri.query ?? "")
-        self.budget = app.runtime.newBudget()
-        self.logger = logger
+        parameters = context.parameters
+        budget = app.runtime.newBudget()
+        logger = context.logger
+    }
+
+    /// The path parameter `name`; 400 when the route has none of that name.
+    func parameter(_ name: String) throws -> String {
+        try parameters.require(name)
     }
 
     /// The members of a query string, decoded as HTML forms encode them (`+` is a space, as
@@ -52,12 +61,15 @@ struct ParseCall: Sendable {
         return members
     }
 
-    /// The call as made by the same client to another path (for `POST /batch`).
-    func with(method: HTTPRequest.Method, body: [String: ParseValue], query: [String: ParseValue] = [:]) -> ParseCall {
+    /// The call as made by the same client to another route (for `POST /batch`).
+    func with(
+        method: HTTPRequest.Method, body: [String: ParseValue], query: [String: ParseValue], parameters: Parameters
+    ) -> ParseCall {
         var call = self
         call.method = method
         call.body = body
         call.query = query
+        call.parameters = parameters
         return call
     }
 

@@ -28,7 +28,7 @@ final class QuotaRefusalHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias OutboundOut = HTTPResponsePart
 
     private let apps: AppDirectory
-    private let routes: ParseRoutePatterns
+    private let routes: ParseRouteTable
     private let trustedProxies: TrustedProxies
     /// The connection's peer, read once.
     private var peer: String??
@@ -39,7 +39,7 @@ final class QuotaRefusalHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// Whether the rest of a refused request (its body) is being dropped.
     private var droppingBody = false
 
-    init(apps: AppDirectory, routes: ParseRoutePatterns, trustedProxies: TrustedProxies, metrics: CloudletMetrics, logger: Logger) {
+    init(apps: AppDirectory, routes: ParseRouteTable, trustedProxies: TrustedProxies, metrics: CloudletMetrics, logger: Logger) {
         self.apps = apps
         self.routes = routes
         self.trustedProxies = trustedProxies
@@ -82,7 +82,7 @@ final class QuotaRefusalHandler: ChannelDuplexHandler, RemovableChannelHandler {
         if peer == nil { peer = context.channel.remoteAddress?.ipAddress }
         let address = trustedProxies.clientAddress(peer: peer ?? nil, forwardedFor: head.headerFields[values: ParseHeaders.forwardedFor])
         guard let refusal = limiter.quotaRefusalNow(address: address, isMaster: head.headerFields[ParseHeaders.masterKey] != nil),
-            let path = head.path, let route = routes.pattern(of: path)
+            let path = head.path, let route = routes.label(ofRequestPath: path)
         else { return nil }
         return (appId, route, refusal)
     }

@@ -7,7 +7,7 @@ import Cloudlet
 /// clients: a client changes only its own installation, the one whose `installationId` its
 /// `X-Parse-Installation-Id` names, and never finds one by its device token.
 enum InstallationRules {
-    static let className = "_Installation"
+    static let className = SystemClass.installation.name
 
     /// The most bytes each field that identifies a device may take (an installation id is a UUID,
     /// an APNs token 64 hex digits, an FCM token about 160 characters).
@@ -85,15 +85,6 @@ enum InstallationRules {
         {
             throw ParseError(code: 136, message: "deviceToken may not be changed in this operation")
         }
-    }
-
-    /// Throws 119 for a client (not the master key) finding, counting or deleting installations,
-    /// as Parse Server refuses them; a client may get one by its id.
-    static func checkClientMay(_ operation: String, _ className: String, _ caller: Caller) throws {
-        guard className == Self.className, !caller.isMaster else { return }
-        throw ParseError(
-            code: 119, message: "Clients aren't allowed to perform the \(operation) operation on the installation collection.",
-            httpStatus: 403)
     }
 
     private static func isDeletion(_ value: ParseValue) -> Bool {

@@ -5,12 +5,10 @@ public enum ParseNames {
     /// Fields every object has, kept apart from its own fields.
     public static let reservedFields: Set<String> = ["objectId", "createdAt", "updatedAt", "ACL"]
 
-    /// Parse's own classes that clients may name: users, roles, installations, push and job statuses.
-    public static let systemClasses: Set<String> = ["_User", "_Role", "_Installation", "_PushStatus", "_JobStatus"]
-
-    /// A class name: a letter, then letters, digits or `_`, at most 128 characters; or a system class.
+    /// A class name: a letter, then letters, digits or `_`, at most 128 characters; or a system
+    /// class that `/classes` reaches (``SystemClass``).
     public static func validateClassName(_ name: String) throws(ParseError) {
-        guard isIdentifier(name, maxLength: 128) || systemClasses.contains(name) else { throw .invalidClassName(name) }
+        guard isIdentifier(name, maxLength: 128) || SystemClass.named(name)?.isReachable == true else { throw .invalidClassName(name) }
     }
 
     /// A field name: a letter, then letters, digits or `_`, at most 128 characters; not a reserved field.

@@ -5,8 +5,7 @@ extension AppRuntime {
     /// Deletes the object `id` of `className`: before hook (which may refuse), one transaction with
     /// the after hook's outbox event, then the after hook.
     public func delete(_ className: String, id: String, caller: Caller) async throws {
-        try Self.checkWritable(className, caller)
-        try InstallationRules.checkClientMay("delete", className, caller)
+        try SystemClass.check(.delete, className, by: caller)
         let object = try await writable(className, id: id, caller: caller)
         if let beforeDelete = hook(.beforeDelete, className) {
             _ = try await runHook(beforeDelete, input: HookPayload(object), caller: caller)

@@ -10,7 +10,7 @@ extension AppRuntime {
         _ className: String, id: String, caller: Caller, include: [String] = [], keys: [String]? = nil,
         budget: ReadBudget? = nil
     ) async throws -> ParseObject {
-        try ParseNames.validateClassName(className)
+        try SystemClass.check(.get, className, by: caller)
         let asked = ParseQuery(className, constraints: ["objectId": .string(id)], limit: 1, keys: keys, include: include)
         let query = try await beforeFind(asked, isCount: false, isGet: true, caller: caller)
         let budget = budget ?? newBudget()
@@ -50,8 +50,7 @@ extension AppRuntime {
     public func search(
         _ query: ParseQuery, counting: Bool, returningObjects: Bool = true, caller: Caller, budget: ReadBudget? = nil
     ) async throws -> (objects: [ParseObject], count: Int?) {
-        try ParseNames.validateClassName(query.className)
-        try InstallationRules.checkClientMay("find", query.className, caller)
+        try SystemClass.check(.find, query.className, by: caller)
         var query = query
         if !returningObjects { query.limit = 0 }
         query = try await beforeFind(query, isCount: counting, isGet: false, caller: caller)

@@ -17,7 +17,7 @@ extension AppRuntime {
     /// Creates an object of `className` from a REST body: before hook, one transaction with the
     /// after hook's outbox event, then the after hook.
     public func create(_ className: String, body: [String: ParseValue], caller: Caller) async throws -> SaveResult {
-        if className == InstallationRules.className { return try await createInstallation(body: body, caller: caller) }
+        if SystemClass.named(className)?.saves == .installations { return try await createInstallation(body: body, caller: caller) }
         return try await createObject(className, body: body, caller: caller)
     }
 
@@ -34,7 +34,7 @@ extension AppRuntime {
         _ className: String, body: [String: ParseValue], caller: Caller,
         persist: (ParseObject, OutboxEvent?, [ParseObject]) async throws -> Void
     ) async throws -> SaveResult {
-        try Self.checkWritable(className, caller)
+        try SystemClass.check(.create, className, by: caller)
         let requested = try WriteBody(body, isCreate: true).changes
         try Self.checkClientWritable(className, requested, caller)
         let proposed = try requested.applied(to: ParseObject(className: className))
@@ -63,8 +63,8 @@ extension AppRuntime {
     /// Updates the object `id` of `className` from a REST body. Field operations are applied to the
     /// stored values inside the write transaction, so concurrent increments all count.
     public func update(_ className: String, id: String, body: [String: ParseValue], caller: Caller) async throws -> SaveResult {
-        try Self.checkWritable(className, caller)
-        if className == InstallationRules.className { return try await updateInstallation(id: id, body: body, caller: caller) }
+        try SystemClass.check(.update, className, by: caller)
+        if SystemClass.named(className)?.saves == .installations { return try await updateInstallation(id: id, body: body, caller: caller) }
         return try await update(className, id: id, changes: try WriteBody(body, isCreate: false).changes, caller: caller)
     }
 
@@ -137,30 +137,12 @@ extension AppRuntime {
         try await create("_PushStatus", body: body, caller: caller.writingOnItsOwn) { job, _, _ in heldJobs.hold(job) }.object
     }
 
-    /// Classes that only the master key may write: roles decide access, push jobs are the server's.
-    static let masterWrittenClasses: Set<String> = ["_Role", "_PushStatus"]
-
-    /// Classes that only the server writes, whoever asks: job runs (``JobStatus``).
-    static let serverWrittenClasses: Set<String> = [JobStatus.className]
-
-    /// Throws for an invalid class name, for a class only the server writes, or for a client writing
-    /// a class only the master key may write.
-    static func checkWritable(_ className: String, _ caller: Caller) throws {
-        try ParseNames.validateClassName(className)
-        guard !serverWrittenClasses.contains(className) else {
-            throw ParseError(code: 119, message: "\(className) is written by the server only", httpStatus: 403)
-        }
-        guard caller.isMaster || !masterWrittenClasses.contains(className) else {
-            throw ParseError(code: 119, message: "only the master key may change \(className)", httpStatus: 403)
-        }
-    }
-
     /// Fields of `_User` that only the server (or the master key) sets.
     static let serverWrittenUserFields: Set<String> = ["emailVerified", "authData", "sessionToken"]
 
     /// Throws 119, before anything is written, for a client setting a field only the server sets.
     static func checkClientWritable(_ className: String, _ changes: ObjectChanges, _ caller: Caller) throws {
-        guard !caller.isMaster, className == "_User",
+        guard !caller.isMaster, className == SystemClass.user.name,
             let field = changes.fields.keys.first(where: serverWrittenUserFields.contains)
         else { return }
         throw ParseError(code: 119, message: "clients may not set \(field)", httpStatus: 403)

@@ -90,12 +90,13 @@ public struct CloudletApplication: Sendable {
             apps: apps, metrics: metrics, operatorKey: operatorKey, mountPath: configuration.normalizedMountPath,
             diskFloor: configuration.freeDiskFloor)
             .add(to: router)
-        AdminLogsRoute(apps: apps, operatorKey: operatorKey, clock: clock).add(to: router)
         ParseAPI(
             apps: apps, mountPath: configuration.normalizedMountPath, maximumBodyBytes: configuration.maximumBodyBytes,
             trustedProxies: configuration.trustedProxies
         ).addRoutes(to: router)
-        AdminAPI(registry: registry, supervisor: supervisor, operatorKey: operatorKey).addRoutes(to: router)
+        let admin = router.group("admin").add(middleware: OperatorKeyMiddleware(operatorKey: operatorKey))
+        AdminLogsRoute(apps: apps, clock: clock).add(to: admin)
+        AdminAPI(registry: registry, supervisor: supervisor).addRoutes(to: admin)
         return router
     }
 
@@ -108,7 +109,7 @@ public struct CloudletApplication: Sendable {
     public func application(
         services: [any Service] = [], onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
-        let routes = ParseRoutePatterns(routes: ParseAPI.routes, mountPath: configuration.normalizedMountPath)
+        let routes = ParseRouteTable(routes: ParseAPI.routes, mountPath: configuration.normalizedMountPath)
         let (apps, metrics, logger, connections) = (apps, metrics, logger, connections)
         let (limits, trustedProxies) = (configuration.connections, configuration.trustedProxies)
         let pace = AddressPace(quota: limits.requestsPerAddress)

@@ -22,10 +22,7 @@ struct OperationsRoutes {
             router.get("health") { _, _ in JSONResponse.make(status: .ok, body: ["status": "ok"]) }
         }
         router.get("ready") { _, _ in ready() }
-        router.get("metrics") { request, context in
-            try operatorKey.authorize(request, context: context)
-            return scrape()
-        }
+        router.group("metrics").add(middleware: OperatorKeyMiddleware(operatorKey: operatorKey)).get { _, _ in scrape() }
     }
 
     private func ready() -> Response {

@@ -44,7 +44,7 @@ struct AppMiddleware: RouterMiddleware {
             }
             throw ParseError(code: 119, message: "unauthorized: unknown application id", httpStatus: 403)
         }
-        context.parse.app = app
+        context.app = app
         return try await next(request, context)
     }
 }

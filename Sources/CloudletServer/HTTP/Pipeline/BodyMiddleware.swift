@@ -7,7 +7,7 @@ import NIOHTTP1
 /// takes), takes the JavaScript SDK's transport members out of it, and settles the method the
 /// request means (`_method`). A body read before them goes through ``UnauthenticatedBodyReads``.
 struct BodyMiddleware: RouterMiddleware {
-    typealias Context = CloudletRequestContext
+    typealias Context = ParseRequestContext
     let maximumBodyBytes: Int
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {

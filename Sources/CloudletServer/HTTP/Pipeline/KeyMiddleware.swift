@@ -13,7 +13,7 @@ struct KeyMiddleware: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
         var request = request
-        let app = try context.parse.requireApp()
+        guard let app = context.app else { throw ParseError.internalError }
         let headers = request.headers
         var masterKey = headers[ParseHeaders.masterKey]
         var clientKey = ParseHeaders.clientKeys.lazy.compactMap { headers[$0] }.first
@@ -35,7 +35,7 @@ struct KeyMiddleware: RouterMiddleware {
             }
             isMaster = false
         }
-        context.parse.caller = Caller(
+        context.caller = Caller(
             isMaster: isMaster, installationId: headers[ParseHeaders.installationId] ?? context.parse.transport.installationId,
             requestId: context.id)
         return try await next(request, context)

@@ -1,17 +1,14 @@
 import Cloudlet
 import HTTPTypes
 
-/// What the Parse middleware learn about one request, in the order they run: the client's
-/// address and the app (``AppMiddleware``), the keys (``KeyMiddleware``), the body and the method
-/// it means (``BodyMiddleware``), the session (``SessionMiddleware``) and the rate limits
+/// What the Parse middleware learn about one request besides its app and caller, in the order
+/// they run: the client's address (``AppMiddleware``), the body (read by ``AppMiddleware`` or
+/// ``KeyMiddleware`` when it carries the app or the keys, else by ``BodyMiddleware``) and the
+/// method it means, the session (``SessionMiddleware``) and the rate limits
 /// (``RateLimitMiddleware``). The route reads it as a ``ParseCall``.
 public struct ParseRequestState: Sendable {
     /// The client's address: the socket's peer, or `X-Forwarded-For` from a trusted proxy.
     var address: String?
-    /// The app the request is for.
-    var app: HostedApp?
-    /// Who makes the request; the session fills in its user.
-    var caller: Caller?
     /// The JSON body without its transport members, once read.
     var body: [String: ParseValue]?
     /// The JavaScript SDK's transport members, taken out of the body.
@@ -22,18 +19,6 @@ public struct ParseRequestState: Sendable {
     var sessionToken: String?
     /// The tightest rate limit's header fields, for the response.
     var rateLimit: RateLimitOutcome?
-
-    /// The app, once ``AppMiddleware`` has run (which every Parse route sits behind).
-    func requireApp() throws -> HostedApp {
-        guard let app else { throw ParseError.internalError }
-        return app
-    }
-
-    /// The caller, once ``KeyMiddleware`` has run.
-    func requireCaller() throws -> Caller {
-        guard let caller else { throw ParseError.internalError }
-        return caller
-    }
 
     /// Keeps the tighter of the current and `outcome`'s limits for the response's header fields.
     mutating func note(_ outcome: RateLimitOutcome) {

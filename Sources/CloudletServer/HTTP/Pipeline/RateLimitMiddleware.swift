@@ -6,7 +6,7 @@ import Hummingbird
 /// (before any hook runs or any byte is written). Over a limit: 429, code 155, `Retry-After` and
 /// the `RateLimit-Policy` / `RateLimit` fields; the tightest limit's fields go on every response.
 struct RateLimitMiddleware: RouterMiddleware {
-    typealias Context = CloudletRequestContext
+    typealias Context = ParseRequestContext
     /// Which limits this step charges: ``RateLimitStage/quota`` or ``RateLimitStage/rules``.
     let stage: RateLimitStage
     /// The mount path, which rule paths are below.
@@ -14,13 +14,12 @@ struct RateLimitMiddleware: RouterMiddleware {
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
-        let app = try context.parse.requireApp()
-        let caller = try context.parse.requireCaller()
+        let caller = context.caller
         let path = request.uri.path.dropFirst(mountPath.count)
         let limited = RateLimitedRequest(
             path: String(path), method: (context.parse.method ?? request.method.served).rawValue, address: context.parse.address,
             userId: caller.userId, sessionTokenHash: caller.sessionTokenHash, isMaster: caller.isMaster)
-        context.parse.note(try await app.rateLimiter.admit(limited, stage))
+        context.parse.note(try await context.app.rateLimiter.admit(limited, stage))
         return try await next(request, context)
     }
 }

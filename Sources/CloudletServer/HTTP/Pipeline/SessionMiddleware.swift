@@ -4,19 +4,16 @@ import Hummingbird
 /// Resolves the session token (`X-Parse-Session-Token` or `_SessionToken`), if one came, to its
 /// user and roles; an unknown, revoked or expired one is refused with 209.
 struct SessionMiddleware: RouterMiddleware {
-    typealias Context = CloudletRequestContext
+    typealias Context = ParseRequestContext
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
         let token = request.headers[ParseHeaders.sessionToken] ?? context.parse.transport.sessionToken
         if let token {
-            var caller = try context.parse.requireCaller()
-            let resolved = try await context.parse.requireApp().runtime.caller(
-                sessionToken: token, installationId: caller.installationId, requestId: caller.requestId)
-            let isMaster = caller.isMaster
-            caller = resolved
-            caller.isMaster = isMaster
-            context.parse.caller = caller
+            let isMaster = context.caller.isMaster
+            context.caller = try await context.app.runtime.caller(
+                sessionToken: token, installationId: context.caller.installationId, requestId: context.caller.requestId)
+            context.caller.isMaster = isMaster
             context.parse.sessionToken = token
         }
         return try await next(request, context)

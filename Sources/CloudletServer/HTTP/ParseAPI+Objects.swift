@@ -1,0 +1,70 @@
+import Cloudlet
+import HTTPTypes
+
+extension ParseAPI {
+    /// `POST /classes/:className`: creates an object and answers 201 with its id, its creation
+    /// time and the fields the server set, with its URL in `Location` (200 when an installation's
+    /// create updated the stored one). A user is created by signing up.
+    func createObject(_ className: String, _ call: ParseCall) async throws -> Reply {
+        if SystemClass.named(className)?.saves == .accounts { return try await signUp(call) }
+        let saved = try await call.app.runtime.create(className, body: call.body, caller: call.caller)
+        var body = saved.changedFields
+        body["objectId"] = .string(saved.object.objectId!)
+        body["createdAt"] = saved.object.createdAt.map { .string(ParseDate.string(from: $0)) }
+        guard saved.isNew else {
+            body["updatedAt"] = saved.object.updatedAt.map { .string(ParseDate.string(from: $0)) }
+            return Reply(body: .object(body))
+        }
+        return Reply(status: .created, body: .object(body), location: "\(mountPath)/classes/\(className)/\(saved.object.objectId!)")
+    }
+
+    /// `GET /classes/:className`: the objects a query (in the URL or the body) finds, and their
+    /// count when asked.
+    func findObjects(_ className: String, _ call: ParseCall) async throws -> Reply {
+        let parameters = try QueryParameters(className: className, call.query.merging(call.body) { _, body in body })
+        let (found, count) = try await call.app.runtime.search(
+            parameters.query, counting: parameters.count, caller: call.caller, budget: call.budget)
+        var body: [String: ParseValue] = ["results": .array(found.map { .object($0.json) })]
+        if let count { body["count"] = .number(Double(count)) }
+        return Reply(body: .object(body))
+    }
+
+    /// `GET /classes/:className/:objectId`: one object, with `include` and `keys` applied.
+    func getObject(_ className: String, _ call: ParseCall) async throws -> Reply {
+        let parameters = try QueryParameters(className: className, call.query.merging(call.body) { _, body in body })
+        let object = try await call.app.runtime.get(
+            className, id: try call.parameter("objectId"), caller: call.caller, include: parameters.query.include,
+            keys: parameters.query.keys, budget: call.budget)
+        return Reply(body: .object(object.json))
+    }
+
+    /// `PUT /classes/:className/:objectId`: applies the body's fields and operations, answering
+    /// the update time and the fields the server set. A user's changes pass the accounts' rules.
+    func updateObject(_ className: String, _ call: ParseCall) async throws -> Reply {
+        let id = try call.parameter("objectId")
+        let runtime = call.app.runtime
+        let saved =
+            SystemClass.named(className)?.saves == .accounts
+            ? try await runtime.updateUser(id: id, body: call.body, caller: call.caller)
+            : try await runtime.update(className, id: id, body: call.body, caller: call.caller)
+        var body = saved.changedFields
+        body["updatedAt"] = saved.object.updatedAt.map { .string(ParseDate.string(from: $0)) }
+        return Reply(body: .object(body))
+    }
+
+    /// `DELETE /classes/:className/:objectId`.
+    func deleteObject(_ className: String, _ call: ParseCall) async throws -> Reply {
+        try await call.app.runtime.delete(className, id: try call.parameter("objectId"), caller: call.caller)
+        return Reply(body: [:])
+    }
+
+    /// `POST /functions/:name`: runs the cloud function with the body as its parameters, after
+    /// the function's own rate limit, answering `{"result": …}`.
+    func callFunction(_ call: ParseCall) async throws -> Reply {
+        let name = try call.parameter("name")
+        let runtime = call.app.runtime
+        try await call.app.rateLimiter.admit(
+            call.rateLimited(path: "/functions/" + name), .hook(runtime.executor.rateLimitRules(ofFunction: name)))
+        return Reply(body: ["result": try await runtime.callFunction(name, params: call.body, caller: call.caller)])
+    }
+}
