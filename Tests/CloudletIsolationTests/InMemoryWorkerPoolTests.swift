@@ -63,4 +63,31 @@ import Testing
             #expect(harness.logs.all.contains { $0.message == "killing worker" && $0.metadata["reason"] == "a hook ran past its deadline" })
         }
     }
+
+    @Test func aWorkerThatLeavesItsHealthCheckUnansweredIsKilled() async throws {
+        let clock = ManualClock()
+        let logs = CapturedLogs()
+        let (pings, pinged) = AsyncStream.makeStream(of: UInt64.self)
+        let pool = try await WorkerPool.launch(
+            WorkerPoolConfiguration(appId: "test", executablePath: "/nonexistent", workerCount: 1),
+            connectingWorkersWith: { _, attach in
+                let (host, deaf) = InMemoryWire.pair()
+                host.open(attach(host))
+                deaf.open(WireReceiver(message: { if case .ping(let id) = $0 { pinged.yield(id) } }, oversized: { _ in }))
+                deaf.send(.hello(WireHello(processId: 1, hooks: [])))
+            },
+            logger: logs.logger(label: "cloudlet.workers"), clock: clock)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await pool.run() }
+            defer { group.cancelAll() }
+            clock.advance(by: .seconds(6))
+            var arrived = pings.makeAsyncIterator()
+            _ = await arrived.next()
+            clock.advance(by: .seconds(6))
+            let killed = { logs.all.filter { $0.message == "killing worker" }.map { $0.metadata["reason"] ?? "" } }
+            let giveUp = ContinuousClock.now + .seconds(10)
+            while killed().isEmpty, ContinuousClock.now < giveUp { try await Task.sleep(for: .milliseconds(5)) }
+            #expect(killed() == ["missed a health check"])
+        }
+    }
 }

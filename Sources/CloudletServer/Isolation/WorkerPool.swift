@@ -227,7 +227,7 @@ public final class WorkerPool: Service, Sendable {
             logger.warning("killing worker", metadata: ["worker.pid": "\(process.pid)", "reason": "\(reason)"])
             process.kill()
         }
-        for process in pings { process.send(.ping(id: UInt64(process.pid))) }
+        for process in pings { process.send(.ping(id: UInt64(truncatingIfNeeded: process.pid))) }
         for (pid, demote) in demotions {
             if demote { cpuShare.demote(pid) } else { cpuShare.promote(pid) }
         }
