@@ -1,10 +1,11 @@
 import Cloudlet
 import CloudletServer
-import CloudletTesting
 import CloudletWire
 import Foundation
 import Synchronization
 import Testing
+
+@testable import CloudletTesting
 
 /// The pool's message handling and supervision, with its workers run in memory: what a worker may
 /// say and when, and what becomes of one that overruns, checked without spawning a process.
@@ -12,6 +13,7 @@ import Testing
     static func registry() -> HookRegistry {
         var hooks = HookRegistry()
         hooks.function("hello") { _ in "world" }
+        hooks.function("repeat") { request in .string(String(repeating: "x", count: request.params["count"]?.intValue ?? 0)) }
         hooks.function("stuck", timeLimit: .seconds(1)) { _ in
             await withUnsafeContinuation { (_: UnsafeContinuation<Void, Never>) in }
             return nil
@@ -88,6 +90,32 @@ import Testing
             let giveUp = ContinuousClock.now + .seconds(10)
             while killed().isEmpty, ContinuousClock.now < giveUp { try await Task.sleep(for: .milliseconds(5)) }
             #expect(killed() == ["missed a health check"])
+        }
+    }
+
+    /// The pool's end takes frames of 4 KiB at most; the worker's sends up to 1 MiB.
+    @Test func aResultOverThePoolsFrameBoundFailsOnlyItsCallAndTheWorkerCarriesOn() async throws {
+        let clock = ManualClock()
+        let logs = CapturedLogs()
+        let registry = Self.registry()
+        let pool = try await WorkerPool.launch(
+            WorkerPoolConfiguration(appId: "test", executablePath: "/nonexistent", workerCount: 1),
+            connectingWorkersWith: { _, attach in
+                let (host, worker) = InMemoryWire.pair(maximumFrameBytes: (4_096, 1 << 20))
+                host.open(attach(host))
+                let session = WorkerSession(registry: registry, clock: clock)
+                worker.open(session.receiver)
+                session.start(on: worker)
+            },
+            logger: logs.logger(label: "cloudlet.workers"), clock: clock)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await pool.run() }
+            defer { group.cancelAll() }
+            let harness = try HookHarness(executor: ProcessHookExecutor(pool: pool), clock: clock, logs: logs)
+            let error = try await #require(throws: ParseError.self) { try await harness.call("repeat", ["count": 5_000]) }
+            #expect(error.code == 141 && error.message == "hook result too large")
+            #expect(try await harness.call("repeat", ["count": 3]) == "xxx")
+            #expect(!logs.all.contains { $0.message == "killing worker" })
         }
     }
 }
