@@ -248,16 +248,6 @@ extension ProcessTests {
             }
         }
 
-        @Test func aStoreCallFromAHookInAWorkerRunsOnTheHost() async throws {
-            let apps = try await TwoApps.start()
-            defer { apps.stop() }
-            let saved = try await apps.fixture.post("/classes/Crash", ["note": "no crash"])
-            #expect(saved.status == 201)
-            let savedId = try #require(saved["objectId"]?.stringValue)
-            let logs = try await apps.fixture.query("CrashLog", where: ["savedId": .string(savedId)])
-            #expect(logs.count == 1, "the after hook's store.asMaster.save went through the worker's connection")
-        }
-
         @Test func theHarnessReproducesACrashInWorkerMode() async throws {
             try await HookHarness.withWorkers(executablePath: ServerProcess.Binary.fixture.url.path) { (harness: HookHarness) async throws in
                 #expect(try await harness.call("slow", ["ms": 1]) == "done")
