@@ -93,6 +93,7 @@ let package = Package(
             dependencies: [
                 "Cloudlet",
                 "CloudletServer",
+                "CloudletWire",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -137,12 +138,13 @@ let package = Package(
         ),
         .testTarget(
             name: "CloudletIsolationTests",
-            dependencies: ["Cloudlet", "CloudletServer", "CloudletWire"],
+            // The fixture's hooks, run by in-memory workers (its executable serves the process tests).
+            dependencies: ["Cloudlet", "CloudletServer", "CloudletTesting", "CloudletWire", "cloudlet-fixture"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "CloudletTests",
-            dependencies: ["Cloudlet"],
+            dependencies: ["Cloudlet", "CloudletTesting", "CloudletWire"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

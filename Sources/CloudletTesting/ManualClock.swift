@@ -15,6 +15,15 @@ public final class ManualClock: CloudletClock {
         var now: Date
         var alarms: [Alarm] = []
         var nextId = 0
+        /// Tasks waiting for a number of alarms to be set.
+        var parkWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+
+        /// Takes the waiters whose number of alarms is now reached.
+        mutating func reachedWaiters() -> [CheckedContinuation<Void, Never>] {
+            let count = alarms.count
+            defer { parkWaiters.removeAll { $0.count <= count } }
+            return parkWaiters.filter { $0.count <= count }.map(\.continuation)
+        }
     }
 
     private let state: Mutex<State>
@@ -27,12 +36,13 @@ public final class ManualClock: CloudletClock {
     public var now: Date { state.withLock { $0.now } }
 
     public func schedule(at deadline: Date, _ action: @escaping @Sendable () -> Void) -> any ClockAlarm {
-        let (id, due) = state.withLock { state -> (Int, Bool) in
+        let (id, due, reached) = state.withLock { state -> (Int, Bool, [CheckedContinuation<Void, Never>]) in
             state.nextId += 1
-            guard deadline > state.now else { return (state.nextId, true) }
+            guard deadline > state.now else { return (state.nextId, true, []) }
             state.alarms.append(Alarm(id: state.nextId, deadline: deadline, action: action))
-            return (state.nextId, false)
+            return (state.nextId, false, state.reachedWaiters())
         }
+        for waiter in reached { waiter.resume() }
         if due { action() }
         return ManualAlarm(clock: self, id: id)
     }
@@ -52,6 +62,25 @@ public final class ManualClock: CloudletClock {
 
     /// How many alarms are waiting (for tests that must know a deadline has been set).
     public var pendingAlarms: Int { state.withLock { $0.alarms.count } }
+
+    /// Returns once at least `count` alarms are waiting: the code under test has done what it could
+    /// and parked on this clock. A test that then checks that nothing happened checks it at a point
+    /// where something could have, without sleeping in wall time.
+    /// ```swift
+    /// clock.advance(by: .seconds(29))
+    /// await clock.parked()
+    /// #expect(provider.sent.count == 1, "no retry before the provider's Retry-After")
+    /// ```
+    public func parked(_ count: Int = 1) async {
+        await withCheckedContinuation { continuation in
+            let reached = state.withLock { state -> Bool in
+                guard state.alarms.count < count else { return true }
+                state.parkWaiters.append((count, continuation))
+                return false
+            }
+            if reached { continuation.resume() }
+        }
+    }
 
     fileprivate func cancel(_ id: Int) {
         state.withLock { $0.alarms.removeAll { $0.id == id } }

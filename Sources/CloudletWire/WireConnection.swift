@@ -6,11 +6,18 @@ import NIOCore
 /// A frame that does not decode closes the connection: the two sides no longer agree on the format.
 /// A frame over the size bound goes to `onOversized` (by default: close), which can refuse the one
 /// call it belonged to and keep the connection.
-public final class WireConnection: Sendable {
+public final class WireConnection: WireTransport {
     /// The channel the connection runs on.
     public let channel: any Channel
     /// The longest message ``send(_:)`` writes.
     public let maximumFrameBytes: Int
+
+    /// A connection over `channel`, whose pipeline must already hold ``WireFraming``'s handlers.
+    public convenience init(channel: any Channel, maximumFrameBytes: Int = WireFraming.maximumFrameBytes, receiver: WireReceiver) throws {
+        try self.init(
+            channel: channel, maximumFrameBytes: maximumFrameBytes, onMessage: receiver.message, onOversized: receiver.oversized,
+            onClose: receiver.closed)
+    }
 
     /// A connection over `channel`, whose pipeline must already hold ``WireFraming``'s handlers.
     public init(

@@ -4,7 +4,7 @@ import Testing
 
 /// The host paces the requests of each client address, whatever app or route they are for:
 /// requests past an address's pace wait for their turn instead of taking the server from others.
-@Suite("Requests paced by client address")
+@Suite("Requests paced by client address", .serialized, .tags(.timing))
 struct AddressPacingTests {
     @Test func anAddressPastItsPaceWaitsItsTurnWhileAnotherAddressIsServedAtOnce() async throws {
         // One request every two seconds per address, no burst.

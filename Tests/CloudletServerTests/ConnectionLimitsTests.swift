@@ -9,7 +9,7 @@ import Testing
 
 /// Connections that hold the server without using it are closed, and connections past the
 /// server's bounds are refused at once, over real sockets.
-@Suite("Connection bounds and timeouts")
+@Suite("Connection bounds and timeouts", .serialized, .tags(.timing))
 struct ConnectionLimitsTests {
     /// Runs `body` with a live server (app `a`) under `limits`, its metrics and its port.
     static func withLiveServer(_ limits: ConnectionLimits, _ body: @Sendable (CloudletMetrics, Int) async throws -> Void) async throws {

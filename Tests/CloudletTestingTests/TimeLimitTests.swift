@@ -33,7 +33,7 @@ struct TimeLimitTests {
         let call = Task { try await harness.call("quick") }
         try await harness.waitForInvocations(.function, "quick")
         // The call is counted just before its deadline's alarm is set.
-        for _ in 0..<1_000 where harness.clock.pendingAlarms == 0 { try await Task.sleep(for: .milliseconds(1)) }
+        await harness.clock.parked()
         harness.clock.advance(by: .milliseconds(499))
         #expect(harness.clock.pendingAlarms == 1)
         harness.clock.advance(by: .milliseconds(1))
@@ -50,6 +50,7 @@ struct TimeLimitTests {
         let harness = try HookHarness(registry: hooks)
         let call = Task { try await harness.call("sleepy") }
         try await harness.waitForInvocations(.function, "sleepy")
+        await harness.clock.parked()
         harness.clock.advance(by: .seconds(15))
         await #expect(throws: ParseError.self) { try await call.value }
         for _ in 0..<500 where !sawCancellation.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(2)) }

@@ -12,7 +12,7 @@ extension ProcessTests {
     /// Hooks in worker processes: a hang, a trap or a memory hog costs only its own call and worker.
     /// The server hosts the fixture app (one worker, whose hooks misbehave on demand) and app "other"
     /// (the `cloudlet` binary's hooks), which must keep answering throughout.
-    @Suite struct IsolationTests {
+    @Suite(.tags(.timing)) struct IsolationTests {
         /// A running server with both apps and clients for each.
         struct TwoApps {
             let server: ServerProcess
@@ -246,16 +246,6 @@ extension ProcessTests {
                 #expect((pid == Int(server.pid)) == inServer, "\(arguments)")
                 #expect(try await server.stop() == .exit(0))
             }
-        }
-
-        @Test func aStoreCallFromAHookInAWorkerRunsOnTheHost() async throws {
-            let apps = try await TwoApps.start()
-            defer { apps.stop() }
-            let saved = try await apps.fixture.post("/classes/Crash", ["note": "no crash"])
-            #expect(saved.status == 201)
-            let savedId = try #require(saved["objectId"]?.stringValue)
-            let logs = try await apps.fixture.query("CrashLog", where: ["savedId": .string(savedId)])
-            #expect(logs.count == 1, "the after hook's store.asMaster.save went through the worker's connection")
         }
 
         @Test func theHarnessReproducesACrashInWorkerMode() async throws {

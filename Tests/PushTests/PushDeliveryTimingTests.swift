@@ -21,12 +21,12 @@ import Testing
         try await fixture.recordJob()
         let delivery = RunningDelivery([PushDeliveryApp.serving(fixture, provider)], configuration: configuration, clock: clock)
         try await eventually("each is tried once") { provider.sent.count == 2 }
-        try await Task.sleep(for: .milliseconds(100))
+        await clock.parked(2)  // the service's sleep and the retry's
         #expect(provider.sent.count == 2, "no retry before its backoff")
         clock.advance(by: .seconds(1))
         try await eventually("each is tried twice") { provider.sent.count == 4 }
         clock.advance(by: .seconds(1))
-        try await Task.sleep(for: .milliseconds(100))
+        await clock.parked(2)
         #expect(provider.sent.count == 4, "the second wait is longer than a second")
         clock.advance(by: .seconds(1))
         let status = try await finished(fixture)
@@ -45,7 +45,7 @@ import Testing
         let delivery = RunningDelivery([PushDeliveryApp.serving(fixture, provider)], clock: clock)
         try await eventually("the first attempt") { provider.sent.count == 1 }
         clock.advance(by: .seconds(29))
-        try await Task.sleep(for: .milliseconds(100))
+        await clock.parked(2)  // the service's sleep and the retry's
         #expect(provider.sent.count == 1)
         clock.advance(by: .seconds(1))
         let status = try await finished(fixture)
@@ -60,7 +60,7 @@ import Testing
         let provider = RecordingProvider()
         try await fixture.recordJob(pushTime: clock.now.addingTimeInterval(3_600))
         let delivery = RunningDelivery([PushDeliveryApp.serving(fixture, provider)], clock: clock)
-        try await Task.sleep(for: .milliseconds(150))
+        await clock.parked(2)  // the service's sleep and the job's
         #expect(try await fixture.status()["status"] == "scheduled")
         #expect(provider.sent.isEmpty)
         clock.advance(by: .seconds(3_600))

@@ -43,7 +43,9 @@ public struct HookWorker: Sendable {
             .withConnectedSocket(descriptor).get()
         let session = WorkerSession(registry: registry, clock: WorkerClock(eventLoop: channel.eventLoop))
         let connection = try await channel.eventLoop.submit {
-            try WireConnection(channel: channel, onMessage: session.receive, onOversized: session.receiveOversized, onClose: { exit(0) })
+            var receiver = session.receiver
+            receiver.closed = { exit(0) }
+            return try WireConnection(channel: channel, receiver: receiver)
         }.get()
         session.start(on: connection)
         try await channel.closeFuture.get()

@@ -6,7 +6,7 @@ import NIOCore
 /// the host writes it to the app's hook log, tagged with app, hook and request id.
 struct WireLogHandler: LogHandler {
     let invocationId: UInt64
-    let connection: WireConnection
+    let connection: any WireTransport
     var logLevel: Logger.Level = .trace
     var metadata: Logger.Metadata = [:]
 

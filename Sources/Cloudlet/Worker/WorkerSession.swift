@@ -5,9 +5,18 @@ import Synchronization
 
 /// A worker's side of its connection to the host: runs each invocation as its own task, sends store
 /// calls and log records on behalf of the hooks, and routes the host's replies back to them.
-final class WorkerSession: Sendable {
+///
+/// ``HookWorker`` runs one over the socket its host hands it; a test runs one over an in-memory
+/// transport, with no process:
+/// ```swift
+/// let session = WorkerSession(registry: registry, clock: ManualClock())
+/// let (host, worker) = InMemoryWire.pair()
+/// worker.open(session.receiver)
+/// session.start(on: worker)
+/// ```
+public final class WorkerSession: Sendable {
     private struct State {
-        var connection: WireConnection?
+        var connection: (any WireTransport)?
         /// Running invocations, for cancellation.
         var invocations: [UInt64: Task<Void, Never>] = [:]
         /// Invocations that finished before they were registered.
@@ -20,13 +29,19 @@ final class WorkerSession: Sendable {
     private let clock: any CloudletClock
     private let state = Mutex(State())
 
-    init(registry: HookRegistry, clock: any CloudletClock) {
+    /// A session serving `registry`'s hooks, whose deadlines and sleeps follow `clock`.
+    public init(registry: HookRegistry, clock: any CloudletClock) {
         self.registry = registry
         self.clock = clock
     }
 
+    /// What the session does with what arrives from the host.
+    public var receiver: WireReceiver {
+        WireReceiver(message: receive, oversized: receiveOversized)
+    }
+
     /// Starts serving on `connection`: announces the worker and its hooks.
-    func start(on connection: WireConnection) {
+    public func start(on connection: any WireTransport) {
         state.withLock { $0.connection = connection }
         let hooks = registry.summary.map(\.wire)
         connection.send(.hello(WireHello(processId: ProcessInfo.processInfo.processIdentifier, hooks: hooks)))
@@ -99,7 +114,7 @@ final class WorkerSession: Sendable {
         }
     }
 
-    private func run(_ invocation: WireInvocation, on connection: WireConnection) async throws -> ParseValue {
+    private func run(_ invocation: WireInvocation, on connection: any WireTransport) async throws -> ParseValue {
         guard let kind = HookKind(wireNumber: invocation.kind) else {
             throw ParseError.failed("this worker knows no hook kind numbered \(invocation.kind)")
         }

@@ -5,7 +5,7 @@ import Synchronization
 /// the worker has said hello on it (before that, it may say nothing else).
 final class WorkerPeer: Sendable {
     let worker: WorkerProcess
-    let connection = Mutex<WireConnection?>(nil)
+    let connection = Mutex<(any WireTransport)?>(nil)
     private let greeted = Mutex(false)
 
     init(worker: WorkerProcess) {

@@ -6,6 +6,11 @@ import Logging
 import NIOCore
 
 extension WorkerPool {
+    /// What the pool does with what arrives from the worker at the other end of `peer`.
+    func receiver(for peer: WorkerPeer) -> WireReceiver {
+        WireReceiver(message: { self.received($0, from: peer) }, oversized: { self.receivedOversized($0, from: peer) })
+    }
+
     /// Handles a message from a worker (on its connection's event loop). Before its hello, a
     /// connection may say nothing else; after it, it speaks only for its own worker's invocations.
     func received(_ message: WireMessage, from peer: WorkerPeer) {

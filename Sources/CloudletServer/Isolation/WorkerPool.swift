@@ -29,9 +29,15 @@ public final class WorkerPool: Service, Sendable {
     let cpuShare: WorkerCPUShare
     /// What of the workers' output reaches the hook log.
     let outputRelay: WorkerOutputRelay
+    /// Starts workers in memory instead of as processes (for tests).
+    let connector: WorkerConnector?
 
-    private init(configuration: WorkerPoolConfiguration, logger: Logger, hookLogger: Logger, clock: any CloudletClock, metrics: CloudletMetrics?) {
+    init(
+        configuration: WorkerPoolConfiguration, logger: Logger, hookLogger: Logger, clock: any CloudletClock, metrics: CloudletMetrics?,
+        connector: WorkerConnector? = nil
+    ) {
         self.configuration = configuration
+        self.connector = connector
         self.metrics = metrics
         var logger = logger
         logger[metadataKey: "app"] = .string(configuration.appId)
@@ -64,14 +70,19 @@ public final class WorkerPool: Service, Sendable {
         let pool = WorkerPool(configuration: configuration, logger: logger, hookLogger: hookLogger ?? logger, clock: clock, metrics: metrics)
         pool.reportCPUShare()
         try WorkerFolder.prepare(configuration.workingFolder)
+        try await pool.start()
+        return pool
+    }
+
+    /// Spawns the workers and waits until one has said hello; stops the pool if none does.
+    func start() async throws {
         do {
-            for slot in 0..<configuration.workerCount { try pool.spawn(slot, replacing: false) }
-            try await pool.waitForHooks()
+            for slot in 0..<configuration.workerCount { try spawn(slot, replacing: false) }
+            try await waitForHooks()
         } catch {
-            pool.stop()
+            stop()
             throw error
         }
-        return pool
     }
 
     /// Supervises the workers until graceful shutdown, then kills them and returns
@@ -116,20 +127,27 @@ public final class WorkerPool: Service, Sendable {
     func spawn(_ slot: Int, replacing: Bool) throws {
         try state.withLock { state in
             guard !state.isShuttingDown else { return }
-            let (process, hostEnd) = try WorkerProcess.spawn(
-                slot: slot, configuration: configuration, relay: outputRelay,
-                onOutput: { [weak self] in self?.output($0, line: $1, isError: $2) },
-                onExit: { [weak self] in self?.exited($0, $1) })
+            let process = try connector.map { try startInMemory(slot, with: $0) } ?? spawnProcess(slot)
             let lifecycle = WorkerLifecycle(spawnedAt: clock.now, limits: configuration.lifecycleLimits, replacing: replacing)
-            if lifecycle.belongsInTheIdleGroup(longCall: configuration.demotionDelay, at: clock.now) {
-                cpuShare.demote(process.pid)
-                state.demoted.insert(process.pid)
-            } else {
-                cpuShare.adopt(process.pid)
+            if process.isProcess {
+                if lifecycle.belongsInTheIdleGroup(longCall: configuration.demotionDelay, at: clock.now) {
+                    cpuShare.demote(process.pid)
+                    state.demoted.insert(process.pid)
+                } else {
+                    cpuShare.adopt(process.pid)
+                }
             }
             state.workers[slot] = WorkerPoolState.Worker(process: process, lifecycle: lifecycle)
-            connect(process, over: hostEnd)
         }
+    }
+
+    private func spawnProcess(_ slot: Int) throws -> WorkerProcess {
+        let (process, hostEnd) = try WorkerProcess.spawn(
+            slot: slot, configuration: configuration, relay: outputRelay,
+            onOutput: { [weak self] in self?.output($0, line: $1, isError: $2) },
+            onExit: { [weak self] in self?.exited($0, $1) })
+        connect(process, over: hostEnd)
+        return process
     }
 
     /// Serves `process` on `descriptor`, the host's end of its socket pair (the channel owns it from
@@ -141,9 +159,7 @@ public final class WorkerPool: Service, Sendable {
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try WireFraming.addHandlers(to: channel.pipeline.syncOperations)
-                    let connection = try WireConnection(
-                        channel: channel, onMessage: { self.received($0, from: peer) },
-                        onOversized: { self.receivedOversized($0, from: peer) })
+                    let connection = try WireConnection(channel: channel, receiver: self.receiver(for: peer))
                     peer.connection.withLock { $0 = connection }
                 }
             }
@@ -193,7 +209,7 @@ public final class WorkerPool: Service, Sendable {
         state.withLock { state in
             for worker in Array(state.workers.values) + Array(state.draining.values) {
                 let long = worker.lifecycle.belongsInTheIdleGroup(longCall: configuration.demotionDelay, at: now)
-                if long != state.demoted.contains(worker.process.pid) {
+                if long != state.demoted.contains(worker.process.pid), worker.process.isProcess {
                     if long { state.demoted.insert(worker.process.pid) } else { state.demoted.remove(worker.process.pid) }
                     demotions.append((worker.process.pid, long))
                 }
@@ -223,7 +239,7 @@ public final class WorkerPool: Service, Sendable {
                 metadata: ["worker.pid": "\(process.pid)", "reason": "\(reason)"])
             process.kill()
         }
-        for process in pings { process.send(.ping(id: UInt64(process.pid))) }
+        for process in pings { process.send(.ping(id: UInt64(truncatingIfNeeded: process.pid))) }
         for (pid, demote) in demotions {
             if demote { cpuShare.demote(pid) } else { cpuShare.promote(pid) }
         }

@@ -11,7 +11,7 @@ import Darwin
 
 /// One running worker process: its pid, its connection once it has said hello, and the Swift runtime's
 /// `Fatal error:` line if it wrote one (for the hook log, and to tell running out of memory from other
-/// traps).
+/// traps). A worker the test support runs in memory has a negative pid, and ends when its connection closes.
 final class WorkerProcess: Sendable {
     /// How a worker process ended.
     struct Ending: Sendable, CustomStringConvertible {
@@ -23,13 +23,26 @@ final class WorkerProcess: Sendable {
 
     let slot: Int
     let pid: Int32
-    private let connectionState = Mutex<WireConnection?>(nil)
+    private let connectionState = Mutex<(any WireTransport)?>(nil)
     private let fatalError = Mutex<String?>(nil)
+    /// How a worker run in memory is ended; nil for a process.
+    private let endInMemory: (@Sendable () -> Void)?
 
-    private init(slot: Int, pid: Int32) {
+    private init(slot: Int, pid: Int32, endInMemory: (@Sendable () -> Void)? = nil) {
         self.slot = slot
         self.pid = pid
+        self.endInMemory = endInMemory
     }
+
+    /// Whether the worker is an operating-system process (rather than one run in memory).
+    var isProcess: Bool { endInMemory == nil }
+
+    /// A worker for `slot` run in memory, with a pid of its own below zero, which `end` ends.
+    static func inMemory(slot: Int, end: @escaping @Sendable () -> Void) -> WorkerProcess {
+        WorkerProcess(slot: slot, pid: lastInMemoryPid.subtract(1, ordering: .relaxed).newValue, endInMemory: end)
+    }
+
+    private static let lastInMemoryPid = Atomic<Int32>(0)
 
     /// Starts `executable arguments… worker --memory-limit-mb <limit>` for `slot` (through the
     /// confinement's launcher, if any), in its working folder with a scrubbed environment, its
@@ -128,7 +141,7 @@ final class WorkerProcess: Sendable {
     var ranOutOfMemory: Bool { fatalErrorLine?.contains("failed to allocate") == true }
 
     /// The worker has said hello on `connection`.
-    func attach(_ connection: WireConnection) {
+    func attach(_ connection: any WireTransport) {
         connectionState.withLock { $0 = connection }
     }
 
@@ -139,6 +152,7 @@ final class WorkerProcess: Sendable {
 
     /// Ends the worker at once (SIGKILL).
     func kill() {
+        if let endInMemory { return endInMemory() }
         sendKillSignal(to: pid)
         connectionState.withLock { $0 }?.close()
     }

@@ -21,9 +21,8 @@ import Testing
         let signal = WakeSignal()
         let date = clock.now.addingTimeInterval(60)
         let waiting = Task { await signal.wait(until: date, on: clock) }
-        try await Task.sleep(for: .milliseconds(100))
+        await clock.parked()
         clock.advance(by: .seconds(59))
-        try await Task.sleep(for: .milliseconds(100))
         #expect(clock.pendingAlarms == 1, "still waiting a second before its date")
         clock.advance(by: .seconds(1))
         await waiting.value

@@ -1,0 +1,121 @@
+import Cloudlet
+import CloudletServer
+import CloudletWire
+import Foundation
+import Synchronization
+import Testing
+
+@testable import CloudletTesting
+
+/// The pool's message handling and supervision, with its workers run in memory: what a worker may
+/// say and when, and what becomes of one that overruns, checked without spawning a process.
+@Suite struct InMemoryWorkerPoolTests {
+    static func registry() -> HookRegistry {
+        var hooks = HookRegistry()
+        hooks.function("hello") { _ in "world" }
+        hooks.function("repeat") { request in .string(String(repeating: "x", count: request.params["count"]?.intValue ?? 0)) }
+        hooks.function("stuck", timeLimit: .seconds(1)) { _ in
+            await withUnsafeContinuation { (_: UnsafeContinuation<Void, Never>) in }
+            return nil
+        }
+        return hooks
+    }
+
+    @Test func aWorkerThatSpeaksBeforeItsHelloIsCutOffAndItsSlotRestarted() async throws {
+        let clock = ManualClock()
+        let serve = InMemoryWire.connector(serving: Self.registry(), clock: clock)
+        let (rogueClosed, closing) = AsyncStream.makeStream(of: Void.self)
+        let rogueConnected = Mutex(false)
+        let pool = try await WorkerPool.launch(
+            WorkerPoolConfiguration(appId: "test", executablePath: "/nonexistent", workerCount: 2),
+            connectingWorkersWith: { slot, attach in
+                let isFirst = rogueConnected.withLock { connected in
+                    defer { connected = true }
+                    return !connected
+                }
+                guard slot == 0, isFirst else { return try serve(slot, attach) }
+                let (host, rogue) = InMemoryWire.pair()
+                host.open(attach(host))
+                rogue.open(WireReceiver(message: { _ in }, oversized: { _ in }, closed: { closing.yield() }))
+                rogue.send(.result(id: 1, .success(json: ParseValue.null.jsonBuffer)))
+            },
+            logger: CapturedLogs().logger(label: "cloudlet.workers"), clock: clock)
+        var closed = rogueClosed.makeAsyncIterator()
+        await closed.next()
+        #expect(!pool.isReady, "slot 0 has no worker that said hello")
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await pool.run() }
+            defer { group.cancelAll() }
+            clock.advance(by: .seconds(1))
+            let giveUp = ContinuousClock.now + .seconds(10)
+            while !pool.isReady, ContinuousClock.now < giveUp { try await Task.sleep(for: .milliseconds(5)) }
+            #expect(pool.isReady, "slot 0 was restarted after its backoff")
+        }
+    }
+
+    @Test func aHookPastItsDeadlineHasItsWorkerKilledAndTheNextCallServedByAnother() async throws {
+        try await HookHarness.withInMemoryWorkers(registry: Self.registry()) { harness in
+            let stuck = Task { try await harness.call("stuck") }
+            try await harness.waitForInvocations(.function, "stuck")
+            await harness.clock.parked()
+            harness.clock.advance(by: .seconds(2))
+            let error = try await #require(throws: ParseError.self) { try await stuck.value }
+            #expect(error.code == 124)
+            #expect(try await harness.call("hello") == "world")
+            #expect(harness.logs.all.contains { $0.message == "killing worker" && $0.metadata["reason"] == "a hook ran past its deadline" })
+        }
+    }
+
+    @Test func aWorkerThatLeavesItsHealthCheckUnansweredIsKilled() async throws {
+        let clock = ManualClock()
+        let logs = CapturedLogs()
+        let (pings, pinged) = AsyncStream.makeStream(of: UInt64.self)
+        let pool = try await WorkerPool.launch(
+            WorkerPoolConfiguration(appId: "test", executablePath: "/nonexistent", workerCount: 1),
+            connectingWorkersWith: { _, attach in
+                let (host, deaf) = InMemoryWire.pair()
+                host.open(attach(host))
+                deaf.open(WireReceiver(message: { if case .ping(let id) = $0 { pinged.yield(id) } }, oversized: { _ in }))
+                deaf.send(.hello(WireHello(processId: 1, hooks: [])))
+            },
+            logger: logs.logger(label: "cloudlet.workers"), clock: clock)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await pool.run() }
+            defer { group.cancelAll() }
+            clock.advance(by: .seconds(6))
+            var arrived = pings.makeAsyncIterator()
+            _ = await arrived.next()
+            clock.advance(by: .seconds(6))
+            let killed = { logs.all.filter { $0.message == "killing worker" }.map { $0.metadata["reason"] ?? "" } }
+            let giveUp = ContinuousClock.now + .seconds(10)
+            while killed().isEmpty, ContinuousClock.now < giveUp { try await Task.sleep(for: .milliseconds(5)) }
+            #expect(killed() == ["missed a health check"])
+        }
+    }
+
+    /// The pool's end takes frames of 4 KiB at most; the worker's sends up to 1 MiB.
+    @Test func aResultOverThePoolsFrameBoundFailsOnlyItsCallAndTheWorkerCarriesOn() async throws {
+        let clock = ManualClock()
+        let logs = CapturedLogs()
+        let registry = Self.registry()
+        let pool = try await WorkerPool.launch(
+            WorkerPoolConfiguration(appId: "test", executablePath: "/nonexistent", workerCount: 1),
+            connectingWorkersWith: { _, attach in
+                let (host, worker) = InMemoryWire.pair(maximumFrameBytes: (4_096, 1 << 20))
+                host.open(attach(host))
+                let session = WorkerSession(registry: registry, clock: clock)
+                worker.open(session.receiver)
+                session.start(on: worker)
+            },
+            logger: logs.logger(label: "cloudlet.workers"), clock: clock)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await pool.run() }
+            defer { group.cancelAll() }
+            let harness = try HookHarness(executor: ProcessHookExecutor(pool: pool), clock: clock, logs: logs)
+            let error = try await #require(throws: ParseError.self) { try await harness.call("repeat", ["count": 5_000]) }
+            #expect(error.code == 141 && error.message == "hook result too large")
+            #expect(try await harness.call("repeat", ["count": 3]) == "xxx")
+            #expect(!logs.all.contains { $0.message == "killing worker" })
+        }
+    }
+}
