@@ -110,6 +110,7 @@ let package = Package(
                 .product(name: "Cloudlet", package: "cloudlet"),
                 .product(name: "CloudletServer", package: "cloudlet"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             path: "PushDeliveryBenchmark",

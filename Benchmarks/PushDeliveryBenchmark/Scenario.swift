@@ -2,6 +2,7 @@ import Cloudlet
 import CloudletServer
 import Foundation
 import LoadSupport
+import Logging
 
 /// Provides the send of every message at once: the service's own ceiling.
 struct AcceptingProvider: PushProvider {
@@ -52,7 +53,8 @@ extension Scenario {
         PeakMemory.reset()
         let service = PushDeliveryService(
             apps: .fixed([PushDeliveryApp(id: "bench", storage: storage, providers: PushProviders(byDeviceType: ["ios": provider], fallback: nil))]),
-            configuration: PushDeliveryConfiguration(concurrency: concurrency), clock: SystemClock())
+            configuration: PushDeliveryConfiguration(concurrency: concurrency), clock: SystemClock(),
+            logger: Logger(label: "cloudlet.push"))
         let job = PushJob(id: "job\(number)", status: .pending, source: "rest", query: [:], data: ["alert": "Hello", "sound": "default"])
         let started = ContinuousClock.now
         let cpuAtStart = (delivery: ProcessCPU.seconds(), standIn: ProcessCPU.seconds(of: standInPID), machine: MachineCPU.now())

@@ -106,7 +106,8 @@ struct ServeCommand<Hooks: HookModule>: AsyncParsableCommand {
                 ownHooks: Hooks.registry(), ownExecutablePath: executable, confinement: confinement,
                 longCallCores: try settings.value(longHookCpu, "longHookCpu", default: WorkerPoolConfiguration.defaultLongCallCores) {
                     Double($0).flatMap(cores)
-                }),
+                },
+                logger: Logger(label: "cloudlet.workers"), hookLogger: Logger(label: "cloudlet.hooks")),
             logger: Logger(label: "cloudlet"))
         WorkerFolder.removeLeftovers(dataDirectory: configuration.dataDirectory)
         do {

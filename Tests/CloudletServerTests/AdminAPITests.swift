@@ -32,7 +32,7 @@ struct AdminAPITests {
             apps: ["a", "b"].map {
                 AppDefinition(id: $0, executor: InProcessHookExecutor(registry: HookRegistry()), clientKey: "\($0)-client", masterKey: "\($0)-master")
             },
-            launcher: AppLauncher(ownHooks: hooks), logger: logger)
+            launcher: AppLauncher(ownHooks: hooks, logger: logger, hookLogger: logger), logger: logger)
         try await Application(router: server.router(), logger: logger).test(.router) { client in
             let transport: ParseTestClient.Transport = { method, uri, headers, requestBody in
                 let response = try await client.executeRequest(uri: uri, method: method, headers: headers, body: requestBody)

@@ -3,6 +3,15 @@ import Glibc
 
 /// Sends raw bytes over a plain TCP socket, for requests an HTTP client library will not send.
 enum RawHTTP {
+    /// Runs `body`, which blocks on a socket, on a thread of its own: a test that blocked one of the
+    /// few threads Swift concurrency runs on could starve the server it waits for when tests run
+    /// side by side.
+    static func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try body() }) }.start()
+        }
+    }
+
     struct Failure: Error, CustomStringConvertible {
         let description: String
     }

@@ -16,11 +16,13 @@ struct UnauthenticatedBodyTests {
         "POST /parse/\(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: \(length)\r\n\(headers)\r\n"
     }
 
-    /// The first answer to `head` sent alone, its body never sent.
-    static func answerWithoutBody(port: Int, _ head: String) throws -> String {
-        let connection = try RawHTTP.Connection(port: port)
-        try connection.send(head)
-        return connection.answer() ?? "no answer while the body was not sent"
+    /// The first answer to `head` sent alone, its body never sent (read on a thread of its own).
+    static func answerWithoutBody(port: Int, _ head: String) async throws -> String {
+        try await RawHTTP.onOwnThread {
+            let connection = try RawHTTP.Connection(port: port)
+            try connection.send(head)
+            return connection.answer() ?? "no answer while the body was not sent"
+        }
     }
 
     @Test func aLongContentLengthIsRefusedBeforeTheBodyIsSent() async throws {
@@ -29,15 +31,15 @@ struct UnauthenticatedBodyTests {
             // No app id: the body form, bounded before its app is known (an upload's JSON form to
             // the base64 of the default upload limit).
             for (path, bound) in [("files/a.txt", ParseAPI.maximumBase64UploadBytes), ("classes/Posts", 1_048_576)] {
-                let answer = try Self.answerWithoutBody(port: port, Self.head(path, length: 30_000_000))
+                let answer = try await Self.answerWithoutBody(port: port, Self.head(path, length: 30_000_000))
                 #expect(answer.hasPrefix("HTTP/1.1 413"), "\(path): \(answer)")
                 #expect(answer.contains(#"{"code":116,"error":"request body is larger than \#(bound) bytes"}"#), "\(path): \(answer)")
             }
             // App and keys in the headers: the route's own bound, still before a byte is read.
             let keys = "X-Parse-Application-Id: a\r\nX-Parse-REST-API-Key: client-a\r\n"
-            let save = try Self.answerWithoutBody(port: port, Self.head("classes/Posts", length: 2_000_000, keys))
+            let save = try await Self.answerWithoutBody(port: port, Self.head("classes/Posts", length: 2_000_000, keys))
             #expect(save.hasPrefix("HTTP/1.1 413") && save.contains(#""code":116"#), "\(save)")
-            let upload = try Self.answerWithoutBody(port: port, Self.head("files/a.txt", length: 27_000_000, keys))
+            let upload = try await Self.answerWithoutBody(port: port, Self.head("files/a.txt", length: 27_000_000, keys))
             #expect(upload.hasPrefix("HTTP/1.1 413") && upload.contains(#""code":130"#), "\(upload)")
             #expect(try await server.a.post("/classes/Posts", ["n": 1]).status == 201)
         }
@@ -106,7 +108,7 @@ struct UnauthenticatedBodyTests {
             }
             let head = Self.head("files/big.bin", length: 4 << 20)
             try await Support.eventually {
-                let answer = try Self.answerWithoutBody(port: port, head)
+                let answer = try await Self.answerWithoutBody(port: port, head)
                 return answer.hasPrefix("HTTP/1.1 503") && answer.contains(#""code":155"#)
             }
             // Small bodies in the body form still have their own slots.

@@ -2,6 +2,7 @@ import Cloudlet
 import CloudletServer
 import CloudletTesting
 import Foundation
+import Logging
 import Synchronization
 import Testing
 
@@ -98,7 +99,7 @@ struct RunningDelivery {
     let task: Task<Void, Never>
 
     init(_ apps: [PushDeliveryApp], configuration: PushDeliveryConfiguration = .fast, clock: any CloudletClock = SystemClock()) {
-        let service = PushDeliveryService(apps: .fixed(apps), configuration: configuration, clock: clock)
+        let service = PushDeliveryService(apps: .fixed(apps), configuration: configuration, clock: clock, logger: Logger(label: "test.push"))
         task = Task { await service.run() }
     }
 

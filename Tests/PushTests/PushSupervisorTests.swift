@@ -14,7 +14,7 @@ import Testing
         let server = try CloudletApplication(
             configuration: ServerConfiguration(dataDirectory: keys.folder.appendingPathComponent("data").path, passwordHashCost: 4),
             apps: [AppDefinition(id: "shop", executor: InProcessHookExecutor(registry: HookRegistry()), clientKey: "c", masterKey: "m")],
-            launcher: AppLauncher(ownHooks: HookRegistry()), logger: logger)
+            launcher: AppLauncher(ownHooks: HookRegistry(), logger: logger, hookLogger: logger), logger: logger)
         #expect(server.apps.app("shop")?.pushProviders.provider(for: "ios") is LogPushProvider)
 
         let apns = PushSettings.APNs(

@@ -19,11 +19,12 @@ public struct AppLauncher: Sendable {
     let hookLogger: Logger
 
     /// A launcher for a binary whose own hooks are `ownHooks` and which is `ownExecutablePath`,
-    /// fencing workers in with `confinement` and capping each app's long calls at `longCallCores`.
+    /// fencing workers in with `confinement` and capping each app's long calls at `longCallCores`;
+    /// workers' own messages go to `logger`, the apps' hook logs to `hookLogger`.
     public init(
         ownHooks: HookRegistry? = nil, ownExecutablePath: String? = nil, confinement: WorkerConfinement? = nil,
         longCallCores: Double = WorkerPoolConfiguration.defaultLongCallCores,
-        logger: Logger = Logger(label: "cloudlet.workers"), hookLogger: Logger = Logger(label: "cloudlet.hooks")
+        logger: Logger, hookLogger: Logger
     ) {
         self.ownHooks = ownHooks
         self.ownExecutablePath = ownExecutablePath

@@ -174,7 +174,7 @@ extension AppSupervisor {
                 maximumConcurrentHooks: policy.maximumConcurrentHooks, maximumQueuedHooks: policy.maximumQueuedHooks,
                 maximumResponseBytes: configuration.maximumResponseBytes, freeDiskFloor: configuration.freeDiskFloor),
             protectedFields: definitions[record.id]?.protectedFields ?? .standard, logger: logger,
-            hookLogger: Logger(label: "cloudlet.hooks"),
+            hookLogger: launcher.hookLogger,
             hookRuns: (storage as? any HookRunStorage).map {
                 HookRunLog(
                     appId: record.id, storage: $0, retention: configuration.hookRunRetention, metrics: metrics,

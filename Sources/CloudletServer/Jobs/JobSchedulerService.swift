@@ -27,7 +27,7 @@ public struct JobSchedulerService: Service {
 
     /// A scheduler of the schedules of `apps`, on `clock`, counting skipped runs in `metrics` when given.
     public init(
-        apps: AppDirectory, clock: any CloudletClock, logger: Logger = Logger(label: "cloudlet.jobs"), metrics: CloudletMetrics? = nil
+        apps: AppDirectory, clock: any CloudletClock, logger: Logger, metrics: CloudletMetrics? = nil
     ) {
         self.apps = apps
         self.clock = clock

@@ -48,7 +48,9 @@ final class HookRunCapture: Sendable {
     }
 }
 
-/// Passes every entry to the hook log's handler and keeps a copy in the run's capture. Metadata
+/// Passes every entry at the hook log's level to its handler, and keeps a copy of every entry at
+/// that level or at ``capturedLevel``, whichever is lower, in the run's capture: a server that logs
+/// only warnings still shows an operator what its hooks said at `info`. Metadata
 /// set on it (the hook's name, the request id) stays here and joins each entry as it is logged:
 /// setting it costs nothing upstream (some handlers format their metadata on every change), and
 /// a hook that logs nothing pays for nothing.
@@ -62,8 +64,11 @@ private struct CaptureHandler: LogHandler {
         self.capture = capture
     }
 
+    /// The least level a run's capture keeps.
+    static let capturedLevel = Logger.Level.info
+
     var logLevel: Logger.Level {
-        get { upstream.logLevel }
+        get { min(upstream.logLevel, Self.capturedLevel) }
         set { upstream.logLevel = newValue }
     }
 
@@ -85,7 +90,7 @@ private struct CaptureHandler: LogHandler {
     func log(event: LogEvent) {
         var joined = event
         if !own.isEmpty { joined.metadata = own.merging(event.metadata ?? [:]) { $1 } }
-        upstream.log(event: joined)
+        if event.level >= upstream.logLevel { upstream.log(event: joined) }
         capture.keep(event)
     }
 }

@@ -34,12 +34,13 @@ public struct CloudletApplication: Sendable {
 
     /// Opens the registry and serves `definitions` (apps whose executor the caller made: each is
     /// made sure to exist in the registry, with its keys if given) at once. Other apps of the
-    /// registry are started by ``loadApps()``, or when the server runs, with executors `launcher` makes.
+    /// registry are started by ``loadApps()``, or when the server runs, with executors `launcher` makes
+    /// (by default one with no hooks of its own, logging workers and hooks to `logger`).
     /// Requests, hook runs and worker restarts are counted in `metrics`. Creates the data folder if needed.
     /// Connections and apps share the process's descriptor limit as it is now (see ``ConnectionLimits``).
     public init(
         configuration: ServerConfiguration, apps definitions: [AppDefinition] = [], registry: AppRegistry? = nil,
-        launcher: AppLauncher = AppLauncher(), logger: Logger, clock: any CloudletClock = SystemClock(),
+        launcher: AppLauncher? = nil, logger: Logger, clock: any CloudletClock = SystemClock(),
         metrics: CloudletMetrics = CloudletMetrics()
     ) throws {
         let appsFolder = URL(fileURLWithPath: configuration.dataDirectory).appendingPathComponent("apps")
@@ -50,7 +51,7 @@ public struct CloudletApplication: Sendable {
             maximum: limits.connectionBound(descriptorLimit: descriptorLimit), maximumPerAddress: limits.maximumConnectionsPerAddress,
             trustedProxies: configuration.trustedProxies)
         let supervisor = AppSupervisor(
-            registry: registry, definitions: definitions, launcher: launcher, configuration: configuration, clock: clock,
+            registry: registry, definitions: definitions, launcher: launcher ?? AppLauncher(logger: logger, hookLogger: logger), configuration: configuration, clock: clock,
             metrics: metrics,
             descriptors: AppDescriptors(limit: descriptorLimit, reserve: limits.descriptorReserve, connections: connections),
             logger: logger)

@@ -25,7 +25,7 @@ public struct PushDeliveryService: Service {
 
     public init(
         apps: PushDeliveryApps, configuration: PushDeliveryConfiguration = PushDeliveryConfiguration(), clock: any CloudletClock,
-        logger: Logger = Logger(label: "cloudlet.push")
+        logger: Logger
     ) {
         self.apps = apps
         self.configuration = configuration
