@@ -127,7 +127,7 @@ enum Company: CaseIterable {
     case flood
     /// The same flood aimed at the idle server.
     case idleFlood
-    /// The flood app's hooks that hang, trap, allocate and print.
+    /// The flood app's hooks that hang, trap, allocate and print (or those `FAULTS` names).
     case faults
 
     var title: String {
@@ -136,7 +136,7 @@ enum Company: CaseIterable {
         case .atQuota: "beside the other app at its quota"
         case .flood: "beside the flood"
         case .idleFlood: "beside the flood on the idle server"
-        case .faults: "beside hooks that hang, trap, allocate and print"
+        case .faults: "beside hooks that " + TenantHooks.faults.joined(separator: ", ")
         }
     }
 }

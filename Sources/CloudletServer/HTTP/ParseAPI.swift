@@ -38,7 +38,7 @@ public struct ParseAPI: Sendable {
     /// limited it: the route answering the method the request means (`_method` in a JSON body may
     /// say another than the HTTP method), or 405.
     func respond(to request: Request, context: ParseRequestContext, at path: ParseRouteTable.Path) async throws -> Response {
-        let method = context.parse.method ?? request.method.served
+        let method = context.parse.servedMethod(of: request)
         guard let route = path.routes[method] else { throw ParseRouteTable.notAllowed(method) }
         switch route.handler {
         case .response(let handler):

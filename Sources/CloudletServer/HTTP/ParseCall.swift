@@ -33,7 +33,7 @@ struct ParseCall: Sendable {
         caller = context.caller
         sessionToken = context.parse.sessionToken
         address = context.parse.address
-        method = context.parse.method ?? request.method.served
+        method = context.parse.servedMethod(of: request)
         body = context.parse.body ?? [:]
         query = Self.formDecoded(request.uri.query ?? "")
         parameters = context.parameters
@@ -85,4 +85,10 @@ extension HTTPRequest.Method {
     /// The method a route serves this one as: a `HEAD` is its `GET` (whose body the router drops),
     /// for the rate-limit rules and the route alike.
     var served: HTTPRequest.Method { self == .head ? .get : self }
+}
+
+extension ParseRequestState {
+    /// The method `request` is served as: the body's `_method` if it had one, else its own (a
+    /// `HEAD` as its `GET`). The route's dispatch, the call and the rate-limit rules all read this.
+    func servedMethod(of request: Request) -> HTTPRequest.Method { method ?? request.method.served }
 }

@@ -17,7 +17,7 @@ struct RateLimitMiddleware: RouterMiddleware {
         let caller = context.caller
         let path = request.uri.path.dropFirst(mountPath.count)
         let limited = RateLimitedRequest(
-            path: String(path), method: (context.parse.method ?? request.method.served).rawValue, address: context.parse.address,
+            path: String(path), method: context.parse.servedMethod(of: request).rawValue, address: context.parse.address,
             userId: caller.userId, sessionTokenHash: caller.sessionTokenHash, isMaster: caller.isMaster)
         context.parse.note(try await context.app.rateLimiter.admit(limited, stage))
         return try await next(request, context)
