@@ -44,17 +44,21 @@ struct ScenarioResult {
 }
 
 extension Scenario {
-    /// Writes the installations, then runs the job with `concurrency` sends at once until it ends,
+    /// Writes the installations, then runs the job in the app's work loop with `concurrency` sends at
+    /// once until it ends,
     /// measuring the CPU of this process and of the stand-in process `standInPID`.
     func run(installations: Int, concurrency: Int, in folder: URL, standInPID: Int32) async throws -> ScenarioResult {
         let path = folder.appendingPathComponent("scenario-\(number).sqlite").path
         let storage = try SQLiteObjectStorage(path: path)
         try await writeInstallations(installations, into: storage)
         PeakMemory.reset()
-        let service = PushDeliveryService(
-            apps: .fixed([PushDeliveryApp(id: "bench", storage: storage, providers: PushProviders(byDeviceType: ["ios": provider], fallback: nil))]),
-            configuration: PushDeliveryConfiguration(concurrency: concurrency), clock: SystemClock(),
-            logger: Logger(label: "cloudlet.push"))
+        let logger = Logger(label: "cloudlet.push")
+        let runtime = AppRuntime(
+            appId: "bench", storage: storage, executor: InProcessHookExecutor(registry: HookRegistry()), clock: SystemClock(), logger: logger,
+            hookLogger: logger)
+        let providers = PushProviders(byDeviceType: ["ios": provider], fallback: nil)
+        let service = AppWorkService(
+            runtime: runtime, settings: WorkSettings(concurrency: concurrency), push: PushDeliverySetup(providers: { providers }))
         let job = PushJob(id: "job\(number)", status: .pending, source: "rest", query: [:], data: ["alert": "Hello", "sound": "default"])
         let started = ContinuousClock.now
         let cpuAtStart = (delivery: ProcessCPU.seconds(), standIn: ProcessCPU.seconds(of: standInPID), machine: MachineCPU.now())

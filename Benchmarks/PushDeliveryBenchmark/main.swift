@@ -4,14 +4,14 @@ import Crypto
 import Foundation
 import PushStandIns
 
-/// One push job fanned out to N installations of a real app database by the delivery service, in
+/// One push job fanned out to N installations of a real app database by its work loop, in
 /// three scenarios: (a) a provider that accepts at once (the service's own ceiling), (b) the APNs
 /// provider (HTTP/2, TLS, ES256 token) against the APNs stand-in in another process, (c) the same
 /// with 10% of the tokens answering 410 `Unregistered` and 5% answering 503 once. Prints for each
 /// deliveries/s, its ratio to (a), the `_PushStatus` counts and the delivery process's peak memory;
 /// exits with status 1 if a count is wrong.
 /// `cloudlet-push-benchmark [installations] [concurrency] [connections]` (default 100,000 and the
-/// server's defaults: 256 sends at once, 4 HTTP/2 connections to the stand-in).
+/// server's defaults: 32 runs at once, 4 HTTP/2 connections to the stand-in).
 if CommandLine.arguments.dropFirst().first == StandInProcess.flag {
     let arguments = Array(CommandLine.arguments.dropFirst(2))
     guard arguments.count == 2 else { fatalError("usage: \(StandInProcess.flag) <key.p8> <certificate.pem>") }
@@ -21,7 +21,7 @@ if CommandLine.arguments.dropFirst().first == StandInProcess.flag {
 
 let numbers = CommandLine.arguments.dropFirst().compactMap { Int($0) }
 let installations = max(numbers.first ?? 100_000, 1)
-let concurrency = max(numbers.dropFirst().first ?? PushDeliveryConfiguration().concurrency, 1)
+let concurrency = max(numbers.dropFirst().first ?? WorkSettings().concurrency, 1)
 let connections = numbers.dropFirst(2).first.map { max($0, 1) }
 let keys = try PushTestKeys()
 defer { keys.remove() }

@@ -55,7 +55,10 @@ public final class HookHarness: Sendable {
             appId: "test", storage: try SQLiteObjectStorage(path: folder.appendingPathComponent("test.sqlite").path),
             files: try LocalFileStorage(folder: folder.appendingPathComponent("files").path), executor: executor, clock: clock,
             logger: logs.logger(label: "cloudlet"), hookLogger: logs.logger(label: "cloudlet.hooks"))
-        work = Task { [runtime] in await AppWorkService(runtime: runtime).run() }
+        // Pushes the hooks record stay recorded, for the test to read; job runs run.
+        var settings = WorkSettings()
+        settings.kinds.remove(.pushDelivery)
+        work = Task { [runtime, settings] in await AppWorkService(runtime: runtime, settings: settings).run() }
     }
 
     deinit {

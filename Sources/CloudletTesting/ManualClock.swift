@@ -63,6 +63,9 @@ public final class ManualClock: CloudletClock {
     /// How many alarms are waiting (for tests that must know a deadline has been set).
     public var pendingAlarms: Int { state.withLock { $0.alarms.count } }
 
+    /// When the waiting alarms fire, earliest first (for tests that must know which deadline has been set).
+    public var pendingDeadlines: [Date] { state.withLock { $0.alarms.map(\.deadline).sorted() } }
+
     /// Returns once at least `count` alarms are waiting: the code under test has done what it could
     /// and parked on this clock. A test that then checks that nothing happened checks it at a point
     /// where something could have, without sleeping in wall time.

@@ -69,7 +69,7 @@ public struct ParseTestClient: Sendable {
 
     /// Serves `registry` as app `test` through the router over a throwaway data folder, logging to
     /// `logger`, with the server's work service (job runs) beside it until `body` ends; with
-    /// `deliversPushes`, its push delivery service too.
+    /// `deliversPushes`, it delivers push too.
     static func withRouter<Value: Sendable>(
         registry: HookRegistry, configuration: ServerConfiguration, logger: Logger, deliversPushes: Bool,
         _ body: @Sendable (ParseTestClient) async throws -> Value
@@ -82,10 +82,9 @@ public struct ParseTestClient: Sendable {
             configuration: configuration,
             apps: [AppDefinition(id: "test", executor: InProcessHookExecutor(registry: registry), clientKey: "client-key", masterKey: "master-key")],
             logger: logger)
-        let delivery = PushDeliveryService(
-            apps: .hosted(by: server.apps), configuration: configuration.pushDelivery, clock: SystemClock(), logger: logger)
-        let deliveryTask = deliversPushes ? Task { await delivery.run() } : nil
-        let work = WorkService(apps: server.apps)
+        var settings = WorkSettings()
+        if !deliversPushes { settings.kinds.remove(.pushDelivery) }
+        let work = WorkService(apps: server.apps, settings: settings, push: configuration.pushDelivery)
         let workTask = Task { await work.run() }
         let application = Application(router: server.router(), logger: logger)
         let mountPath = configuration.mountPath
@@ -103,9 +102,7 @@ public struct ParseTestClient: Sendable {
         } catch {
             result = .failure(error)
         }
-        deliveryTask?.cancel()
         workTask.cancel()
-        await deliveryTask?.value
         await workTask.value
         return try result.get()
     }

@@ -11,93 +11,146 @@ import PushStandIns
 import Testing
 
 extension ProcessTests {
-    /// A `cloudlet` server killed with SIGKILL in the middle of a fan-out through APNs (the stand-in)
-    /// finishes the job after a restart on the same data folder: every device gets its notification,
-    /// and only those whose answer was lost get it twice, with the same `apns-id`.
+    /// A `cloudlet` server stopped in the middle of a fan-out through APNs (the stand-in) finishes
+    /// the job after a restart on the same data folder: every device gets its notification, and only
+    /// those whose send was cut off get it twice, with the same `apns-id`. Killed with SIGKILL, what
+    /// it held is claimed again once its leases run out; stopped gracefully, it hands back what it
+    /// held before it exits.
     @Suite struct PushCrashTests {
         static let installationCount = 2_000
         static let topic = "com.example.crash"
 
+        /// A data folder with app `crash` sending to `apns`, and its keys.
+        struct Scenario {
+            let data: URL
+            let keys: PushTestKeys
+            let apns: APNsStandIn
+            let clientKey: String
+            let masterKey: String
+            let tokens = (0..<PushCrashTests.installationCount).map { String(format: "%064x", $0 + 1) }
+
+            init(_ name: String) async throws {
+                data = try ServerProcess.temporaryFolder(name)
+                keys = try PushTestKeys()
+                // APNs answers each notification 100 ms after it arrives: the sends in flight move at
+                // most a few hundred a second, so the fan-out of 2,000 is surely under way when the
+                // server is stopped.
+                apns = try await APNsStandIn(
+                    publicKey: keys.apnsKey.publicKey, keyId: "CRASHKEY12", teamId: "TEAM123456", topic: PushCrashTests.topic,
+                    responseDelay: .milliseconds(100))
+                let caFile = keys.folder.appendingPathComponent("stand-in-ca.pem")
+                try Data(try PushCrashTests.pem(apns.server.certificate).utf8).write(to: caFile)
+                let push: ParseValue = [
+                    "apns": [
+                        "keyFile": .string(keys.apnsKeyFile), "keyId": "CRASHKEY12", "teamId": "TEAM123456",
+                        "topic": .string(PushCrashTests.topic), "url": .string(apns.server.url),
+                    ],
+                    "caFile": .string(caFile.path),
+                ]
+                let created = try await ServerProcess.run(
+                    .cloudlet,
+                    [
+                        "apps", "create", "crash", "--isolation", "in-process", "--rate-limit", "off", "--push", JSONWriter.string(push),
+                        "--json", "--data", data.path,
+                    ])
+                #expect(created.ending == .exit(0), "\(created.stderr)")
+                let app = try JSONParser.parse(Array(created.stdout.utf8))
+                clientKey = try #require(app["clientKey"]?.stringValue)
+                masterKey = try #require(app["masterKey"]?.stringValue)
+            }
+
+            func serve() async throws -> ServerProcess {
+                try await ServerProcess.serve(.cloudlet, data: data, arguments: ["--isolation", "in-process"])
+            }
+
+            func client(_ server: ServerProcess) -> ParseTestClient {
+                server.client(appId: "crash", clientKey: clientKey, masterKey: masterKey)
+            }
+
+            /// Registers the devices, sends the push, and waits for the first notifications; answers the job's id.
+            func startFanOut(on server: ServerProcess) async throws -> String {
+                let client = client(server)
+                try await PushCrashTests.register(tokens, client: client)
+                let sent = try await client.post("/push", ["where": ["deviceType": "ios"], "data": ["alert": "Deploy finished"]], master: true)
+                #expect(sent.status == 200, "\(JSONWriter.string(sent.body))")
+                let jobId = try #require(sent.headers[HTTPField.Name("X-Parse-Push-Status-Id")!])
+                try await poll(timeout: .seconds(30), "the first notifications to arrive") { apns.acceptedCount >= 200 ? true : nil }
+                return jobId
+            }
+
+            /// Restarts the server, waits for job `jobId` to end, and checks that every device got its
+            /// notification: at most twice, and only `resent` at most twice.
+            func finishAfterRestart(_ jobId: String, resentAtMost resent: Int) async throws {
+                let arrivedBeforeTheStop = apns.acceptedCount
+                try #require(arrivedBeforeTheStop < PushCrashTests.installationCount, "the fan-out must be cut off mid-way")
+                let restarted = try await serve()
+                defer { restarted.killIfRunning() }
+                let resumed = client(restarted)
+                var latest: ParseValue = .null
+                let ended = try? await poll(timeout: .seconds(60), "the job to end") { () -> ParseValue? in
+                    latest = try await resumed.get("/classes/_PushStatus/\(jobId)", master: true).body
+                    guard ["succeeded", "failed", "expired"].contains(latest["status"]?.stringValue) else { return nil }
+                    return latest
+                }
+                let status = try #require(
+                    ended, "the job did not end: \(JSONWriter.string(latest)), \(apns.acceptedCount) sent; the server said:\n\(restarted.stderr.suffix(3000))")
+                #expect(status["status"] == "succeeded", "\(JSONWriter.string(status))")
+                #expect(status["count"]?.doubleValue == Double(PushCrashTests.installationCount))
+                #expect(status["numSent"]?.doubleValue == Double(PushCrashTests.installationCount))
+                #expect(status["numFailed"]?.doubleValue == 0)
+
+                var idsByToken: [String: Set<String>] = [:]
+                var receipts: [String: Int] = [:]
+                for notification in apns.accepted {
+                    receipts[notification.token, default: 0] += 1
+                    idsByToken[notification.token, default: []].insert(notification.headers.first(name: "apns-id") ?? "")
+                }
+                let missed = tokens.filter { receipts[$0] == nil }
+                #expect(missed.count == 0, "devices that got nothing, among them \(missed.prefix(3))")
+                let repeated = receipts.filter { $0.value > 1 }
+                #expect(repeated.allSatisfy { $0.value == 2 }, "a device gets a notification twice at most: once per run")
+                #expect(idsByToken.values.allSatisfy { $0.count == 1 }, "every send of a delivery carries its apns-id")
+                #expect(Set(idsByToken.values.compactMap(\.first)).count == PushCrashTests.installationCount, "each delivery has an id of its own")
+                #expect(repeated.count <= resent, "\(repeated.count) sent twice")
+                #expect(try await restarted.stop() == .exit(0))
+            }
+
+            func remove() async throws {
+                try await apns.stop()
+                try? FileManager.default.removeItem(at: data)
+                keys.remove()
+            }
+        }
+
         @Test func aFanOutCutOffBySIGKILLDeliversToEveryDeviceAfterARestart() async throws {
-            let data = try ServerProcess.temporaryFolder("push-crash")
-            defer { try? FileManager.default.removeItem(at: data) }
-            let keys = try PushTestKeys()
-            defer { keys.remove() }
-            // APNs answers each notification 100 ms after it arrives: 64 sends in flight move at most
-            // 640 a second, so the fan-out of 2,000 is surely under way when the server is killed.
-            let apns = try await APNsStandIn(
-                publicKey: keys.apnsKey.publicKey, keyId: "CRASHKEY12", teamId: "TEAM123456", topic: Self.topic,
-                responseDelay: .milliseconds(100))
-            let caFile = keys.folder.appendingPathComponent("stand-in-ca.pem")
-            try Data(try Self.pem(apns.server.certificate).utf8).write(to: caFile)
-
-            let push: ParseValue = [
-                "apns": [
-                    "keyFile": .string(keys.apnsKeyFile), "keyId": "CRASHKEY12", "teamId": "TEAM123456", "topic": .string(Self.topic),
-                    "url": .string(apns.server.url),
-                ],
-                "caFile": .string(caFile.path),
-            ]
-            let created = try await ServerProcess.run(
-                .cloudlet,
-                [
-                    "apps", "create", "crash", "--isolation", "in-process", "--rate-limit", "off", "--push", JSONWriter.string(push), "--json",
-                    "--data", data.path,
-                ])
-            #expect(created.ending == .exit(0), "\(created.stderr)")
-            let app = try JSONParser.parse(Array(created.stdout.utf8))
-            let clientKey = try #require(app["clientKey"]?.stringValue)
-            let masterKey = try #require(app["masterKey"]?.stringValue)
-
-            let first = try await ServerProcess.serve(.cloudlet, data: data, arguments: ["--isolation", "in-process"])
+            let scenario = try await Scenario("push-crash")
+            let first = try await scenario.serve()
             defer { first.killIfRunning() }
-            let client = first.client(appId: "crash", clientKey: clientKey, masterKey: masterKey)
-            let tokens = (0..<Self.installationCount).map { String(format: "%064x", $0 + 1) }
-            try await Self.register(tokens, client: client)
-
-            let sent = try await client.post("/push", ["where": ["deviceType": "ios"], "data": ["alert": "Deploy finished"]], master: true)
-            #expect(sent.status == 200, "\(JSONWriter.string(sent.body))")
-            let jobId = try #require(sent.headers[HTTPField.Name("X-Parse-Push-Status-Id")!])
-
-            try await poll(timeout: .seconds(30), "the first notifications to arrive") { apns.acceptedCount >= 200 ? true : nil }
+            let jobId = try await scenario.startFanOut(on: first)
             #expect(try await first.kill() == .signal(SIGKILL))
-            let arrivedBeforeTheKill = apns.acceptedCount
-            try #require(arrivedBeforeTheKill < Self.installationCount, "the fan-out must be cut off mid-way")
+            // Sent twice: only deliveries whose outcome the killed server had not recorded — those in flight.
+            try await scenario.finishAfterRestart(jobId, resentAtMost: WorkSettings().concurrency)
+            try await scenario.remove()
+        }
 
-            let restarted = try await ServerProcess.serve(.cloudlet, data: data, arguments: ["--isolation", "in-process"])
-            defer { restarted.killIfRunning() }
-            let resumed = restarted.client(appId: "crash", clientKey: clientKey, masterKey: masterKey)
-            var latest: ParseValue = .null
-            let ended = try? await poll(timeout: .seconds(60), "the job to end") { () -> ParseValue? in
-                latest = try await resumed.get("/classes/_PushStatus/\(jobId)", master: true).body
-                guard ["succeeded", "failed", "expired"].contains(latest["status"]?.stringValue) else { return nil }
-                return latest
+        /// A graceful stop (SIGTERM) mid-fan-out leaves no delivery leased: each one in flight is
+        /// recorded or handed back, due at once, before the server exits.
+        @Test func aFanOutStoppedGracefullyHandsBackWhatItHeldAndDeliversToEveryDeviceAfterARestart() async throws {
+            let scenario = try await Scenario("push-stop")
+            let first = try await scenario.serve()
+            defer { first.killIfRunning() }
+            let jobId = try await scenario.startFanOut(on: first)
+            #expect(try await first.stop() == .exit(0))
+            do {
+                let storage = try SQLiteObjectStorage(path: scenario.data.appendingPathComponent("apps/crash.sqlite").path)
+                let progress = try #require(try await storage.pushJobProgress(jobId))
+                let now = Date()
+                let due = try await storage.claim([.pushDelivery], limit: 10_000, owner: "test", at: now, leasedUntil: now)
+                #expect(due.compactMap(PushDelivery.init).count == progress.pending, "every delivery not ended is due at once")
+                #expect(try await storage.release(due.map(\.id), owner: "test", at: now) == due.count)
             }
-            let status = try #require(
-                ended, "the job did not end: \(JSONWriter.string(latest)), \(apns.acceptedCount) sent; the server said:\n\(restarted.stderr.suffix(3000))")
-            #expect(status["status"] == "succeeded", "\(JSONWriter.string(status))")
-            #expect(status["count"]?.doubleValue == Double(Self.installationCount))
-            #expect(status["numSent"]?.doubleValue == Double(Self.installationCount))
-            #expect(status["numFailed"]?.doubleValue == 0)
-
-            var idsByToken: [String: Set<String>] = [:]
-            var receipts: [String: Int] = [:]
-            for notification in apns.accepted {
-                receipts[notification.token, default: 0] += 1
-                idsByToken[notification.token, default: []].insert(notification.headers.first(name: "apns-id") ?? "")
-            }
-            let missed = tokens.filter { receipts[$0] == nil }
-            #expect(missed.count == 0, "devices that got nothing, among them \(missed.prefix(3))")
-            let repeated = receipts.filter { $0.value > 1 }
-            #expect(repeated.allSatisfy { $0.value == 2 }, "a device gets a notification twice at most: once per run")
-            #expect(idsByToken.values.allSatisfy { $0.count == 1 }, "every send of a delivery carries its apns-id")
-            #expect(Set(idsByToken.values.compactMap(\.first)).count == Self.installationCount, "each delivery has an id of its own")
-            // Sent twice: only deliveries whose answer the killed server had not recorded — those in
-            // flight, and those answered but waiting for their batch's transaction.
-            let configuration = PushDeliveryConfiguration()
-            #expect(repeated.count <= configuration.concurrency + configuration.resultsPerTransaction, "\(repeated.count) sent twice")
-            #expect(try await restarted.stop() == .exit(0))
-            try await apns.stop()
+            try await scenario.finishAfterRestart(jobId, resentAtMost: WorkSettings().concurrency)
+            try await scenario.remove()
         }
 
         /// Registers one ios installation per token, 50 a batch, four batches at a time.

@@ -94,16 +94,43 @@ struct DeliveryFixture {
     }
 }
 
-/// A delivery service running in a task until stopped.
+/// One app as a test serves it: its database and where its notifications go.
+struct PushDeliveryApp {
+    var id: String
+    var storage: SQLiteObjectStorage
+    var providers: PushProviders
+
+    /// App `id` on `fixture`'s database, every device type going to `provider`.
+    static func serving(_ fixture: DeliveryFixture, _ provider: (any PushProvider)?, id: String = "app") -> PushDeliveryApp {
+        PushDeliveryApp(id: id, storage: fixture.storage, providers: PushProviders(fallback: provider))
+    }
+}
+
+/// The server's work service (``WorkService``: one work loop per app) over these apps, running in
+/// a task until stopped.
 struct RunningDelivery {
     let task: Task<Void, Never>
 
-    init(_ apps: [PushDeliveryApp], configuration: PushDeliveryConfiguration = .fast, clock: any CloudletClock = SystemClock()) {
-        let service = PushDeliveryService(apps: .fixed(apps), configuration: configuration, clock: clock, logger: Logger(label: "test.push"))
+    init(
+        _ apps: [PushDeliveryApp], configuration: PushDeliveryConfiguration = .fast, work: WorkSettings = .fast,
+        clock: any CloudletClock = SystemClock()
+    ) {
+        var logger = Logger(label: "test.push")
+        logger.logLevel = .critical
+        let hosted = apps.map { app in
+            let runtime = AppRuntime(
+                appId: app.id, storage: app.storage, executor: InProcessHookExecutor(registry: HookRegistry()), clock: clock, logger: logger,
+                hookLogger: logger)
+            return HostedApp(
+                id: app.id, keys: AppKeys(clientKeys: [], masterKeyHashes: []), runtime: runtime,
+                rateLimiter: RateLimiter(policy: RateLimitPolicy(), clock: clock), pushProviders: app.providers)
+        }
+        let service = WorkService(apps: AppDirectory(hosted), settings: work, push: configuration)
         task = Task { await service.run() }
     }
 
-    /// Stops the service and waits for it: sends in flight are cut off, and their claims stay, as after a crash.
+    /// Stops the loops and waits for them: sends in flight are cut off, and the rows not yet ended
+    /// stay leased, as after a crash.
     func stop() async {
         task.cancel()
         await task.value
@@ -115,11 +142,10 @@ extension PushDeliveryConfiguration {
     static let fast = PushDeliveryConfiguration(pollInterval: .milliseconds(10))
 }
 
-extension PushDeliveryApp {
-    /// App `id` on `fixture`'s database, every device type going to `provider`.
-    static func serving(_ fixture: DeliveryFixture, _ provider: (any PushProvider)?, id: String = "app") -> PushDeliveryApp {
-        PushDeliveryApp(id: id, storage: fixture.storage, providers: PushProviders(fallback: provider))
-    }
+extension WorkSettings {
+    /// Short leases, so that what a stopped loop held is claimed again soon after, and short looks
+    /// for writes by other processes.
+    static let fast = WorkSettings(lease: .seconds(1), outsideWriteInterval: .milliseconds(100))
 }
 
 /// Waits (in real time, up to `timeout`) until `condition` holds; fails the test if it never does.

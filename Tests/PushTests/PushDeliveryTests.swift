@@ -34,18 +34,17 @@ import Testing
             try? await Task.sleep(for: .milliseconds(1))
             return .sent
         }
-        var configuration = PushDeliveryConfiguration.fast
-        configuration.concurrency = 16
+        var work = WorkSettings.fast
+        work.concurrency = 16
         try await fixture.recordJob()
-        let first = RunningDelivery([PushDeliveryApp.serving(fixture, provider)], configuration: configuration)
+        let first = RunningDelivery([PushDeliveryApp.serving(fixture, provider)], work: work)
         try await eventually("a third is sent") { provider.sent.count >= 1_000 }
         await first.stop()
         let sentBeforeRestart = provider.sent.count
         #expect(sentBeforeRestart < 3_000)
 
         let restarted = try fixture.reopened()
-        let second = RunningDelivery(
-            [PushDeliveryApp(id: "app", storage: restarted, providers: PushProviders(fallback: provider))], configuration: configuration)
+        let second = RunningDelivery([PushDeliveryApp(id: "app", storage: restarted, providers: PushProviders(fallback: provider))], work: work)
         let status = try await finished(fixture)
         await second.stop()
 
@@ -54,8 +53,8 @@ import Testing
         #expect(idsByToken.count == 3_000)
         #expect(idsByToken.values.allSatisfy { $0.count == 1 }, "a resend carries the delivery's first id")
         let duplicates = sent.count - 3_000
-        // Only sends whose results were not yet recorded: at most those in flight and one batch of results.
-        #expect(duplicates <= configuration.concurrency + configuration.resultsPerTransaction)
+        // Only sends whose results were not yet recorded: at most those in flight.
+        #expect(duplicates <= work.concurrency)
         #expect(status["status"] == "succeeded")
         #expect(status["numSent"] == 3_000)
     }
@@ -123,10 +122,14 @@ import Testing
         try await fixture.storage.expandPushJob(job, recipients: first, cursor: "i00001", isLast: false, badgeIncrement: nil, now: Date())
         // Written again, as after a restart before the cursor was kept: no second delivery.
         try await fixture.storage.expandPushJob(job, recipients: first + second, cursor: "iOddType", isLast: true, badgeIncrement: nil, now: Date())
-        let progress = try #require(try await fixture.storage.runningPushJobs(limit: 10).first)
-        #expect(progress == PushJobProgress(jobId: job, cursor: "iOddType", isExpanded: true, pending: 4))
-        let claimed = try await fixture.storage.claimPushDeliveries(now: Date(), leaseUntil: Date() + 30, limit: 10).deliveries
-        #expect(claimed.map(\.token).sorted() == ["t00000", "t00001", "t00002", "tOdd"])
+        let progress = try #require(try await fixture.storage.pushJobProgress(job))
+        #expect(progress == PushJobProgress(jobId: job, cursor: "iOddType", isExpanded: true, isFinished: false, pending: 4))
+        let claimed = try await fixture.storage.claim([.pushDelivery], limit: 10, owner: "test", at: Date(), leasedUntil: Date() + 30)
+        let deliveries = claimed.compactMap(PushDelivery.init)
+        #expect(deliveries.map(\.token).sorted() == ["t00000", "t00001", "t00002", "tOdd"])
+        #expect(Set(deliveries.map(\.key)).count == 4)
+        // Beside them, the job's fan-out, queued as it was recorded.
+        #expect(claimed.map(\.id).filter { !deliveries.map(\.id).contains($0) } == [PushDelivery.fanOutId(job: job)])
     }
 
     @Test func aPageSizeAboveWhatOneQueryReturnsStillReachesEveryRecipient() async throws {
@@ -168,10 +171,10 @@ import Testing
         let fixture = try DeliveryFixture()
         try await fixture.addInstallations(500)
         let provider = RecordingProvider { _, _ in .jobFailed(reason: "PayloadTooLarge") }
-        var configuration = PushDeliveryConfiguration.fast
-        configuration.concurrency = 8
+        var work = WorkSettings.fast
+        work.concurrency = 8
         try await fixture.recordJob()
-        let delivery = RunningDelivery([PushDeliveryApp.serving(fixture, provider)], configuration: configuration)
+        let delivery = RunningDelivery([PushDeliveryApp.serving(fixture, provider)], work: work)
         let status = try await finished(fixture)
         await delivery.stop()
         #expect(status["status"] == "failed")
@@ -179,7 +182,7 @@ import Testing
         #expect(status["numSent"] == 0)
         #expect(status["numFailed"] == status["count"])
         #expect(status["failedPerReason"] == ["PayloadTooLarge": status["count"] ?? 0])
-        #expect(provider.sent.count <= 2 * configuration.concurrency)
+        #expect(provider.sent.count <= work.concurrency)
     }
 
     @Test func invalidTokensAreUnsetUnlessTheInstallationWasUpdatedAfterAppleSaidSo() async throws {

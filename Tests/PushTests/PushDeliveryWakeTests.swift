@@ -4,17 +4,18 @@ import CloudletTesting
 import Foundation
 import Testing
 
-/// An idle delivery loop polls nothing: it wakes when a job is recorded, when a scheduled job's
+/// An idle work loop polls nothing: it wakes when a job is recorded, when a scheduled job's
 /// time comes, and when another process writes the app's database. Each test sets polls an hour
 /// apart, so only the wake-ups can explain a job being sent.
 @Suite(.serialized, .tags(.timing)) struct PushDeliveryWakeTests {
-    static let unpolled = PushDeliveryConfiguration(pollInterval: .seconds(3_600), outsideWriteInterval: .seconds(3_600))
+    static let unpolled = PushDeliveryConfiguration(pollInterval: .seconds(3_600))
+    static let unwatched = WorkSettings(lease: .seconds(1), outsideWriteInterval: .seconds(3_600))
 
     @Test func aJobRecordedWhileTheLoopSleepsIsSentAtOnce() async throws {
         let fixture = try DeliveryFixture()
         try await fixture.addInstallations(3)
         let provider = RecordingProvider()
-        let delivery = RunningDelivery([PushDeliveryApp.serving(fixture, provider)], configuration: Self.unpolled)
+        let delivery = RunningDelivery([PushDeliveryApp.serving(fixture, provider)], configuration: Self.unpolled, work: Self.unwatched)
         // The loop has looked at the empty app by now and sleeps.
         try await Task.sleep(for: .milliseconds(300))
         try await fixture.recordJob()
@@ -25,12 +26,13 @@ import Testing
     }
 
     @Test func aScheduledJobStartsWhenItsTimeComes() async throws {
-        let clock = ManualClock(start: Date())
+        let clock = ManualClock()
         let fixture = try DeliveryFixture()
         try await fixture.addInstallations(2)
         let provider = RecordingProvider()
         try await fixture.recordJob(pushTime: clock.now.addingTimeInterval(3_600))
-        let delivery = RunningDelivery([PushDeliveryApp.serving(fixture, provider)], configuration: Self.unpolled, clock: clock)
+        let delivery = RunningDelivery(
+            [PushDeliveryApp.serving(fixture, provider)], configuration: Self.unpolled, work: Self.unwatched, clock: clock)
         try await eventually("the job is scheduled") { try await fixture.status()["status"] == "scheduled" }
         clock.advance(by: .seconds(3_600))
         let status = try await finished(fixture, timeout: .seconds(20))
@@ -45,9 +47,9 @@ import Testing
         let fixture = try DeliveryFixture()
         try await fixture.addInstallations(2)
         let provider = RecordingProvider()
-        var configuration = Self.unpolled
-        configuration.outsideWriteInterval = .milliseconds(100)
-        let delivery = RunningDelivery([PushDeliveryApp.serving(fixture, provider)], configuration: configuration)
+        var work = Self.unwatched
+        work.outsideWriteInterval = .milliseconds(100)
+        let delivery = RunningDelivery([PushDeliveryApp.serving(fixture, provider)], configuration: Self.unpolled, work: work)
         try await Task.sleep(for: .milliseconds(300))
         let elsewhere = try fixture.reopened()
         let job = PushJob(id: "job1", status: .pending, source: "rest", query: [:], data: ["alert": "Hi"])

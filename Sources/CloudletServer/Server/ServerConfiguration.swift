@@ -37,8 +37,7 @@ public struct ServerConfiguration: Sendable {
     /// The free space uploads leave on the data folder's disk: past it they answer 413 with code 130
     /// and `/ready` reports low disk. Default 1 GiB (``FreeDiskFloor/defaultFloorBytes``); 0 for none.
     public var minimumFreeDiskBytes: Int64 = FreeDiskFloor.defaultFloorBytes
-    /// How the push delivery service sends the apps' notifications (concurrency per app, lease,
-    /// retries, fan-out pages).
+    /// How the apps' queued push deliveries are worked through (retries, fan-out pages).
     public var pushDelivery = PushDeliveryConfiguration()
     /// The bounds on connections, their timeouts and the descriptors kept in reserve.
     public var connections = ConnectionLimits()

@@ -21,15 +21,24 @@ public struct WorkSettings: Sendable, Hashable {
     public var lease: Duration
     /// The most rows one app runs at once.
     public var concurrency: Int
+    /// How often each app's database files are looked at for a write by another process (such as
+    /// `cloudlet push send`), after which its loop claims what is due.
+    public var outsideWriteInterval: Duration
+    /// The kinds of work run: by default every kind a runtime runs.
+    public var kinds: Set<WorkKind>
 
-    public init(lease: Duration = .seconds(10), concurrency: Int = 32) {
+    public init(
+        lease: Duration = .seconds(10), concurrency: Int = 32, outsideWriteInterval: Duration = .seconds(2), kinds: Set<WorkKind>? = nil
+    ) {
         self.lease = lease
         self.concurrency = max(concurrency, 1)
+        self.outsideWriteInterval = outsideWriteInterval
+        self.kinds = kinds ?? AppRuntime.workKinds
     }
 }
 
 /// Claims and runs one app's queued work in a task group, as its runtime runs each kind
-/// (``AppRuntime/runQueuedWork(_:)``): a claim takes as many due rows as it has room for, leased
+/// (``AppRuntime/runQueuedWork(_:push:)``): a claim takes as many due rows as it has room for, leased
 /// to this process; while they run it renews their leases; each row ends as its run says.
 ///
 /// It polls nothing: it sleeps until work is queued (``WorkQueue/workQueued``), a run ends, the
@@ -43,17 +52,21 @@ public struct AppWorkService: Service {
     /// Who this process is in the queue's leases.
     public let owner: String
     public let settings: WorkSettings
+    /// Where and how the app's push deliveries are sent.
+    public let push: PushDeliverySetup
     /// Whether the loop still serves its app; once false, the loop ends as on a graceful shutdown.
     let isServed: @Sendable () -> Bool
 
-    /// A loop of `runtime`'s work, holding leases as `owner`, while `isServed` answers true.
+    /// A loop of `runtime`'s work, holding leases as `owner`, sending push as `push` says, while
+    /// `isServed` answers true.
     public init(
         runtime: AppRuntime, owner: String = WorkOwner.thisProcess, settings: WorkSettings = WorkSettings(),
-        isServed: @escaping @Sendable () -> Bool = { true }
+        push: PushDeliverySetup = PushDeliverySetup(), isServed: @escaping @Sendable () -> Bool = { true }
     ) {
         self.runtime = runtime
         self.owner = owner
         self.settings = settings
+        self.push = push
         self.isServed = isServed
     }
 
@@ -73,11 +86,11 @@ public struct AppWorkService: Service {
                         }
                         let leasedUntil = now.addingTimeInterval(settings.lease.seconds)
                         let room = settings.concurrency - held.ids.count
-                        for work in try await queue.claim(AppRuntime.workKinds, limit: room, owner: owner, at: now, leasedUntil: leasedUntil) {
+                        for work in try await queue.claim(settings.kinds, limit: room, owner: owner, at: now, leasedUntil: leasedUntil) {
                             if held.ids.isEmpty { renewedAt = now }
                             held.start(work.id)
                             group.addTask {
-                                held.end(work, await runtime.runQueuedWork(work))
+                                held.end(work, await runtime.runQueuedWork(work, push: push))
                                 queue.workQueued.signal()
                             }
                         }
@@ -105,7 +118,7 @@ public struct AppWorkService: Service {
     /// it has room for one: a run that ends signals), or while it holds `holding` rows, the renewal
     /// of their leases. Nil when neither.
     private func nextWake(renewedAt: Date, holding: Int) async -> Date? {
-        let due = holding < settings.concurrency ? (try? await queue.nextDue(AppRuntime.workKinds)) ?? nil : nil
+        let due = holding < settings.concurrency ? (try? await queue.nextDue(settings.kinds)) ?? nil : nil
         let renewal = holding > 0 ? renewedAt.addingTimeInterval(settings.lease.seconds / 3) : nil
         return [due, renewal].compactMap { $0 }.min()
     }

@@ -13,6 +13,8 @@ public struct WorkKind: RawRepresentable, Sendable, Hashable, CustomStringConver
 
     /// A run of a background job (its `_JobStatus` is kept beside it).
     public static let job = WorkKind(rawValue: "job")
+    /// A push job's delivery: its fan-out, or its send to one device (see ``PushDelivery``).
+    public static let pushDelivery = WorkKind(rawValue: "pushDelivery")
 }
 
 /// Work to queue: what it is, what it needs, and when it may first run.
@@ -97,4 +99,8 @@ public protocol WorkQueue: Sendable {
 
     /// When the earliest row of `kinds` is due (leased rows when their lease runs out), if any is.
     func nextDue(_ kinds: Set<WorkKind>) async throws -> Date?
+
+    /// When the queue was last written by any process, as far as can be told cheaply (nil if it
+    /// cannot): when it changes, work another process queued (such as `cloudlet push send`) may be due.
+    func lastWrittenAt() -> Date?
 }

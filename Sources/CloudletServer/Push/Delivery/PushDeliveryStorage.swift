@@ -1,68 +1,50 @@
 import Cloudlet
 import Foundation
 
-/// Where an app keeps the state of its push jobs' fan-out and of each delivery to one device, beside
-/// its objects (the jobs themselves are `_PushStatus` objects). The delivery service drives it: it
-/// starts recorded jobs, writes their recipients as deliveries page by page, claims due deliveries
-/// with a lease and records their outcomes in batches, keeping each job's `_PushStatus` up to date.
+/// Where an app keeps the state of its push jobs' fan-out, beside its objects (the jobs themselves
+/// are `_PushStatus` objects). Its deliveries are rows of the app's work queue (kind
+/// ``WorkKind/pushDelivery``): recording a job queues its fan-out, which writes its recipients as
+/// one delivery each, page by page; the app's ``AppWorkService`` claims and runs them, and the
+/// outcome of each is recorded here, keeping its job's `_PushStatus` up to date.
 public protocol PushDeliveryStorage: Sendable {
-    /// Signalled once a write in this process has committed a new push job, so that the delivery
-    /// service starts it at once instead of polling for it.
-    var pushJobRecorded: WakeSignal { get }
-
-    /// When the database was last written by any process, as its files tell (nil if they cannot):
-    /// when it changes, the delivery service looks for jobs another process recorded.
-    func lastWrittenAt() -> Date?
-
-    /// When the earliest scheduled job is due to start, if any.
-    func nextScheduledPushJob() async throws -> Date?
-
-    /// Makes every delivery claimed and not yet recorded due again at `now`: at start, the claims of
-    /// a run that ended (crashed or stopped) with sends in flight.
-    func releasePushLeases(now: Date) async throws
-
-    /// Up to `limit` jobs to look at: recorded and not yet started, or scheduled and due by `now`.
-    func pushJobsToStart(now: Date, limit: Int) async throws -> [String]
-
-    /// Up to `limit` jobs whose deliveries are being made.
-    func runningPushJobs(limit: Int) async throws -> [PushJobProgress]
-
-    /// Holds job `id` until `time` (its `pushTime`): `_PushStatus.status` becomes `scheduled`.
-    func schedulePushJob(_ id: String, at time: Date, now: Date) async throws
+    /// Holds job `id` until its `pushTime`: `_PushStatus.status` becomes `scheduled`.
+    func schedulePushJob(_ id: String, now: Date) async throws
 
     /// Starts job `id`: `_PushStatus.status` becomes `running`.
     func startPushJob(_ id: String, now: Date) async throws
+
+    /// How the fan-out of job `id` stands, if the job is known.
+    func pushJobProgress(_ id: String) async throws -> PushJobProgress?
 
     /// The recipients `page` (a ``PushRecipients/pageQuery(after:limit:)``) selects, in its order,
     /// as their deliveries need them: only four fields of each are read, and no installation is
     /// decoded. Throws the query's Parse error (102, …) for a query that cannot run.
     func pushRecipients(_ page: ParseQuery) async throws -> [PushRecipient]
 
-    /// Writes one page of job `id`'s recipients as deliveries due at `now`, and the job's cursor
-    /// (`cursor`, and `isLast` for the last page), in one transaction: an installation that already
-    /// has a delivery of this job gets no second one, and one without a token gets none. With a
-    /// `badgeIncrement`, each new delivery's installation has its `badge` raised by it in that
-    /// transaction, and the delivery carries the result.
+    /// Queues one page of running job `id`'s recipients as deliveries due at `now`, and keeps the
+    /// job's cursor (`cursor`, and `isLast` for the last page), in one transaction: a recipient whose
+    /// delivery of this job is still queued gets no second one, and one without a token gets none.
+    /// With a `badgeIncrement`, each new delivery's installation has its `badge` raised by it in
+    /// that transaction, and the delivery carries the result. A last page that leaves nothing
+    /// pending ends the job. Does nothing once the job has ended.
     func expandPushJob(
         _ id: String, recipients: [PushRecipient], cursor: String?, isLast: Bool, badgeIncrement: Int?, now: Date
     ) async throws
 
-    /// Claims up to `limit` deliveries due by `now` until `leaseUntil`: until an outcome is recorded
-    /// or the lease runs out, no other claim returns them. A claim of fewer than `limit` also says
-    /// when the next pending delivery falls due.
-    func claimPushDeliveries(now: Date, leaseUntil: Date, limit: Int) async throws -> PushDeliveryClaim
+    /// Records how a delivery `owner` holds ended, in one transaction: its queued row goes, its
+    /// job's `_PushStatus` counts are updated, and the job ends if this was its last delivery (or
+    /// fails, for ``PushDeliveryResolution/jobFailed(reason:)``). Answers false, changing nothing,
+    /// when `owner` no longer holds it (its job ended meanwhile, or its lease ran out). A retry is
+    /// not recorded here: the queue makes the row due again.
+    @discardableResult
+    func recordPushResult(_ result: PushDeliveryResult, owner: String, now: Date) async throws -> Bool
 
-    /// Records the results of claimed deliveries in one transaction and updates their jobs'
-    /// `_PushStatus` counts. A result for a delivery that has already ended (its job failed meanwhile)
-    /// changes nothing.
-    func recordPushResults(_ results: [PushDeliveryResult], now: Date) async throws
-
-    /// Ends job `id`: the deliveries it still has end as `ending` says, and `_PushStatus.status`
+    /// Ends job `id`: the deliveries it still has queued end as `ending` says, and `_PushStatus.status`
     /// becomes the job's final status (see ``PushJobEnding``).
     func finishPushJob(_ id: String, _ ending: PushJobEnding, now: Date) async throws
 }
 
-/// How the fan-out of one running job stands.
+/// How the fan-out of one job stands.
 public struct PushJobProgress: Sendable, Hashable {
     /// The `_PushStatus` object id.
     public var jobId: String
@@ -70,13 +52,16 @@ public struct PushJobProgress: Sendable, Hashable {
     public var cursor: String?
     /// Whether every recipient has its delivery.
     public var isExpanded: Bool
+    /// Whether the job has ended.
+    public var isFinished: Bool
     /// Deliveries written and not yet ended.
     public var pending: Int
 
-    public init(jobId: String, cursor: String?, isExpanded: Bool, pending: Int) {
+    public init(jobId: String, cursor: String?, isExpanded: Bool, isFinished: Bool, pending: Int) {
         self.jobId = jobId
         self.cursor = cursor
         self.isExpanded = isExpanded
+        self.isFinished = isFinished
         self.pending = pending
     }
 }
@@ -114,24 +99,10 @@ public enum PushJobEnding: Sendable, Hashable {
     case untouched
 }
 
-/// What one claim returned.
-public struct PushDeliveryClaim: Sendable, Hashable {
-    /// The deliveries claimed, earliest due first.
-    public var deliveries: [PushDelivery]
-    /// When a claim came back short: the earliest due time of the deliveries still pending (a
-    /// retry's, or a lease's end), if there is one.
-    public var nextDueAt: Date?
-
-    public init(deliveries: [PushDelivery], nextDueAt: Date?) {
-        self.deliveries = deliveries
-        self.nextDueAt = nextDueAt
-    }
-}
-
-/// One delivery of one job to one installation, as claimed.
+/// One delivery of one job to one installation: a row of the work queue, as claimed.
 public struct PushDelivery: Sendable, Hashable {
-    /// The delivery's row.
-    public var sequence: Int64
+    /// The row's id in the work queue: ``PushDelivery/workId(job:installation:)``.
+    public var id: String
     /// The `_PushStatus` object id.
     public var jobId: String
     /// The installation's `objectId`.
@@ -148,14 +119,12 @@ public struct PushDelivery: Sendable, Hashable {
     public var key: String
     /// Attempts so far, this one included.
     public var attempts: Int
-    /// When the claim runs out.
-    public var leaseUntil: Date
 
     public init(
-        sequence: Int64, jobId: String, installationId: String, deviceType: String, token: String, pushType: String?, badge: Int?,
-        key: String, attempts: Int, leaseUntil: Date
+        id: String, jobId: String, installationId: String, deviceType: String, token: String, pushType: String?, badge: Int?,
+        key: String, attempts: Int
     ) {
-        self.sequence = sequence
+        self.id = id
         self.jobId = jobId
         self.installationId = installationId
         self.deviceType = deviceType
@@ -164,8 +133,26 @@ public struct PushDelivery: Sendable, Hashable {
         self.badge = badge
         self.key = key
         self.attempts = attempts
-        self.leaseUntil = leaseUntil
     }
+
+    /// The delivery `work` holds, or nil when `work` is a job's fan-out (its payload names only the job).
+    public init?(_ work: ClaimedWork) {
+        let payload = work.payload
+        guard let jobId = payload["job"]?.stringValue, let key = payload["key"]?.stringValue else { return nil }
+        self.init(
+            id: work.id, jobId: jobId, installationId: payload["installation"]?.stringValue ?? "",
+            deviceType: payload["deviceType"]?.stringValue ?? "", token: payload["token"]?.stringValue ?? "",
+            pushType: payload["pushType"]?.stringValue, badge: payload["badge"]?.intValue, key: key, attempts: work.attempts)
+    }
+
+    /// The queued row of job `job`'s fan-out, queued as the job is recorded.
+    public static func fanOutId(job: String) -> String { fanOutPrefix + job }
+
+    /// The queued row of job `job`'s delivery to installation `installation`.
+    public static func workId(job: String, installation: String) -> String { "push-\(job)-\(installation)" }
+
+    /// What ``fanOutId(job:)`` starts with.
+    static let fanOutPrefix = "pushjob-"
 }
 
 /// What becomes of one claimed delivery.
@@ -177,7 +164,7 @@ public enum PushDeliveryResolution: Sendable, Hashable {
     /// It ends `failed` with `reason`, and the installation's `deviceToken` is unset if it is still
     /// this delivery's token and, when `unregisteredAt` is given, the installation was last updated before it.
     case invalidToken(reason: String, unregisteredAt: Date?)
-    /// Due again at `time`; `reason` is kept as its last.
+    /// Due again at `time`, after failing with `reason`.
     case retry(reason: String, at: Date)
     /// Its job's expiration passed before it was sent: it ends `expired`.
     case expired

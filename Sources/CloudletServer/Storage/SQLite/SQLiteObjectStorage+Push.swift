@@ -2,13 +2,12 @@ import Cloudlet
 import Foundation
 import GRDB
 
-/// The app's push deliveries, beside its objects: `push_jobs` (each `_PushStatus` job's fan-out:
-/// phase, cursor, count), `push_deliveries` (one row per job and installation, claimed with a
-/// lease) and `push_job_counts` (ended deliveries by outcome, device type and reason: a job's
-/// pending deliveries are its count less these). A trigger enters every new `_PushStatus` object
-/// in `push_jobs`, so that the service finds new jobs with one indexed query, whatever wrote them.
-/// Each delivery row is written three times (fan-out, claim, outcome), so it has as few indexes
-/// as the queries need: its job and installation (one delivery each) and the due pending ones.
+/// The app's push jobs' fan-out, beside its objects: `push_jobs` (each `_PushStatus` job's fan-out:
+/// phase, cursor, count) and `push_job_counts` (ended deliveries by outcome, device type and
+/// reason: a job's pending deliveries are its count less these). The deliveries themselves are rows
+/// of `work_queue` (``WorkKind/pushDelivery``), their details in the payload. A trigger enters
+/// every new `_PushStatus` object in `push_jobs` and queues its fan-out in the transaction that
+/// records it, whatever wrote it.
 extension SQLiteObjectStorage: PushDeliveryStorage {
     static func registerPushTables(_ migrator: inout DatabaseMigrator) {
         migrator.registerMigration("push_deliveries") { db in
@@ -66,72 +65,68 @@ extension SQLiteObjectStorage: PushDeliveryStorage {
         }
     }
 
-    public func releasePushLeases(now: Date) async throws {
-        try await write { db in
+    /// Carries the deliveries `push_deliveries` still has pending into the work queue (a claimed one
+    /// due at once, its interrupted attempt not counted), queues the fan-out of every job not
+    /// finished, drops the table, and has the trigger queue each new job's fan-out. Registered after
+    /// `work_queue`.
+    static func registerQueuedPushDeliveries(_ migrator: inout DatabaseMigrator) {
+        let kind = WorkKind.pushDelivery.rawValue
+        let fanOut = PushDelivery.fanOutPrefix
+        migrator.registerMigration("push_deliveries_queued") { db in
             try db.execute(
                 sql: """
-                    UPDATE push_deliveries INDEXED BY push_deliveries_due SET due_at = ?, lease_until = NULL
-                    WHERE state = 'pending' AND lease_until IS NOT NULL
-                    """,
-                arguments: [now.timeIntervalSince1970])
+                    INSERT OR IGNORE INTO work_queue (id, kind, payload, due, attempts)
+                        SELECT 'push-' || job_id || '-' || installation_id, '\(kind)',
+                            json_object('job', job_id, 'installation', installation_id, 'deviceType', device_type, 'token', token,
+                                'pushType', push_type, 'badge', badge, 'key', key),
+                            CASE WHEN lease_until IS NULL THEN due_at ELSE 0 END, attempts - (lease_until IS NOT NULL)
+                        FROM push_deliveries WHERE state = 'pending' ORDER BY seq;
+                    INSERT OR IGNORE INTO work_queue (id, kind, payload, due)
+                        SELECT '\(fanOut)' || job_id, '\(kind)', json_object('job', job_id), 0 FROM push_jobs WHERE phase != 'finished';
+                    DROP TABLE push_deliveries;
+                    DROP TRIGGER push_job_recorded;
+                    CREATE TRIGGER push_job_recorded AFTER INSERT ON objects WHEN NEW.class = '_PushStatus' BEGIN
+                        INSERT OR IGNORE INTO push_jobs (job_id) VALUES (NEW.id);
+                        INSERT OR IGNORE INTO work_queue (id, kind, payload, due)
+                            VALUES ('\(fanOut)' || NEW.id, '\(kind)', json_object('job', NEW.id), 0);
+                    END;
+                    """)
         }
     }
 
-    public func lastWrittenAt() -> Date? {
-        // In WAL mode every commit writes the log; a checkpoint then writes the database file.
-        [path + "-wal", path].compactMap(FileModification.time(of:)).max()
-    }
-
-    public func nextScheduledPushJob() async throws -> Date? {
-        try await pool.read { db in
-            try Double.fetchOne(db, sql: "SELECT min(wake_at) FROM push_jobs WHERE phase = 'scheduled'")
-        }.map(Date.init(timeIntervalSince1970:))
-    }
-
-    /// Signals ``pushJobRecorded`` once the transaction of `db` commits, if `object` is a push job.
+    /// Signals ``workQueued`` once the transaction of `db` commits, if `object` is a push job (whose
+    /// fan-out the trigger queued).
     func noteInserted(_ object: ParseObject, _ db: Database) {
         guard object.className == "_PushStatus" else { return }
-        db.afterNextTransaction { [pushJobRecorded] _ in pushJobRecorded.signal() }
+        db.afterNextTransaction { [workQueued] _ in workQueued.signal() }
     }
 
-    public func pushJobsToStart(now: Date, limit: Int) async throws -> [String] {
-        try await pool.read { db in
-            try String.fetchAll(
-                db,
-                sql: """
-                    SELECT job_id FROM push_jobs WHERE phase = 'recorded'
-                    UNION ALL SELECT job_id FROM push_jobs WHERE phase = 'scheduled' AND wake_at <= ?
-                    LIMIT ?
-                    """,
-                arguments: [now.timeIntervalSince1970, limit])
-        }
+    public func pushJobProgress(_ id: String) async throws -> PushJobProgress? {
+        try await pool.read { db in try Self.progress(of: id, db) }
     }
 
-    public func runningPushJobs(limit: Int) async throws -> [PushJobProgress] {
-        try await pool.read { db in
-            try Row.fetchAll(
-                db,
+    /// How job `id`'s fan-out stands, in the transaction of `db`.
+    static func progress(of id: String, _ db: Database) throws -> PushJobProgress? {
+        try Row.fetchOne(
+            db.cachedStatement(
                 sql: """
-                    SELECT job_id, cursor, expanded,
+                    SELECT cursor, expanded, phase = 'finished',
                         count - (SELECT coalesce(sum(n), 0) FROM push_job_counts c WHERE c.job_id = j.job_id) AS pending
-                    FROM push_jobs j WHERE phase = 'running' LIMIT ?
-                    """,
-                arguments: [limit]
-            ).map { PushJobProgress(jobId: $0[0], cursor: $0[1], isExpanded: $0[2], pending: $0[3]) }
-        }
+                    FROM push_jobs j WHERE job_id = ?
+                    """),
+            arguments: [id]
+        ).map { PushJobProgress(jobId: id, cursor: $0[0], isExpanded: $0[1], isFinished: $0[2], pending: $0[3]) }
     }
 
-    public func schedulePushJob(_ id: String, at time: Date, now: Date) async throws {
+    public func schedulePushJob(_ id: String, now: Date) async throws {
         try await write { db in
-            try db.execute(
-                sql: "UPDATE push_jobs SET phase = 'scheduled', wake_at = ? WHERE job_id = ?", arguments: [time.timeIntervalSince1970, id])
             try self.setPushStatus(id, ["status": .string(PushJobStatus.scheduled.rawValue)], now: now, db)
         }
     }
 
     public func startPushJob(_ id: String, now: Date) async throws {
         try await write { db in
-            try db.execute(sql: "UPDATE push_jobs SET phase = 'running', wake_at = NULL WHERE job_id = ?", arguments: [id])
+            try db.execute(sql: "UPDATE push_jobs SET phase = 'running' WHERE job_id = ? AND phase != 'finished'", arguments: [id])
             try self.setPushStatus(id, ["status": .string(PushJobStatus.running.rawValue)], now: now, db)
         }
     }
@@ -160,38 +155,38 @@ extension SQLiteObjectStorage: PushDeliveryStorage {
     public func expandPushJob(
         _ id: String, recipients: [PushRecipient], cursor: String?, isLast: Bool, badgeIncrement: Int?, now: Date
     ) async throws {
-        let due = now.timeIntervalSince1970
+        let kind = WorkKind.pushDelivery.rawValue
         try await write { db in
+            guard try Self.progress(of: id, db)?.isFinished == false else { return }
             if badgeIncrement != nil, !recipients.isEmpty {
                 try self.schema.check(ParseObject(className: "_Installation", fields: ["badge": 1]), db)
             }
-            let insert = try db.cachedStatement(
-                sql: """
-                    INSERT OR IGNORE INTO push_deliveries (job_id, installation_id, device_type, token, push_type, key, due_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?)
-                    """)
+            let insert = try db.cachedStatement(sql: "INSERT OR IGNORE INTO work_queue (id, kind, payload, due) VALUES (?, ?, ?, ?)")
             var added = 0
             for recipient in recipients {
                 guard let token = recipient.token else { continue }
-                try insert.execute(arguments: [
-                    id, recipient.installationId, recipient.deviceType, token, recipient.pushType, RandomUUID.string(), due,
-                ])
+                var payload: [String: ParseValue] = [
+                    "job": .string(id), "installation": .string(recipient.installationId), "deviceType": .string(recipient.deviceType),
+                    "token": .string(token), "key": .string(RandomUUID.string()),
+                ]
+                if let pushType = recipient.pushType { payload["pushType"] = .string(pushType) }
+                let workId = PushDelivery.workId(job: id, installation: recipient.installationId)
+                try insert.execute(arguments: [workId, kind, JSONWriter.string(.object(payload)), now.timeIntervalSince1970])
                 guard db.changesCount > 0 else { continue }
                 added += 1
-                if let badgeIncrement {
-                    try Self.incrementBadge(of: recipient.installationId, by: badgeIncrement, delivery: db.lastInsertedRowID, db)
-                }
+                if let badgeIncrement { try Self.incrementBadge(of: recipient.installationId, by: badgeIncrement, delivery: workId, db) }
             }
             try db.cachedStatement(sql: "UPDATE push_jobs SET cursor = ?, expanded = ?, count = count + ? WHERE job_id = ?")
                 .execute(arguments: [cursor, isLast, added, id])
-            try self.setPushCounts(of: id, status: nil, errorMessage: nil, now: now, db)
+            try self.updatePushCounts(of: id, now: now, db)
         }
+        workQueued.signal()
     }
 
     /// Raises the `badge` of installation `id` by `amount` (from 0 when it has no number) and gives the
     /// result to delivery `sequence`. The installation's `updatedAt` stays as it is: a badge is not
     /// a new registration (see ``PushDeliveryResolution/invalidToken(reason:unregisteredAt:)``).
-    private static func incrementBadge(of id: String, by amount: Int, delivery sequence: Int64, _ db: Database) throws {
+    private static func incrementBadge(of id: String, by amount: Int, delivery workId: String, _ db: Database) throws {
         let badge = try Int.fetchOne(
             db.cachedStatement(
                 sql: """
@@ -200,34 +195,8 @@ extension SQLiteObjectStorage: PushDeliveryStorage {
                     WHERE class = '_Installation' AND id = ?2 RETURNING CAST(json_extract(data, '$.badge') AS INTEGER)
                     """),
             arguments: [amount, id])
-        try db.cachedStatement(sql: "UPDATE push_deliveries SET badge = ? WHERE seq = ?").execute(arguments: [badge, sequence])
-    }
-
-    public func claimPushDeliveries(now: Date, leaseUntil: Date, limit: Int) async throws -> PushDeliveryClaim {
-        try await write { db in
-            let rows = try Row.fetchCursor(
-                db.cachedStatement(
-                    sql: """
-                        UPDATE push_deliveries SET due_at = ?1, lease_until = ?1, attempts = attempts + 1
-                        WHERE seq IN (SELECT seq FROM push_deliveries WHERE state = 'pending' AND due_at <= ?2 ORDER BY due_at LIMIT ?3)
-                        RETURNING seq, job_id, installation_id, device_type, token, push_type, badge, key, attempts
-                        """),
-                arguments: [leaseUntil.timeIntervalSince1970, now.timeIntervalSince1970, limit])
-            var claimed: [PushDelivery] = []
-            claimed.reserveCapacity(limit)
-            // Each row read where it is (a cursor copies none), by position: a name is looked up without regard to case.
-            while let row = try rows.next() {
-                claimed.append(
-                    PushDelivery(
-                        sequence: row[0], jobId: row[1], installationId: row[2], deviceType: row[3], token: row[4], pushType: row[5],
-                        badge: row[6], key: row[7], attempts: row[8], leaseUntil: leaseUntil))
-            }
-            guard claimed.count < limit else { return PushDeliveryClaim(deliveries: claimed, nextDueAt: nil) }
-            let nextDue = try Double.fetchOne(
-                db.cachedStatement(
-                    sql: "SELECT due_at FROM push_deliveries INDEXED BY push_deliveries_due WHERE state = 'pending' ORDER BY due_at LIMIT 1"))
-            return PushDeliveryClaim(deliveries: claimed, nextDueAt: nextDue.map(Date.init(timeIntervalSince1970:)))
-        }
+        try db.cachedStatement(sql: "UPDATE work_queue SET payload = json_set(payload, '$.badge', ?) WHERE id = ?")
+            .execute(arguments: [badge, workId])
     }
 
     public func finishPushJob(_ id: String, _ ending: PushJobEnding, now: Date) async throws {

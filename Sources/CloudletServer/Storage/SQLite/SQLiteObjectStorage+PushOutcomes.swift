@@ -14,66 +14,44 @@ extension SQLiteObjectStorage {
         var reason: String
     }
 
-    public func recordPushResults(_ results: [PushDeliveryResult], now: Date) async throws {
-        guard !results.isEmpty else { return }
-        try await write { db in
-            var tally: Tally = [:]
-            var failedJobs: [String: String] = [:]
-            try Self.endSent(results, &tally, db)
-            for result in results {
-                let delivery = result.delivery
-                switch result.resolution {
-                case .sent:
-                    break
-                case .failed(let reason):
-                    try Self.end(delivery, state: "failed", reason: reason, &tally, db)
-                case .invalidToken(let reason, let unregisteredAt):
-                    if try Self.end(delivery, state: "failed", reason: reason, &tally, db) {
-                        try Self.unsetToken(of: delivery, unregisteredAt: unregisteredAt, now: now, db)
-                    }
-                case .expired:
-                    try Self.end(delivery, state: "expired", reason: PushJobCounts.expiredReason, &tally, db)
-                case .jobFailed(let reason):
-                    if try Self.end(delivery, state: "failed", reason: reason, &tally, db) { failedJobs[delivery.jobId] = reason }
-                case .retry(let reason, let time):
-                    try db.cachedStatement(
-                        sql: "UPDATE push_deliveries SET due_at = ?, lease_until = NULL, reason = ? WHERE seq = ? AND state = 'pending'"
-                    ).execute(arguments: [time.timeIntervalSince1970, reason, delivery.sequence])
-                }
-            }
-            try Self.add(tally, db)
-            let touched = Set(tally.keys.map(\.jobId)).subtracting(failedJobs.keys)
-            for jobId in touched { try self.setPushCounts(of: jobId, status: nil, errorMessage: nil, now: now, db) }
-            for (jobId, reason) in failedJobs { try self.finishPushJob(jobId, .failed(reason: reason), now: now, db) }
-        }
-    }
-
-    /// Ends the sent deliveries among `results` that are still pending, in one statement (most
-    /// results are sends), and tallies them.
-    private static func endSent(_ results: [PushDeliveryResult], _ tally: inout Tally, _ db: Database) throws {
-        let sent = results.filter { $0.resolution == .sent }.map { String($0.delivery.sequence) }
-        guard !sent.isEmpty else { return }
-        let rows = try Row.fetchCursor(
-            db.cachedStatement(
-                sql: """
-                    UPDATE push_deliveries SET state = 'sent', reason = NULL, lease_until = NULL
-                    WHERE seq IN (SELECT value FROM json_each(?)) AND state = 'pending' RETURNING job_id, device_type
-                    """),
-            arguments: ["[" + sent.joined(separator: ",") + "]"])
-        while let row = try rows.next() {
-            tally[PushCountKey(jobId: row[0], sent: true, deviceType: row[1], reason: ""), default: 0] += 1
-        }
-    }
-
-    /// Ends `delivery` unsent, in `state`, if it is still pending, and tallies it; returns whether it was.
     @discardableResult
-    private static func end(_ delivery: PushDelivery, state: String, reason: String?, _ tally: inout Tally, _ db: Database) throws -> Bool {
-        try db.cachedStatement(
-            sql: "UPDATE push_deliveries SET state = ?, reason = ?, lease_until = NULL WHERE seq = ? AND state = 'pending'"
-        ).execute(arguments: [state, reason, delivery.sequence])
-        guard db.changesCount > 0 else { return false }
-        tally[PushCountKey(jobId: delivery.jobId, sent: false, deviceType: delivery.deviceType, reason: reason ?? ""), default: 0] += 1
-        return true
+    public func recordPushResult(_ result: PushDeliveryResult, owner: String, now: Date) async throws -> Bool {
+        let delivery = result.delivery
+        let ended: (sent: Bool, reason: String)
+        switch result.resolution {
+        case .sent: ended = (true, "")
+        case .failed(let reason), .invalidToken(let reason, _), .jobFailed(let reason): ended = (false, reason)
+        case .expired: ended = (false, PushJobCounts.expiredReason)
+        case .retry: return false
+        }
+        return try await write { db in
+            try db.cachedStatement(sql: "DELETE FROM work_queue WHERE id = ? AND lease_owner = ?").execute(arguments: [delivery.id, owner])
+            guard db.changesCount > 0 else { return false }
+            let key = PushCountKey(jobId: delivery.jobId, sent: ended.sent, deviceType: delivery.deviceType, reason: ended.reason)
+            try Self.add([key: 1], db)
+            switch result.resolution {
+            case .invalidToken(_, let unregisteredAt):
+                try Self.unsetToken(of: delivery, unregisteredAt: unregisteredAt, now: now, db)
+            case .jobFailed(let reason):
+                try self.finishPushJob(delivery.jobId, .failed(reason: reason), now: now, db)
+                return true
+            default:
+                break
+            }
+            try self.updatePushCounts(of: delivery.jobId, now: now, db)
+            return true
+        }
+    }
+
+    /// Writes job `id`'s counts to its `_PushStatus` object, or ends the job when every recipient
+    /// has its delivery and none is pending.
+    func updatePushCounts(of id: String, now: Date, _ db: Database) throws {
+        guard let progress = try Self.progress(of: id, db), !progress.isFinished else { return }
+        if progress.isExpanded, progress.pending == 0 {
+            try finishPushJob(id, .completed, now: now, db)
+        } else {
+            try setPushCounts(of: id, status: nil, errorMessage: nil, now: now, db)
+        }
     }
 
     /// Unsets the installation's `deviceToken` (as Parse Server does) if it is still the token of
@@ -98,33 +76,40 @@ extension SQLiteObjectStorage {
         for (key, count) in tally { try upsert.execute(arguments: [key.jobId, key.sent, key.deviceType, key.reason, count]) }
     }
 
-    /// Ends job `id` as `ending` says, inside the transaction of `db`.
+    /// Ends job `id` as `ending` says, inside the transaction of `db`, unless it has ended already:
+    /// its deliveries still queued end (a send of one in flight then records nothing), and so does
+    /// its fan-out.
     func finishPushJob(_ id: String, _ ending: PushJobEnding, now: Date, _ db: Database) throws {
+        guard try Self.progress(of: id, db)?.isFinished != true else { return }
         var errorMessage: String?
         switch ending {
         case .failed(let reason):
             errorMessage = reason
-            try Self.endPending(of: id, state: "failed", reason: reason, db)
+            try Self.endQueued(of: id, reason: reason, db)
         case .expired:
-            try Self.endPending(of: id, state: "expired", reason: PushJobCounts.expiredReason, db)
+            try Self.endQueued(of: id, reason: PushJobCounts.expiredReason, db)
         case .completed, .untouched:
             break
         }
         try db.execute(sql: "UPDATE push_jobs SET phase = 'finished', wake_at = NULL WHERE job_id = ?", arguments: [id])
+        try db.execute(sql: "DELETE FROM work_queue WHERE id = ?", arguments: [PushDelivery.fanOutId(job: id)])
         guard ending != .untouched else { return }
         try setPushCounts(of: id, status: ending, errorMessage: errorMessage, now: now, db)
     }
 
-    /// Ends every pending delivery of job `id` in `state` with `reason`, and counts them.
-    private static func endPending(of id: String, state: String, reason: String, _ db: Database) throws {
-        let byType = try Row.fetchAll(
-            db, sql: "SELECT device_type, count(*) AS n FROM push_deliveries WHERE job_id = ? AND state = 'pending' GROUP BY device_type",
-            arguments: [id])
-        try db.execute(
-            sql: "UPDATE push_deliveries SET state = ?, reason = ?, lease_until = NULL WHERE job_id = ? AND state = 'pending'",
-            arguments: [state, reason, id])
+    /// Ends every queued delivery of job `id` unsent with `reason`, and counts them.
+    private static func endQueued(of id: String, reason: String, _ db: Database) throws {
+        // The job's deliveries, found by their ids' common start.
+        let first = PushDelivery.workId(job: id, installation: "")
+        let rows = try Row.fetchAll(
+            db,
+            sql: """
+                DELETE FROM work_queue WHERE id >= ? AND id < ? AND kind = ? AND json_extract(payload, '$.job') = ?
+                RETURNING json_extract(payload, '$.deviceType')
+                """,
+            arguments: [first, String(first.dropLast()) + ".", WorkKind.pushDelivery.rawValue, id])
         var tally: Tally = [:]
-        for row in byType { tally[PushCountKey(jobId: id, sent: false, deviceType: row["device_type"], reason: reason)] = row["n"] }
+        for row in rows { tally[PushCountKey(jobId: id, sent: false, deviceType: row[0] ?? "", reason: reason), default: 0] += 1 }
         try add(tally, db)
     }
 

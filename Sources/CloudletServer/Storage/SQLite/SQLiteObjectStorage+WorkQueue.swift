@@ -99,6 +99,11 @@ extension SQLiteObjectStorage: WorkQueue {
         }.map(Date.init(timeIntervalSince1970:))
     }
 
+    public func lastWrittenAt() -> Date? {
+        // In WAL mode every commit writes the log; a checkpoint then writes the database file.
+        [path + "-wal", path].compactMap(FileModification.time(of:)).max()
+    }
+
     /// Applies `assignments` (with `values`) to the rows of `ids` that `owner` holds; answers how many.
     private func held(_ ids: [String], by owner: String, set assignments: String, _ values: [Double]) async throws -> Int {
         guard !ids.isEmpty else { return 0 }

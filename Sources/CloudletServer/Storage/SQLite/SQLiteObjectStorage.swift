@@ -25,8 +25,6 @@ public final class SQLiteObjectStorage: ObjectStorage {
     let pool: DatabasePool
     /// The database file.
     let path: String
-    /// Signalled once a write has committed a new push job.
-    public let pushJobRecorded = WakeSignal()
     /// Signalled once a write has committed new work to the work queue.
     public let workQueued = WakeSignal()
     /// Copies the log back beside the writer; the pool's configuration keeps it alive.
@@ -98,6 +96,7 @@ public final class SQLiteObjectStorage: ObjectStorage {
         registerLeanPushDeliveries(&migrator)
         registerFileUsageTable(&migrator)
         registerWorkQueueTable(&migrator)
+        registerQueuedPushDeliveries(&migrator)
         return migrator
     }
 
