@@ -54,8 +54,8 @@ extension Scenario {
         PeakMemory.reset()
         let logger = Logger(label: "cloudlet.push")
         let runtime = AppRuntime(
-            appId: "bench", storage: storage, executor: InProcessHookExecutor(registry: HookRegistry()), clock: SystemClock(), logger: logger,
-            hookLogger: logger)
+            appId: "bench", storage: storage, executor: InProcessHookExecutor(registry: HookRegistry()), clock: SystemClock(),
+            logger: logger, hookLogger: logger)
         let providers = PushProviders(byDeviceType: ["ios": provider], fallback: nil)
         let service = AppWorkService(
             runtime: runtime, settings: WorkSettings(concurrency: concurrency), push: PushDeliverySetup(providers: { providers }))

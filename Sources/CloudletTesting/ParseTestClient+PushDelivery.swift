@@ -3,7 +3,7 @@ import CloudletServer
 import Logging
 
 extension ParseTestClient {
-    /// Like ``withRouter(_:configuration:_:)``, with the server's push delivery service running
+    /// Like ``withRouter(_:configuration:_:)``, with the server's work service delivering push
     /// beside the router as `serve` runs it: jobs recorded by hooks or `POST /push` are sent through
     /// the app's providers — the log provider, by default — and the server's log lines (the log
     /// provider's `push notification (log provider)` among them) land in `logs`.

@@ -192,7 +192,7 @@ enum P256SigningKeyChoice { case theStandInsKey, anotherKey }
         }
         #expect(outcomes.count == 500 && outcomes.allSatisfy { $0 == .sent })
         #expect(fixture.apns.acceptedCount == 500)
-        // The provider's default: at most 4 connections, a further one opened while each open one has 64 sends.
+        // The provider's default: at most 4 connections, a further one opened while each open one has 8 sends.
         #expect(fixture.apns.server.connectionCount == 4)
         #expect(fixture.apns.server.streamCount == 500)
         try await fixture.close()

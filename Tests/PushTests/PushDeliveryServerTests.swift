@@ -7,7 +7,7 @@ import HummingbirdTesting
 import Logging
 import Testing
 
-/// The delivery service as the server runs it: a job recorded through the REST API is worked
+/// Push delivery as the server runs it: a job recorded through the REST API is worked
 /// through by the default (log) provider and its status read back with the master key.
 @Suite struct PushDeliveryServerTests {
     @Test func theServerSendsAJobRecordedThroughTheAPIAndShowsItsStatusToTheMasterKeyOnly() async throws {

@@ -19,7 +19,7 @@ import Foundation
 /// ```
 /// Each notification becomes a job in `_PushStatus`, in Parse Server's shape (`query` and `payload`
 /// as JSON text, `source` `hook`), with status `pending` — or `scheduled` when its `pushTime` is
-/// still to come — from which the push delivery service sends it.
+/// still to come — from which the server's work queue sends it.
 public struct PushNotification: Sendable, Hashable {
     /// Who receives a notification.
     public enum Audience: Sendable, Hashable {

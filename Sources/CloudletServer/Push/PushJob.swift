@@ -5,7 +5,7 @@ import Foundation
 public enum PushJobStatus: String, Sendable, CaseIterable {
     /// Its `pushTime` is still to come.
     case scheduled
-    /// Recorded, not yet picked up by the delivery service.
+    /// Recorded, its fan-out not yet started.
     case pending
     /// Its deliveries are being made.
     case running
@@ -20,7 +20,7 @@ public enum PushJobStatus: String, Sendable, CaseIterable {
 /// A push job as `_PushStatus` stores it, in Parse Server's shape: `status`, `source` (`rest` or
 /// `hook`), `query` (the `_Installation` where, as a JSON string), `payload` (Parse's push `data`, as
 /// a JSON string), `pushTime` (ISO 8601), `expiry` (milliseconds since 1970), and Cloudlet's
-/// `collapseId`. The delivery service adds `count`, `numSent`, `numFailed`, `sentPerType`,
+/// `collapseId`. Its delivery adds `count`, `numSent`, `numFailed`, `sentPerType`,
 /// `failedPerType`, `failedPerReason` and `errorMessage` as it goes.
 public struct PushJob: Sendable, Hashable {
     /// The `_PushStatus` object id.

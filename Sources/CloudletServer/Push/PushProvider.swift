@@ -1,15 +1,15 @@
 import Cloudlet
 import Foundation
 
-/// Sends one notification to one device: APNs, FCM, a webhook or the log. The delivery service
-/// calls it once per attempt, with as many calls in flight as the app's delivery concurrency.
+/// Sends one notification to one device: APNs, FCM, a webhook or the log. An app's work loop
+/// calls it once per attempt of a delivery, with as many calls in flight as the loop runs rows.
 public protocol PushProvider: Sendable {
     /// Sends `message` and says how it went. A provider never throws for one device's failure:
     /// the outcome carries the reason, and whether to try again.
     func send(_ message: PushMessage) async -> PushOutcome
 }
 
-/// One notification for one device, as the delivery service hands it to a provider.
+/// One notification for one device, as a delivery hands it to a provider.
 public struct PushMessage: Sendable, Hashable {
     /// Stable across every attempt of this delivery (a UUID): APNs gets it as `apns-id`, FCM in
     /// the message's name, so that a retry after a lost answer is recognisable as the same one.
@@ -58,7 +58,7 @@ public enum PushOutcome: Sendable, Hashable {
     /// Final for the whole job: every delivery of it would fail the same way (APNs `PayloadTooLarge`).
     case jobFailed(reason: String)
     /// Worth another attempt (429, 5xx, a connection lost): after `retryAfter` if the provider
-    /// said so, else after the service's exponential backoff with jitter.
+    /// said so, else after the delivery's exponential backoff with jitter.
     case retry(reason: String, retryAfter: Duration? = nil)
 
     /// The reason kept and counted for anything but ``sent``.

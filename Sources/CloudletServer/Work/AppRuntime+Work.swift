@@ -7,7 +7,7 @@ extension AppRuntime {
 
     /// Runs `work` as its kind says (a push delivery through `push`'s providers), and answers what
     /// becomes of its row.
-    public func runQueuedWork(_ work: ClaimedWork, push: PushDeliverySetup = PushDeliverySetup()) async -> WorkOutcome {
+    public func runQueuedWork(_ work: ClaimedWork, push: PushDeliverySetup) async -> WorkOutcome {
         switch work.kind {
         case .job:
             return await runQueuedJob(work)

@@ -17,7 +17,9 @@ public struct WorkService: Service {
     /// How the apps' push deliveries are worked through.
     public let push: PushDeliveryConfiguration
 
-    public init(apps: AppDirectory, settings: WorkSettings = WorkSettings(), push: PushDeliveryConfiguration = PushDeliveryConfiguration()) {
+    public init(
+        apps: AppDirectory, settings: WorkSettings = WorkSettings(), push: PushDeliveryConfiguration = PushDeliveryConfiguration()
+    ) {
         self.apps = apps
         self.settings = settings
         self.push = push
@@ -34,7 +36,9 @@ public struct WorkService: Service {
                     for app in served {
                         let runtime = app.runtime
                         guard running.start(app.id, runtime) else { continue }
-                        let providers: @Sendable () -> PushProviders = { [apps] in apps.app(app.id)?.pushProviders ?? PushProviders(fallback: nil) }
+                        let providers: @Sendable () -> PushProviders = { [apps] in
+                            apps.app(app.id)?.pushProviders ?? PushProviders(fallback: nil)
+                        }
                         let loop = AppWorkService(
                             runtime: runtime, settings: settings, push: PushDeliverySetup(providers: providers, configuration: push)
                         ) { [apps] in apps.app(app.id)?.runtime === runtime }

@@ -23,9 +23,9 @@ final class HTTP2PushTransport: Sendable {
     static let defaultConnections = 4
 
     /// How many sends awaiting answers make a connection busy enough that the next send opens
-    /// another (while fewer than `connections` are open): 64, a quarter of the delivery service's
-    /// 256 sends at once, so that a fan-out uses all four default connections.
-    static let sendsBeforeNextConnection = 64
+    /// another (while fewer than `connections` are open): 8, a quarter of the 32 rows an app's work
+    /// loop runs at once (``WorkSettings/concurrency``), so that a fan-out uses all four default connections.
+    static let sendsBeforeNextConnection = 8
 
     /// Where the connections go, or why they cannot.
     private let target: Result<Target, HTTP2PushTransportError>
@@ -90,8 +90,7 @@ final class HTTP2PushTransport: Sendable {
 
     /// A transport to the host of `baseURL` (`https://host[:port]`), trusting `trustRoots` (the
     /// system's by default), over `connections` connections (at least one), waiting at most
-    /// `timeout` for an answer: well under the delivery service's 30 s claim, so that a send ends
-    /// (sent, or to be retried) before its delivery can be claimed again.
+    /// `timeout` for an answer, so that a send ends (sent, or to be retried) in bounded time.
     init(
         baseURL: String, trustRoots: NIOSSLTrustRoots = .default, connections: Int = defaultConnections, timeout: TimeAmount = .seconds(10),
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton

@@ -17,8 +17,7 @@ final class PushHTTPTransport: Sendable {
     private let timeout: TimeAmount
 
     /// A client trusting `trustRoots` (the system's by default), waiting at most `timeout` for an
-    /// answer: well under the delivery service's 30 s claim, so that a send ends (sent, or to be
-    /// retried) before its delivery can be claimed again.
+    /// answer, so that a send ends (sent, or to be retried) in bounded time.
     init(trustRoots: NIOSSLTrustRoots = .default, timeout: TimeAmount = .seconds(10)) {
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.trustRoots = trustRoots

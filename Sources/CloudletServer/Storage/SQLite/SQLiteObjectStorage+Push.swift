@@ -67,8 +67,8 @@ extension SQLiteObjectStorage: PushDeliveryStorage {
 
     /// Carries the deliveries `push_deliveries` still has pending into the work queue (a claimed one
     /// due at once, its interrupted attempt not counted), queues the fan-out of every job not
-    /// finished, drops the table, and has the trigger queue each new job's fan-out. Registered after
-    /// `work_queue`.
+    /// finished, drops the table and what only its claims used (`push_jobs`' wake time), and has the
+    /// trigger queue each new job's fan-out. Registered after `work_queue`.
     static func registerQueuedPushDeliveries(_ migrator: inout DatabaseMigrator) {
         let kind = WorkKind.pushDelivery.rawValue
         let fanOut = PushDelivery.fanOutPrefix
@@ -84,6 +84,8 @@ extension SQLiteObjectStorage: PushDeliveryStorage {
                     INSERT OR IGNORE INTO work_queue (id, kind, payload, due)
                         SELECT '\(fanOut)' || job_id, '\(kind)', json_object('job', job_id), 0 FROM push_jobs WHERE phase != 'finished';
                     DROP TABLE push_deliveries;
+                    DROP INDEX push_jobs_active;
+                    ALTER TABLE push_jobs DROP COLUMN wake_at;
                     DROP TRIGGER push_job_recorded;
                     CREATE TRIGGER push_job_recorded AFTER INSERT ON objects WHEN NEW.class = '_PushStatus' BEGIN
                         INSERT OR IGNORE INTO push_jobs (job_id) VALUES (NEW.id);

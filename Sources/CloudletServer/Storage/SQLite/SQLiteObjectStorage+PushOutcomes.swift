@@ -91,7 +91,7 @@ extension SQLiteObjectStorage {
         case .completed, .untouched:
             break
         }
-        try db.execute(sql: "UPDATE push_jobs SET phase = 'finished', wake_at = NULL WHERE job_id = ?", arguments: [id])
+        try db.execute(sql: "UPDATE push_jobs SET phase = 'finished' WHERE job_id = ?", arguments: [id])
         try db.execute(sql: "DELETE FROM work_queue WHERE id = ?", arguments: [PushDelivery.fanOutId(job: id)])
         guard ending != .untouched else { return }
         try setPushCounts(of: id, status: ending, errorMessage: errorMessage, now: now, db)
