@@ -1,3 +1,4 @@
+import Cloudlet
 import CloudletTesting
 import Foundation
 import Testing
@@ -16,5 +17,15 @@ import Testing
         await parked.value
         #expect(clock.pendingAlarms == 2)
         await clock.parked(1)
+    }
+
+    @Test func pendingDeadlinesListTheWaitingAlarmsEarliestFirst() {
+        let clock = ManualClock()
+        let later = clock.schedule(at: clock.now.addingTimeInterval(30)) {}
+        _ = clock.schedule(at: clock.now.addingTimeInterval(10)) {}
+        #expect(clock.pendingDeadlines == [clock.now.addingTimeInterval(10), clock.now.addingTimeInterval(30)])
+        later.cancel()
+        clock.advance(by: .seconds(10))
+        #expect(clock.pendingDeadlines.isEmpty)
     }
 }

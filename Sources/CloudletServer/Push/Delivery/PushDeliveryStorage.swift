@@ -95,7 +95,7 @@ public enum PushJobEnding: Sendable, Hashable {
     case failed(reason: String)
     /// Its expiration passed: its remaining deliveries expire; `succeeded` if one was sent, else `expired`.
     case expired
-    /// Already finished before the service saw it (its stored status is final): left as it is.
+    /// Already finished before its fan-out ran (its stored status is final): left as it is.
     case untouched
 }
 
