@@ -1,0 +1,131 @@
+import ArgumentParser
+import CloudletServer
+import Foundation
+
+/// One setting of a command: its config-file member (camelCase), its flag (the member in dash case
+/// unless named otherwise), its environment variable (`CLOUDLET_` and the member in upper snake
+/// case), its help and its default. Flags, variables, members and help all come from these.
+struct Setting: Sendable {
+    /// What the setting's value is written as.
+    enum Kind: Sendable, Hashable {
+        case integer(ClosedRange<Int>)
+        case number
+        case text
+        case list
+        case bool
+        case json
+
+        /// The range of an integer setting.
+        var range: ClosedRange<Int>? {
+            if case .integer(let range) = self { range } else { nil }
+        }
+
+        /// What a value must be, for error messages.
+        var expectation: String {
+            switch self {
+            case .integer(let range) where range.upperBound == .max: "a whole number, \(range.lowerBound) or more"
+            case .integer(let range): "a whole number from \(range.lowerBound) to \(range.upperBound)"
+            case .number: "a number, 0 or more"
+            case .text, .list: "see --help"
+            case .bool: "true or false"
+            case .json: "a JSON document"
+            }
+        }
+
+        /// The placeholder of its value in the help.
+        var placeholder: String {
+            switch self {
+            case .integer: "<n>"
+            case .number: "<number>"
+            case .text: "<text>"
+            case .list: "<value>"
+            case .bool: "<true|false>"
+            case .json: "<json>"
+            }
+        }
+    }
+
+    let member: String
+    let flag: String
+    let kind: Kind
+    let help: String
+    /// The default as a value would give it, read like one; nil when it depends on the machine or
+    /// the data folder (``defaultText`` says how).
+    let defaultValue: String?
+    let defaultText: String
+    /// Whether its value is a key, never shown.
+    let isSecret: Bool
+
+    init(
+        _ member: String, flag: String? = nil, _ kind: Kind, _ help: String, default value: String? = nil, defaultText: String? = nil,
+        isSecret: Bool = false
+    ) {
+        self.member = member
+        self.flag = flag ?? AppSettingField.dashCase(member)
+        self.kind = kind
+        self.help = help
+        self.defaultValue = value
+        self.defaultText = defaultText ?? value ?? "none"
+        self.isSecret = isSecret
+    }
+
+    /// The app setting `field` (`workers`, `workerMemoryMb`), with its help and default from
+    /// ``AppSettings/fields``; `defaultText` says what `serve` uses instead of the app's default.
+    init(_ field: AppSettingField, member: String? = nil, defaultText: String? = nil) {
+        let kind: Kind =
+            switch field.kind {
+            case .integer(let range): .integer(range)
+            case .choice, .text: .text
+            case .bool: .bool
+            case .json: .json
+            }
+        self.init(
+            member ?? field.member, flag: field.flag, kind, String(field.help.dropLast()),
+            default: defaultText == nil ? field.defaultText : nil, defaultText: defaultText)
+    }
+
+    /// `CLOUDLET_WORKER_MEMORY_MB`.
+    var variable: String {
+        "CLOUDLET_" + member.reduce(into: "") { name, character in
+            if character.isUppercase { name += "_" }
+            name += character == "." ? "_" : character.uppercased()
+        }
+    }
+}
+
+/// The settings a command reads through ``SettingsReader``: its help lines and the check of the
+/// flags it was given.
+struct SettingTable: Sendable {
+    let entries: [Setting]
+    /// Whether the settings are also read from `CLOUDLET_<NAME>` variables (and the help says so).
+    let readsEnvironment: Bool
+
+    /// One line per setting: flag, what it sets, its variable and its default.
+    var help: String {
+        let width = entries.map { $0.flag.count + $0.kind.placeholder.count }.max() ?? 0
+        return entries.map { setting in
+            let flag = "--\(setting.flag) \(setting.kind.placeholder)"
+            let variable = readsEnvironment ? " (\(setting.variable))" : ""
+            return "  \(flag.padding(toLength: width + 4, withPad: " ", startingAt: 0))\(setting.help)\(variable). Default \(setting.defaultText)."
+        }.joined(separator: "\n")
+    }
+
+    /// Throws a usage error for a flag that names no setting, a setting flag without its value, or
+    /// a word that follows no flag.
+    func check(_ arguments: [String]) throws {
+        var expecting: Setting?, afterFlag = false
+        for argument in arguments {
+            guard argument.hasPrefix("--") else {
+                guard afterFlag else { throw ValidationError("Unexpected argument '\(argument)'") }
+                expecting = nil
+                continue
+            }
+            if let expecting { throw ValidationError("Missing value for '--\(expecting.flag)'") }
+            let name = argument.split(separator: "=", maxSplits: 1)[0].dropFirst(2)
+            guard let setting = entries.first(where: { $0.flag == name }) else { throw ValidationError("Unknown option '--\(name)'") }
+            afterFlag = !argument.contains("=")
+            expecting = afterFlag && setting.kind != .bool ? setting : nil
+        }
+        if let expecting { throw ValidationError("Missing value for '--\(expecting.flag)'") }
+    }
+}
