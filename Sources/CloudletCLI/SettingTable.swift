@@ -31,18 +31,6 @@ struct Setting: Sendable {
             case .json: "a JSON document"
             }
         }
-
-        /// The placeholder of its value in the help.
-        var placeholder: String {
-            switch self {
-            case .integer: "<n>"
-            case .number: "<number>"
-            case .text: "<text>"
-            case .list: "<value>"
-            case .bool: "<true|false>"
-            case .json: "<json>"
-            }
-        }
     }
 
     let member: String
@@ -100,14 +88,27 @@ struct SettingTable: Sendable {
     /// Whether the settings are also read from `CLOUDLET_<NAME>` variables (and the help says so).
     let readsEnvironment: Bool
 
-    /// One line per setting: flag, what it sets, its variable and its default.
+    /// Per setting, its flag, then what it sets, its variable and its default, indented and wrapped
+    /// to 78 columns (which `--help` keeps as they are).
     var help: String {
-        let width = entries.map { $0.flag.count + $0.kind.placeholder.count }.max() ?? 0
-        return entries.map { setting in
-            let flag = "--\(setting.flag) \(setting.kind.placeholder)"
+        entries.map { setting in
             let variable = readsEnvironment ? " (\(setting.variable))" : ""
-            return "  \(flag.padding(toLength: width + 4, withPad: " ", startingAt: 0))\(setting.help)\(variable). Default \(setting.defaultText)."
+            let text = "\(setting.help)\(variable). Default \(setting.defaultText)."
+            return "  --\(setting.flag) <\(setting.flag)>\n" + Self.wrap(text, indent: 8, width: 70)
         }.joined(separator: "\n")
+    }
+
+    /// `text` in lines of at most `width` characters where its words allow, each indented by `indent` spaces.
+    private static func wrap(_ text: String, indent: Int, width: Int) -> String {
+        var lines: [String] = [], line = ""
+        for word in text.split(separator: " ") {
+            if !line.isEmpty, line.count + 1 + word.count > width {
+                lines.append(line)
+                line = ""
+            }
+            line += (line.isEmpty ? "" : " ") + word
+        }
+        return (lines + [line]).map { String(repeating: " ", count: indent) + $0 }.joined(separator: "\n")
     }
 
     /// Throws a usage error for a flag that names no setting, a setting flag without its value, or

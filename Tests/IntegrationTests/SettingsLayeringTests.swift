@@ -86,7 +86,7 @@ import Testing
         #expect(try reader.integer(ServeSettings.workerMemoryMb) == 64)
         #expect(ServeConfigFile.serverMembers.contains("workerMemoryMb") && ServeConfigFile.serverMembers.contains("maxRequestsPerAddress"))
         let help = DocumentationCommandTests.Commands.helpMessage(for: ServeCommand<DocumentationCommandTests.NoHooks>.self, columns: 10_000)
-        #expect(help.contains("--worker-memory-mb <n>") && help.contains("(CLOUDLET_WORKER_MEMORY_MB). Default \(WorkerPoolConfiguration.defaultMemoryLimitMegabytes)."))
+        #expect(help.contains("--worker-memory-mb <worker-memory-mb>") && help.contains("(CLOUDLET_WORKER_MEMORY_MB). Default \(WorkerPoolConfiguration.defaultMemoryLimitMegabytes)."))
     }
 
     @Test func appsCreateAndUpdateTakeEverySettingOfTheTable() async throws {

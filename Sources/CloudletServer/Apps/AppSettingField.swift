@@ -1,4 +1,5 @@
 import Cloudlet
+import Foundation
 
 /// One app setting as a member of the settings document (the registry's, the admin API's, the config
 /// file's `apps` entries): its name, its help, what the command line writes for it, and how it is read
@@ -51,7 +52,9 @@ public struct AppSettingField: Sendable {
     /// rather than restated.
     public var defaultText: String {
         let value = write(AppSettings())
-        return value.stringValue ?? value.intValue.map(String.init) ?? value.boolValue.map(String.init) ?? JSONWriter.string(value)
+        // A document with a space after each member, so that help can wrap it.
+        let document = JSONWriter.string(value).replacingOccurrences(of: ",\"", with: ", \"")
+        return value.stringValue ?? value.intValue.map(String.init) ?? value.boolValue.map(String.init) ?? document
     }
 
     /// Sets the setting in `settings` to `value`, as the settings document writes it; throws 142
