@@ -66,16 +66,20 @@ enum AppSettingFlags {
         return result
     }
 
-    /// `text` as the settings document writes the value of `field`, or nil if it writes none; a
-    /// hooks path is made absolute.
-    private static func value(_ text: String, of field: AppSettingField) -> ParseValue? {
+    /// `text` as the settings document writes the value of `field`, or nil if it writes none or one
+    /// the field refuses; a hooks path is made absolute.
+    static func value(_ text: String, of field: AppSettingField) -> ParseValue? {
+        let value: ParseValue?
         switch field.kind {
-        case .integer: return Int(text).map { .number(Double($0)) }
-        case .bool: return text.isEmpty ? .bool(true) : Bool(text).map(ParseValue.bool)
-        case .json: return try? JSONParser.parse(text)
+        case .integer: value = Int(text).map { .number(Double($0)) }
+        case .bool: value = text.isEmpty ? .bool(true) : Bool(text).map(ParseValue.bool)
+        case .json: value = try? JSONParser.parse(text)
         case .choice, .text:
-            guard field.member == "hooks", text != AppSettings.selfExecutable else { return .string(text) }
-            return .string(URL(fileURLWithPath: text).standardizedFileURL.path)
+            let isPath = field.member == "hooks" && text != AppSettings.selfExecutable
+            value = .string(isPath ? URL(fileURLWithPath: text).standardizedFileURL.path : text)
         }
+        var trial = AppSettings()
+        guard let value, (try? field.apply(value, to: &trial)) != nil else { return nil }
+        return value
     }
 }

@@ -139,7 +139,6 @@ struct AppsCommand: AsyncParsableCommand {
 }
 
 extension AppKeyKind: ExpressibleByArgument {}
-extension HookIsolation: ExpressibleByArgument {}
 
 /// Runs `body`, printing a registry error's message (not its type) and exiting with status 1.
 func reportingErrors(_ body: () throws -> Void) throws {

@@ -31,3 +31,12 @@ extension ServeCommand {
         return configuration
     }
 }
+
+/// The quota `text` writes (`40/s,burst=80`, `600/min`, or `off` for nil), or nil if it writes none.
+private func quota(_ text: String) -> RateLimitQuota?? {
+    do {
+        return .some(try RateLimitPolicy.quota(text: text))
+    } catch {
+        return nil
+    }
+}

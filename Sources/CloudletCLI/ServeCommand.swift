@@ -47,15 +47,10 @@ struct ServeCommand<Hooks: HookModule>: AsyncParsableCommand {
         var configuration = try Self.configuration(settings)
         let descriptors = ProcessDescriptors.raiseLimitToHard()
         let registry = try AppRegistry(dataDirectory: configuration.dataDirectory)
-        let flags = StartingApps.ServeFlags(
-            isolation: try settings.read(ServeSettings.isolation) { HookIsolation(rawValue: $0) },
-            workerCount: try settings.optionalInteger(ServeSettings.workers) ?? ProcessInfo.processInfo.activeProcessorCount,
-            workerMemoryMegabytes: try settings.integer(ServeSettings.workerMemoryMb),
-            quota: try settings.read(ServeSettings.rateLimit, quota))
         let apps = try StartingApps(
             registry: registry, defaultApp: try settings.read(ServeSettings.appId) { $0 },
             clientKey: try settings.optional(ServeSettings.clientKey) { $0 }, masterKey: try settings.optional(ServeSettings.masterKey) { $0 },
-            serve: flags, otherApps: otherApps, file: file)
+            serve: ServeSettings.appValues(settings), otherApps: otherApps, file: file)
         let operatorKeyLine = try Self.resolveOperatorKey(
             settings.optional(ServeSettings.operatorKey) { $0 }, registry: registry, into: &configuration)
         let executable = Bundle.main.executablePath ?? CommandLine.arguments[0]
@@ -116,12 +111,4 @@ struct ServeCommand<Hooks: HookModule>: AsyncParsableCommand {
 /// `value` as a number of cores, if it is one: finite, 0 or more.
 private func cores(_ value: Double) -> Double? {
     value >= 0 && value.isFinite ? value : nil
-}
-/// The quota `text` writes (`40/s,burst=80`, `600/min`, or `off` for nil), or nil if it writes none.
-func quota(_ text: String) -> RateLimitQuota?? {
-    do {
-        return .some(try RateLimitPolicy.quota(text: text))
-    } catch {
-        return nil
-    }
 }

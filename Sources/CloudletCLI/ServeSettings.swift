@@ -1,3 +1,4 @@
+import Cloudlet
 import CloudletServer
 import Foundation
 
@@ -28,10 +29,6 @@ enum ServeSettings {
     static let logLevel = Setting(
         "logLevel", .text, "Log level: trace, debug, info, notice, warning, error, critical", default: "info")
     static let logFormat = Setting("logFormat", .text, "Log line format, logfmt or json", default: LogFormat.logfmt.rawValue)
-    static let isolation = Setting(field("isolation"))
-    static let workers = Setting(field("workers"), defaultText: "the number of cores")
-    static let workerMemoryMb = Setting(field("workerMemoryMb"))
-    static let rateLimit = Setting(field("rateLimits.rate"), member: "rateLimit")
     static let longHookCpu = Setting(
         "longHookCpu", .number,
         "CPU, in cores, each app's workers may take together while their hooks run past 25 ms, where cgroups can be used; 0 for no cap",
@@ -71,17 +68,45 @@ enum ServeSettings {
         "maxRequestsPerAddress", .text, "Pace of requests from one client address, as N/s,burst=M or off",
         default: RateLimitPolicy.text(of: connections.requestsPerAddress))
 
+    /// The app settings `serve` also takes (with their help and defaults from ``AppSettings/fields``):
+    /// each sets the app of `--app-id` at every start; those marked set each `--app` too.
+    static let appSettings: [(setting: Setting, field: AppSettingField, setsOtherApps: Bool)] = [
+        app("isolation", setsOtherApps: false),
+        app("workers", setsOtherApps: true, default: (String(ProcessInfo.processInfo.activeProcessorCount), "the number of cores")),
+        app("workerMemoryMb", setsOtherApps: true),
+        app("rateLimits.rate", member: "rateLimit", setsOtherApps: false),
+    ]
+
+    /// An app setting as `serve` read it.
+    struct AppValue {
+        let field: AppSettingField
+        let value: ParseValue
+        let setsOtherApps: Bool
+    }
+
+    /// The app settings `serve` was given, or their defaults.
+    static func appValues(_ settings: SettingsReader) throws -> [AppValue] {
+        try appSettings.map { setting, field, setsOtherApps in
+            AppValue(field: field, value: try settings.read(setting) { AppSettingFlags.value($0, of: field) }, setsOtherApps: setsOtherApps)
+        }
+    }
+
     /// Every setting of `serve`, in the order `--help` lists them.
     static let table = SettingTable(
         entries: [
             host, port, data, mountPath, appId, clientKey, masterKey, maxBodyBytes, maxResponseBytes, maxObjectBytes, durability, logLevel,
-            logFormat, isolation, workers, workerMemoryMb, longHookCpu, rateLimit, operatorKey, trustedProxies, publicUrl, hookLogRetention,
-            minFreeDiskMb, maxConnections, maxConnectionsPerAddress, idleTimeoutMs, headerTimeoutMs, minBodyRate, descriptorReserve,
-            maxRequestsPerAddress,
+            logFormat,
+        ] + appSettings.map(\.setting) + [
+            longHookCpu, operatorKey, trustedProxies, publicUrl, hookLogRetention, minFreeDiskMb, maxConnections, maxConnectionsPerAddress,
+            idleTimeoutMs, headerTimeoutMs, minBodyRate, descriptorReserve, maxRequestsPerAddress,
         ], readsEnvironment: true)
 
-    /// The app setting `member` of ``AppSettings/fields`` or ``AppSettings/shortcuts``.
-    private static func field(_ member: String) -> AppSettingField {
-        (AppSettings.fields + AppSettings.shortcuts).first { $0.member == member }!
+    /// The app setting `member` of ``AppSettings/fields`` or ``AppSettings/shortcuts`` as a setting of
+    /// `serve` named `member` (or `serveMember`), with the app's default unless `serve` has its own.
+    private static func app(
+        _ member: String, member serveMember: String? = nil, setsOtherApps: Bool, default serveDefault: (value: String, text: String)? = nil
+    ) -> (setting: Setting, field: AppSettingField, setsOtherApps: Bool) {
+        let field = (AppSettings.fields + AppSettings.shortcuts).first { $0.member == member }!
+        return (Setting(field, member: serveMember, default: serveDefault), field, setsOtherApps)
     }
 }

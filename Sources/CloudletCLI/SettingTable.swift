@@ -58,8 +58,8 @@ struct Setting: Sendable {
     }
 
     /// The app setting `field` (`workers`, `workerMemoryMb`), with its help and default from
-    /// ``AppSettings/fields``; `defaultText` says what `serve` uses instead of the app's default.
-    init(_ field: AppSettingField, member: String? = nil, defaultText: String? = nil) {
+    /// ``AppSettings/fields``, or the default the command uses instead (its value and how help says it).
+    init(_ field: AppSettingField, member: String? = nil, default commandDefault: (value: String, text: String)? = nil) {
         let kind: Kind =
             switch field.kind {
             case .integer(let range): .integer(range)
@@ -68,8 +68,8 @@ struct Setting: Sendable {
             case .json: .json
             }
         self.init(
-            member ?? field.member, flag: field.flag, kind, String(field.help.dropLast()),
-            default: defaultText == nil ? field.defaultText : nil, defaultText: defaultText)
+            member ?? field.member, flag: field.flag, kind, String(field.help.dropLast()), default: commandDefault?.value ?? field.defaultText,
+            defaultText: commandDefault?.text)
     }
 
     /// `CLOUDLET_WORKER_MEMORY_MB`.
@@ -112,21 +112,40 @@ struct SettingTable: Sendable {
     }
 
     /// Throws a usage error for a flag that names no setting, a setting flag without its value, or
-    /// a word that follows no flag.
+    /// a word that is no flag's value.
     func check(_ arguments: [String]) throws {
-        var expecting: Setting?, afterFlag = false
+        var expecting: Setting?, valuesLeft = 0
         for argument in arguments {
             guard argument.hasPrefix("--") else {
-                guard afterFlag else { throw ValidationError("Unexpected argument '\(argument)'") }
+                guard valuesLeft > 0 else { throw ValidationError("Unexpected argument '\(argument)'") }
+                valuesLeft -= 1
                 expecting = nil
                 continue
             }
             if let expecting { throw ValidationError("Missing value for '--\(expecting.flag)'") }
             let name = argument.split(separator: "=", maxSplits: 1)[0].dropFirst(2)
             guard let setting = entries.first(where: { $0.flag == name }) else { throw ValidationError("Unknown option '--\(name)'") }
-            afterFlag = !argument.contains("=")
-            expecting = afterFlag && setting.kind != .bool ? setting : nil
+            let inline = argument.contains("=")
+            valuesLeft = setting.kind == .list ? .max : inline ? 0 : 1
+            expecting = inline || setting.kind == .bool ? nil : setting
         }
         if let expecting { throw ValidationError("Missing value for '--\(expecting.flag)'") }
+    }
+
+    /// `arguments` (checked) with only the last of a repeated flag that takes one value, as
+    /// ArgumentParser reads a repeated option; a list's flags all stay.
+    func lastOccurrences(_ arguments: [String]) -> [String] {
+        var given: [(flag: Substring, words: [String])] = []
+        for argument in arguments {
+            if argument.hasPrefix("--") {
+                given.append((argument.split(separator: "=", maxSplits: 1)[0], [argument]))
+            } else if !given.isEmpty {
+                given[given.count - 1].words.append(argument)
+            }
+        }
+        let lists = Set(entries.filter { $0.kind == .list }.map { "--\($0.flag)" })
+        return given.indices.filter { index in
+            lists.contains(String(given[index].flag)) || !given[(index + 1)...].contains { $0.flag == given[index].flag }
+        }.flatMap { given[$0].words }
     }
 }

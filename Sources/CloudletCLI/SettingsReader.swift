@@ -17,7 +17,7 @@ struct SettingsReader {
     init(_ settings: SettingTable, arguments: [String], environment: [String: String] = [:], file: ServeConfigFile? = nil) {
         let flagNames = Dictionary(uniqueKeysWithValues: settings.entries.map { ($0.member, $0.flag) })
         // The provider skips the first argument, as it does a program's name.
-        flags = CommandLineArgumentsProvider(arguments: ["settings"] + arguments)
+        flags = CommandLineArgumentsProvider(arguments: ["settings"] + settings.lastOccurrences(arguments))
         var fileValues: [AbsoluteConfigKey: ConfigValue] = [:]
         for entry in settings.entries {
             guard let text = file?.text(of: entry.member) else { continue }

@@ -43,6 +43,8 @@ import Testing
         let fromFlags = try Self.read(SettingsReader(Self.table, arguments: flags, environment: environment, file: file))
         #expect(fromFlags == (7, .milliseconds(700), true, "from-flag"))
         // One setting from each source at once.
+        // A repeated flag: the last one, as ArgumentParser reads a repeated option.
+        #expect(try SettingsReader(Self.table, arguments: ["--retry-count", "2", "--retry-count=4"]).integer(Self.count) == 4)
         let mixed = SettingsReader(Self.table, arguments: ["--retry-count", "8"], environment: ["CLOUDLET_PAUSE_MS": "900"], file: file)
         #expect(try Self.read(mixed) == (8, .milliseconds(900), true, "from-file"))
     }
@@ -67,6 +69,7 @@ import Testing
         for (arguments, problem) in [
             (["--retry-count"], "Missing value for '--retry-count'"), (["--retries", "2"], "Unknown option '--retries'"),
             (["stray"], "Unexpected argument 'stray'"), (["--pause-ms", "--retry-count", "2"], "Missing value for '--pause-ms'"),
+            (["--retry-count", "2", "3"], "Unexpected argument '3'"), (["--retry-count=2", "3"], "Unexpected argument '3'"),
         ] {
             let error = try #require(throws: ValidationError.self) { try Self.table.check(arguments) }
             #expect(error.message == problem)
@@ -83,7 +86,9 @@ import Testing
         #expect(configuration.connections.idleTimeout == .seconds(6))
         #expect(configuration.host == ServerConfiguration().host)
         #expect(configuration.trustedProxies.clientAddress(peer: "10.0.0.2", forwardedFor: ["203.0.113.9"]) == "203.0.113.9")
-        #expect(try reader.integer(ServeSettings.workerMemoryMb) == 64)
+        let appValues = try ServeSettings.appValues(reader)
+        #expect(appValues.first { $0.field.member == "workerMemoryMb" }?.value == 64)
+        #expect(appValues.first { $0.field.member == "workers" }?.value == .number(Double(ProcessInfo.processInfo.activeProcessorCount)))
         #expect(ServeConfigFile.serverMembers.contains("workerMemoryMb") && ServeConfigFile.serverMembers.contains("maxRequestsPerAddress"))
         let help = DocumentationCommandTests.Commands.helpMessage(for: ServeCommand<DocumentationCommandTests.NoHooks>.self, columns: 10_000)
         #expect(help.contains("--worker-memory-mb <worker-memory-mb>") && help.contains("(CLOUDLET_WORKER_MEMORY_MB). Default \(WorkerPoolConfiguration.defaultMemoryLimitMegabytes)."))
@@ -112,9 +117,15 @@ import Testing
         #expect(settings.workerMemoryMegabytes == 0 && settings.workerCount == 3 && settings.isolation == .inProcess)
         #expect(settings.files.maximumTotalBytes == 4096 && settings.files.requireSession)
 
-        // Printed as `error: workers must be an integer from 1 to 64`, with exit status 1.
-        await #expect(throws: ExitCode.failure) { try await run(["apps", "update", "shop", "--workers", "65"]) }
-        await #expect(throws: ValidationError.self) { try await run(["apps", "update", "shop", "--workers", "many"]) }
+        for (flag, value, message) in [
+            ("--workers", "65", "a whole number from 1 to 64"), ("--workers", "many", "a whole number from 1 to 64"),
+            ("--isolation", "elsewhere", "see --help"), ("--push", "{", "a JSON document"),
+        ] {
+            let error = await #expect(throws: ValidationError.self) { try await run(["apps", "update", "shop", flag, value]) }
+            #expect(error?.message == "\(flag) has an invalid value: \(value) (\(message))")
+        }
+        // What only the registry can check is printed as `error: hooks: /no/such/hooks does not exist`, with status 1.
+        await #expect(throws: ExitCode.failure) { try await run(["apps", "update", "shop", "--hooks", "/no/such/hooks"]) }
         #expect(throws: (any Error).self) { try DocumentationCommandTests.Commands.parseAsRoot(["apps", "update", "shop", "--wrokers", "2"]) }
         #expect(try registry.app("shop")?.settings == settings)
     }
