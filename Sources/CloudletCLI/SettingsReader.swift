@@ -10,7 +10,7 @@ import Synchronization
 /// (`--workers`, `CLOUDLET_WORKERS`, `config file member workers`).
 struct SettingsReader {
     private let reader: ConfigReader
-    private let sources: Sources
+    private let sources: SourceRecorder
     private let flags: CommandLineArgumentsProvider
 
     /// Reads `settings` from `arguments` (flags only), then `environment`, then `file`'s members.
@@ -23,12 +23,12 @@ struct SettingsReader {
             guard let text = file?.text(of: entry.member) else { continue }
             fileValues[AbsoluteConfigKey([entry.member])] = ConfigValue(.stringArray([text]), isSecret: entry.isSecret)
         }
-        sources = Sources()
+        sources = SourceRecorder()
         reader = ConfigReader(
             providers: [
                 flags.mapKeys { key in AbsoluteConfigKey([flagNames[key.components.joined(separator: ".")] ?? key.description]) },
                 EnvironmentVariablesProvider(environmentVariables: environment).prefixKeys(with: ConfigKey(["cloudlet"])),
-                InMemoryProvider(name: Source.fileProviderName, values: fileValues),
+                InMemoryProvider(name: SettingSource.fileProviderName, values: fileValues),
             ], accessReporter: sources)
     }
 
@@ -82,7 +82,7 @@ struct SettingsReader {
 }
 
 /// Where a setting's value came from.
-enum Source {
+enum SettingSource {
     case flag, variable, file
 
     static let fileProviderName = "config file"
@@ -98,18 +98,18 @@ enum Source {
 }
 
 /// Keeps, from swift-configuration's access events, which source answered each setting last.
-private final class Sources: AccessReporter {
-    private let answered = Mutex<[String: Source]>([:])
+private final class SourceRecorder: AccessReporter {
+    private let answered = Mutex<[String: SettingSource]>([:])
 
     func report(_ event: AccessEvent) {
         guard let answer = event.providerResults.last(where: { (try? $0.result.get().value) != nil }) else { return }
-        let source: Source =
+        let source: SettingSource =
             answer.providerName.contains("CommandLineArguments") ? .flag : answer.providerName.contains("EnvironmentVariables") ? .variable : .file
         let member = event.metadata.key.components.last ?? ""
         answered.withLock { $0[member] = source }
     }
 
-    func source(of member: String) -> Source? {
+    func source(of member: String) -> SettingSource? {
         answered.withLock { $0[member] }
     }
 }

@@ -8,6 +8,7 @@ import Cloudlet
 /// let settings = try JSONDecoder().decode(AppSettings.self, from: Data(#"{"workers": 2}"#.utf8))
 /// ```
 extension AppSettings: Codable {
+    /// Reads the settings document; throws 142 naming a member whose value is out of bounds.
     public init(from decoder: any Decoder) throws {
         guard let members = try JSONDocument(from: decoder).value.objectValue else {
             throw DecodingError.typeMismatch(
@@ -16,6 +17,7 @@ extension AppSettings: Codable {
         self = try AppSettings().reading(members)
     }
 
+    /// Writes the settings document, every member of ``AppSettings/fields``.
     public func encode(to encoder: any Encoder) throws {
         try JSONDocument(value: .object(json)).encode(to: encoder)
     }
