@@ -44,49 +44,42 @@ extension AppsCommand {
     }
 }
 
-/// The app settings `cloudlet apps create|update` take; each, when given, replaces the setting.
-struct AppSettingsOptions: ParsableArguments {
-    @Option(help: "The hooks executable (built with CloudletCommand), or self for this binary's own hooks.") var hooks: String?
-    @Option(help: "Where hooks run: process or in-process (self only).") var isolation: HookIsolation?
-    @Option(help: "Worker processes of the app.") var workers: Int?
-    @Option(help: "Memory limit of each worker in MiB, 0 for none.") var workerMemoryMb: Int?
-    @Option(help: "The longest time limit a hook of the app may have, in milliseconds.") var maxHookTimeLimitMs: Int?
-    @Option(help: "The app's request quota: 40/s,burst=80, 600/min or off.") var rateLimit: String?
-    @Option(help: "The app's whole rate-limit policy as JSON: {\"rate\": …, \"rules\": […], …}.") var rateLimits: String?
-    @Option(
-        help: """
-            The app's push providers as JSON: {"apns": {"keyFile", "keyId", "teamId", "topic", "environment"}, \
-            "fcm": {"serviceAccountFile"}, "webhook": {"url"}, "log": true, "caFile"}; key files by absolute path.
-            """) var push: String?
-    @Option(help: "The largest file one upload may store, in bytes. Default 20971520 (20 MiB).") var maxUploadBytes: Int?
-    @Option(help: "Whether uploads need a session (or the master key): true or false. Default false.") var filesNeedSession: Bool?
-    @Option(help: "The most bytes the app's files may take together, or none. Default none (only the host's free-disk floor).")
-    var maxTotalFileBytes: String?
+/// The app settings `cloudlet apps create|update` take: one flag per entry of ``AppSettings/fields``
+/// and ``AppSettings/shortcuts``, with their help; each, when given, replaces the setting.
+enum AppSettingFlags {
+    static let fields = AppSettings.fields + AppSettings.shortcuts
+    static let table = SettingTable(entries: fields.map { Setting($0) }, readsEnvironment: false)
 
-    /// `settings` with the options given applied, checked as the admin API checks them.
-    func applied(to settings: AppSettings) throws -> AppSettings {
-        var members: [String: ParseValue] = [:]
-        if let hooks {
-            let path = hooks == AppSettings.selfExecutable ? hooks : URL(fileURLWithPath: hooks).standardizedFileURL.path
-            members["hooks"] = .string(path)
+    /// The help of the flags, for the commands' discussion.
+    static var help: String { "Settings (the admin API's members of the same name in camelCase):\n\n" + table.help }
+
+    /// `settings` with the flags among `arguments` applied, checked as the admin API checks them.
+    static func applied(_ arguments: [String], to settings: AppSettings) throws -> AppSettings {
+        let reader = SettingsReader(table, arguments: arguments)
+        var members: [String: ParseValue] = [:], shortcuts: [(AppSettingField, ParseValue)] = []
+        for (field, setting) in zip(fields, table.entries) where reader.text(setting) != nil {
+            guard let value = try reader.optional(setting, { value($0, of: field) }) else { continue }
+            if AppSettings.memberNames.contains(field.member) { members[field.member] = value } else { shortcuts.append((field, value)) }
         }
-        if let isolation { members["isolation"] = .string(isolation.rawValue) }
-        if let workers { members["workers"] = .number(Double(workers)) }
-        if let workerMemoryMb { members["workerMemoryMb"] = .number(Double(workerMemoryMb)) }
-        if let maxHookTimeLimitMs { members["maxHookTimeLimitMs"] = .number(Double(maxHookTimeLimitMs)) }
-        if let rateLimits { members["rateLimits"] = try JSONParser.parse(rateLimits) }
-        if let push { members["push"] = try JSONParser.parse(push) }
-        var files: [String: ParseValue] = [:]
-        if let maxUploadBytes { files["maxUploadBytes"] = .number(Double(maxUploadBytes)) }
-        if let filesNeedSession { files["requireSession"] = .bool(filesNeedSession) }
-        if let maxTotalFileBytes {
-            // Anything but a count or `none` reaches the settings as text, which they refuse, naming the member.
-            let count = Int64(maxTotalFileBytes).map { ParseValue.number(Double($0)) }
-            files["maxTotalBytes"] = maxTotalFileBytes == "none" ? .null : count ?? .string(maxTotalFileBytes)
-        }
-        if !files.isEmpty { members["files"] = .object(files) }
         var result = try settings.applying(members)
-        if let rateLimit { result.rateLimits.quota = try RateLimitPolicy.quota(text: rateLimit) }
+        for (field, value) in shortcuts { try field.apply(value, to: &result) }
         return result
+    }
+
+    /// `text` as the settings document writes the value of `field`, or nil if it writes none or one
+    /// the field refuses; a hooks path is made absolute.
+    static func value(_ text: String, of field: AppSettingField) -> ParseValue? {
+        let value: ParseValue?
+        switch field.kind {
+        case .integer: value = Int(text).map { .number(Double($0)) }
+        case .bool: value = text.isEmpty ? .bool(true) : Bool(text).map(ParseValue.bool)
+        case .json: value = try? JSONParser.parse(text)
+        case .choice, .text:
+            let isPath = field.member == "hooks" && text != AppSettings.selfExecutable
+            value = .string(isPath ? URL(fileURLWithPath: text).standardizedFileURL.path : text)
+        }
+        var trial = AppSettings()
+        guard let value, (try? field.apply(value, to: &trial)) != nil else { return nil }
+        return value
     }
 }

@@ -24,20 +24,25 @@ struct AppsCommand: AsyncParsableCommand {
 
     struct Create: AsyncParsableCommand {
         static var configuration: CommandConfiguration {
-            CommandConfiguration(abstract: "Create an app; prints its keys (the master key only this once).")
+            CommandConfiguration(abstract: "Create an app; prints its keys (the master key only this once).", discussion: AppSettingFlags.help)
         }
 
         @Argument(help: "The app id: 1 to 64 letters, digits, - and _, starting with a letter or a digit; unique regardless of case.")
         var id: String
-        @OptionGroup var settings: AppSettingsOptions
         @Option(help: "A fixed client key. Default: random.") var clientKey: String?
         @Option(help: "A fixed master key. Default: random.") var masterKey: String?
         @OptionGroup var options: DataOptions
+        /// The settings' flags (``AppSettingFlags``).
+        @Argument(parsing: .allUnrecognized, help: .hidden) var settings: [String] = []
+
+        func validate() throws {
+            try AppSettingFlags.table.check(settings)
+        }
 
         func run() async throws {
             try reportingErrors {
                 let created = try options.registry().create(
-                    id, settings: try settings.applied(to: AppSettings()), clientKey: clientKey, masterKey: masterKey)
+                    id, settings: try AppSettingFlags.applied(settings, to: AppSettings()), clientKey: clientKey, masterKey: masterKey)
                 if options.json {
                     var members = created.record.json.objectValue ?? [:]
                     members["clientKey"] = .string(created.clientKey)
@@ -65,7 +70,7 @@ struct AppsCommand: AsyncParsableCommand {
                 if options.json { return print(JSONWriter.string(.array(records.map(\.json)))) }
                 for record in records {
                     let settings = record.settings.json
-                    let columns = ["hooks", "isolation", "workers", "workerMemoryMb", "maxHookTimeLimitMs"].map { name in
+                    let columns = AppSettings.fields.filter { $0.kind != .json }.map(\.member).map { name in
                         settings[name].map { $0.stringValue ?? $0.intValue.map(String.init) ?? "" } ?? ""
                     }
                     print(([record.id] + columns + [RateLimitPolicy.text(of: record.settings.rateLimits.quota)]).joined(separator: "\t"))
@@ -96,16 +101,21 @@ struct AppsCommand: AsyncParsableCommand {
 
     struct Update: AsyncParsableCommand {
         static var configuration: CommandConfiguration {
-            CommandConfiguration(abstract: "Change an app's settings; those not given stay as they are.")
+            CommandConfiguration(abstract: "Change an app's settings; those not given stay as they are.", discussion: AppSettingFlags.help)
         }
 
         @Argument(help: "The app id.") var id: String
-        @OptionGroup var settings: AppSettingsOptions
         @OptionGroup var options: DataOptions
+        /// The settings' flags (``AppSettingFlags``).
+        @Argument(parsing: .allUnrecognized, help: .hidden) var settings: [String] = []
+
+        func validate() throws {
+            try AppSettingFlags.table.check(settings)
+        }
 
         func run() async throws {
             try reportingErrors {
-                let record = try options.registry().update(id) { $0 = try settings.applied(to: $0) }
+                let record = try options.registry().update(id) { $0 = try AppSettingFlags.applied(settings, to: $0) }
                 print(options.json ? JSONWriter.string(record.json) : "updated app \"\(id)\"")
             }
         }
@@ -129,7 +139,6 @@ struct AppsCommand: AsyncParsableCommand {
 }
 
 extension AppKeyKind: ExpressibleByArgument {}
-extension HookIsolation: ExpressibleByArgument {}
 
 /// Runs `body`, printing a registry error's message (not its type) and exiting with status 1.
 func reportingErrors(_ body: () throws -> Void) throws {

@@ -17,41 +17,27 @@ struct HostedExecutable: ExpressibleByArgument {
     }
 }
 
-/// What `serve` tells the registry at start: the default app (this binary's hooks, with the worker
-/// settings and quota of the flags), each `--app`, and each app of the config file.
+/// What `serve` tells the registry at start: the default app (this binary's hooks, with the app
+/// settings `serve` takes), each `--app` (with the worker ones), and each app of the config file.
 struct StartingApps {
     /// The apps made sure to exist, in the order they were first named; `masterKey` is set for those
     /// whose master key was made or given now (it is printed once).
     private(set) var ensured: [AppRegistry.EnsuredApp] = []
 
-    /// `settings` (what `serve` says about the default app and `--app` apps) over the registry's.
-    struct ServeFlags {
-        var isolation: HookIsolation
-        var workerCount: Int
-        var workerMemoryMegabytes: Int
-        var quota: RateLimitQuota?
-    }
-
     init(
-        registry: AppRegistry, defaultApp: String, clientKey: String?, masterKey: String?, serve: ServeFlags,
+        registry: AppRegistry, defaultApp: String, clientKey: String?, masterKey: String?, serve: [ServeSettings.AppValue],
         otherApps: [HostedExecutable], file: ServeConfigFile?
     ) throws {
         func stored(_ id: String) throws -> AppSettings { try registry.app(id)?.settings ?? AppSettings() }
-        func workers(_ settings: inout AppSettings) {
-            settings.workerCount = serve.workerCount
-            settings.workerMemoryMegabytes = serve.workerMemoryMegabytes
-        }
         var main = try stored(defaultApp)
         main.hooksExecutable = AppSettings.selfExecutable
-        main.isolation = serve.isolation
-        main.rateLimits.quota = serve.quota
-        workers(&main)
+        for given in serve { try given.field.apply(given.value, to: &main) }
         add(try registry.ensure(defaultApp, settings: main, clientKey: clientKey, masterKey: masterKey))
         for other in otherApps {
             var settings = try stored(other.appId)
             settings.hooksExecutable = other.executablePath
             settings.isolation = .process
-            workers(&settings)
+            for given in serve where given.setsOtherApps { try given.field.apply(given.value, to: &settings) }
             add(try registry.ensure(other.appId, settings: settings))
         }
         for app in file?.apps ?? [] {

@@ -3,8 +3,8 @@ import Cloudlet
 import CloudletServer
 import Foundation
 
-/// `serve --config cloudlet.json`: the server's settings (one member per `serve` flag, named as the
-/// flag in camelCase) and an `apps` array of apps to make sure exist in the registry at start.
+/// `serve --config cloudlet.json`: the server's settings (one member per setting of ``ServeSettings``,
+/// named as its flag in camelCase) and an `apps` array of apps to make sure exist in the registry at start.
 /// A member the file does not know is an error naming it.
 ///
 /// ```json
@@ -13,11 +13,7 @@ import Foundation
 /// ```
 struct ServeConfigFile {
     /// The server members the file may have.
-    static let serverMembers = Set<String>([
-        "host", "port", "data", "mountPath", "appId", "clientKey", "masterKey", "maxBodyBytes", "maxResponseBytes",
-        "maxObjectBytes", "durability", "logLevel", "logFormat", "hookLogRetention", "minFreeDiskMb",
-        "isolation", "workers", "workerMemoryMb", "longHookCpu", "trustedProxies", "rateLimit", "operatorKey", "publicUrl", "apps",
-    ]).union(ConnectionOptions.members)
+    static let serverMembers = Set(ServeSettings.table.entries.map(\.member))
 
     /// One entry of `apps`.
     struct App {
@@ -43,7 +39,8 @@ struct ServeConfigFile {
         try self.init(json: data, folder: url.deletingLastPathComponent())
     }
 
-    init(json data: Data, folder: URL) throws {
+    /// Reads `data`, whose members may be those of `known` and `apps`.
+    init(json data: Data, folder: URL, members known: Set<String> = serverMembers) throws {
         let parsed: ParseValue
         do {
             parsed = try JSONParser.parse(data)
@@ -51,7 +48,7 @@ struct ServeConfigFile {
             throw ValidationError("the config file is not valid JSON: \(failure.reason) at byte \(failure.offset)")
         }
         guard let members = parsed.objectValue else { throw ValidationError("the config file must be a JSON object") }
-        if let unknown = members.keys.sorted().first(where: { !Self.serverMembers.contains($0) }) {
+        if let unknown = members.keys.sorted().first(where: { !known.contains($0) && $0 != "apps" }) {
             throw ValidationError("the config file has an unknown member: \(unknown)")
         }
         self.members = members
@@ -65,6 +62,7 @@ struct ServeConfigFile {
     func text(of member: String) -> String? {
         switch members[member] {
         case .string(let text): text
+        case .bool(let flag): String(flag)
         case .number(let number): number.rounded() == number ? String(Int(number)) : String(number)
         case .array(let items): items.compactMap(\.stringValue).joined(separator: ",")
         default: nil

@@ -42,9 +42,8 @@ struct AppIdRuleTests {
                 for id in ["Shop", "_old"] {
                     try db.execute(
                         sql: """
-                            INSERT INTO apps (id, hooks_executable, isolation, workers, worker_memory_mb, max_hook_time_limit_ms,
-                            rate_limits, created_at, updated_at) SELECT ?, hooks_executable, isolation, workers, worker_memory_mb,
-                            max_hook_time_limit_ms, rate_limits, created_at, updated_at FROM apps WHERE id = 'shop'
+                            INSERT INTO apps (id, settings, created_at, updated_at)
+                            SELECT ?, settings, created_at, updated_at FROM apps WHERE id = 'shop'
                             """, arguments: [id])
                 }
             }

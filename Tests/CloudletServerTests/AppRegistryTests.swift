@@ -16,7 +16,7 @@ struct AppRegistryTests {
     @Test("create, list, show, update and delete; settings survive a reopen")
     func crud() throws {
         try Self.withRegistry { registry, folder in
-            let created = try registry.create("shop", settings: AppSettings(workerCount: 2, maximumHookTimeLimit: .seconds(20)))
+            let created = try registry.create("shop", settings: AppSettings().applying(["workers": 2, "maxHookTimeLimitMs": 20_000]))
             _ = try registry.create("blog")
             #expect(try registry.list().map(\.id) == ["blog", "shop"])
             #expect(created.record.acceptedKeys.acceptsClientKey(created.clientKey))
@@ -81,12 +81,12 @@ struct AppRegistryTests {
             HookRegistry.Summary(kind: .function, name: "report", timeLimit: .seconds(30)),
             HookRegistry.Summary(kind: .beforeSave, name: "Posts", timeLimit: .seconds(3)),
         ]
-        let manifest = AppManifest(appId: "shop", settings: AppSettings(maximumHookTimeLimit: .seconds(10)), hooks: hooks)
+        let manifest = AppManifest(appId: "shop", settings: try AppSettings().applying(["maxHookTimeLimitMs": 10_000]), hooks: hooks)
         #expect(manifest.text.contains("beforeSave   Posts"))
         #expect(manifest.text.contains("rate 40/s,burst=80"))
         let error = try #require(throws: ParseError.self) { try manifest.checkTimeLimits() }
         #expect(error.message.contains("function hook report has a time limit of 30.0 seconds, over the app's cap of 10.0 seconds"))
-        try AppManifest(appId: "shop", settings: AppSettings(maximumHookTimeLimit: .seconds(30)), hooks: hooks).checkTimeLimits()
+        try AppManifest(appId: "shop", settings: AppSettings().applying(["maxHookTimeLimitMs": 30_000]), hooks: hooks).checkTimeLimits()
     }
 
     @Test("a host database from before the registry keeps its apps and keys, the master key now hashed")

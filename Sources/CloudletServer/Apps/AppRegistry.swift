@@ -8,7 +8,9 @@ import GRDB
 ///
 /// ```swift
 /// let registry = try AppRegistry(dataDirectory: "./data")
-/// let created = try registry.create("shop", settings: AppSettings(workerCount: 2))
+/// var settings = AppSettings()
+/// settings.workerCount = 2
+/// let created = try registry.create("shop", settings: settings)
 /// print(created.masterKey) // shown this once; the registry keeps only its hash
 /// ```
 public final class AppRegistry: Sendable {
@@ -79,11 +81,7 @@ public final class AppRegistry: Sendable {
             guard var settings = try Self.fetchApp(id, db)?.settings else { throw Self.notFound(id) }
             try change(&settings)
             try db.execute(
-                sql: """
-                    UPDATE apps SET hooks_executable = ?, isolation = ?, workers = ?, worker_memory_mb = ?,
-                    max_hook_time_limit_ms = ?, rate_limits = ?, push = ?, job_schedules = ?, files = ?, updated_at = ? WHERE id = ?
-                    """,
-                arguments: Self.settingsArguments(settings) + [HostDatabase.now(), id])
+                sql: "UPDATE apps SET settings = ?, updated_at = ? WHERE id = ?", arguments: [Self.document(settings), HostDatabase.now(), id])
             return try Self.fetchApp(id, db)!
         }
     }
@@ -121,24 +119,15 @@ public final class AppRegistry: Sendable {
     }
 
     private static func record(_ row: Row, keys: [(app: String, key: StoredAppKey)]) throws -> AppRecord {
-        let settings = AppSettings(
-            hooksExecutable: row["hooks_executable"], isolation: HookIsolation(rawValue: row["isolation"]) ?? .process,
-            workerCount: row["workers"], workerMemoryMegabytes: row["worker_memory_mb"],
-            maximumHookTimeLimit: .milliseconds(row["max_hook_time_limit_ms"] as Int64),
-            rateLimits: try RateLimitPolicy(json: JSONParser.parse(row["rate_limits"] as String)),
-            push: try (row["push"] as String?).map { try PushSettings(json: JSONParser.parse($0)) } ?? PushSettings(),
-            jobSchedules: try (row["job_schedules"] as String?).map { try AppSettings.jobSchedules(JSONParser.parse($0)) } ?? [:],
-            files: try (row["files"] as String?).map { try FileSettings().applying(JSONParser.parse($0)) } ?? FileSettings())
-        return AppRecord(id: row["id"], settings: settings, keys: keys.map(\.key), createdAt: row["created_at"], updatedAt: row["updated_at"])
+        let document = try JSONParser.parse(row["settings"] as String).objectValue ?? [:]
+        return AppRecord(
+            id: row["id"], settings: try AppSettings().reading(document), keys: keys.map(\.key), createdAt: row["created_at"],
+            updatedAt: row["updated_at"])
     }
 
     static func insertApp(_ id: String, settings: AppSettings, at now: String, _ db: Database) throws {
         try db.execute(
-            sql: """
-                INSERT INTO apps (hooks_executable, isolation, workers, worker_memory_mb, max_hook_time_limit_ms, rate_limits,
-                push, job_schedules, files, created_at, updated_at, id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """,
-            arguments: settingsArguments(settings) + [now, now, id])
+            sql: "INSERT INTO apps (settings, created_at, updated_at, id) VALUES (?, ?, ?, ?)", arguments: [document(settings), now, now, id])
     }
 
     static func insertKey(_ id: String, _ kind: AppKeyKind, value: String, at now: String, _ db: Database) throws {
@@ -147,12 +136,8 @@ public final class AppRegistry: Sendable {
             arguments: [id, kind.rawValue, value, now])
     }
 
-    private static func settingsArguments(_ settings: AppSettings) -> StatementArguments {
-        [
-            settings.hooksExecutable, settings.isolation.rawValue, settings.workerCount, settings.workerMemoryMegabytes,
-            settings.maximumHookTimeLimit.wholeMilliseconds, JSONWriter.string(settings.rateLimits.json),
-            JSONWriter.string(settings.push.json), JSONWriter.string(AppSettings.jobSchedulesJSON(settings.jobSchedules)),
-            JSONWriter.string(settings.files.json),
-        ]
+    /// The settings as the registry keeps them: one JSON document.
+    private static func document(_ settings: AppSettings) -> String {
+        JSONWriter.string(.object(settings.json))
     }
 }

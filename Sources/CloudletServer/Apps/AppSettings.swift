@@ -12,104 +12,134 @@ public enum HookIsolation: String, Sendable, Hashable, CaseIterable {
 
 /// What the operator sets for one app in the registry: where its hooks run, how many workers they
 /// get, the cap on its hooks' time limits, its rate limits, its push providers, its job schedules and
-/// its file options. Every member has a default.
+/// its file options. Each member's default is written here once; ``fields`` names each setting as
+/// the settings document, the admin API, the config file and the command line write it.
+///
+/// Adding a setting is its member here and its entry in ``fields``: the registry keeps it in the
+/// settings document (an app stored before it existed reads its default), and `cloudlet apps
+/// create|update`, the admin API and the config file's `apps` take it by its name.
 public struct AppSettings: Sendable, Hashable {
     /// ``hooksExecutable`` naming the serving binary itself (whose hooks are built in).
     public static let selfExecutable = "self"
 
     /// The executable whose hooks the app runs (built with `CloudletCommand`), or ``selfExecutable``.
-    /// Default ``selfExecutable``.
-    public var hooksExecutable: String
-    /// Where the hooks run. Default ``HookIsolation/process``.
-    public var isolation: HookIsolation
-    /// Worker processes of the app (process isolation). Default 1.
-    public var workerCount: Int
-    /// Largest data segment of one worker in MiB, 0 for no limit. Default
-    /// ``WorkerPoolConfiguration/defaultMemoryLimitMegabytes``.
-    public var workerMemoryMegabytes: Int
-    /// The longest time limit one of the app's hooks may declare; an app with a hook over it is
-    /// refused. Default 60 s.
-    public var maximumHookTimeLimit: Duration
-    /// The app's rate limits. Default ``RateLimitPolicy/init(quota:rules:maximumConcurrentHooks:maximumQueuedHooks:)``
-    /// (40 requests/s, burst 80).
-    public var rateLimits: RateLimitPolicy
-    /// Where the app's push notifications go. Default: the log provider for every device type.
-    public var push: PushSettings
-    /// The app's upload limit and whether uploads need a session. Default 20 MiB, no session needed.
-    public var files: FileSettings
-    /// When the app's jobs run by themselves, by job name. Default none.
-    public var jobSchedules: [String: CronSchedule]
+    public var hooksExecutable = AppSettings.selfExecutable
+    /// Where the hooks run.
+    public var isolation = HookIsolation.process
+    /// Worker processes of the app (process isolation).
+    public var workerCount = 1
+    /// Largest data segment of one worker in MiB, 0 for no limit.
+    public var workerMemoryMegabytes = WorkerPoolConfiguration.defaultMemoryLimitMegabytes
+    /// The longest time limit one of the app's hooks may declare; an app with a hook over it is refused.
+    public var maximumHookTimeLimit = Duration.seconds(60)
+    /// The app's rate limits (40 requests/s, burst 80, by default).
+    public var rateLimits = RateLimitPolicy()
+    /// Where the app's push notifications go: the log provider for every device type, by default.
+    public var push = PushSettings()
+    /// The app's upload limit and whether uploads need a session: 20 MiB, no session needed, by default.
+    public var files = FileSettings()
+    /// When the app's jobs run by themselves, by job name. None by default.
+    public var jobSchedules: [String: CronSchedule] = [:]
 
-    public init(
-        hooksExecutable: String = AppSettings.selfExecutable, isolation: HookIsolation = .process, workerCount: Int = 1,
-        workerMemoryMegabytes: Int = WorkerPoolConfiguration.defaultMemoryLimitMegabytes, maximumHookTimeLimit: Duration = .seconds(60), rateLimits: RateLimitPolicy = RateLimitPolicy(),
-        push: PushSettings = PushSettings(), jobSchedules: [String: CronSchedule] = [:], files: FileSettings = FileSettings()
-    ) {
-        self.hooksExecutable = hooksExecutable
-        self.isolation = isolation
-        self.workerCount = workerCount
-        self.workerMemoryMegabytes = workerMemoryMegabytes
-        self.maximumHookTimeLimit = maximumHookTimeLimit
-        self.rateLimits = rateLimits
-        self.push = push
-        self.jobSchedules = jobSchedules
-        self.files = files
+    /// The default settings.
+    public init() {}
+
+    /// The settings, one entry per member of the settings document.
+    public static let fields: [AppSettingField] = [
+        AppSettingField(
+            "hooks", kind: .text, help: "The hooks executable (built with CloudletCommand), or self for this binary's own hooks.",
+            read: { settings, value in
+                guard let path = value.stringValue, !path.isEmpty, path.utf8.count <= 1024 else {
+                    throw invalid("hooks must be \"self\" or the path of an executable")
+                }
+                settings.hooksExecutable = path
+            }, write: { .string($0.hooksExecutable) }),
+        .choice("isolation", \.isolation, help: "Where hooks run: process, or in-process (self only)."),
+        .integer("workers", \.workerCount, in: 1...64, help: "Worker processes of the app."),
+        .integer("workerMemoryMb", \.workerMemoryMegabytes, in: 0...65_536, help: "Memory limit of each worker in MiB, 0 for none."),
+        .milliseconds(
+            "maxHookTimeLimitMs", \.maximumHookTimeLimit, in: 1...3_600_000, help: "The longest time limit a hook of the app may have, in milliseconds."),
+        .document(
+            "rateLimits", help: "The app's whole rate-limit policy as JSON: {\"rate\": …, \"rules\": […], …}.",
+            read: { settings, value in
+                do {
+                    settings.rateLimits = try RateLimitPolicy(json: value)
+                } catch let error as ParseError {
+                    throw invalid(error.message)
+                }
+            }, write: { $0.rateLimits.json }),
+        .document(
+            "push",
+            help: """
+                The app's push providers as JSON: {"apns": {"keyFile", "keyId", "teamId", "topic", "environment"}, \
+                "fcm": {"serviceAccountFile"}, "webhook": {"url"}, "log": true, "caFile"}; key files by absolute path.
+                """,
+            read: { settings, value in settings.push = try PushSettings(json: value) }, write: { $0.push.json }),
+        .document(
+            "jobSchedules", help: "When the app's jobs run by themselves, as JSON: {\"<job>\": \"<cron expression>\"}.",
+            read: { settings, value in settings.jobSchedules = try jobSchedules(value) }, write: { jobSchedulesJSON($0.jobSchedules) }),
+        .document(
+            "files", help: "The app's file options as JSON: {\"maxUploadBytes\", \"requireSession\", \"maxTotalBytes\"}.",
+            read: { settings, value in settings.files = try settings.files.applying(value) }, write: { $0.files.json }),
+    ]
+
+    /// Flags of `cloudlet apps create|update` (and `serve`) that set one part of a document member.
+    public static let shortcuts: [AppSettingField] = [
+        AppSettingField(
+            "rateLimits.rate", flag: "rate-limit", kind: .text, help: "The app's request quota: 40/s,burst=80, 600/min or off.",
+            read: { settings, value in
+                do {
+                    settings.rateLimits.quota = try RateLimitPolicy.quota(text: value.stringValue ?? "")
+                } catch let error as ParseError {
+                    throw invalid(error.message)
+                }
+            }, write: { .string(RateLimitPolicy.text(of: $0.rateLimits.quota)) }),
+        filesShortcut("maxUploadBytes", flag: "max-upload-bytes", kind: .integer(1...FileSettings.largestMaximumUploadBytes), help: "The largest file one upload may store, in bytes."),
+        filesShortcut("requireSession", flag: "files-need-session", kind: .bool, help: "Whether uploads need a session (or the master key): true or false."),
+        filesShortcut(
+            "maxTotalBytes", flag: "max-total-file-bytes", kind: .text,
+            help: "The most bytes the app's files may take together, or none for no bound but the host's free-disk floor."),
+    ]
+
+    /// A flag for the member `files.<member>`; `none` (for `maxTotalBytes`) writes null, and a number
+    /// given as text is that number.
+    private static func filesShortcut(_ member: String, flag: String, kind: AppSettingField.Kind, help: String) -> AppSettingField {
+        AppSettingField(
+            "files.\(member)", flag: flag, kind: kind, help: help,
+            read: { settings, value in
+                let number = value.stringValue.flatMap(Int64.init).map { ParseValue.number(Double($0)) }
+                settings.files = try settings.files.applying(.object([member: value.stringValue == "none" ? .null : number ?? value]))
+            }, write: { $0.files.json.objectValue?[member] ?? .string("none") })
     }
 
     /// The JSON members that name settings, as the admin API, `cloudlet apps` and the config file write them.
-    public static let memberNames: Set<String> = [
-        "hooks", "isolation", "workers", "workerMemoryMb", "maxHookTimeLimitMs", "rateLimits", "push", "jobSchedules", "files",
-    ]
+    public static var memberNames: Set<String> { Set(fields.map(\.member)) }
 
     /// These settings with the members of `json` that name settings applied; other members are
     /// left to the caller. Throws 142 naming the member when a value is out of bounds, when `hooks`
     /// names no executable file, or when a file that `push` names cannot be read or holds no usable key.
     public func applying(_ json: [String: ParseValue]) throws -> AppSettings {
-        var settings = self
-        if let hooks = json["hooks"] {
-            guard let path = hooks.stringValue, !path.isEmpty, path.utf8.count <= 1024 else {
-                throw Self.invalid("hooks must be \"self\" or the path of an executable")
-            }
-            if path != Self.selfExecutable, let problem = Self.executableProblem(path) { throw Self.invalid("hooks: \(problem)") }
-            settings.hooksExecutable = path
+        let settings = try reading(json)
+        if json["hooks"] != nil, settings.hooksExecutable != Self.selfExecutable, let problem = Self.executableProblem(settings.hooksExecutable) {
+            throw Self.invalid("hooks: \(problem)")
         }
-        if let isolation = json["isolation"] {
-            guard let mode = isolation.stringValue.flatMap(HookIsolation.init(rawValue:)) else {
-                throw Self.invalid("isolation must be process or in-process")
-            }
-            settings.isolation = mode
-        }
-        settings.workerCount = try Self.integer(json, "workers", in: 1...64) ?? settings.workerCount
-        settings.workerMemoryMegabytes = try Self.integer(json, "workerMemoryMb", in: 0...65_536) ?? settings.workerMemoryMegabytes
-        if let cap = try Self.integer(json, "maxHookTimeLimitMs", in: 1...3_600_000) {
-            settings.maximumHookTimeLimit = .milliseconds(cap)
-        }
-        if let policy = json["rateLimits"] {
-            do {
-                settings.rateLimits = try RateLimitPolicy(json: policy)
-            } catch let error as ParseError {
-                throw Self.invalid(error.message)
-            }
-        }
-        if let push = json["push"] {
-            settings.push = try PushSettings(json: push)
-            try settings.push.validate()
-        }
-        if let schedules = json["jobSchedules"] {
-            settings.jobSchedules = try Self.jobSchedules(schedules)
-        }
-        if let files = json["files"] { settings.files = try settings.files.applying(files) }
+        if json["push"] != nil { try settings.push.validate() }
         return settings
     }
 
-    /// The settings as JSON, in the members ``applying(_:)`` reads.
+    /// These settings with the members of `json` read, checking their form but not the files they name
+    /// (the registry reads what it stored even when an executable has since gone).
+    func reading(_ json: [String: ParseValue]) throws -> AppSettings {
+        var settings = self
+        for field in Self.fields {
+            if let value = json[field.member] { try field.read(&settings, value) }
+        }
+        return settings
+    }
+
+    /// The settings document: every member of ``fields``, in the form ``applying(_:)`` reads.
     public var json: [String: ParseValue] {
-        [
-            "hooks": .string(hooksExecutable), "isolation": .string(isolation.rawValue),
-            "workers": .number(Double(workerCount)), "workerMemoryMb": .number(Double(workerMemoryMegabytes)),
-            "maxHookTimeLimitMs": .number(Double(maximumHookTimeLimit.wholeMilliseconds)), "rateLimits": rateLimits.json,
-            "push": push.json, "jobSchedules": Self.jobSchedulesJSON(jobSchedules), "files": files.json,
-        ]
+        Dictionary(uniqueKeysWithValues: Self.fields.map { ($0.member, $0.write(self)) })
     }
 
     /// Whether the app's executor (and worker pool) must be rebuilt to go from these settings to `other`.
@@ -162,14 +192,6 @@ public struct AppSettings: Sendable, Hashable {
         }
     }
 
-    private static func integer(_ json: [String: ParseValue], _ name: String, in range: ClosedRange<Int>) throws -> Int? {
-        guard let value = json[name] else { return nil }
-        guard let number = value.intValue, range.contains(number) else {
-            throw invalid("\(name) must be an integer from \(range.lowerBound) to \(range.upperBound)")
-        }
-        return number
-    }
-
     static func invalid(_ message: String) -> ParseError {
         ParseError(code: 142, message: message, httpStatus: 400)
     }
@@ -177,7 +199,7 @@ public struct AppSettings: Sendable, Hashable {
 
 extension Duration {
     /// The duration in whole milliseconds.
-    var wholeMilliseconds: Int64 {
+    public var wholeMilliseconds: Int64 {
         components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000
     }
 }

@@ -60,10 +60,20 @@ final class HostDatabase: Sendable {
                     CREATE TABLE host_settings (name TEXT PRIMARY KEY, value TEXT NOT NULL);
                     """)
             // Apps from before the registry keep their keys (the master key now hashed) and get the
-            // default settings.
+            // default settings, in the columns of the time ("settingsDocument" moves them).
+            let defaults = AppSettings().json
             for row in existing {
                 let id: String = row["id"], createdAt: String = row["created_at"]
-                try AppRegistry.insertApp(id, settings: AppSettings(), at: createdAt, db)
+                try db.execute(
+                    sql: """
+                        INSERT INTO apps (id, hooks_executable, isolation, workers, worker_memory_mb, max_hook_time_limit_ms, rate_limits,
+                        created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        """,
+                    arguments: [
+                        id, defaults["hooks"]?.stringValue, defaults["isolation"]?.stringValue, defaults["workers"]?.intValue,
+                        defaults["workerMemoryMb"]?.intValue, defaults["maxHookTimeLimitMs"]?.intValue,
+                        defaults["rateLimits"].map(JSONWriter.string), createdAt, createdAt,
+                    ])
                 try AppRegistry.insertKey(id, .client, value: row["client_key"], at: createdAt, db)
                 try AppRegistry.insertKey(id, .master, value: HexBytes.encode(AppKeys.hash(row["master_key"])), at: createdAt, db)
             }
@@ -84,6 +94,36 @@ final class HostDatabase: Sendable {
             guard try !db.columns(in: "apps").contains(where: { $0.name == "job_schedules" }) else { return }
             try db.execute(sql: "ALTER TABLE apps ADD COLUMN job_schedules TEXT")
         }
+        migrator.registerMigration("settingsDocument") { db in try moveSettingsIntoOneDocument(db) }
         return migrator
+    }
+
+    /// The columns of settings before they were one document: their members in it, and whether
+    /// they held text, a whole number or JSON.
+    private static let settingsColumns: [(column: String, member: String, form: ColumnForm)] = [
+        ("hooks_executable", "hooks", .text), ("isolation", "isolation", .text), ("workers", "workers", .integer),
+        ("worker_memory_mb", "workerMemoryMb", .integer), ("max_hook_time_limit_ms", "maxHookTimeLimitMs", .integer),
+        ("rate_limits", "rateLimits", .json), ("push", "push", .json), ("files", "files", .json), ("job_schedules", "jobSchedules", .json),
+    ]
+
+    private enum ColumnForm { case text, integer, json }
+
+    /// Moves each app's settings from their columns into the `settings` document, then drops the
+    /// columns. A NULL column (push, files and schedules never set) leaves its member to the default.
+    private static func moveSettingsIntoOneDocument(_ db: Database) throws {
+        try db.execute(sql: "ALTER TABLE apps ADD COLUMN settings TEXT NOT NULL DEFAULT '{}'")
+        for row in try Row.fetchAll(db, sql: "SELECT * FROM apps") {
+            var document: [String: ParseValue] = [:]
+            for (column, member, form) in settingsColumns {
+                switch form {
+                case .text: document[member] = (row[column] as String?).map(ParseValue.string)
+                case .integer: document[member] = (row[column] as Int64?).map { .number(Double($0)) }
+                case .json: document[member] = try (row[column] as String?).map { try JSONParser.parse($0) }
+                }
+            }
+            let id: String = row["id"]
+            try db.execute(sql: "UPDATE apps SET settings = ? WHERE id = ?", arguments: [JSONWriter.string(.object(document)), id])
+        }
+        for (column, _, _) in settingsColumns { try db.execute(sql: "ALTER TABLE apps DROP COLUMN \(column)") }
     }
 }

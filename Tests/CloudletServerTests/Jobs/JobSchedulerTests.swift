@@ -175,7 +175,7 @@ struct JobSchedulerTests {
     @Test func aJobOverTheAppsCapOnTimeLimitsIsRefusedAsAnyHook() throws {
         let job = HookRegistry.Summary(kind: .job, name: "cleanup", timeLimit: HookKind.job.defaultTimeLimit)
         #expect(throws: ParseError.self) { try AppManifest(appId: "test", settings: AppSettings(), hooks: [job]).checkTimeLimits() }
-        let raised = AppSettings(maximumHookTimeLimit: .seconds(15 * 60))
+        let raised = try AppSettings().applying(["maxHookTimeLimitMs": 900_000])
         try AppManifest(appId: "test", settings: raised, hooks: [job]).checkTimeLimits()
     }
 
