@@ -53,6 +53,19 @@ enum AppSettingFlags {
     /// The help of the flags, for the commands' discussion.
     static var help: String { "Settings (the admin API's members of the same name in camelCase):\n\n" + table.help }
 
+    /// The one word among `arguments` that is no flag's value: the app id.
+    static func appId(in arguments: [String]) -> String {
+        table.separated(arguments).words.first ?? ""
+    }
+
+    /// Throws a usage error unless `arguments` are one app id and well-formed settings' flags.
+    static func check(_ arguments: [String]) throws {
+        let (words, flags) = table.separated(arguments)
+        guard let first = words.first else { throw ValidationError("Missing expected argument '<id>'") }
+        guard words.count == 1 else { throw ValidationError("Unexpected argument '\(words[1])' after the app id '\(first)'") }
+        try table.check(flags)
+    }
+
     /// `settings` with the flags among `arguments` applied, checked as the admin API checks them.
     static func applied(_ arguments: [String], to settings: AppSettings) throws -> AppSettings {
         let reader = SettingsReader(table, arguments: arguments)

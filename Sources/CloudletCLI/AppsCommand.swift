@@ -27,16 +27,21 @@ struct AppsCommand: AsyncParsableCommand {
             CommandConfiguration(abstract: "Create an app; prints its keys (the master key only this once).", discussion: AppSettingFlags.help)
         }
 
-        @Argument(help: "The app id: 1 to 64 letters, digits, - and _, starting with a letter or a digit; unique regardless of case.")
-        var id: String
         @Option(help: "A fixed client key. Default: random.") var clientKey: String?
         @Option(help: "A fixed master key. Default: random.") var masterKey: String?
         @OptionGroup var options: DataOptions
-        /// The settings' flags (``AppSettingFlags``).
-        @Argument(parsing: .allUnrecognized, help: .hidden) var settings: [String] = []
+        /// The app id and the settings' flags (``AppSettingFlags``), in any order.
+        @Argument(
+            parsing: .allUnrecognized,
+            help: ArgumentHelp(
+                "The app id: 1 to 64 letters, digits, - and _, starting with a letter or a digit; unique regardless of case.",
+                valueName: "id"))
+        var arguments: [String] = []
+        var id: String { AppSettingFlags.appId(in: arguments) }
+        var settings: [String] { AppSettingFlags.table.separated(arguments).flags }
 
         func validate() throws {
-            try AppSettingFlags.table.check(settings)
+            try AppSettingFlags.check(arguments)
         }
 
         func run() async throws {
@@ -104,13 +109,14 @@ struct AppsCommand: AsyncParsableCommand {
             CommandConfiguration(abstract: "Change an app's settings; those not given stay as they are.", discussion: AppSettingFlags.help)
         }
 
-        @Argument(help: "The app id.") var id: String
         @OptionGroup var options: DataOptions
-        /// The settings' flags (``AppSettingFlags``).
-        @Argument(parsing: .allUnrecognized, help: .hidden) var settings: [String] = []
+        /// The app id and the settings' flags (``AppSettingFlags``), in any order.
+        @Argument(parsing: .allUnrecognized, help: ArgumentHelp("The app id.", valueName: "id")) var arguments: [String] = []
+        var id: String { AppSettingFlags.appId(in: arguments) }
+        var settings: [String] { AppSettingFlags.table.separated(arguments).flags }
 
         func validate() throws {
-            try AppSettingFlags.table.check(settings)
+            try AppSettingFlags.check(arguments)
         }
 
         func run() async throws {

@@ -132,6 +132,30 @@ struct SettingTable: Sendable {
         if let expecting { throw ValidationError("Missing value for '--\(expecting.flag)'") }
     }
 
+    /// The words of `arguments` that are no flag's value (a command's own arguments, such as an app
+    /// id), apart from the flags and their values: the flags may come before, between or after them.
+    /// A bool flag takes the next word as its value only when it is `true` or `false`.
+    func separated(_ arguments: [String]) -> (words: [String], flags: [String]) {
+        var words: [String] = [], flags: [String] = [], valuesLeft = 0, takesBool = false
+        for argument in arguments {
+            if argument.hasPrefix("--") {
+                flags.append(argument)
+                let name = argument.split(separator: "=", maxSplits: 1)[0].dropFirst(2)
+                let kind = entries.first { $0.flag == name }?.kind
+                takesBool = kind == .bool && !argument.contains("=")
+                valuesLeft = argument.contains("=") || kind == .bool ? 0 : kind == .list ? .max : 1
+            } else if valuesLeft > 0 || (takesBool && Bool(argument) != nil) {
+                flags.append(argument)
+                valuesLeft = max(valuesLeft - 1, 0)
+                takesBool = false
+            } else {
+                words.append(argument)
+                takesBool = false
+            }
+        }
+        return (words, flags)
+    }
+
     /// `arguments` (checked) with only the last of a repeated flag that takes one value, as
     /// ArgumentParser reads a repeated option; a list's flags all stay.
     func lastOccurrences(_ arguments: [String]) -> [String] {

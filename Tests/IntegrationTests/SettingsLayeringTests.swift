@@ -129,4 +129,23 @@ import Testing
         #expect(throws: (any Error).self) { try DocumentationCommandTests.Commands.parseAsRoot(["apps", "update", "shop", "--wrokers", "2"]) }
         #expect(try registry.app("shop")?.settings == settings)
     }
+
+    @Test func theAppIdMayComeBeforeBetweenOrAfterTheSettingsFlags() async throws {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("cloudlet-apps-order-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: data) }
+        func run(_ arguments: [String]) async throws {
+            var command = try DocumentationCommandTests.Commands.parseAsRoot(arguments + ["--data", data.path]) as! any AsyncParsableCommand
+            try await command.run()
+        }
+        try await run(["apps", "create", "--workers", "2", "shop", "--files-need-session", "--worker-memory-mb", "64"])
+        try await run(["apps", "create", "--files-need-session", "true", "--workers", "3", "cart"])
+        try await run(["apps", "update", "--worker-memory-mb", "96", "shop"])
+        let registry = try AppRegistry(dataDirectory: data.path)
+        let shop = try #require(try registry.app("shop")?.settings), cart = try #require(try registry.app("cart")?.settings)
+        #expect(shop.workerCount == 2 && shop.workerMemoryMegabytes == 96 && shop.files.requireSession)
+        #expect(cart.workerCount == 3 && cart.files.requireSession)
+        #expect(throws: (any Error).self) { try DocumentationCommandTests.Commands.parseAsRoot(["apps", "create", "--workers", "2"]) }
+        #expect(throws: (any Error).self) { try DocumentationCommandTests.Commands.parseAsRoot(["apps", "update", "shop", "cart"]) }
+        #expect(try registry.list().map(\.id).sorted() == ["cart", "shop"])
+    }
 }
