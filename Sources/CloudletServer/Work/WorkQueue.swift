@@ -13,6 +13,8 @@ public struct WorkKind: RawRepresentable, Sendable, Hashable, CustomStringConver
 
     /// A run of a background job (its `_JobStatus` is kept beside it).
     public static let job = WorkKind(rawValue: "job")
+    /// An after hook owed by a save or delete, queued in the write's transaction.
+    public static let afterHook = WorkKind(rawValue: "afterHook")
 }
 
 /// Work to queue: what it is, what it needs, and when it may first run.
