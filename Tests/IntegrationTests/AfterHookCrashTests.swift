@@ -20,15 +20,25 @@ extension ProcessTests {
             return counts
         }
 
-        /// Saves `count` objects of `className` and answers their ids, each save acknowledged.
-        private static func save(_ count: Int, _ className: String, _ client: ParseTestClient) async throws -> [String] {
+        /// Saves `count` objects of `className` (with `fields`) and answers their ids, each save acknowledged.
+        private static func save(
+            _ count: Int, _ className: String, _ client: ParseTestClient, fields: [String: ParseValue] = [:]
+        ) async throws -> [String] {
             var ids: [String] = []
             for n in 0..<count {
-                let saved = try await client.post("/classes/\(className)", ["n": .number(Double(n))])
+                let saved = try await client.post("/classes/\(className)", fields.merging(["n": .number(Double(n))]) { $1 })
                 #expect(saved.status == 201, "\(saved.body)")
                 ids.append(try #require(saved["objectId"]?.stringValue))
             }
             return ids
+        }
+
+        /// Waits until the `Later` hooks of `ids` all hang in `server`.
+        private static func waitUntilHanging(_ ids: [String], in server: ServerProcess) async throws {
+            _ = try await poll("the after hooks to hang") {
+                let log = server.stderr
+                return ids.allSatisfy { log.contains("after-response hook hanging: \($0)") } ? true : nil
+            }
         }
 
         @Test func afterHooksInProgressAtAKillRunOnTheNextStartAndThoseThatEndedDoNotRunAgain() async throws {
@@ -45,9 +55,9 @@ extension ProcessTests {
                 try await Self.records(client, "LaterMark").keys.count == Self.saves ? true : nil
             }
             let waitedFor = try await Self.save(Self.saves, "Crash", client)
-            // In progress at the kill: each `Later` hook waits 3 s before it records.
-            let cutOff = try await Self.save(Self.saves, "Later", client)
-            #expect(try await Self.records(client, "LaterMark").keys.count == Self.saves, "the last hooks are still waiting")
+            // In progress at the kill: each of these `Later` hooks hangs, the first time, before it records.
+            let cutOff = try await Self.save(Self.saves, "Later", client, fields: ["hang": true])
+            try await Self.waitUntilHanging(cutOff, in: killed)
             #expect(try await killed.kill() == .signal(SIGKILL))
 
             let restarted = try await ServerProcess.serve(.fixture, data: data)
@@ -60,6 +70,7 @@ extension ProcessTests {
             }
             for id in cutOff { #expect(marks[id] == 1, "cut off before it recorded, it records once on the next start: \(id)") }
             for id in ended { #expect(marks[id] == 1, "an after hook that ended is not run again: \(id)") }
+            if ended.contains(where: { marks[$0] != 1 }) { print("DEBUG ENDED \(ended)\nKILLED\n\(killed.stderr)\nRESTARTED\n\(restarted.stderr)") }
             let logs = try await Self.records(after, "CrashLog")
             for id in waitedFor { #expect(logs[id] == 1, "an after hook the response waited for ran once: \(id)") }
             #expect(marks.count == 2 * Self.saves && logs.count == Self.saves, "no other records: \(marks), \(logs)")
@@ -72,7 +83,8 @@ extension ProcessTests {
             let stopping = try await ServerProcess.serve(.fixture, data: data)
             defer { stopping.killIfRunning() }
             let keys = stopping.banner
-            let cutOff = try await Self.save(Self.saves, "Later", stopping.client(masterKey: keys.masterKey))
+            let cutOff = try await Self.save(Self.saves, "Later", stopping.client(masterKey: keys.masterKey), fields: ["hang": true])
+            try await Self.waitUntilHanging(cutOff, in: stopping)
             #expect(try await stopping.stop() == .exit(0), "the stop cancels the hooks rather than waiting for them")
 
             let restarted = try await ServerProcess.serve(.fixture, data: data)
