@@ -33,6 +33,12 @@ extension ProcessTests {
             return ids
         }
 
+        /// Whether `server` lost a worker under its calls (it then runs them again).
+        private static func lostAWorker(_ server: ServerProcess) -> Bool {
+            let log = server.stderr
+            return log.contains("msg=\"worker killed\"") || log.contains("msg=\"worker crashed\"")
+        }
+
         /// Waits until the `Later` hooks of `ids` all hang in `server`.
         private static func waitUntilHanging(_ ids: [String], in server: ServerProcess) async throws {
             _ = try await poll("the after hooks to hang") {
@@ -51,7 +57,7 @@ extension ProcessTests {
             // Ended before the kill: after-response hooks that recorded (their rows then completed),
             // and hooks the response waited for.
             let ended = try await Self.save(Self.saves, "Later", client)
-            _ = try await poll("the first after hooks to end") {
+            _ = try await poll(timeout: .seconds(30), "the first after hooks to end") {
                 try await Self.records(client, "LaterMark").keys.count == Self.saves ? true : nil
             }
             let waitedFor = try await Self.save(Self.saves, "Crash", client)
@@ -68,11 +74,13 @@ extension ProcessTests {
                 let marks = try await Self.records(after, "LaterMark")
                 return cutOff.allSatisfy { marks[$0] != nil } ? marks : nil
             }
-            for id in cutOff { #expect(marks[id] == 1, "cut off before it recorded, it records once on the next start: \(id)") }
-            for id in ended { #expect(marks[id] == 1, "an after hook that ended is not run again: \(id)") }
-            if ended.contains(where: { marks[$0] != 1 }) { print("DEBUG ENDED \(ended)\nKILLED\n\(killed.stderr)\nRESTARTED\n\(restarted.stderr)") }
+            // A hook runs twice only if interrupted: by the kill, or by the loss of its worker (which
+            // the pool runs its calls again for), as a loaded machine's missed health check causes.
+            let runs: ClosedRange<Int> = Self.lostAWorker(killed) || Self.lostAWorker(restarted) ? 1...2 : 1...1
+            for id in cutOff { #expect(marks[id].map(runs.contains) == true, "cut off before it recorded, it records on the next start: \(id)") }
+            for id in ended { #expect(marks[id].map(runs.contains) == true, "an after hook that ended is not run again: \(id)") }
             let logs = try await Self.records(after, "CrashLog")
-            for id in waitedFor { #expect(logs[id] == 1, "an after hook the response waited for ran once: \(id)") }
+            for id in waitedFor { #expect(logs[id].map(runs.contains) == true, "an after hook the response waited for ran once: \(id)") }
             #expect(marks.count == 2 * Self.saves && logs.count == Self.saves, "no other records: \(marks), \(logs)")
             #expect(try await restarted.stop() == .exit(0))
         }
@@ -95,7 +103,8 @@ extension ProcessTests {
                 let marks = try await Self.records(after, "LaterMark")
                 return cutOff.allSatisfy { marks[$0] != nil } ? marks : nil
             }
-            for id in cutOff { #expect(marks[id] == 1, "\(id)") }
+            let runs: ClosedRange<Int> = Self.lostAWorker(stopping) || Self.lostAWorker(restarted) ? 1...2 : 1...1
+            for id in cutOff { #expect(marks[id].map(runs.contains) == true, "\(id)") }
             #expect(try await restarted.stop() == .exit(0))
         }
     }
