@@ -69,6 +69,26 @@ struct HarnessTests {
         #expect(events.withLock { $0 } == [event.id])
     }
 
+    @Test func anAfterResponseHookRunningPastLeasesIsNotClaimedAgainWhileItRuns() async throws {
+        let released = Mutex(false)
+        var hooks = HookRegistry()
+        hooks.afterSave("Posts", timeLimit: .seconds(120), runs: .afterResponse) { _ in
+            while !released.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(2)) }
+        }
+        let harness = try HookHarness(registry: hooks)
+        let save = Task { try await harness.create("Posts", [:]) }
+        try await harness.waitForInvocations(.afterSave, "Posts")
+        // Three leases' worth of time: the work loop renews the row it runs, so no claim takes it.
+        for _ in 0..<6 {
+            harness.clock.advance(by: .seconds(5))
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        released.withLock { $0 = true }
+        _ = try await save.value
+        try await harness.waitUntilNoAfterHookIsQueued()
+        #expect(harness.counts(.afterSave, "Posts").invocations == 1)
+    }
+
     @Test func storeCallsFromHooksFireTheirOwnHooksUpToABound() async throws {
         var hooks = HookRegistry()
         hooks.beforeSave("Chain") { request in
