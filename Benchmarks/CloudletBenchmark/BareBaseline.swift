@@ -6,7 +6,7 @@ import NIOCore
 
 /// The floor Cloudlet is measured against: a bare Hummingbird route that decodes the body with
 /// Foundation's `JSONDecoder`, runs a trivial closure on it and inserts it through GRDB, without any
-/// of Cloudlet's work (keys, Parse validation, field schema, hooks and their deadlines, outbox).
+/// of Cloudlet's work (keys, Parse validation, field schema, hooks and their deadlines, queued after hooks).
 enum BareBaseline {
     /// The object the benchmark saves, as a plain Codable struct.
     struct Object: Codable, Sendable {

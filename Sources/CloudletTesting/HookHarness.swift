@@ -4,7 +4,7 @@ import Foundation
 
 /// Runs a ``HookModule`` in-process, with no HTTP and no server: a throwaway SQLite store, a manual
 /// clock, captured logs, and counts of which hooks ran. Saves go through the same path as on the
-/// server (before hook, transaction with the outbox, after hook) and fail with the same errors.
+/// server (before hook, transaction with the after hook queued, after hook) and fail with the same errors.
 ///
 /// ```swift
 /// @Test func titleIsTrimmed() async throws {
@@ -32,7 +32,7 @@ public final class HookHarness: Sendable {
     /// The runtime behind the harness, for what the convenience calls do not cover.
     public let runtime: AppRuntime
     private let folder: URL
-    /// The app's work loop (job runs), as a server runs it; it ends with the harness.
+    /// The app's work loop (after hooks, job runs), as a server runs it; it ends with the harness.
     private let work: Task<Void, Never>
 
     /// A harness for the hooks of `module`.

@@ -68,8 +68,8 @@ public struct ParseTestClient: Sendable {
     }
 
     /// Serves `registry` as app `test` through the router over a throwaway data folder, logging to
-    /// `logger`, with the server's work service (job runs) beside it until `body` ends; with
-    /// `deliversPushes`, it delivers push too.
+    /// `logger`, with the server's work service (after hooks, job runs) beside it until `body`
+    /// ends; with `deliversPushes`, it delivers push too.
     static func withRouter<Value: Sendable>(
         registry: HookRegistry, configuration: ServerConfiguration, logger: Logger, deliversPushes: Bool,
         _ body: @Sendable (ParseTestClient) async throws -> Value

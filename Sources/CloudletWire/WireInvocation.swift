@@ -20,7 +20,7 @@ public struct WireInvocation: Sendable, Equatable {
     public var isMaster: Bool
     /// The calling device's installation id, if any.
     public var installationId: String?
-    /// For after hooks: the outbox event's id; for jobs: the run's `_JobStatus` id.
+    /// For after hooks: the event's id (its queued row's); for jobs: the run's `_JobStatus` id.
     public var eventId: String?
     /// The object (triggers) or the parameters (functions), as JSON.
     public var input: ByteBuffer

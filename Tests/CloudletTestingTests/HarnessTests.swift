@@ -55,18 +55,38 @@ struct HarnessTests {
         #expect(harness.logs.all.first { $0.message == "saw 7" }?.metadata["app"] == "test")
     }
 
-    @Test func afterHooksOwedFromBeforeACrashRunOnceOnReplay() async throws {
+    @Test func anAfterHookOwedFromBeforeACrashIsClaimedFromTheQueueAndRunsOnce() async throws {
         let events = Mutex<[String]>([])
         var hooks = HookRegistry()
         hooks.afterSave("Posts") { request in events.withLock { $0.append(request.eventId ?? "none") } }
         let harness = try HookHarness(registry: hooks)
-        // A write committed with its outbox event whose hook never ran, as after a crash.
+        // A write committed with its after hook queued, held by no one: as its process left it when killed.
         let object = ParseObject(className: "Posts", objectId: "abcdefghij", createdAt: harness.clock.now, updatedAt: harness.clock.now, fields: ["n": 1])
         let event = OutboxEvent(kind: .afterSave, object: object, original: nil, caller: Caller(isMaster: true, requestId: "r1"))
         try await harness.runtime.storage.insert(object, outbox: event)
-        #expect(try await harness.runtime.replayPendingAfterHooks() == 1)
-        #expect(try await harness.runtime.replayPendingAfterHooks() == 0)
+        try await harness.waitForInvocations(.afterSave, "Posts")
+        try await harness.waitUntilNoAfterHookIsQueued()
         #expect(events.withLock { $0 } == [event.id])
+    }
+
+    @Test func anAfterResponseHookRunningPastLeasesIsNotClaimedAgainWhileItRuns() async throws {
+        let released = Mutex(false)
+        var hooks = HookRegistry()
+        hooks.afterSave("Posts", timeLimit: .seconds(120), runs: .afterResponse) { _ in
+            while !released.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(2)) }
+        }
+        let harness = try HookHarness(registry: hooks)
+        let save = Task { try await harness.create("Posts", [:]) }
+        try await harness.waitForInvocations(.afterSave, "Posts")
+        // Three leases' worth of time: the work loop renews the row it runs, so no claim takes it.
+        for _ in 0..<6 {
+            harness.clock.advance(by: .seconds(5))
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        released.withLock { $0 = true }
+        _ = try await save.value
+        try await harness.waitUntilNoAfterHookIsQueued()
+        #expect(harness.counts(.afterSave, "Posts").invocations == 1)
     }
 
     @Test func storeCallsFromHooksFireTheirOwnHooksUpToABound() async throws {
@@ -102,5 +122,16 @@ struct HarnessTests {
         let updated = try await harness.update("Posts", id: try #require(first.objectId), ["x": 1])
         #expect(first.createdAt == Date(timeIntervalSince1970: 1_767_225_600))
         #expect(updated.updatedAt == Date(timeIntervalSince1970: 1_767_225_690))
+    }
+}
+
+extension HookHarness {
+    /// Waits (in real time, up to 10 s) until the queue holds no after hook: each has run and its row is gone.
+    func waitUntilNoAfterHookIsQueued() async throws {
+        let giveUp = ContinuousClock.now + .seconds(10)
+        while try await runtime.storage.nextDue([.afterHook]) != nil {
+            guard ContinuousClock.now < giveUp else { throw ParseError.failed("after hooks still queued after 10 s") }
+            try await Task.sleep(for: .milliseconds(2))
+        }
     }
 }

@@ -97,6 +97,6 @@ struct TimeLimitTests {
         #expect(saved.objectId != nil)
         #expect(harness.counts(.afterSave, "Posts").timeouts == 1)
         #expect(try await harness.find(ParseQuery("Posts")).count == 1)
-        #expect(try await harness.runtime.storage.pendingOutboxEvents().isEmpty)
+        try await harness.waitUntilNoAfterHookIsQueued()
     }
 }

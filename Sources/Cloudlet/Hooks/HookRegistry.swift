@@ -121,6 +121,6 @@ public enum AfterHookTiming: UInt8, Sendable, Hashable, Codable {
     /// Before the response is sent, as Parse runs it (the default): the client waits for the hook.
     case beforeResponse = 0
     /// After the response is sent: the client does not wait. The hook still runs at least once:
-    /// its outbox event committed with the write.
+    /// it is queued in the write's transaction.
     case afterResponse = 1
 }

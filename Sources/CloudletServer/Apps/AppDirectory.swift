@@ -7,8 +7,6 @@ public final class AppDirectory: Sendable {
     private let notRunning = Mutex<Set<String>>([])
     /// Signalled whenever an app is hosted, replaced or removed.
     public let changes = WakeSignal()
-    /// Signalled when an app's after hook is owed a retry (``OutboxReplayService`` sleeps on it).
-    public let afterHookRetryQueued = WakeSignal()
     /// Signalled when an app's hook log buffers a run to write (``HookRunWriter`` sleeps on it).
     public let hookRunBuffered = WakeSignal()
 

@@ -45,18 +45,14 @@ extension AppSupervisor {
     }
 
     /// Starts serving `record`: its database, its executor (and pool), its runtime. An app added
-    /// `whileServing` has its manifest logged and the after hooks an earlier run left pending replayed.
+    /// `whileServing` has its manifest logged. (The work an earlier run left queued, after hooks
+    /// included, is claimed by the app's work loop once it is served.)
     private func add(_ record: AppRecord, whileServing: Bool) async throws {
         let (executor, pool) = try await self.executor(for: record)
-        let hosted = try install(record, executor: executor, pool: pool)
+        try install(record, executor: executor, pool: pool)
         guard whileServing else { return }
         let manifest = AppManifest(appId: record.id, settings: record.settings, hooks: executor.hooks)
         logger.notice("app added from the registry\n\(manifest.text)", metadata: ["app": "\(record.id)"])
-        do {
-            _ = try await hosted.runtime.replayPendingAfterHooks()
-        } catch {
-            logger.error("could not replay after hooks", metadata: ["app": "\(record.id)", "error": "\(error)"])
-        }
     }
 
     /// Serves `record` with `executor`, once its hooks are checked against the app's cap; `pool`
@@ -180,6 +176,6 @@ extension AppSupervisor {
                     appId: record.id, storage: $0, retention: configuration.hookRunRetention, metrics: metrics,
                     buffered: directory.hookRunBuffered)
             },
-            metrics: metrics, afterHookRetryQueued: directory.afterHookRetryQueued)
+            metrics: metrics)
     }
 }

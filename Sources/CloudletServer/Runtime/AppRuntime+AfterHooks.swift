@@ -2,117 +2,80 @@ import Cloudlet
 import Foundation
 import Logging
 import NIOCore
-import Synchronization
 
 extension AppRuntime {
-    /// Runs the after hook an outbox event owes and marks the event done. The hook's failure or
-    /// timeout is logged and counted, and never fails the write it follows. If the hook did not run
-    /// to an end of its own (its worker ended under it, or the pool could not take it), the event
-    /// stays owed and is tried again with backoff (``retryDueAfterHooks()``).
-    func runAfterHook(_ event: OutboxEvent) async {
+    /// The wait before an after hook that did not run to its end is tried again: 1 s, doubling with
+    /// each attempt, up to 5 minutes.
+    static let afterHookBackoff = Backoff(first: .seconds(1), maximum: .seconds(300))
+
+    /// Runs `write`, which queues (with `hold`) the after hook `hook` owes in its own transaction and
+    /// returns that event (if any), then the after hook: before returning, or — for a hook that
+    /// runs after the response — in the app's work service while this returns. Either way its row
+    /// is held by this process, so no claim takes it meanwhile, and ended as its run says.
+    func writeThenAfterHook<Value: Sendable>(
+        _ hook: HookRegistry.Summary?, _ write: (WorkHold?) async throws -> (Value, OutboxEvent?)
+    ) async throws -> Value {
+        guard let hook else { return try await write(nil).0 }
+        let hold = heldWork.hold(runningFor: hook.timeLimit, at: clock.now)
+        let (value, event) = try await write(hold)
+        guard let event else { return value }
+        let work = ClaimedWork(id: event.id, kind: .afterHook, payload: .null, attempts: 1, owner: hold.owner, leasedUntil: hold.leasedUntil)
+        await runHeldWork(work, waits: hook.runs != .afterResponse) { await self.runAfterHook(event, attempt: 1) }
+        return value
+    }
+
+    /// What builds the after hook event of `kind` for the object a write stores (with its
+    /// `original`), its row held by `hold`; nil without a hold (no after hook).
+    static func afterHookEvent(
+        _ kind: HookKind, original: ParseObject?, caller: Caller, hold: WorkHold?
+    ) -> (@Sendable (ParseObject) -> OutboxEvent)? {
+        guard let hold else { return nil }
+        let id = RandomUUID.string()
+        return { object in OutboxEvent(id: id, kind: kind, object: object, original: original, caller: caller, hold: hold) }
+    }
+
+    /// Runs the after hook of the queued row `work`: one owed by a process that ended before it
+    /// ran to its end, or due again after such an end.
+    func runQueuedAfterHook(_ work: ClaimedWork) async -> WorkOutcome {
+        guard let event = OutboxEventCoding.decode(work.payload) else {
+            logger.error("dropped an after hook whose queued row cannot be read", metadata: ["event_id": "\(work.id)"])
+            return .done
+        }
+        logger.info(
+            "replaying after hook",
+            metadata: ["event_id": "\(event.id)", "hook": "\(event.kind.rawValue) \(event.object.className)", "attempt": "\(work.attempts)"])
+        return await runAfterHook(event, attempt: work.attempts)
+    }
+
+    /// Runs the after hook `event` owes, for the `attempt`th time, and answers what becomes of its
+    /// row. The hook's failure or timeout is logged and counted, and never fails the write it
+    /// follows: the row is done. If the hook did not run to an end of its own (its worker ended
+    /// under it, or the pool could not take it), it is due again after ``afterHookBackoff``; if it
+    /// was cancelled (its service stops), its row is handed back.
+    func runAfterHook(_ event: OutboxEvent, attempt: Int) async -> WorkOutcome {
         let className = event.object.className
         do {
             _ = try await runHook(
                 event.kind, className, input: event.hookInput, original: event.hookOriginal, caller: event.caller, eventId: event.id)
+        } catch where Task.isCancelled {
+            return .released
         } catch let error as ParseError where error.leftHookUnfinished {
-            let due = afterHookRetries.withLock { $0.failed(event, at: clock.now) }
-            afterHookRetryQueued?.signal()
+            let due = Self.afterHookBackoff.due(afterAttempt: attempt, failedAt: clock.now)
             logger.warning(
                 "after hook did not run to its end; it stays owed",
                 metadata: ["hook": "\(event.kind.rawValue) \(className)", "event_id": "\(event.id)", "error": "\(error)", "retry_at": "\(due)"])
-            return
+            return .retry(at: due)
         } catch {
             logger.warning(
                 "after hook did not complete",
                 metadata: ["hook": "\(event.kind.rawValue) \(className)", "event_id": "\(event.id)", "error": "\(error)"])
         }
-        afterHookRetries.withLock { $0.succeeded(event.id) }
-        storage.completeOutboxEvent(event.id)
-    }
-
-    /// Runs the after hooks that were committed but never completed, such as those cut off by a crash.
-    /// Returns how many ran.
-    @discardableResult
-    public func replayPendingAfterHooks() async throws -> Int {
-        var replayed = 0
-        for event in try await storage.pendingOutboxEvents() {
-            guard try await claimForReplay(event.id) else { continue }
-            defer { _ = eventsInFlight.withLock { $0.remove(event.id) } }
-            logger.info("replaying after hook", metadata: ["event_id": "\(event.id)", "hook": "\(event.kind.rawValue) \(event.object.className)"])
-            await runAfterHook(event)
-            replayed += 1
-        }
-        return replayed
-    }
-
-    /// When the earliest after hook owed a retry is due, if one is.
-    public var nextAfterHookRetry: Date? { afterHookRetries.withLock { $0.nextDue } }
-
-    /// Runs the after hooks whose retry is due. Returns how many ran.
-    @discardableResult
-    public func retryDueAfterHooks() async -> Int {
-        let due = afterHookRetries.withLock { $0.takeDue(at: clock.now) }
-        for event in due {
-            await withEventInFlight(event.id) { await runAfterHook(event) }
-        }
-        return due.count
-    }
-
-    /// Marks event `id` in flight if it is neither running nor already completed (by a live write
-    /// that finished after the pending events were read).
-    private func claimForReplay(_ id: String) async throws -> Bool {
-        guard eventsInFlight.withLock({ $0.insert(id).inserted }) else { return false }
-        guard try await storage.isOutboxEventPending(id) else {
-            _ = eventsInFlight.withLock { $0.remove(id) }
-            return false
-        }
-        return true
-    }
-
-    /// Runs `write`, which commits the outbox event `eventId` names (if any) and returns it, then the
-    /// event's after hook `hook`: before returning, or — for a hook that runs after the response — in
-    /// a task of its own. The event stays in flight (a replay leaves it alone) until its hook has run.
-    func writeThenAfterHook<Value: Sendable>(
-        _ eventId: String?, _ hook: HookRegistry.Summary?, _ write: () async throws -> (Value, OutboxEvent?)
-    ) async throws -> Value {
-        guard let eventId else { return try await write().0 }
-        eventsInFlight.withLock { _ = $0.insert(eventId) }
-        let ended = { @Sendable in _ = self.eventsInFlight.withLock { $0.remove(eventId) } }
-        let value: Value
-        let event: OutboxEvent?
-        do {
-            (value, event) = try await write()
-        } catch {
-            ended()
-            throw error
-        }
-        guard let event else {
-            ended()
-            return value
-        }
-        if hook?.runs == .afterResponse {
-            Task {
-                await runAfterHook(event)
-                ended()
-            }
-        } else {
-            await runAfterHook(event)
-            ended()
-        }
-        return value
-    }
-
-    /// Runs `body` with the event `id` marked as in flight, so that a replay leaves it alone.
-    func withEventInFlight<Value>(_ id: String?, _ body: () async throws -> Value) async rethrows -> Value {
-        guard let id else { return try await body() }
-        eventsInFlight.withLock { _ = $0.insert(id) }
-        defer { _ = eventsInFlight.withLock { $0.remove(id) } }
-        return try await body()
+        return .done
     }
 }
 
 extension OutboxEvent {
-    /// The after hook's input: the object, with the JSON the outbox row holds (encoded once).
+    /// The after hook's input: the object, with the JSON its queued row holds (encoded once).
     var hookInput: HookPayload {
         HookPayload(object, json: ByteBuffer(string: objectText.rest))
     }

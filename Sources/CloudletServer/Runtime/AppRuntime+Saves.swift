@@ -15,7 +15,7 @@ public struct SaveResult: Sendable {
 
 extension AppRuntime {
     /// Creates an object of `className` from a REST body: before hook, one transaction with the
-    /// after hook's outbox event, then the after hook.
+    /// after hook queued, then the after hook.
     public func create(_ className: String, body: [String: ParseValue], caller: Caller) async throws -> SaveResult {
         if SystemClass.named(className)?.saves == .installations { return try await createInstallation(body: body, caller: caller) }
         return try await createObject(className, body: body, caller: caller)
@@ -29,7 +29,7 @@ extension AppRuntime {
     }
 
     /// Creates an object as ``create(_:body:caller:)`` does, writing it with `persist` (which must
-    /// commit the object, the outbox event and the push jobs its before hook recorded in one transaction).
+    /// commit the object, the after hook's event and the push jobs its before hook recorded in one transaction).
     func create(
         _ className: String, body: [String: ParseValue], caller: Caller,
         persist: (ParseObject, OutboxEvent?, [ParseObject]) async throws -> Void
@@ -51,9 +51,8 @@ extension AppRuntime {
         object.objectId = newObjectId()
         object.createdAt = now
         object.updatedAt = now
-        let afterSave = hook(.afterSave, className)
-        let event = afterSave != nil ? OutboxEvent(kind: .afterSave, object: object, original: nil, caller: caller) : nil
-        try await writeThenAfterHook(event?.id, afterSave) { [object] in
+        try await writeThenAfterHook(hook(.afterSave, className)) { [object] hold in
+            let event = hold.map { OutboxEvent(kind: .afterSave, object: object, original: nil, caller: caller, hold: $0) }
             try await persist(object, event, heldJobs?.held ?? [])
             return ((), event)
         }
@@ -93,15 +92,9 @@ extension AppRuntime {
         }
         try await checkFilesExist(in: Self.writtenValues(changes))
         let identities = caller.aclIdentities
-        let eventId = afterSave != nil ? RandomUUID.string() : nil
-        var outbox: (@Sendable (ParseObject) -> OutboxEvent)?
-        if let eventId {
-            outbox = { [original] saved in
-                OutboxEvent(id: eventId, kind: .afterSave, object: saved, original: original, caller: caller)
-            }
-        }
-        let saved = try await writeThenAfterHook(eventId, afterSave) { [changes, heldJobs] in
-            try await storage.update(
+        let saved = try await writeThenAfterHook(afterSave) { [changes, heldJobs, original] hold in
+            let outbox = Self.afterHookEvent(.afterSave, original: original, caller: caller, hold: hold)
+            return try await storage.update(
                 className, id: id, changes: changes, updatedAt: clock.now,
                 check: { current in try Self.checkWrite(current, identities) }, outbox: outbox, alongside: heldJobs?.held ?? [])
         }

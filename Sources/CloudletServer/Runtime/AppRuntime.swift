@@ -1,10 +1,9 @@
 import Cloudlet
 import Foundation
 import Logging
-import Synchronization
 
 /// One app's request path: validation, access control, hooks under their time limits, storage and
-/// the after-hook outbox. The HTTP routes, the hooks' store and the test harness all go through it.
+/// the after hooks queued with the writes. The HTTP routes, the hooks' store and the test harness all go through it.
 public final class AppRuntime: Sendable {
     /// Limits that bound what one request may set off.
     public struct Limits: Sendable {
@@ -67,24 +66,19 @@ public final class AppRuntime: Sendable {
     let hookRuns: HookRunLog?
     /// Where each hook run is counted by outcome and timed.
     let metrics: CloudletMetrics?
-    /// Outbox events being run right now, so that a replay never runs one twice at once.
-    let eventsInFlight = Mutex<Set<String>>([])
-    /// After hooks owed a retry, with their backoff.
-    let afterHookRetries = Mutex(AfterHookRetries())
-    /// Signalled when an after hook is owed a retry, for the service that runs retries.
-    let afterHookRetryQueued: WakeSignal?
+    /// Where the rows this runtime queues held (after hooks) go to be run by the app's work service.
+    let heldWork: WorkHandoff
 
     /// A runtime for `appId`, hiding `protectedFields` from readers other than their owner.
     /// `logger` receives the runtime's own messages; `hookLogger` is the app's hook log, which hooks
     /// write to through `request.logger`. Each hook run is kept in `hookRuns` and counted in
     /// `metrics`, when given. Uploaded files go to `files`; without it the app takes no uploads.
-    /// `afterHookRetryQueued` is signalled when an after hook is owed a retry.
     public init(
         appId: String, storage: any AppStorage, files: (any FileStorage)? = nil, executor: any HookExecutor, clock: any CloudletClock,
         limits: Limits = Limits(), protectedFields: ProtectedFields = .standard, logger: Logger, hookLogger: Logger,
-        hookRuns: HookRunLog? = nil, metrics: CloudletMetrics? = nil, afterHookRetryQueued: WakeSignal? = nil
+        hookRuns: HookRunLog? = nil, metrics: CloudletMetrics? = nil
     ) {
-        self.afterHookRetryQueued = afterHookRetryQueued
+        heldWork = WorkHandoff(wake: storage.workQueued)
         self.files = files
         self.hookRuns = hookRuns
         self.metrics = metrics

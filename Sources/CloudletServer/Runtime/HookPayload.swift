@@ -2,7 +2,7 @@ import Cloudlet
 import NIOCore
 
 /// A hook's input (or original) as the host holds it: a value, or an object with its REST JSON when
-/// the host already has those bytes (an outbox row's). The in-process executor reads the value and a
+/// the host already has those bytes (an after hook's queued row's). The in-process executor reads the value and a
 /// worker's executor sends the JSON; either is made only when it is asked for and missing, so bytes
 /// the host already has travel as they are.
 public struct HookPayload: Sendable {

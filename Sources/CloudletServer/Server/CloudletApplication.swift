@@ -105,8 +105,9 @@ public struct CloudletApplication: Sendable {
     public var maximumConnections: Int { connections.maximum }
 
     /// The HTTP application: the router, the apps' services (the supervisor and its worker pools),
-    /// the outbox replay service, the hook log writer, the job scheduler, the work service (queued work: job runs, push deliveries) and `services`. Run it with `runService()`,
-    /// which stops gracefully on SIGTERM or SIGINT, finishing requests in flight.
+    /// the hook log writer, the job scheduler, the work service (queued work: after hooks, job runs,
+    /// push deliveries) and `services`. Run it with `runService()`, which stops gracefully on
+    /// SIGTERM or SIGINT, finishing requests in flight.
     public func application(
         services: [any Service] = [], onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
@@ -128,7 +129,7 @@ public struct CloudletApplication: Sendable {
             },
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Cloudlet"),
             services: appServices + [
-                supervisor, OutboxReplayService(apps: apps, clock: clock, logger: logger),
+                supervisor,
                 HookRunWriter(apps: apps, interval: .milliseconds(100), logger: logger),
                 JobSchedulerService(apps: apps, clock: clock, logger: logger, metrics: metrics),
                 WorkService(apps: apps, push: configuration.pushDelivery),

@@ -5,7 +5,8 @@ import Foundation
 /// PostgreSQL store can later serve several Cloudlet nodes without changing either.
 ///
 /// Writes apply field operations to the stored values and check the schema inside one transaction,
-/// and commit the pending after-hook (its outbox event) in that same transaction.
+/// and queue the after hook they owe (its ``OutboxEvent``, a row of the ``WorkQueue``) in that same
+/// transaction.
 public protocol ObjectStorage: Sendable {
     /// The URLs every `File` value this storage reads back gets, from its name (whatever URL was
     /// stored with it); nil for `File` values without a URL.
@@ -20,13 +21,13 @@ public protocol ObjectStorage: Sendable {
     /// How many objects match `query` (its limit and skip aside).
     func count(_ query: StorageQuery) async throws -> Int
 
-    /// Stores a new object, which has its id and timestamps already, and `outbox` with it, and the
-    /// new objects `alongside` (push jobs a before hook recorded) in the same transaction.
+    /// Stores a new object, which has its id and timestamps already, queues the after hook `outbox`
+    /// with it, and stores the new objects `alongside` (push jobs a before hook recorded) in the same transaction.
     func insert(_ object: ParseObject, outbox: OutboxEvent?, alongside: [ParseObject]) async throws
 
     /// Applies `changes` to the stored object and returns it as written, with the event `outbox` built
     /// for it. `check` sees the stored object first and may refuse by throwing; `outbox` builds the
-    /// event to commit with the write, and the new objects `alongside` are inserted in its transaction.
+    /// after hook event to queue with the write, and the new objects `alongside` are inserted in its transaction.
     /// Throws ``ParseError/objectNotFound(_:)`` if there is no such object.
     func update(
         _ className: String, id: String, changes: ObjectChanges, updatedAt: Date,
@@ -46,17 +47,6 @@ public protocol ObjectStorage: Sendable {
     /// The `_Installation` objects whose `key` is `value`, at most `limit`, in id order, found
     /// through an index.
     func installations(with key: InstallationKey, equalTo value: String, limit: Int) async throws -> [ParseObject]
-
-    /// The after-hook events committed but not yet completed, oldest first.
-    func pendingOutboxEvents() async throws -> [OutboxEvent]
-
-    /// Whether the event `id` is still owed (committed and not completed).
-    func isOutboxEventPending(_ id: String) async throws -> Bool
-
-    /// Marks the event `id` as done: it is no longer pending, and its row is deleted with the next
-    /// write (milliseconds later), off the path of the request that ran its hook. A crash before
-    /// that deletion commits runs the hook once more, as at-least-once allows.
-    func completeOutboxEvent(_ id: String)
 }
 
 extension ObjectStorage {

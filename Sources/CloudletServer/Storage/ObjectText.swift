@@ -2,7 +2,7 @@ import Cloudlet
 import Foundation
 
 /// An object encoded once for every place a write puts it: its row's timestamp, ACL and fields
-/// columns, and its REST JSON — the outbox's copy and an after hook's input — spliced from those
+/// columns, and its REST JSON — the queued after hook's copy and the hook's input — spliced from those
 /// columns rather than encoded again.
 public struct ObjectText: Sendable, Hashable {
     /// `createdAt` in Parse's format.

@@ -1,7 +1,7 @@
 /// Random (version 4) UUIDs as text, in the upper-case form `UUID().uuidString` gives, from two
 /// 64-bit draws of the system's secure generator. Foundation's `UUID()` opens, reads and closes
 /// `/dev/urandom` for every id on Linux (~10 µs on the project's machines, against ~1.5 µs here),
-/// and the save path, the outbox and the push fan-out make one per object or delivery.
+/// and the save path, its after hook events and the push fan-out make one per object or delivery.
 @usableFromInline enum RandomUUID {
     /// A new random UUID, `8-4-4-4-12` hexadecimal digits.
     @usableFromInline static func string() -> String {

@@ -41,11 +41,14 @@ public struct WorkSettings: Sendable, Hashable {
 /// (``AppRuntime/runQueuedWork(_:push:)``): a claim takes as many due rows as it has room for, leased
 /// to this process; while they run it renews their leases; each row ends as its run says.
 ///
-/// It polls nothing: it sleeps until work is queued (``WorkQueue/workQueued``), a run ends, the
-/// earliest row falls due, or (while it runs something) a lease needs renewing. On graceful
-/// shutdown (or once its app is no longer served) it stops claiming and cancels its runs; each
-/// row is then ended as its run says, handed back (due at once) unless the run finished. A row
-/// whose loop was killed is claimed again when its lease runs out.
+/// It also runs at once the rows its runtime queued held and hands it (``WorkHandoff``: an after
+/// hook right after its write), renewing their leases as it does its claims'.
+///
+/// It polls nothing: it sleeps until work is queued (``WorkQueue/workQueued``) or handed, a run
+/// ends, the earliest row falls due, or (while it runs something) a lease needs renewing. On
+/// graceful shutdown (or once its app is no longer served) it stops claiming and taking rows and
+/// cancels its runs; each row is then ended as its run says, handed back (due at once) unless the
+/// run finished. A row whose loop was killed is claimed again when its lease runs out.
 public struct AppWorkService: Service {
     /// The app whose work runs.
     public let runtime: AppRuntime
@@ -73,12 +76,21 @@ public struct AppWorkService: Service {
     public func run() async {
         let held = HeldWork()
         let stopping = Atomic(false)
+        runtime.heldWork.open(owner: owner, lease: settings.lease)
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in
                 var renewedAt = runtime.clock.now
                 while !Task.isCancelled, !stopping.load(ordering: .acquiring), isServed() {
                     await settle(held.takeEnded())
                     let now = runtime.clock.now
+                    for handed in runtime.heldWork.take() {
+                        if held.ids.isEmpty { renewedAt = now }
+                        held.start(handed.work.id)
+                        group.addTask {
+                            held.end(handed.work, await handed.run(), then: handed.ended)
+                            queue.workQueued.signal()
+                        }
+                    }
                     do {
                         if !held.ids.isEmpty, now.timeIntervalSince(renewedAt) >= settings.lease.seconds / 3 {
                             try await queue.renew(held.ids, owner: owner, leasedUntil: now.addingTimeInterval(settings.lease.seconds))
@@ -101,10 +113,12 @@ public struct AppWorkService: Service {
                     let wake = await nextWake(renewedAt: renewedAt, holding: held.ids.count)
                     await queue.workQueued.wait(until: wake, on: runtime.clock)
                 }
+                // Rows handed from now on run in their runtime's own task.
+                for handed in runtime.heldWork.close() { held.end(handed.work, .released, then: handed.ended) }
                 group.cancelAll()
             }
-            // The runs have ended, cancelled ones handing their rows back: this task is not
-            // cancelled on a graceful shutdown, so it can still write that.
+            // The runs have ended, cancelled ones handing their rows back, as do the rows handed and
+            // never run: this task is not cancelled on a graceful shutdown, so it can still write that.
             await settle(held.takeEnded())
         } onGracefulShutdown: {
             stopping.store(true, ordering: .releasing)
@@ -123,24 +137,11 @@ public struct AppWorkService: Service {
         return [due, renewal].compactMap { $0 }.min()
     }
 
-    /// Ends the rows of `ended` as their outcomes say.
-    private func settle(_ ended: [(ClaimedWork, WorkOutcome)]) async {
-        for (work, outcome) in ended { await settle(work, outcome) }
-    }
-
-    /// Ends `work`'s row as `outcome` says.
-    private func settle(_ work: ClaimedWork, _ outcome: WorkOutcome) async {
-        do {
-            switch outcome {
-            case .done: try await queue.complete(work.id, owner: owner)
-            case .retry(let due): try await queue.retry(work.id, owner: owner, at: due)
-            case .released: try await queue.release([work.id], owner: owner, at: runtime.clock.now)
-            }
-        } catch is CancellationError {
-            // Stopped without a graceful shutdown: the lease runs out instead.
-        } catch {
-            runtime.logger.error(
-                "could not record how queued work ended", metadata: ["work": "\(work.id)", "kind": "\(work.kind)", "error": "\(error)"])
+    /// Ends the rows of `ended` as their outcomes say, then tells who waits for each.
+    private func settle(_ ended: [HeldWork.Ended]) async {
+        for run in ended {
+            await runtime.endQueuedWork(run.work, as: run.outcome)
+            run.then?()
         }
     }
 }
@@ -153,9 +154,16 @@ public enum WorkOwner {
 
 /// The rows a loop runs now, and those whose run ended and whose row is yet to be ended.
 private final class HeldWork: Sendable {
+    /// A run that ended: its row, what becomes of it, and what to call once that is written.
+    struct Ended {
+        let work: ClaimedWork
+        let outcome: WorkOutcome
+        let then: (@Sendable () -> Void)?
+    }
+
     private struct State {
         var running: Set<String> = []
-        var ended: [(ClaimedWork, WorkOutcome)] = []
+        var ended: [Ended] = []
     }
 
     private let state = Mutex(State())
@@ -165,14 +173,16 @@ private final class HeldWork: Sendable {
 
     func start(_ id: String) { _ = state.withLock { $0.running.insert(id) } }
 
-    /// `work`'s run ended as `outcome`.
-    func end(_ work: ClaimedWork, _ outcome: WorkOutcome) { state.withLock { $0.ended.append((work, outcome)) } }
+    /// `work`'s run ended as `outcome`; `then`, if any, is called once its row is ended so.
+    func end(_ work: ClaimedWork, _ outcome: WorkOutcome, then: (@Sendable () -> Void)? = nil) {
+        state.withLock { $0.ended.append(Ended(work: work, outcome: outcome, then: then)) }
+    }
 
     /// The runs that ended, to be settled, no longer held.
-    func takeEnded() -> [(ClaimedWork, WorkOutcome)] {
+    func takeEnded() -> [Ended] {
         state.withLock { state in
             defer { state.ended = [] }
-            for (work, _) in state.ended { state.running.remove(work.id) }
+            for run in state.ended { state.running.remove(run.work.id) }
             return state.ended
         }
     }

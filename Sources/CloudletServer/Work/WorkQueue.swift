@@ -15,6 +15,8 @@ public struct WorkKind: RawRepresentable, Sendable, Hashable, CustomStringConver
     public static let job = WorkKind(rawValue: "job")
     /// A push job's delivery: its fan-out, or its send to one device (see ``PushDelivery``).
     public static let pushDelivery = WorkKind(rawValue: "pushDelivery")
+    /// An after hook owed by a save or delete, queued in the write's transaction.
+    public static let afterHook = WorkKind(rawValue: "afterHook")
 }
 
 /// Work to queue: what it is, what it needs, and when it may first run.

@@ -10,7 +10,10 @@ import Foundation
 /// - `beforeSave("Alerted")`: records a push to the `ops` channel, then refuses an object with
 ///   `refuse: true` (142), so that its push must vanish with it.
 /// - `afterSave("Later")`, run after the response: waits 3 s, then records the save as a
-///   `LaterMark` object (`savedId`), so that a test sees the client answered before it ran.
+///   `LaterMark` object (`savedId`), so that a test sees the client answered before it ran. The
+///   first time it runs for an object with `hang: true` (it leaves a mark in the worker's own
+///   folder), it logs "after-response hook hanging: <object id>" and hangs instead, so that the
+///   test can stop the server mid-hook.
 /// - `function("slow")`: sleeps `ms` milliseconds, then answers "done".
 /// - `function("wait")`: waits for ever, deaf to cancellation but using no CPU, under a 60 s limit.
 /// - `function("spin")`: `while true {}` that ignores cancellation, under a 1 s limit; only a kill ends it.
@@ -47,9 +50,16 @@ enum FixtureHooks: HookModule {
             _ = try await request.store.asMaster.save(log)
         }
         hooks.afterSave("Later", timeLimit: .seconds(30), runs: .afterResponse) { request in
+            let mark = "later-\(request.object.objectId ?? "")"
+            if request.object["hang"] == true, !FileManager.default.fileExists(atPath: mark) {
+                _ = FileManager.default.createFile(atPath: mark, contents: Data())
+                request.logger.notice("after-response hook hanging: \(request.object.objectId ?? "")")
+                try await Task.sleep(for: .seconds(60))
+                return
+            }
             try await Task.sleep(for: .seconds(3))
-            let mark = ParseObject(className: "LaterMark", fields: ["savedId": request.object.objectId.map(ParseValue.string) ?? .null])
-            _ = try await request.store.asMaster.save(mark)
+            let record = ParseObject(className: "LaterMark", fields: ["savedId": request.object.objectId.map(ParseValue.string) ?? .null])
+            _ = try await request.store.asMaster.save(record)
         }
         hooks.beforeSave("Alerted") { request in
             try await request.push(PushNotification(toChannels: ["ops"], alert: "alerted"))

@@ -31,7 +31,7 @@ extension SQLiteObjectStorage: AccountStorage {
             try db.execute(
                 sql: "INSERT INTO credentials (user_id, password_hash) VALUES (?, ?)", arguments: [user.objectId, passwordHash])
             try Self.insertSession(session, db)
-            if let outbox { try Self.insertOutbox(outbox, db) }
+            if let outbox { try self.queueAfterHook(outbox, db) }
             try self.insertCompanions(companions, db)
         }
     }

@@ -35,13 +35,23 @@ extension SQLiteObjectStorage: WorkQueue {
 
     /// Adds `work` in the transaction of `db` (so that it is queued if and only if that commits).
     static func enqueue(_ work: [NewWork], _ db: Database) throws {
-        let statement = try db.cachedStatement(sql: "INSERT OR IGNORE INTO work_queue (id, kind, payload, due, attempts, lease_owner) VALUES (?, ?, ?, ?, ?, ?)")
         for item in work {
-            try statement.execute(arguments: [
-                item.id, item.kind.rawValue, JSONWriter.string(item.payload), item.due.timeIntervalSince1970, item.heldBy == nil ? 0 : 1,
-                item.heldBy,
-            ])
+            try insertWork(
+                workRow(id: item.id, kind: item.kind, payload: JSONWriter.string(item.payload), due: item.due, heldBy: item.heldBy), db)
         }
+    }
+
+    /// The columns of a queued row, its payload encoded already; a row queued held counts its
+    /// holder's run as its first attempt.
+    static func workRow(id: String, kind: WorkKind, payload: String, due: Date, heldBy: String?) -> StatementArguments {
+        [id, kind.rawValue, payload, due.timeIntervalSince1970, heldBy == nil ? 0 : 1, heldBy]
+    }
+
+    /// Adds the row `row` (``workRow(id:kind:payload:due:heldBy:)``) in the transaction of `db`,
+    /// unless its id is queued already.
+    static func insertWork(_ row: StatementArguments, _ db: Database) throws {
+        try db.cachedStatement(sql: "INSERT OR IGNORE INTO work_queue (id, kind, payload, due, attempts, lease_owner) VALUES (?, ?, ?, ?, ?, ?)")
+            .execute(arguments: row)
     }
 
     public func claim(_ kinds: Set<WorkKind>, limit: Int, owner: String, at now: Date, leasedUntil: Date) async throws -> [ClaimedWork] {

@@ -5,15 +5,27 @@ import GRDB
 extension SQLiteObjectStorage {
     public func insert(_ object: ParseObject, outbox: OutboxEvent?, alongside: [ParseObject]) async throws {
         let arguments = try insertArguments(object, encodedIn: outbox)
-        let outboxRow = outbox.map(Self.outboxArguments)
+        let afterHookRow = outbox.map(Self.afterHookRow)
         let companions = try companionRows(alongside)
         try await write { db in
             try Self.checkUniqueness(of: object, db)
             try self.schema.check(object, db)
             try Self.insertObject(arguments, db)
             self.noteInserted(object, db)
-            if let outboxRow { try Self.insertOutbox(outboxRow, db) }
+            if let afterHookRow { try self.queueAfterHook(afterHookRow, isHeld: outbox?.hold != nil, db) }
             try self.insertCompanions(companions, db)
+        }
+    }
+
+    /// A write transaction. If the caller has a ``WriteDeadline`` and it passes while the transaction
+    /// runs, the transaction rolls back instead of committing (the caller has had its 504 by then).
+    func write<Value: Sendable>(_ body: @escaping @Sendable (Database) throws -> Value) async throws -> Value {
+        let deadline = WriteDeadline.current
+        try deadline?.check()
+        return try await pool.write { db in
+            let value = try body(db)
+            try deadline?.check()
+            return value
         }
     }
 
@@ -50,7 +62,7 @@ extension SQLiteObjectStorage {
             object.updatedAt = updatedAt
             try Self.checkUniqueness(of: object, db)
             try self.schema.check(object, db)
-            // The after hook's event encodes the object once, for the row and the outbox alike.
+            // The after hook's event encodes the object once, for the object's row and the queued one alike.
             let event = outbox?(object)
             let row = event?.objectText ?? ObjectText(object)
             try self.checkSize(row)
@@ -58,7 +70,7 @@ extension SQLiteObjectStorage {
                 sql: "UPDATE objects SET updated_at = ?, acl = ?, data = ? WHERE class = ? AND id = ?",
                 arguments: [row.updatedAt, row.acl, row.fields, className, id])
             if let password = changes.password { try Self.setPassword(password, of: object, db) }
-            if let event { try Self.insertOutbox(event, db) }
+            if let event { try self.queueAfterHook(event, db) }
             try self.insertCompanions(companions, db)
             return (object, event)
         }
@@ -75,12 +87,12 @@ extension SQLiteObjectStorage {
             try db.execute(sql: "DELETE FROM objects WHERE class = ? AND id = ?", arguments: [className, id])
             try Self.deleteAccount(of: current, db)
             let event = outbox?(self.presented(current))
-            if let event { try Self.insertOutbox(event, db) }
+            if let event { try self.queueAfterHook(event, db) }
             return event
         }
     }
 
-    /// The columns of a new row for `object` — encoded already if `outbox` is the after-hook event of
+    /// The columns of a new row for `object` — encoded already if `outbox` is the after hook event of
     /// its insert, encoded here otherwise; throws 116 if it is too large to store.
     func insertArguments(_ object: ParseObject, encodedIn outbox: OutboxEvent? = nil) throws -> StatementArguments {
         let text = outbox.flatMap { $0.object.objectId == object.objectId ? $0.objectText : nil } ?? ObjectText(object)

@@ -30,7 +30,6 @@ public final class SQLiteObjectStorage: ObjectStorage {
     /// Copies the log back beside the writer; the pool's configuration keeps it alive.
     let checkpointer: SQLiteCheckpointer
     let schema = FieldSchemaCache()
-    let completedEvents = CompletedOutboxEvents()
     /// The most bytes an object's fields and ACL may take as stored JSON; a write past it answers 116.
     let maximumObjectBytes: Int
     /// The match steps one query's `$regex` patterns may take together.
@@ -97,6 +96,7 @@ public final class SQLiteObjectStorage: ObjectStorage {
         registerFileUsageTable(&migrator)
         registerWorkQueueTable(&migrator)
         registerQueuedPushDeliveries(&migrator)
+        registerAfterHookMigration(&migrator)
         return migrator
     }
 

@@ -1,0 +1,91 @@
+import Foundation
+import Synchronization
+
+/// Who holds a row its queuer runs itself, and until when: written with the row, so that no claim
+/// takes it meanwhile, and so that a claim takes it once that lease runs out (its holder is gone).
+public struct WorkHold: Sendable, Hashable {
+    /// The holder the row is leased to.
+    public var owner: String
+    /// When the lease runs out.
+    public var leasedUntil: Date
+
+    public init(owner: String, leasedUntil: Date) {
+        self.owner = owner
+        self.leasedUntil = leasedUntil
+    }
+}
+
+/// A row its queuer holds, handed to the app's ``AppWorkService`` to run at once.
+struct HandedWork: Sendable {
+    /// The row, as held.
+    let work: ClaimedWork
+    /// Runs it, and answers what becomes of its row.
+    let run: @Sendable () async -> WorkOutcome
+    /// Called once its row is ended: as `run` answered, or handed back when it will not run here.
+    let ended: @Sendable () -> Void
+}
+
+/// Where an app's runtime hands the rows it queued held by itself (an after hook with its write) to
+/// the app's ``AppWorkService``, which runs them in its task group at once instead of at its next
+/// claim, and renews their leases while they run. Open while that service runs; while it is closed,
+/// ``hand(_:)`` refuses and the runtime runs the row in its own task.
+final class WorkHandoff: Sendable {
+    private struct State {
+        /// The holder and lease of the service taking rows; nil while none does.
+        var taker: (owner: String, lease: Duration)?
+        var waiting: [HandedWork] = []
+    }
+
+    private let state = Mutex(State())
+    /// Signalled when a row is handed, for the service's loop.
+    private let wake: WakeSignal
+
+    /// A handoff that wakes its service by `wake` (the one its queue's claims sleep on).
+    init(wake: WakeSignal) {
+        self.wake = wake
+    }
+
+    /// How a row queued at `now` is held, for a run of at most `timeLimit`: leased to the service
+    /// taking rows for its lease (it renews it), or with none, to this process until past the time
+    /// limit (nothing renews it).
+    func hold(runningFor timeLimit: Duration, at now: Date) -> WorkHold {
+        let taker = state.withLock { $0.taker }
+        guard let taker else {
+            return WorkHold(owner: WorkOwner.thisProcess, leasedUntil: now.addingTimeInterval((timeLimit + WorkSettings().lease).seconds))
+        }
+        return WorkHold(owner: taker.owner, leasedUntil: now.addingTimeInterval(taker.lease.seconds))
+    }
+
+    /// Hands `work` to the service to run at once; false, leaving it to the caller, if none takes rows.
+    func hand(_ work: HandedWork) -> Bool {
+        let taken = state.withLock { state in
+            guard state.taker != nil else { return false }
+            state.waiting.append(work)
+            return true
+        }
+        if taken { wake.signal() }
+        return taken
+    }
+
+    /// The service holding leases as `owner` for `lease` takes rows from now on.
+    func open(owner: String, lease: Duration) {
+        state.withLock { $0.taker = (owner, lease) }
+    }
+
+    /// The rows handed since the last call, to run.
+    func take() -> [HandedWork] {
+        state.withLock { state in
+            defer { state.waiting = [] }
+            return state.waiting
+        }
+    }
+
+    /// No service takes rows any more; answers those handed and not taken, to hand back.
+    func close() -> [HandedWork] {
+        state.withLock { state in
+            state.taker = nil
+            defer { state.waiting = [] }
+            return state.waiting
+        }
+    }
+}
