@@ -177,7 +177,11 @@ extension WorkerPool {
         if failed.lost.isEmpty {
             // A worker ended on purpose (drained, or its pool stopped) is a normal stop; only an
             // unplanned end says how the process died.
-            if failed.planned {
+            if failed.planned && ending.wasKilled && process.isProcess {
+                hookLogger.warning(
+                    "worker did not end within its stop grace after SIGTERM; killed",
+                    metadata: ["worker.pid": "\(process.pid)", "grace": "\(configuration.stopGrace)"])
+            } else if failed.planned {
                 hookLogger.info("worker stopped", metadata: ["worker.pid": "\(process.pid)"])
             } else {
                 hookLogger.log(level: failed.loss.wasKilled ? .warning : .error, "worker ended", metadata: metadata)
