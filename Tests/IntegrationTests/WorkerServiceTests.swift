@@ -81,7 +81,7 @@ extension ProcessTests {
                 #expect(try await harness.call("pid").intValue == pid, "SIGTERM from another process is ignored")
 
                 kill(pid_t(pid), SIGTERM)
-                let ending = try await poll("the worker's end") {
+                let ending = try await poll(timeout: .seconds(30), "the worker's end") {
                     harness.logs.all.first { $0.metadata["worker.pid"] == "\(pid)" && $0.message == "worker ended" }
                 }
                 #expect(ending.metadata["worker.exit"] == "exited with status 0")
