@@ -38,6 +38,7 @@ extension AppSupervisor {
             directory.remove(id)
             let removed = entries.withLock { $0.removeValue(forKey: id) }
             stop(removed?.pool)
+            stop(removed?.checkpoints)
             stop(removed?.push, after: Self.pushProviderDrainTime)
             logger.notice("app deleted from the registry; no longer served", metadata: ["app": "\(id)"])
         }
@@ -83,12 +84,15 @@ extension AppSupervisor {
             throw error
         }
         let push = start(pushProviders)
+        let checkpoints = start(storage.checkpointer)
         let hosted = HostedApp(
             id: record.id, keys: record.acceptedKeys, fileSettings: record.settings.files,
             runtime: runtime(record, storage: storage, files: files, executor: executor),
             rateLimiter: RateLimiter(policy: record.settings.rateLimits, clock: clock), pushProviders: pushProviders,
             jobSchedules: record.settings.jobSchedules)
-        entries.withLock { $0[record.id] = Entry(record: record, hosted: hosted, manifest: manifest, pool: group, push: push) }
+        entries.withLock {
+            $0[record.id] = Entry(record: record, hosted: hosted, manifest: manifest, pool: group, push: push, checkpoints: checkpoints)
+        }
         directory.set(hosted)
         return hosted
     }
@@ -126,7 +130,10 @@ extension AppSupervisor {
         let hosted = HostedApp(
             id: record.id, keys: record.acceptedKeys, fileSettings: record.settings.files, runtime: runtime, rateLimiter: rateLimiter,
             pushProviders: pushProviders, jobSchedules: record.settings.jobSchedules)
-        entries.withLock { $0[record.id] = Entry(record: record, hosted: hosted, manifest: manifest, pool: group, push: push) }
+        entries.withLock {
+            $0[record.id] = Entry(
+                record: record, hosted: hosted, manifest: manifest, pool: group, push: push, checkpoints: entry.checkpoints)
+        }
         directory.set(hosted)
         // Sends already made through the old providers keep their connections until they could have ended.
         if pushChanged { stop(entry.push, after: Self.pushProviderDrainTime) }

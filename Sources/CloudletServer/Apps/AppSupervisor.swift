@@ -43,6 +43,8 @@ public final class AppSupervisor: Service, Sendable {
         var pool: ServiceGroup?
         /// The service group that holds the app's push providers' connections.
         var push: ServiceGroup?
+        /// The service group that runs the checkpoints of the app's database.
+        var checkpoints: ServiceGroup?
     }
 
     /// What to do with the service group of a worker pool or of an app's push providers.
@@ -138,7 +140,7 @@ public final class AppSupervisor: Service, Sendable {
         }
     }
 
-    /// Starts `service` (an app's worker pool or push providers) under this service.
+    /// Starts `service` (an app's worker pool, push providers or database checkpoints) under this service.
     func start(_ service: any Service) -> ServiceGroup {
         let group = ServiceGroup(services: [service], gracefulShutdownSignals: [], cancellationSignals: [], logger: logger)
         poolCommands.continuation.yield(.run(group))
