@@ -175,7 +175,7 @@ public final class WorkerPool: Service, Sendable {
         let now = clock.now
         var kills: [(WorkerProcess, String)] = []
         var pings: [WorkerProcess] = []
-        var restarts: [Int] = []
+        var restarts: [(slot: Int, replacing: Bool)] = []
         var demotions: [(pid: Int32, demote: Bool)] = []
         var demotionChecks: [Date] = []
         state.withLock { state in
@@ -200,7 +200,7 @@ public final class WorkerPool: Service, Sendable {
             }
             for (slot, at) in state.restarts where at <= now {
                 state.restarts.removeValue(forKey: slot)
-                restarts.append(slot)
+                restarts.append((slot, state.reloaded.remove(slot) == nil))
             }
         }
         outputRelay.summarize()
@@ -215,9 +215,9 @@ public final class WorkerPool: Service, Sendable {
         for (pid, demote) in demotions {
             if demote { cpuShare.demote(pid) } else { cpuShare.promote(pid) }
         }
-        for slot in restarts {
+        for (slot, replacing) in restarts {
             do {
-                try spawn(slot, replacing: true)
+                try spawn(slot, replacing: replacing)
                 metrics?.workerRestarted(app: configuration.appId)
             } catch {
                 logger.error("could not start worker", metadata: ["error": "\(error)"])
@@ -248,6 +248,7 @@ public final class WorkerPool: Service, Sendable {
             }
             for slot in 0..<configuration.workerCount {
                 state.restarts[slot] = now
+                state.reloaded.insert(slot)
                 state.backoffs[slot].reset()
             }
             state.hooksNeedRefresh = true
