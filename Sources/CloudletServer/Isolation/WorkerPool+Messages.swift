@@ -59,13 +59,17 @@ extension WorkerPool {
 
     /// The worker at the other end of `peer` said hello: it is ready (if it still serves its slot),
     /// and the first hello (or the first after a reload) says which hooks the pool serves. A second
-    /// hello closes the connection.
+    /// hello closes the connection, as does the hello of a worker a reload replaced before it said it.
     private func helloReceived(_ hello: WireHello, from peer: WorkerPeer) {
         let now = clock.now
         guard let connection = peer.connection.withLock({ $0 }) else { return }
         let process = peer.worker
         let ready = !peer.hasSaidHello && state.withLock { state -> Bool in
-            guard state.workers[process.slot]?.process === process else { return false }
+            guard state.workers[process.slot]?.process === process else {
+                // Replaced by a reload before its hello: it has no call to finish, and ends now.
+                state.draining[process.pid]?.lifecycle.killing(because: WorkerLifecycle.drained)
+                return false
+            }
             process.attach(connection)
             state.workers[process.slot]?.lifecycle.becameReady(at: now)
             if state.hooks == nil || state.hooksNeedRefresh {

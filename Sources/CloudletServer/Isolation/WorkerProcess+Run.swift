@@ -22,9 +22,10 @@ extension WorkerProcess {
     /// (which it then owns). Its standard output and error are read here, as async sequences: each
     /// line goes through `relay` to `onOutput` (with whether it came on standard error).
     ///
-    /// Returns the worker and how its process ended, once it has and both its streams are read. ``stop()`` ends it
-    /// gracefully (SIGTERM, then SIGKILL after the configuration's ``WorkerPoolConfiguration/stopGrace``);
-    /// cancelling the calling task does the same. Throws if the process could not be started.
+    /// Returns the worker and how its process ended, once it has and both its streams are read.
+    /// ``stop()`` ends it gracefully (SIGTERM, then SIGKILL after the configuration's
+    /// ``WorkerPoolConfiguration/stopGrace``); cancelling the calling task does the same. Throws if
+    /// the process could not be started.
     static func run(
         slot: Int, configuration: WorkerPoolConfiguration, relay: WorkerOutputRelay,
         started: @Sendable (WorkerProcess, _ hostEnd: CInt) -> Void,
@@ -40,6 +41,7 @@ extension WorkerProcess {
             }
         }
         let command = configuration.workerCommand
+        let environment = configuration.workerEnvironment.compactMap { name, value in Environment.Key(rawValue: name).map { ($0, value) } }
         var options = PlatformOptions()
         // Its own process group: a terminal's Ctrl-C to the host's group does not reach it.
         options.processGroupID = 0
@@ -47,7 +49,7 @@ extension WorkerProcess {
         options.teardownSequence = [.gracefulShutDown(allowedDurationToNextStep: configuration.stopGrace)]
         let result = try await Subprocess.run(
             .path(FilePath(command[0])), arguments: Arguments(Array(command.dropFirst())),
-            environment: .custom(Dictionary(uniqueKeysWithValues: configuration.workerEnvironment.map { (Environment.Key(rawValue: $0.key)!, $0.value) })),
+            environment: .custom(Dictionary(uniqueKeysWithValues: environment)),
             workingDirectory: FilePath(configuration.workingFolder), platformOptions: options,
             input: .fileDescriptor(FileDescriptor(rawValue: workerEnd), closeAfterSpawningProcess: false), output: .sequence, error: .sequence
         ) { execution in
