@@ -18,12 +18,29 @@ struct WorkerCommand<Hooks: HookModule>: AsyncParsableCommand {
     @Option(help: "Largest data segment this process may grow to, in MiB; 0 for no limit.") var memoryLimitMb: Int = 0
 
     func run() async throws {
-        // A terminal's Ctrl-C or a service manager's SIGTERM reaches the whole process group; the host
-        // then drains its requests, which needs its workers, and ends them itself when it is done.
+        // A terminal's Ctrl-C or a service manager's SIGTERM may reach every process of the host's
+        // group or cgroup; the host then drains its requests, which needs its workers, and ends them
+        // itself when it is done: with SIGTERM, which ends a worker only when its host sends it.
         signal(SIGINT, SIG_IGN)
-        signal(SIGTERM, SIG_IGN)
+        Self.endOnTermFromHost()
         if memoryLimitMb > 0 { try Self.limitMemory(toMegabytes: memoryLimitMb) }
         try await HookWorker(registry: Hooks.registry()).run()
+    }
+
+    /// Makes SIGTERM end this process at once (status 0) when its parent, the host, sends it, and
+    /// ignored when anyone else does.
+    static func endOnTermFromHost() {
+        #if canImport(Glibc)
+        var action = sigaction()
+        action.__sigaction_handler.sa_sigaction = { _, info, _ in
+            if let info, info.pointee._sifields._kill.si_pid == getppid() { _exit(0) }
+        }
+        action.sa_flags = SA_SIGINFO
+        sigemptyset(&action.sa_mask)
+        sigaction(SIGTERM, &action, nil)
+        #else
+        signal(SIGTERM, SIG_DFL)
+        #endif
     }
 
     /// Caps the process's data segment (heap and private anonymous mappings), soft and hard, so that a

@@ -29,6 +29,17 @@ import Testing
         }
     }
 
+    @Test func theCheckpointerRunsAsAServiceThatClosesWhenItsTaskIsCancelled() async throws {
+        try await TemporaryStorage.with { storage, _ in
+            let service = Task { await storage.checkpointer.run() }
+            try await insert(10, into: storage)
+            #expect(!storage.checkpointer.isClosed)
+            service.cancel()
+            await service.value
+            #expect(storage.checkpointer.isClosed)
+        }
+    }
+
     @Test func theWriterRestartsTheLogPastItsBoundOnItsOwn() async throws {
         try await TemporaryStorage.with { storage, file in
             // No checkpoint beside the writer, as when it never catches up with a busy writer.

@@ -22,7 +22,8 @@ extension ProcessTests {
             defer { try? FileManager.default.removeItem(at: data) }
             let server = try await ServerProcess.serve(.fixture, data: data, arguments: ["--app-id", "fixture", "--workers", "1", "--operator-key", Self.operatorKey])
             defer { server.killIfRunning() }
-            #expect(try await Self.operatorGet(server, "/ready").status == 200)
+            // The pool's service starts the worker once the server runs: ready when it has said hello.
+            _ = try await poll("ready once the worker said hello") { try await Self.operatorGet(server, "/ready").status == 200 ? true : nil }
             let client = server.client()
             for _ in 0..<3 { #expect(try await client.post("/functions/crash").status == 500) }
             #expect(try await client.post("/functions/crash").status == 503)

@@ -53,6 +53,8 @@ public final class StandInServer: Sendable {
     public var connectionCount: Int { counts.connections.load(ordering: .relaxed) }
     /// HTTP/2 streams (requests) opened so far.
     public var streamCount: Int { counts.streams.load(ordering: .relaxed) }
+    /// TCP connections open now.
+    public var openConnectionCount: Int { counts.open.withLock { $0.filter(\.isActive).count } }
 
     /// Starts a server announcing `maximumConcurrentStreams` per connection (Apple's is 1000) that
     /// writes each answer `responseDelay` after it has the whole request (`handle` runs at once).

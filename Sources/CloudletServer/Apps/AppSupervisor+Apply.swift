@@ -38,7 +38,8 @@ extension AppSupervisor {
             directory.remove(id)
             let removed = entries.withLock { $0.removeValue(forKey: id) }
             stop(removed?.pool)
-            retire(removed?.hosted.pushProviders)
+            stop(removed?.checkpoints)
+            stop(removed?.push, after: Self.pushProviderDrainTime)
             logger.notice("app deleted from the registry; no longer served", metadata: ["app": "\(id)"])
         }
         return refused
@@ -78,12 +79,16 @@ extension AppSupervisor {
             stop(group)
             throw error
         }
+        let push = start(pushProviders)
+        let checkpoints = start(storage.checkpointer)
         let hosted = HostedApp(
             id: record.id, keys: record.acceptedKeys, fileSettings: record.settings.files,
             runtime: runtime(record, storage: storage, files: files, executor: executor),
             rateLimiter: RateLimiter(policy: record.settings.rateLimits, clock: clock), pushProviders: pushProviders,
             jobSchedules: record.settings.jobSchedules)
-        entries.withLock { $0[record.id] = Entry(record: record, hosted: hosted, manifest: manifest, pool: group) }
+        entries.withLock {
+            $0[record.id] = Entry(record: record, hosted: hosted, manifest: manifest, pool: group, push: push, checkpoints: checkpoints)
+        }
         directory.set(hosted)
         return hosted
     }
@@ -103,6 +108,7 @@ extension AppSupervisor {
         let manifest = AppManifest(appId: record.id, settings: record.settings, hooks: runtime.executor.hooks)
         let pushChanged = entry.record.settings.push != record.settings.push
         var pushProviders = entry.hosted.pushProviders
+        var push = entry.push
         do {
             try manifest.checkTimeLimits()
             if pushChanged {
@@ -112,6 +118,7 @@ extension AppSupervisor {
             if needsExecutor { stop(group) }
             throw error
         }
+        if pushChanged { push = start(pushProviders) }
         let policy = record.settings.rateLimits
         let rateLimiter =
             entry.record.settings.rateLimits == policy ? entry.hosted.rateLimiter : RateLimiter(policy: policy, clock: clock)
@@ -119,9 +126,13 @@ extension AppSupervisor {
         let hosted = HostedApp(
             id: record.id, keys: record.acceptedKeys, fileSettings: record.settings.files, runtime: runtime, rateLimiter: rateLimiter,
             pushProviders: pushProviders, jobSchedules: record.settings.jobSchedules)
-        entries.withLock { $0[record.id] = Entry(record: record, hosted: hosted, manifest: manifest, pool: group) }
+        entries.withLock {
+            $0[record.id] = Entry(
+                record: record, hosted: hosted, manifest: manifest, pool: group, push: push, checkpoints: entry.checkpoints)
+        }
         directory.set(hosted)
-        if pushChanged { retire(entry.hosted.pushProviders) }
+        // Sends already made through the old providers keep their connections until they could have ended.
+        if pushChanged { stop(entry.push, after: Self.pushProviderDrainTime) }
         if needsExecutor {
             // Calls already on the old pool end within their hooks' time limits; then it stops.
             let longest = entry.manifest.hooks.map(\.timeLimit).max() ?? .zero

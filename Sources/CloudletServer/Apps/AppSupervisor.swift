@@ -10,8 +10,9 @@ import Synchronization
 /// stopped; changed keys and limits are swapped in; a pool whose executable or worker settings
 /// changed is replaced, the old one stopped once the calls it has could have ended.
 ///
-/// The pools it starts run here, each in its own `ServiceGroup` inside this service's task group,
-/// so they end with the server's graceful shutdown.
+/// The pools and push providers it starts run here, each in its own `ServiceGroup` inside this
+/// service's task group, so they end with the server's graceful shutdown, or when this service's
+/// task is cancelled: a pool's workers are then stopped and the providers' connections closed.
 public final class AppSupervisor: Service, Sendable {
     /// The apps being served.
     public let directory = AppDirectory()
@@ -40,13 +41,16 @@ public final class AppSupervisor: Service, Sendable {
         var hosted: HostedApp
         var manifest: AppManifest
         var pool: ServiceGroup?
+        /// The service group that holds the app's push providers' connections.
+        var push: ServiceGroup?
+        /// The service group that runs the checkpoints of the app's database.
+        var checkpoints: ServiceGroup?
     }
 
-    /// What to do with a worker pool's service group, or with an app's replaced push providers.
+    /// What to do with the service group of a worker pool or of an app's push providers.
     enum PoolCommand: Sendable {
         case run(ServiceGroup)
         case stop(ServiceGroup, after: Duration)
-        case closePush(PushProviders, after: Duration)
     }
 
     init(
@@ -76,7 +80,8 @@ public final class AppSupervisor: Service, Sendable {
         directory.all.compactMap { ($0.runtime.executor as? ProcessHookExecutor)?.pool }
     }
 
-    /// Runs the pools, polls the registry, and applies its changes until graceful shutdown.
+    /// Runs the pools and push providers, polls the registry, and applies its changes until graceful
+    /// shutdown or cancellation.
     public func run() async throws {
         await reload()
         await withDiscardingTaskGroup { group in
@@ -105,15 +110,9 @@ public final class AppSupervisor: Service, Sendable {
                         try? await cancelWhenGracefulShutdown { try await Task.sleep(for: delay) }
                         await pool.triggerGracefulShutdown()
                     }
-                case .closePush(let providers, let delay):
-                    group.addTask {
-                        try? await cancelWhenGracefulShutdown { try await Task.sleep(for: delay) }
-                        await providers.shutdown()
-                    }
                 }
             }
         }
-        for hosted in directory.all { await hosted.pushProviders.shutdown() }
     }
 
     /// Applies the registry as it is now; an app that cannot be (re)started keeps its previous
@@ -141,9 +140,9 @@ public final class AppSupervisor: Service, Sendable {
         }
     }
 
-    /// Starts `pool` under this service.
-    func start(_ pool: WorkerPool) -> ServiceGroup {
-        let group = ServiceGroup(services: [pool], gracefulShutdownSignals: [], cancellationSignals: [], logger: logger)
+    /// Starts `service` (an app's worker pool, push providers or database checkpoints) under this service.
+    func start(_ service: any Service) -> ServiceGroup {
+        let group = ServiceGroup(services: [service], gracefulShutdownSignals: [], cancellationSignals: [], logger: logger)
         poolCommands.continuation.yield(.run(group))
         return group
     }
@@ -151,14 +150,7 @@ public final class AppSupervisor: Service, Sendable {
     /// How long replaced push providers keep their connections for the sends already made through them.
     static let pushProviderDrainTime: Duration = .seconds(30)
 
-    /// Closes the connections of `providers` once the sends already under way could have ended
-    /// (at once when the server stops).
-    func retire(_ providers: PushProviders?) {
-        guard let providers else { return }
-        poolCommands.continuation.yield(.closePush(providers, after: Self.pushProviderDrainTime))
-    }
-
-    /// Stops the pool that `group` runs, after `delay`.
+    /// Stops the pool or push providers that `group` runs, after `delay` (at once when the server stops).
     func stop(_ group: ServiceGroup?, after delay: Duration = .zero) {
         guard let group else { return }
         poolCommands.continuation.yield(.stop(group, after: delay))

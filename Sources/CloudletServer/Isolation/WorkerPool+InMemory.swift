@@ -13,7 +13,8 @@ public typealias WorkerConnector = @Sendable (_ slot: Int, _ attach: (any WireTr
 
 extension WorkerPool {
     /// A pool as ``launch(_:logger:hookLogger:clock:metrics:)`` makes, whose workers `connector`
-    /// runs in memory: no process is spawned and the workers' folder is left alone. A worker ends
+    /// runs in memory, started at once (not by ``run()``), and returned once one has said hello: no
+    /// process is spawned and the workers' folder is left alone. A worker ends
     /// when its connection closes, from either side; the pool kills one by closing it.
     public static func launch(
         _ configuration: WorkerPoolConfiguration, connectingWorkersWith connector: @escaping WorkerConnector, logger: Logger,
@@ -21,7 +22,13 @@ extension WorkerPool {
     ) async throws -> WorkerPool {
         let pool = WorkerPool(
             configuration: configuration, logger: logger, hookLogger: hookLogger ?? logger, clock: clock, metrics: nil, connector: connector)
-        try await pool.start()
+        do {
+            for slot in 0..<configuration.workerCount { try pool.spawn(slot, replacing: false) }
+            try await pool.waitForHooks()
+        } catch {
+            pool.stop()
+            throw error
+        }
         return pool
     }
 

@@ -59,13 +59,17 @@ extension WorkerPool {
 
     /// The worker at the other end of `peer` said hello: it is ready (if it still serves its slot),
     /// and the first hello (or the first after a reload) says which hooks the pool serves. A second
-    /// hello closes the connection.
+    /// hello closes the connection, as does the hello of a worker a reload replaced before it said it.
     private func helloReceived(_ hello: WireHello, from peer: WorkerPeer) {
         let now = clock.now
         guard let connection = peer.connection.withLock({ $0 }) else { return }
         let process = peer.worker
         let ready = !peer.hasSaidHello && state.withLock { state -> Bool in
-            guard state.workers[process.slot]?.process === process else { return false }
+            guard state.workers[process.slot]?.process === process else {
+                // Replaced by a reload before its hello: it has no call to finish, and ends now.
+                state.draining[process.pid]?.lifecycle.killing(because: WorkerLifecycle.drained)
+                return false
+            }
             process.attach(connection)
             state.workers[process.slot]?.lifecycle.becameReady(at: now)
             if state.hooks == nil || state.hooksNeedRefresh {
@@ -177,7 +181,11 @@ extension WorkerPool {
         if failed.lost.isEmpty {
             // A worker ended on purpose (drained, or its pool stopped) is a normal stop; only an
             // unplanned end says how the process died.
-            if failed.planned {
+            if failed.planned && ending.wasKilled && process.isProcess {
+                hookLogger.warning(
+                    "worker did not end within its stop grace after SIGTERM; killed",
+                    metadata: ["worker.pid": "\(process.pid)", "grace": "\(configuration.stopGrace)"])
+            } else if failed.planned {
                 hookLogger.info("worker stopped", metadata: ["worker.pid": "\(process.pid)"])
             } else {
                 hookLogger.log(level: failed.loss.wasKilled ? .warning : .error, "worker ended", metadata: metadata)

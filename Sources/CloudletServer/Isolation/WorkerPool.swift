@@ -7,16 +7,20 @@ import NIOPosix
 import ServiceLifecycle
 import Synchronization
 
-/// The worker processes of one app: spawned from the app's hook executable, each connected over
-/// one end of a Unix-domain socket pair that it gets as standard input, supervised (startup, health checks, deadlines), restarted with backoff when
-/// they end, and fed invocations from a bounded queue.
+/// The worker processes of one app: started from the app's hook executable by the pool's ``run()``,
+/// each connected over one end of a Unix-domain socket pair that it gets as standard input,
+/// supervised (startup, health checks, deadlines), restarted with backoff when they end, and fed
+/// invocations from a bounded queue.
 ///
 /// ```swift
 /// let pool = try await WorkerPool.launch(WorkerPoolConfiguration(appId: "dev", executablePath: "/usr/bin/cloudlet"), logger: logger)
 /// let app = AppDefinition(id: "dev", executor: ProcessHookExecutor(pool: pool), services: [pool])
 /// ```
-/// ``launch(_:logger:hookLogger:clock:)`` starts the workers and returns once one has said which hooks
-/// it serves; ``run()`` (as a `Service`) supervises them until graceful shutdown, then kills them.
+/// ``launch(_:logger:hookLogger:clock:metrics:)`` runs one worker until it has said which hooks it
+/// serves, and stops it; ``run()`` (as a `Service`) starts the workers, each in a child task of its
+/// own that reads its output, supervises them until graceful shutdown, then stops them (SIGTERM, and
+/// SIGKILL after ``WorkerPoolConfiguration/stopGrace``). Cancelling ``run()`` tears them down the
+/// same way: no worker outlives it. Calls made before the workers are up wait for them.
 public final class WorkerPool: Service, Sendable {
     /// The pool's configuration.
     public let configuration: WorkerPoolConfiguration
@@ -31,6 +35,8 @@ public final class WorkerPool: Service, Sendable {
     let outputRelay: WorkerOutputRelay
     /// Starts workers in memory instead of as processes (for tests).
     let connector: WorkerConnector?
+    /// The worker processes to start, which ``run()`` starts in its task group.
+    let starts = AsyncStream.makeStream(of: WorkerStart.self)
 
     init(
         configuration: WorkerPoolConfiguration, logger: Logger, hookLogger: Logger, clock: any CloudletClock, metrics: CloudletMetrics?,
@@ -55,9 +61,9 @@ public final class WorkerPool: Service, Sendable {
                 restartBudget: RestartBudget(burst: configuration.restartBurst, interval: .seconds(1) / configuration.restartsPerSecond)))
     }
 
-    /// Empties the workers' folder (what workers of an earlier run left there, a crashed host's
-    /// included), spawns the workers and waits until one has said hello. Restarts of workers are
-    /// counted in `metrics`, when given.
+    /// Prepares the workers' folder, then runs one worker until it has said which hooks it serves
+    /// (throwing if none does within the startup timeout) and stops it; ``run()`` starts the
+    /// workers. Restarts of workers are counted in `metrics`, when given.
     ///
     /// Each worker's only way to the host is the socket pair made for it: the host listens on no
     /// socket, so no process can find a pool in `/proc/net/unix` or the file system and connect to
@@ -70,33 +76,29 @@ public final class WorkerPool: Service, Sendable {
         let pool = WorkerPool(configuration: configuration, logger: logger, hookLogger: hookLogger ?? logger, clock: clock, metrics: metrics)
         pool.reportCPUShare()
         try WorkerFolder.prepare(configuration.workingFolder)
-        try await pool.start()
+        try await pool.announceHooks()
         return pool
     }
 
-    /// Spawns the workers and waits until one has said hello; stops the pool if none does.
-    func start() async throws {
-        do {
-            for slot in 0..<configuration.workerCount { try spawn(slot, replacing: false) }
-            try await waitForHooks()
-        } catch {
-            stop()
-            throw error
-        }
-    }
-
-    /// Supervises the workers until graceful shutdown, then kills them and returns
-    /// once their ends have been handled (or after a second), leaving no CPU group behind.
+    /// Starts the workers of every slot that has none, supervises them until graceful shutdown (or
+    /// until cancelled), then stops them and returns once every one has ended, leaving no CPU group
+    /// behind. Each worker process runs in a child task of this one, which reads its output.
     public func run() async throws {
-        try? await cancelWhenGracefulShutdown {
-            while true {
-                try await Task.sleep(for: self.supervise())
+        await withDiscardingTaskGroup { group in
+            group.addTask {
+                try? await cancelWhenGracefulShutdown {
+                    while true {
+                        try await Task.sleep(for: self.supervise())
+                    }
+                }
+                self.stop()
             }
-        }
-        stop()
-        let giveUp = ContinuousClock.now + .seconds(1)
-        while ContinuousClock.now < giveUp, state.withLock({ !$0.workers.isEmpty || !$0.draining.isEmpty }) {
-            try? await Task.sleep(for: .milliseconds(10))
+            for slot in 0..<configuration.workerCount where state.withLock({ $0.workers[slot] == nil }) {
+                do { try spawn(slot, replacing: false) } catch { logger.error("could not start worker", metadata: ["error": "\(error)"]) }
+            }
+            for await start in starts.stream {
+                group.addTask { await self.runWorker(start) }
+            }
         }
         cpuShare.remove()
     }
@@ -111,7 +113,8 @@ public final class WorkerPool: Service, Sendable {
         state.withLock { $0.hooks.map { Array($0.values) } ?? [] }.sorted { ($0.name, $0.kind.rawValue) < ($1.name, $1.kind.rawValue) }
     }
 
-    /// Whether every slot has a worker that has said hello, and the pool is not stopping.
+    /// Whether every slot has a worker that has said hello, and the pool is not stopping (false
+    /// until ``run()`` has started the workers and each has said hello).
     public var isReady: Bool {
         state.withLock { state in
             !state.isShuttingDown && (0..<configuration.workerCount).allSatisfy { state.workers[$0]?.lifecycle.state == .ready }
@@ -123,54 +126,23 @@ public final class WorkerPool: Service, Sendable {
         state.withLock { $0.waiters.count }
     }
 
-    /// Starts the worker of `slot`; `replacing` one that ended, it starts in the app's idle CPU group.
+    /// Starts the worker of `slot`: at once in memory (with a connector), else by asking ``run()``
+    /// to start its process; `replacing` one that ended, it starts in the app's idle CPU group.
     func spawn(_ slot: Int, replacing: Bool) throws {
+        guard let connector else {
+            starts.continuation.yield(WorkerStart(slot: slot, replacing: replacing))
+            return
+        }
         try state.withLock { state in
             guard !state.isShuttingDown else { return }
-            let process = try connector.map { try startInMemory(slot, with: $0) } ?? spawnProcess(slot)
+            let process = try startInMemory(slot, with: connector)
             let lifecycle = WorkerLifecycle(spawnedAt: clock.now, limits: configuration.lifecycleLimits, replacing: replacing)
-            if process.isProcess {
-                if lifecycle.belongsInTheIdleGroup(longCall: configuration.demotionDelay, at: clock.now) {
-                    cpuShare.demote(process.pid)
-                    state.demoted.insert(process.pid)
-                } else {
-                    cpuShare.adopt(process.pid)
-                }
-            }
             state.workers[slot] = WorkerPoolState.Worker(process: process, lifecycle: lifecycle)
         }
     }
 
-    private func spawnProcess(_ slot: Int) throws -> WorkerProcess {
-        let (process, hostEnd) = try WorkerProcess.spawn(
-            slot: slot, configuration: configuration, relay: outputRelay,
-            onOutput: { [weak self] in self?.output($0, line: $1, isError: $2) },
-            onExit: { [weak self] in self?.exited($0, $1) })
-        connect(process, over: hostEnd)
-        return process
-    }
-
-    /// Serves `process` on `descriptor`, the host's end of its socket pair (the channel owns it from
-    /// here, and closes it when the bootstrap fails). A worker whose connection
-    /// closes is ending (its exit is handled when it comes), or misses its next health check and is killed.
-    private func connect(_ process: WorkerProcess, over descriptor: CInt) {
-        let peer = WorkerPeer(worker: process)
-        ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try WireFraming.addHandlers(to: channel.pipeline.syncOperations)
-                    let connection = try WireConnection(channel: channel, receiver: self.receiver(for: peer))
-                    peer.connection.withLock { $0 = connection }
-                }
-            }
-            .withConnectedSocket(descriptor)
-            .whenFailure { [logger] error in
-                logger.error("could not serve a worker's connection", metadata: ["worker.pid": "\(process.pid)", "error": "\(error)"])
-                process.kill()
-            }
-    }
-
-    private func waitForHooks() async throws {
+    /// Waits until a worker has said which hooks the pool serves, for the startup timeout at most.
+    func waitForHooks() async throws {
         let giveUp = ContinuousClock.now + configuration.startupTimeout
         while state.withLock({ $0.hooks == nil }) {
             guard ContinuousClock.now < giveUp else {
@@ -203,7 +175,7 @@ public final class WorkerPool: Service, Sendable {
         let now = clock.now
         var kills: [(WorkerProcess, String)] = []
         var pings: [WorkerProcess] = []
-        var restarts: [Int] = []
+        var restarts: [(slot: Int, replacing: Bool)] = []
         var demotions: [(pid: Int32, demote: Bool)] = []
         var demotionChecks: [Date] = []
         state.withLock { state in
@@ -228,7 +200,7 @@ public final class WorkerPool: Service, Sendable {
             }
             for (slot, at) in state.restarts where at <= now {
                 state.restarts.removeValue(forKey: slot)
-                restarts.append(slot)
+                restarts.append((slot, state.reloaded.remove(slot) == nil))
             }
         }
         outputRelay.summarize()
@@ -237,15 +209,15 @@ public final class WorkerPool: Service, Sendable {
             logger.log(
                 level: planned ? .info : .warning, planned ? "stopping worker" : "killing worker",
                 metadata: ["worker.pid": "\(process.pid)", "reason": "\(reason)"])
-            process.kill()
+            if planned { process.stop() } else { process.kill() }
         }
         for process in pings { process.send(.ping(id: UInt64(truncatingIfNeeded: process.pid))) }
         for (pid, demote) in demotions {
             if demote { cpuShare.demote(pid) } else { cpuShare.promote(pid) }
         }
-        for slot in restarts {
+        for (slot, replacing) in restarts {
             do {
-                try spawn(slot, replacing: true)
+                try spawn(slot, replacing: replacing)
                 metrics?.workerRestarted(app: configuration.appId)
             } catch {
                 logger.error("could not start worker", metadata: ["error": "\(error)"])
@@ -276,6 +248,7 @@ public final class WorkerPool: Service, Sendable {
             }
             for slot in 0..<configuration.workerCount {
                 state.restarts[slot] = now
+                state.reloaded.insert(slot)
                 state.backoffs[slot].reset()
             }
             state.hooksNeedRefresh = true
@@ -283,8 +256,8 @@ public final class WorkerPool: Service, Sendable {
         logger.info("reloading workers")
     }
 
-    /// Stops for good: refuses new calls, fails waiting ones and kills every worker (their connections
-    /// close as they end).
+    /// Stops for good: refuses new calls, fails waiting ones, starts no more workers and stops
+    /// every worker gracefully (their connections close as they end).
     func stop() {
         let (workers, waiters) = state.withLock { state in
             state.isShuttingDown = true
@@ -294,8 +267,9 @@ public final class WorkerPool: Service, Sendable {
             defer { state.waiters = [] }
             return ((Array(state.workers.values) + Array(state.draining.values)).map(\.process), state.waiters)
         }
+        starts.continuation.finish()
         for waiter in waiters { waiter.continuation.resume(throwing: ParseError.unavailable("the server is shutting down")) }
-        for worker in workers { worker.kill() }
+        for worker in workers { worker.stop() }
     }
 }
 

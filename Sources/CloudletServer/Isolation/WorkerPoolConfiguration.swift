@@ -30,6 +30,12 @@ public struct WorkerPoolConfiguration: Sendable {
     public var killGrace: Duration
     /// How long a worker may take to connect and say hello. Default 10 s.
     public var startupTimeout: Duration
+    /// How long a worker that is being stopped (its pool stops, or a reload replaced it) has to end
+    /// after SIGTERM before it is sent SIGKILL. Default ``defaultStopGrace``.
+    public var stopGrace: Duration
+    /// The default ``stopGrace``: 2 s. A worker ends at once when its host hangs up or sends it
+    /// SIGTERM; only one whose hooks keep it from ending waits this long.
+    public static let defaultStopGrace = Duration.seconds(2)
     /// How long one call may run before its worker yields the CPU to the host (see
     /// ``WorkerCPUShare``). Default 25 ms: a hook waiting on I/O takes no CPU, so only hooks that compute feel it.
     public var demotionDelay: Duration
@@ -72,8 +78,9 @@ public struct WorkerPoolConfiguration: Sendable {
         restartDelay: Duration = .milliseconds(100), maximumRestartDelay: Duration = .seconds(5), restartsPerSecond: Double = 4,
         restartBurst: Int = 8, workingFolder: String? = nil,
         confinement: WorkerConfinement? = nil, demotionDelay: Duration = .milliseconds(25),
-        longCallCores: Double = defaultLongCallCores
+        longCallCores: Double = defaultLongCallCores, stopGrace: Duration = defaultStopGrace
     ) {
+        self.stopGrace = stopGrace
         self.demotionDelay = demotionDelay
         self.longCallCores = longCallCores
         self.appId = appId

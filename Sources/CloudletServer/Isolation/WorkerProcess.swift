@@ -12,6 +12,10 @@ import Darwin
 /// One running worker process: its pid, its connection once it has said hello, and the Swift runtime's
 /// `Fatal error:` line if it wrote one (for the hook log, and to tell running out of memory from other
 /// traps). A worker the test support runs in memory has a negative pid, and ends when its connection closes.
+///
+/// A process worker lives inside ``run(slot:configuration:relay:started:onOutput:)``, which its pool
+/// calls in a task of its own: ``stop()`` ends it gracefully (SIGTERM, then SIGKILL after
+/// ``WorkerPoolConfiguration/stopGrace``), ``kill()`` at once, and cancelling that task tears it down as ``stop()`` does.
 final class WorkerProcess: Sendable {
     /// How a worker process ended.
     struct Ending: Sendable, CustomStringConvertible {
@@ -19,6 +23,9 @@ final class WorkerProcess: Sendable {
         let bySignal: Bool
 
         var description: String { bySignal ? "killed by signal \(status)" : "exited with status \(status)" }
+
+        /// Whether the process was ended by SIGKILL.
+        var wasKilled: Bool { bySignal && status == SIGKILL }
     }
 
     let slot: Int
@@ -27,8 +34,10 @@ final class WorkerProcess: Sendable {
     private let fatalError = Mutex<String?>(nil)
     /// How a worker run in memory is ended; nil for a process.
     private let endInMemory: (@Sendable () -> Void)?
+    /// Asks the task that runs the process to stop it gracefully.
+    let stopRequests = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
 
-    private init(slot: Int, pid: Int32, endInMemory: (@Sendable () -> Void)? = nil) {
+    init(slot: Int, pid: Int32, endInMemory: (@Sendable () -> Void)? = nil) {
         self.slot = slot
         self.pid = pid
         self.endInMemory = endInMemory
@@ -44,88 +53,9 @@ final class WorkerProcess: Sendable {
 
     private static let lastInMemoryPid = Atomic<Int32>(0)
 
-    /// Starts `executable arguments… worker --memory-limit-mb <limit>` for `slot` (through the
-    /// confinement's launcher, if any), in its working folder with a scrubbed environment, its
-    /// standard input one end of a new socket pair: the worker's only way to its host. Returns the
-    /// worker and the host's end of the pair (the caller owns it). Each line the worker writes goes
-    /// through `relay` to `onOutput` (with whether it came on standard error); its end goes to `onExit`.
-    static func spawn(
-        slot: Int, configuration: WorkerPoolConfiguration, relay: WorkerOutputRelay,
-        onOutput: @escaping @Sendable (WorkerProcess, String, _ isError: Bool) -> Void,
-        onExit: @escaping @Sendable (WorkerProcess, Ending) -> Void
-    ) throws -> (worker: WorkerProcess, hostEnd: CInt) {
-        let (hostEnd, workerEnd) = try socketPair()
-        // The worker's end is the worker's alone: the host's copy closes once it is handed over.
-        defer { close(workerEnd) }
-        let process = Process()
-        let command = configuration.workerCommand
-        process.executableURL = URL(fileURLWithPath: command[0])
-        process.arguments = Array(command.dropFirst())
-        process.currentDirectoryURL = URL(fileURLWithPath: configuration.workingFolder)
-        process.environment = configuration.workerEnvironment
-        let output = Pipe(), errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        process.standardInput = FileHandle(fileDescriptor: workerEnd, closeOnDealloc: false)
-        let started = Mutex<WorkerProcess?>(nil)
-        let ends = Mutex((seen: 0, reported: false))
-        // The exit is reported once the process has ended and both pipes are drained, so that its
-        // `Fatal error:` line has been read; or half a second after the process ended, in case another
-        // child inherited a pipe and holds it open.
-        let finish: @Sendable (_ force: Bool) -> Void = { force in
-            let report = ends.withLock { ends -> Bool in
-                if !force { ends.seen += 1 }
-                guard !ends.reported, force || ends.seen == 3 else { return false }
-                ends.reported = true
-                return true
-            }
-            if report, let worker = started.withLock({ $0 }) {
-                onExit(worker, Ending(status: process.terminationStatus, bySignal: process.terminationReason == .uncaughtSignal))
-            }
-        }
-        process.terminationHandler = { _ in
-            finish(false)
-            DispatchQueue.global().asyncAfter(deadline: .now() + 0.5) { finish(true) }
-        }
-        do {
-            try started.withLock { started in
-                try process.run()
-                started = WorkerProcess(slot: slot, pid: process.processIdentifier)
-            }
-        } catch {
-            close(hostEnd)
-            throw error
-        }
-        try? output.fileHandleForWriting.close()
-        try? errors.fileHandleForWriting.close()
-        let worker = started.withLock { $0! }
-        for (pipe, isError) in [(output, false), (errors, true)] {
-            OutputReader.start(pipe.fileHandleForReading, isError: isError) { lines in
-                worker.record(lines, isError: isError, relay: relay, onOutput)
-            } onEnd: {
-                finish(false)
-            }
-        }
-        return (worker, hostEnd)
-    }
-
-    /// A connected pair of Unix-domain stream sockets, both closed on `exec`.
-    private static func socketPair() throws -> (CInt, CInt) {
-        var ends: [CInt] = [-1, -1]
-        #if canImport(Glibc)
-        let type = CInt(SOCK_STREAM.rawValue) | CInt(SOCK_CLOEXEC.rawValue)
-        #else
-        let type = SOCK_STREAM
-        #endif
-        guard socketpair(AF_UNIX, type, 0, &ends) == 0 else {
-            throw ParseError.unavailable("could not make a socket pair for a worker (errno \(errno))")
-        }
-        return (ends[0], ends[1])
-    }
-
     /// Keeps the first `Fatal error:` line of standard error (whether or not the relay lets it
     /// through: it tells why the worker ended), and hands the lines the app's relay admits to `onOutput`.
-    private func record(
+    func record(
         _ lines: [LineSplitter.Line], isError: Bool, relay: WorkerOutputRelay, _ onOutput: @Sendable (WorkerProcess, String, Bool) -> Void
     ) {
         if isError, fatalErrorLine == nil, let line = lines.first(where: \.isFatalError) {
@@ -148,6 +78,14 @@ final class WorkerProcess: Sendable {
     /// Sends `message` if the worker is connected.
     func send(_ message: WireMessage) {
         connectionState.withLock { $0 }?.send(message)
+    }
+
+    /// Ends the worker gracefully: closes its connection (a worker ends when its host hangs up),
+    /// then SIGTERM, then SIGKILL if it has not ended after its pool's stop grace.
+    func stop() {
+        if let endInMemory { return endInMemory() }
+        connectionState.withLock { $0 }?.close()
+        stopRequests.continuation.yield()
     }
 
     /// Ends the worker at once (SIGKILL).

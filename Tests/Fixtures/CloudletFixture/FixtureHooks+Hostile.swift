@@ -17,6 +17,8 @@ import Glibc
 ///   lists (`inode`, `path`) and whether it could connect to it (`connected`).
 /// - `function("saveLate")`: under a 300 ms limit, blocks for `ms` milliseconds (ignoring
 ///   cancellation), then saves a `LateWrite` through its store.
+/// - `function("holdOnStop")`: makes its worker refuse to end when asked (SIGTERM ignored, and an
+///   exit that never finishes), so that only SIGKILL ends it; answers the worker's pid.
 /// - `afterSave("Flaky")`: crashes its worker the first time it runs for an object (it leaves a mark
 ///   in the worker's own folder), and records a `FlakyLog` (`savedId`) the next time.
 extension FixtureHooks {
@@ -33,6 +35,11 @@ extension FixtureHooks {
                 "environment": .object(ProcessInfo.processInfo.environment.mapValues(ParseValue.string)),
                 "folder": .string(FileManager.default.currentDirectoryPath),
             ]
+        }
+        hooks.function("holdOnStop") { _ in
+            signal(SIGTERM, SIG_IGN)
+            atexit { while true { pause() } }
+            return .number(Double(getpid()))
         }
         hooks.function("big") { request in
             .string(String(repeating: "x", count: request.params["bytes"]?.intValue ?? 0))

@@ -1,6 +1,7 @@
 import Dispatch
 import GRDB
 import GRDBSQLite
+import ServiceLifecycle
 import Synchronization
 
 /// Copies an app database's write-ahead log back into the database file beside the writer, so that
@@ -64,12 +65,18 @@ final class SQLiteCheckpointer: Sendable {
     /// Checkpoints run beside the writer so far.
     var completedCheckpoints: Int { state.withLock { $0.completed } }
 
+    /// Whether the checkpointer is closed: it runs no more checkpoints.
+    var isClosed: Bool { state.withLock { $0.closed } }
+
     /// Closes the checkpoint connection, after a checkpoint under way; later requests are ignored.
     func close() {
-        queue.sync {
-            state.withLock { $0.closed = true }
-            closeConnection()
-        }
+        queue.sync { closeForGood() }
+    }
+
+    /// Runs on `queue`.
+    private func closeForGood() {
+        state.withLock { $0.closed = true }
+        closeConnection()
     }
 
     /// Called by the writer after each commit with the log's size in pages.
@@ -119,5 +126,20 @@ final class SQLiteCheckpointer: Sendable {
     private func closeConnection() {
         if let connection { sqlite3_close_v2(connection) }
         connection = nil
+    }
+}
+
+extension SQLiteCheckpointer: Service {
+    /// Runs checkpoints beside the writer until graceful shutdown or cancellation of the calling
+    /// task, then closes the checkpoint connection (after a checkpoint under way): the supervisor
+    /// runs it for as long as it serves the app. Later commits checkpoint inside themselves.
+    func run() async {
+        try? await gracefulShutdown()
+        await withCheckedContinuation { (closed: CheckedContinuation<Void, Never>) in
+            queue.async {
+                self.closeForGood()
+                closed.resume()
+            }
+        }
     }
 }

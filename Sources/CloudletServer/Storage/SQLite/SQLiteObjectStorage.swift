@@ -61,6 +61,7 @@ public final class SQLiteObjectStorage: ObjectStorage {
         try Self.migrator.migrate(pool)
     }
 
+    // A storage that no service runs the checkpointer of (a command's, a test's) closes it here.
     deinit {
         checkpointer.close()
     }
