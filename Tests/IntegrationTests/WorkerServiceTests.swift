@@ -27,7 +27,13 @@ extension ProcessTests {
             let logger = logs.logger(label: "cloudlet")
             let registry = try AppRegistry(dataDirectory: folder.path)
             let app = try registry.create(
-                "fixture", settings: AppSettings(hooksExecutable: ServerProcess.Binary.fixture.url.path, workerCount: 2))
+                "fixture",
+                settings: {
+                    var settings = AppSettings()
+                    settings.hooksExecutable = ServerProcess.Binary.fixture.url.path
+                    settings.workerCount = 2
+                    return settings
+                }())
             var configuration = ServerConfiguration(dataDirectory: folder.path, passwordHashCost: 4)
             configuration.minimumFreeDiskBytes = 0
             let server = try CloudletApplication(
