@@ -3,8 +3,6 @@ import Testing
 extension Tag {
     /// Runs the built executables as processes: slower than the unit suites, and needs them built.
     @Tag static var integration: Self
-    /// Waits on wall-clock time (hook limits, kills, CPU shares): a starved machine can stretch it.
-    @Tag static var timing: Self
 }
 
 /// Every test that runs the built executables as processes. They run one at a time, so that a
