@@ -5,6 +5,6 @@ extension Tag {
     @Tag static var integration: Self
 }
 
-/// Every test that runs the built executables as processes. They run one at a time, so that a
-/// loaded machine does not stretch any of them towards its timeouts; the unit suites run beside them.
-@Suite(.serialized, .tags(.integration)) enum ProcessTests {}
+/// Every test that runs the built executables as processes. They run beside the other tests; those
+/// that wait on wall-clock time (hook limits, kills, CPU shares) carry the `.timing` trait.
+@Suite(.tags(.integration)) enum ProcessTests {}

@@ -14,7 +14,7 @@ extension ProcessTests {
     /// A `cloudlet` server killed with SIGKILL in the middle of a fan-out through APNs (the stand-in)
     /// finishes the job after a restart on the same data folder: every device gets its notification,
     /// and only those whose answer was lost get it twice, with the same `apns-id`.
-    @Suite struct PushCrashTests {
+    @Suite(.serialized, .timing) struct PushCrashTests {
         static let installationCount = 2_000
         static let topic = "com.example.crash"
 
