@@ -21,7 +21,13 @@ struct AddressShareTests {
     /// downloading missing files without keys is refused past a quarter of the app's burst, while
     /// another address of the same app is still served, and the master key has no share.
     @Test func oneAddressFloodingIsRefusedWhileAnotherAddressOfTheAppIsServed() async throws {
-        try await Self.withLiveServer { raw in
+        let proxies = try TrustedProxies(["127.0.0.1"])
+        let app = LiveServer.app("a", rateLimits: RateLimitPolicy())
+        try await LiveServer.with(apps: [app], clock: ManualClock(), logLevel: .critical, adjust: { $0.trustedProxies = proxies }) { server in
+            let client = server.client("a")
+            func raw(_ method: HTTPRequest.Method, _ path: String, _ headers: HTTPFields, _ json: ParseValue?) async throws -> ParseTestClient.Reply {
+                try await client.raw(method, path, headers: headers, body: json.map { ByteBuffer(bytes: JSONWriter.bytes($0)) })
+            }
             var flood: [Int] = []
             for _ in 0..<30 { flood.append(try await raw(.get, "/files/a/\(Self.missingFile)", [Self.forwardedFor: "192.0.2.66"], nil).status) }
             #expect(flood == Array(repeating: 404, count: 20) + Array(repeating: 429, count: 10), "\(flood)")
@@ -31,7 +37,7 @@ struct AddressShareTests {
             #expect(try await raw(.get, "/files/a/\(Self.missingFile)", [Self.forwardedFor: "198.51.100.7"], nil).status == 404)
             #expect(try await raw(.post, "/classes/Posts", Self.clientHeaders(from: "198.51.100.7"), ["n": 2]).status == 201)
             var master = Self.clientHeaders(from: "192.0.2.66")
-            master[HTTPField.Name("X-Parse-Master-Key")!] = "m"
+            master[HTTPField.Name("X-Parse-Master-Key")!] = "master-a"
             #expect(try await raw(.post, "/classes/Posts", master, ["n": 3]).status == 201)
         }
     }
@@ -58,38 +64,8 @@ struct AddressShareTests {
 
     static func clientHeaders(from address: String) -> HTTPFields {
         [
-            HTTPField.Name("X-Parse-Application-Id")!: "a", HTTPField.Name("X-Parse-REST-API-Key")!: "c",
+            HTTPField.Name("X-Parse-Application-Id")!: "a", HTTPField.Name("X-Parse-REST-API-Key")!: "client-a",
             .contentType: "application/json", forwardedFor: address,
         ]
-    }
-
-    /// Sends a request (path below the mount path, JSON body if given) and answers the reply.
-    typealias Raw = @Sendable (HTTPRequest.Method, String, HTTPFields, ParseValue?) async throws -> ParseTestClient.Reply
-
-    /// Runs `body` with a live server on a manual clock hosting app `a` (client key `c`, master key
-    /// `m`) with the standard quota, trusting `X-Forwarded-For` from loopback.
-    static func withLiveServer(_ body: @Sendable (Raw) async throws -> Void) async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cloudlet-share-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: folder) }
-        var logger = Logger(label: "cloudlet")
-        logger.logLevel = .critical
-        let server = try CloudletApplication(
-            configuration: ServerConfiguration(
-                port: 0, dataDirectory: folder.path, passwordHashCost: 4, trustedProxies: TrustedProxies(["127.0.0.1"])),
-            apps: [
-                AppDefinition(
-                    id: "a", executor: InProcessHookExecutor(registry: HookRegistry()), clientKey: "c", masterKey: "m",
-                    rateLimits: RateLimitPolicy())
-            ],
-            logger: logger, clock: ManualClock())
-        try await server.application().test(.live) { client in
-            let parse = ParseTestClient(appId: "a", clientKey: "c", masterKey: "m") { method, uri, headers, requestBody in
-                let response = try await client.executeRequest(uri: uri, method: method, headers: headers, body: requestBody)
-                return (response.status.code, response.headers, response.body)
-            }
-            try await body { method, path, headers, json in
-                try await parse.raw(method, path, headers: headers, body: json.map { ByteBuffer(bytes: JSONWriter.bytes($0)) })
-            }
-        }
     }
 }

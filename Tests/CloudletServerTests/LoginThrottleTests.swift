@@ -93,7 +93,7 @@ struct LoginThrottleTests {
     @Test func forwardedForIsBelievedOnlyFromTrustedProxies() async throws {
         let forwardedFor = HTTPField.Name("X-Forwarded-For")!
         func failures(trusting proxies: [String]) async throws -> [Int] {
-            try await Self.withLiveServer(trustedProxies: proxies) { client, _ in
+            try await Self.withLiveServer(trustedProxies: proxies) { client in
                 var statuses: [Int] = []
                 for index in 0..<21 {
                     var headers = Support.clientHeaders()
@@ -115,7 +115,7 @@ struct LoginThrottleTests {
     /// is refused there, while the account's owner at another address logs in.
     @Test func wrongLoginsFromOneAddressDoNotLockTheOwnerOut() async throws {
         let forwardedFor = HTTPField.Name("X-Forwarded-For")!
-        try await Self.withLiveServer(trustedProxies: ["127.0.0.1"]) { client, _ in
+        try await Self.withLiveServer(trustedProxies: ["127.0.0.1"]) { client in
             let signUp = try await client.post("/users", ["username": "owner", "password": "right"])
             #expect(signUp.status == 201)
             func logIn(from address: String, password: String) async throws -> Int {
@@ -133,29 +133,14 @@ struct LoginThrottleTests {
         }
     }
 
-    /// Runs `body` with a client of a real server on a free loopback port, and the port.
+    /// Runs `body` with a client of app `test` (the keys ``Support/clientHeaders(master:)`` sends) of
+    /// a live server trusting `X-Forwarded-For` from `trustedProxies`.
     static func withLiveServer<Value: Sendable>(
-        trustedProxies: [String] = [], _ body: @Sendable (ParseTestClient, Int) async throws -> Value
+        trustedProxies: [String] = [], _ body: @Sendable (ParseTestClient) async throws -> Value
     ) async throws -> Value {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cloudlet-live-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: folder) }
-        var logger = Logger(label: "cloudlet")
-        logger.logLevel = .warning
-        let server = try CloudletApplication(
-            configuration: ServerConfiguration(
-                port: 0, dataDirectory: folder.path, passwordHashCost: 4, trustedProxies: TrustedProxies(trustedProxies)),
-            apps: [
-                AppDefinition(
-                    id: "test", executor: InProcessHookExecutor(registry: HookRegistry()), clientKey: "client-key",
-                    masterKey: "master-key")
-            ],
-            logger: logger)
-        return try await server.application().test(.live) { client in
-            try await body(
-                ParseTestClient(appId: "test", clientKey: "client-key", masterKey: "master-key") { method, uri, headers, requestBody in
-                    let response = try await client.executeRequest(uri: uri, method: method, headers: headers, body: requestBody)
-                    return (response.status.code, response.headers, response.body)
-                }, client.port!)
+        let (app, proxies) = (LiveServer.app("test", clientKey: "client-key", masterKey: "master-key"), try TrustedProxies(trustedProxies))
+        return try await LiveServer.with(apps: [app], adjust: { $0.trustedProxies = proxies }) { server in
+            try await body(server.client("test", clientKey: "client-key", masterKey: "master-key"))
         }
     }
 }

@@ -46,23 +46,13 @@ struct OperatorKeyThrottleTests {
     /// A `GET` of a path from `/` with these headers, answering the status and the body if it is JSON.
     typealias Get = @Sendable (String, HTTPFields) async throws -> (status: Int, body: ParseValue?)
 
-    /// Runs `body` with `GET` on a real server on a free loopback port that trusts
-    /// `X-Forwarded-For` from loopback.
+    /// Runs `body` with `GET` on a live server that trusts `X-Forwarded-For` from loopback.
     static func withLiveServer(_ body: @Sendable (Get) async throws -> Void) async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cloudlet-operator-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: folder) }
-        var logger = Logger(label: "cloudlet")
-        logger.logLevel = .critical
-        let server = try CloudletApplication(
-            configuration: ServerConfiguration(
-                port: 0, dataDirectory: folder.path, passwordHashCost: 4, trustedProxies: TrustedProxies(["127.0.0.1"]),
-                operatorKey: OperatorKey(operatorKey)),
-            apps: [AppDefinition(id: "a", executor: InProcessHookExecutor(registry: HookRegistry()), clientKey: "c", masterKey: "m")],
-            logger: logger)
-        try await server.application().test(.live) { client in
+        let proxies = try TrustedProxies(["127.0.0.1"])
+        try await LiveServer.with(logLevel: .critical, adjust: { $0.trustedProxies = proxies; $0.operatorKey = OperatorKey(operatorKey) }) { server in
             try await body { path, headers in
-                let response = try await client.executeRequest(uri: path, method: .get, headers: headers, body: nil)
-                return (response.status.code, try? JSONParser.parse(Array(response.body.readableBytesView)))
+                let (status, _, reply) = try await server.transport(.get, path, headers, nil)
+                return (status, try? JSONParser.parse(Array(reply.readableBytesView)))
             }
         }
     }

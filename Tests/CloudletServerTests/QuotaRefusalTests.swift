@@ -12,31 +12,11 @@ import Testing
 /// (`QuotaRefusalHandler`), over a real socket on a manual clock.
 @Suite("Refusals over the quota, before the router")
 struct QuotaRefusalTests {
-    /// Runs `body` with a live server hosting app `a` (2 requests a minute, the whole of it for one
-    /// address) and app `b` (no limits), its metrics and its port.
-    static func withLiveServer(_ body: @Sendable (ParseTestClient, ParseTestClient, CloudletMetrics, Int) async throws -> Void) async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cloudlet-quota-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: folder) }
-        var logger = Logger(label: "cloudlet")
-        logger.logLevel = .warning
-        let metrics = CloudletMetrics()
-        let definitions = [("a", RateLimitPolicy(quota: .init(count: 2, window: .seconds(60)), addressShare: 1)), ("b", RateLimitPolicy.off)].map { id, policy in
-            AppDefinition(
-                id: id, executor: InProcessHookExecutor(registry: HookRegistry()), clientKey: "client-\(id)", masterKey: "master-\(id)",
-                rateLimits: policy)
-        }
-        let server = try CloudletApplication(
-            configuration: ServerConfiguration(port: 0, dataDirectory: folder.path, passwordHashCost: 4), apps: definitions,
-            logger: logger, clock: ManualClock(), metrics: metrics)
-        try await server.application().test(.live) { client in
-            let clients = ["a", "b"].map { id in
-                ParseTestClient(appId: id, clientKey: "client-\(id)", masterKey: "master-\(id)") { method, uri, headers, requestBody in
-                    let response = try await client.executeRequest(uri: uri, method: method, headers: headers, body: requestBody)
-                    return (response.status.code, response.headers, response.body)
-                }
-            }
-            try await body(clients[0], clients[1], metrics, client.port!)
-        }
+    /// Runs `body` with a live server on a manual clock hosting app `a` (2 requests a minute, the
+    /// whole of it for one address) and app `b` (no limits).
+    static func withLiveServer(_ body: @Sendable (LiveServer) async throws -> Void) async throws {
+        let quota = RateLimitPolicy(quota: .init(count: 2, window: .seconds(60)), addressShare: 1)
+        try await LiveServer.with(apps: [LiveServer.app("a", rateLimits: quota), LiveServer.app("b")], clock: ManualClock(), body)
     }
 
     /// A raw save of app `app` (`a` unless named).
@@ -46,7 +26,8 @@ struct QuotaRefusalTests {
     }
 
     @Test func anAppOverItsQuotaIsRefusedBeforeItsKeysAreReadAndOthersAreServed() async throws {
-        try await Self.withLiveServer { a, b, metrics, _ in
+        try await Self.withLiveServer { server in
+            let (a, b) = (server.client("a"), server.client("b"))
             #expect(try await a.post("/classes/Posts", ["n": 1]).status == 201)
             #expect(try await a.get("/classes/Posts").status == 200)
             let refused = try await a.post("/classes/Posts", ["n": 2])
@@ -65,7 +46,7 @@ struct QuotaRefusalTests {
             Support.expectError(try await a.get("/nothing/here"), status: 404, code: 108)
             #expect(try await Support.masterCount(b, "Posts") == 5)
 
-            let scraped = String(decoding: metrics.exposition(), as: UTF8.self)
+            let scraped = String(decoding: server.metrics.exposition(), as: UTF8.self)
             #expect(scraped.contains(#"cloudlet_rate_limited_total{app="a"} 2"#), "\(scraped)")
             #expect(scraped.contains(#"cloudlet_http_requests_total{app="a",route="/parse/classes/{className}",status="429"} 2"#))
         }
@@ -75,13 +56,14 @@ struct QuotaRefusalTests {
     /// head arrives, a refused request's body is read and dropped (the next request still parses),
     /// and `Connection: close` closes the connection after its answer.
     @Test func pipelinedRefusalsDropTheirBodiesAndKeepTheConnection() async throws {
-        try await Self.withLiveServer { a, _, _, port in
+        try await Self.withLiveServer { server in
+            let a = server.client("a")
             for n in 1...2 { #expect(try await a.post("/classes/Posts", ["n": .number(Double(n))]).status == 201) }
             let requests = [
                 Self.save(#"{"n":3,"pad":"\#(String(repeating: "x", count: 20_000))"}"#), Self.save(#"{"n":4}"#),
                 Self.save(#"{"n":5}"#, "Connection: close\r\n"),
             ]
-            let (answer, closed) = try RawHTTP.exchangeNotingClose(port: port, requests.joined())
+            let (answer, closed) = try await RawConnection.exchange(port: server.port, requests.joined())
             let statuses = answer.matches(of: /HTTP\/1\.1 (\d{3})/).map { String($0.1) }
             #expect(statuses == ["429", "429", "429"], "\(answer)")
             #expect(answer.components(separatedBy: #"{"code":155,"error":"Too many requests."}"#).count == 4, "\(answer)")
@@ -94,10 +76,11 @@ struct QuotaRefusalTests {
     /// A request pipelined behind one still being served is not answered before it: app `b`'s
     /// save goes first, and app `a`'s refusal comes after its answer, from the router.
     @Test func aRefusalWaitsForTheAnswersBeforeIt() async throws {
-        try await Self.withLiveServer { a, b, _, port in
+        try await Self.withLiveServer { server in
+            let (a, b) = (server.client("a"), server.client("b"))
             for n in 1...2 { #expect(try await a.post("/classes/Posts", ["n": .number(Double(n))]).status == 201) }
             let requests = [Self.save(#"{"n":1}"#, app: "b"), Self.save(#"{"n":3}"#, "Connection: close\r\n")]
-            let answer = try RawHTTP.exchange(port: port, requests.joined())
+            let answer = try await RawConnection.exchange(port: server.port, requests.joined()).answer
             let statuses = answer.matches(of: /HTTP\/1\.1 (\d{3})/).map { String($0.1) }
             #expect(statuses == ["201", "429"], "\(answer)")
             #expect(try await Support.masterCount(b, "Posts") == 1)

@@ -30,17 +30,17 @@ struct RouteErrorTests {
     /// Over a real socket, since the HTTP parser is the point: headers and URLs past its bounds,
     /// and bytes that are not HTTP.
     @Test func requestsTheParserRefusesAnswerWithAParseBody() async throws {
-        try await LoginThrottleTests.withLiveServer { _, port in
+        try await LiveServer.with { server in
             let padding = String(repeating: "a", count: 100_000)
             for request in [
                 "GET /parse/classes/Posts HTTP/1.1\r\nHost: x\r\nX-Padding: \(padding)\r\n\r\n",
                 "GET /parse/classes/Posts?where=\(padding) HTTP/1.1\r\nHost: x\r\n\r\n",
             ] {
-                let answer = try RawHTTP.exchange(port: port, request)
+                let answer = try await RawConnection.exchange(port: server.port, request).answer
                 #expect(answer.hasPrefix("HTTP/1.1 431"), "\(answer.prefix(200))")
                 #expect(answer.hasSuffix(#"{"code":107,"error":"request headers or URL too large"}"#), "\(answer)")
             }
-            let garbage = try RawHTTP.exchange(port: port, "NOT HTTP AT ALL\r\n\r\n")
+            let garbage = try await RawConnection.exchange(port: server.port, "NOT HTTP AT ALL\r\n\r\n").answer
             #expect(garbage.hasPrefix("HTTP/1.1 400"), "\(garbage)")
             #expect(garbage.hasSuffix(#"{"code":107,"error":"malformed HTTP request"}"#), "\(garbage)")
         }

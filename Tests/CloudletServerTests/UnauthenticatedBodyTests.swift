@@ -16,13 +16,22 @@ struct UnauthenticatedBodyTests {
         "POST /parse/\(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: \(length)\r\n\(headers)\r\n"
     }
 
-    /// The first answer to `head` sent alone, its body never sent (read on a thread of its own).
+    /// The first answer to `head` sent alone, its body never sent.
     static func answerWithoutBody(port: Int, _ head: String) async throws -> String {
-        try await RawHTTP.onOwnThread {
-            let connection = try RawHTTP.Connection(port: port)
-            try connection.send(head)
-            return connection.answer() ?? "no answer while the body was not sent"
+        let connection = try await RawConnection(port: port)
+        await connection.send(head)
+        return await connection.answer()
+    }
+
+    /// `count` connections that each sent `start` and never the rest of its body.
+    static func stalledReads(port: Int, _ count: Int, sending start: String) async throws -> [RawConnection] {
+        var connections: [RawConnection] = []
+        for _ in 0..<count {
+            let connection = try await RawConnection(port: port)
+            #expect(await connection.send(start))
+            connections.append(connection)
         }
+        return connections
     }
 
     @Test func aLongContentLengthIsRefusedBeforeTheBodyIsSent() async throws {
@@ -73,11 +82,8 @@ struct UnauthenticatedBodyTests {
         try await FileTestServer.with(live: true) { server in
             let port = try #require(server.port)
             // Bodies that never finish: each holds one of the host's slots.
-            var stalled = try (0..<UnauthenticatedBodyReads.maximumConcurrentReads).map { _ in
-                let connection = try RawHTTP.Connection(port: port)
-                try connection.send(Self.head("classes/Posts", length: 100) + #"{"_Applicat"#)
-                return connection
-            }
+            var stalled = try await Self.stalledReads(
+                port: port, UnauthenticatedBodyReads.maximumConcurrentReads, sending: Self.head("classes/Posts", length: 100) + #"{"_Applicat"#)
             let bodyForm = ByteBuffer(string: #"{"title":"js","_ApplicationId":"a","_JavaScriptKey":"client-a"}"#)
             var refused: ParseTestClient.Reply?
             try await Support.eventually {
@@ -101,11 +107,8 @@ struct UnauthenticatedBodyTests {
         try await FileTestServer.with(live: true) { server in
             let port = try #require(server.port)
             // Large JSON-form uploads that never finish: each holds one of the few large slots.
-            let stalled = try (0..<UnauthenticatedBodyReads.maximumConcurrentLargeReads).map { _ in
-                let connection = try RawHTTP.Connection(port: port)
-                try connection.send(Self.head("files/big.bin", length: 4 << 20) + #"{"base64":"AAAA"#)
-                return connection
-            }
+            let stalled = try await Self.stalledReads(
+                port: port, UnauthenticatedBodyReads.maximumConcurrentLargeReads, sending: Self.head("files/big.bin", length: 4 << 20) + #"{"base64":"AAAA"#)
             // The server takes each stalled read's slot on its own event loop: a probe sent at once
             // could be read first, take a slot and leave a stalled read refused. Give them time.
             try await Task.sleep(for: .milliseconds(500))

@@ -20,20 +20,11 @@ extension ProcessTests {
             return limits
         }
 
-        /// Starts `cloudlet serve` with the soft descriptor limit `soft` (the test's own is set back at once).
+        /// Starts `cloudlet serve` with the soft descriptor limit `soft`.
         static func serve(data: URL, soft: Int, arguments: [String] = []) async throws -> ServerProcess {
-            let original = limits()
-            var lowered = original
-            lowered.rlim_cur = rlim_t(soft)
-            setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &lowered)
-            let started = Result {
-                try ServerProcess.start(
-                    .cloudlet, arguments: ["serve", "--data", data.path, "--port", "0"] + arguments,
-                    environment: ["CLOUDLET_RATE_LIMIT": "off"])
-            }
-            var restored = original
-            setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &restored)
-            let server = try started.get()
+            let server = try ServerProcess.start(
+                .cloudlet, arguments: ["serve", "--data", data.path, "--port", "0"] + arguments,
+                environment: ["CLOUDLET_RATE_LIMIT": "off"], softDescriptorLimit: soft)
             try await server.waitForBanner()
             return server
         }

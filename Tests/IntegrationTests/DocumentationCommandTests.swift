@@ -131,6 +131,16 @@ import Testing
         #expect(DocumentationBlocks.fencedBlocks("swift", in: readme).contains(test), "the README shows ReadmeExampleTests.swift as it is")
     }
 
+    @Test func continuousIntegrationRunsTheReadmesTestCommand() throws {
+        let readme = try DocumentationBlocks.text("README.md")
+        let ci = try DocumentationBlocks.text(".ci/run")
+        let lines = DocumentationBlocks.fencedBlocks("sh", in: readme).joined(separator: "\n").split(separator: "\n")
+        let command = try #require(lines.first { $0.contains("swift test") }?.split(separator: "#").first, "the README shows its test command")
+        let trimmed = command.trimmingCharacters(in: .whitespaces)
+        #expect(ci.split(separator: "\n").last.map(String.init) == trimmed, "`.ci/run` ends with the README's `\(trimmed)`")
+        #expect(ci.contains("apt-get install -y -q libsqlite3-dev"))
+    }
+
     @Test func thePackageRecipeNamesProductsThatExist() throws {
         let readme = try DocumentationBlocks.text("README.md")
         let manifest = try DocumentationBlocks.text("Package.swift")

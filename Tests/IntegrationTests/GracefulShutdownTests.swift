@@ -5,7 +5,7 @@ import Testing
 
 extension ProcessTests {
     /// SIGTERM lets requests in flight finish, then the process exits cleanly.
-    @Suite struct GracefulShutdownTests {
+    @Suite(.serialized, .timing) struct GracefulShutdownTests {
         @Test func requestInFlightFinishesAfterSIGTERM() async throws {
             let data = try ServerProcess.temporaryFolder("shutdown")
             defer { try? FileManager.default.removeItem(at: data) }

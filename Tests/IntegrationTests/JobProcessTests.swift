@@ -7,7 +7,7 @@ extension ProcessTests {
     /// Background jobs in a real server whose hooks run in a worker process: a job past its time
     /// limit is killed with its worker, progress travels from the worker to `_JobStatus`, and the
     /// `cloudlet jobs` commands schedule, list, run and show jobs.
-    @Suite struct JobProcessTests {
+    @Suite(.serialized, .timing) struct JobProcessTests {
         typealias TwoApps = IsolationTests.TwoApps
 
         /// The run `id`'s `_JobStatus` once it no longer runs.

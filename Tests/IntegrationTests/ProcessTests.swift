@@ -3,10 +3,8 @@ import Testing
 extension Tag {
     /// Runs the built executables as processes: slower than the unit suites, and needs them built.
     @Tag static var integration: Self
-    /// Waits on wall-clock time (hook limits, kills, CPU shares): a starved machine can stretch it.
-    @Tag static var timing: Self
 }
 
-/// Every test that runs the built executables as processes. They run one at a time, so that a
-/// loaded machine does not stretch any of them towards its timeouts; the unit suites run beside them.
-@Suite(.serialized, .tags(.integration)) enum ProcessTests {}
+/// Every test that runs the built executables as processes. They run beside the other tests; those
+/// that wait on wall-clock time (hook limits, kills, CPU shares) carry the `.timing` trait.
+@Suite(.tags(.integration)) enum ProcessTests {}

@@ -16,7 +16,7 @@ extension ProcessTests {
     /// those whose send was cut off get it twice, with the same `apns-id`. Killed with SIGKILL, what
     /// it held is claimed again once its leases run out; stopped gracefully, it hands back what it
     /// held before it exits.
-    @Suite struct PushCrashTests {
+    @Suite(.serialized, .timing) struct PushCrashTests {
         static let installationCount = 2_000
         static let topic = "com.example.crash"
 

@@ -86,9 +86,12 @@ final class ServerProcess: Sendable {
 
     // MARK: Starting
 
-    /// Starts `binary` with `arguments`. The environment is the test's, without any `CLOUDLET_*`
-    /// variable, plus `environment`.
-    static func start(_ binary: Binary, arguments: [String], environment: [String: String] = [:]) throws -> ServerProcess {
+    /// Starts `binary` with `arguments`, with the soft descriptor limit `softDescriptorLimit` if
+    /// given (set by a shell that then becomes the process: the test process's own stays as it is).
+    /// The environment is the test's, without any `CLOUDLET_*` variable, plus `environment`.
+    static func start(
+        _ binary: Binary, arguments: [String], environment: [String: String] = [:], softDescriptorLimit: Int? = nil
+    ) throws -> ServerProcess {
         let url = binary.url
         guard FileManager.default.isExecutableFile(atPath: url.path) else {
             throw Failure(description: "\(url.path) is missing: build it with `swift build --product \(binary.rawValue)`")
@@ -101,8 +104,13 @@ final class ServerProcess: Sendable {
         _ = FileManager.default.createFile(atPath: stderrURL.path, contents: nil)
 
         let process = Process()
-        process.executableURL = url
-        process.arguments = arguments
+        if let softDescriptorLimit {
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "ulimit -Sn \(softDescriptorLimit) && exec \"$0\" \"$@\"", url.path] + arguments
+        } else {
+            process.executableURL = url
+            process.arguments = arguments
+        }
         var variables = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("CLOUDLET_") }
         variables.merge(environment) { _, new in new }
         process.environment = variables
@@ -239,7 +247,9 @@ final class ServerProcess: Sendable {
     // MARK: HTTP
 
     /// A Parse client of this server, over a real socket; by default with the printed app id and keys.
-    func client(appId: String? = nil, clientKey: String? = nil, masterKey: String? = nil, timeout: Duration = .seconds(15)) -> ParseTestClient {
+    /// It waits up to `timeout` for an answer: a bound for a server that never answers, wide enough
+    /// for one that answers late on a loaded machine (the tests check what is answered, not how fast).
+    func client(appId: String? = nil, clientKey: String? = nil, masterKey: String? = nil, timeout: Duration = .seconds(60)) -> ParseTestClient {
         let banner = banner
         return ParseTestClient(
             appId: appId ?? banner.appId, clientKey: clientKey ?? banner.clientKey, masterKey: masterKey ?? banner.masterKey ?? "",

@@ -6,7 +6,7 @@ import Testing
 extension ProcessTests {
     /// A hook that crashes, spins, answers too much, prints too much or writes too late hurts only
     /// its own call. The fixture app runs one worker, so the calls here share it.
-    @Suite(.tags(.timing)) struct WorkerFaultTests {
+    @Suite(.serialized, .timing) struct WorkerFaultTests {
         typealias TwoApps = IsolationTests.TwoApps
 
         @Test func aCrashFailsOnlyTheCrashingCallAndTheOthersOnItsWorkerAreRetried() async throws {

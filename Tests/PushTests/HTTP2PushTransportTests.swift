@@ -1,3 +1,4 @@
+import CloudletTesting
 import Foundation
 import NIOCore
 import NIOHPACK
@@ -9,7 +10,7 @@ import Testing
 
 /// The HTTP/2 transport of the APNs and FCM providers against a stand-in server: requests as
 /// frames on one connection, the base URL's path, time limits, refusals and shutdown.
-@Suite(.serialized, .tags(.timing)) struct HTTP2PushTransportTests {
+@Suite(.serialized, .timing) struct HTTP2PushTransportTests {
     @Test func requestsCarryTheirHeadersBodyAndTheBaseURLsPathAndShareOneConnection() async throws {
         let server = try await StandInServer { request in
             StandInResponse(

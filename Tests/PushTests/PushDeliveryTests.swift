@@ -59,7 +59,7 @@ import Testing
         #expect(status["numSent"] == 3_000)
     }
 
-    @Test func aRetryIsSentWhenItFallsDueAndItsJobEndsWithItsLastResultNotAtTheNextPoll() async throws {
+    @Test(.timing) func aRetryIsSentWhenItFallsDueAndItsJobEndsWithItsLastResultNotAtTheNextPoll() async throws {
         let fixture = try DeliveryFixture()
         try await fixture.addInstallation("a", token: "t")
         let provider = RecordingProvider { _, earlier in earlier == 0 ? .retry(reason: "ServiceUnavailable") : .sent }

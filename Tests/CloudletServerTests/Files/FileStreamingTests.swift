@@ -21,14 +21,14 @@ struct FileStreamingTests {
         try await FileTestServer.with(live: true) { server in
             try await server.setFiles("a", FileSettings(maximumUploadBytes: 200_000))
             let port = try #require(server.port)
-            let stored = try RawHTTP.exchange(port: port, Self.chunkedUpload("three.bin", chunks: 3), seconds: 30)
+            let stored = try await RawConnection.exchange(port: port, Self.chunkedUpload("three.bin", chunks: 3), seconds: 30).answer
             #expect(stored.hasPrefix("HTTP/1.1 201"), "\(stored.prefix(300))")
             let name = try #require(stored.firstMatch(of: /"name":"([0-9a-f]{32}_three\.bin)"/)?.1)
             let download = try await server.a.download("/parse/files/a/\(name)", headers: [.range: "bytes=196600-"])
             #expect(download.status == 206)
             #expect(download.bytes == Array("zzzzzzzz".utf8))
 
-            let refused = try RawHTTP.exchange(port: port, Self.chunkedUpload("four.bin", chunks: 4), seconds: 30)
+            let refused = try await RawConnection.exchange(port: port, Self.chunkedUpload("four.bin", chunks: 4), seconds: 30).answer
             #expect(refused.hasPrefix("HTTP/1.1 413"), "\(refused.prefix(300))")
             #expect(refused.contains(#""code":130"#), "\(refused.prefix(300))")
             #expect(try await LocalFileStorage(dataDirectory: server.folder.path, appId: "a").all().map(\.size) == [196_608])

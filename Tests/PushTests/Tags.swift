@@ -1,7 +1,0 @@
-import Testing
-
-extension Tag {
-    /// Waits on wall-clock time (transport deadlines, wake-ups): a starved machine can stretch it, so its
-    /// tests run one at a time.
-    @Tag static var timing: Self
-}
