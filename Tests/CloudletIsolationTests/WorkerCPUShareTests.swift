@@ -35,7 +35,8 @@ struct WorkerCPUShareTests {
         #expect(share.demote(pid))
         #expect(try members(idle).contains(Substring(String(pid))))
         #expect(try !members(group).contains(Substring(String(pid))))
-        let idleParent = (idle as NSString).deletingLastPathComponent
+        #expect(group.hasSuffix("/cloudlet/\(getpid())/cpu-share-test-\(getpid())"), "the host's own group")
+        let idleParent = ((idle as NSString).deletingLastPathComponent as NSString).deletingLastPathComponent
         if FileManager.default.fileExists(atPath: idleParent + "/cpu.idle") {
             #expect(try String(contentsOfFile: idleParent + "/cpu.idle", encoding: .utf8).hasPrefix("1"))
         }
@@ -69,6 +70,23 @@ struct WorkerCPUShareTests {
             #expect(share.longCallCores == nil)
             #expect(try read(idle, "cpu.cfs_quota_us") == -1)
         }
+    }
+
+    @Test func theGroupsOfAHostThatNoLongerRunsAreRemovedAsTheNextSetsUp() throws {
+        let ended = Process()
+        ended.executableURL = URL(fileURLWithPath: "/bin/true")
+        try ended.run()
+        ended.waitUntilExit()
+        let root = "/sys/fs/cgroup/cpu"
+        let leftover = root + "/cloudlet/\(ended.processIdentifier)/left-behind"
+        guard (try? FileManager.default.createDirectory(atPath: leftover, withIntermediateDirectories: true)) != nil else {
+            return  // No cgroups to write here: there are no groups to leave behind either.
+        }
+        let share = WorkerCPUShare(appId: "cpu-cleanup-test-\(getpid())", longCallCores: 0)
+        defer { share.remove() }
+        #expect(!FileManager.default.fileExists(atPath: leftover))
+        #expect(!FileManager.default.fileExists(atPath: root + "/cloudlet/\(ended.processIdentifier)"))
+        #expect(share.groupPath.map(FileManager.default.fileExists(atPath:)) == true, "a running host's group stays")
     }
 
     /// Field 19 of /proc/<pid>/stat: the nice value.

@@ -59,7 +59,7 @@ extension ProcessTests {
             let worker = try await apps.fixtureWorker()
             let hang = Task { try? await apps.fixture.post("/functions/spin", [:]) }
             defer { hang.cancel() }
-            let longGroup = "/sys/fs/cgroup/cpu/cloudlet-idle/fixture"
+            let longGroup = "/sys/fs/cgroup/cpu/cloudlet-idle/\(apps.server.pid)/fixture"
             if FileManager.default.fileExists(atPath: longGroup + "/cgroup.procs") {
                 let members = try await poll("the spinning worker in the idle group") {
                     let text = try String(contentsOfFile: longGroup + "/cgroup.procs", encoding: .utf8)

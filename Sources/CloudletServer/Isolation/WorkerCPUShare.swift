@@ -3,10 +3,13 @@ import Glibc
 
 /// Keeps one app's hooks from taking the CPU the host and the other apps need, without slowing
 /// the hooks that behave. Where the host may write the kernel's cgroup v1 `cpu` controller (as
-/// root, usually), each app's workers run in a group of their own, `/sys/fs/cgroup/cpu/cloudlet/<app>`,
-/// all apps weighing the same (`cpu.shares` 1024). A worker whose call has run longer than
+/// root, usually), each app's workers run in a group of their own,
+/// `/sys/fs/cgroup/cpu/cloudlet/<host pid>/<app>`, all apps weighing the same (`cpu.shares` 1024).
+/// Groups are per host process, so two hosts on one machine serving an app of the same id share
+/// neither a group nor its cap; the groups of hosts no longer running are removed as the next
+/// host sets up. A worker whose call has run longer than
 /// ``WorkerPoolConfiguration/demotionDelay`` — a hook that spins, or computes for long — moves to
-/// `cloudlet-idle/<app>`: `cloudlet-idle` is an idle group at the top of the hierarchy (`cpu.idle`
+/// `cloudlet-idle/<host pid>/<app>`: `cloudlet-idle` is an idle group at the top of the hierarchy (`cpu.idle`
 /// 1; `cpu.shares` 2 where the kernel lacks it), so the host's threads, which serve every app's
 /// requests, take the CPU from it the moment they need it, and the apps in it share what is left
 /// equally. It moves back once its long calls end. The idle group alone does not make a spinning
@@ -34,9 +37,11 @@ public struct WorkerCPUShare: Sendable {
     /// Sets up the groups of `appId` under `root` (the cgroup v1 `cpu` controller's mount), its
     /// demoted workers capped at `longCallCores` cores together (0 for no cap).
     public init(appId: String, longCallCores: Double, root: String = "/sys/fs/cgroup/cpu") {
-        let group = root + "/cloudlet/" + appId
+        let host = String(getpid())
         let idleParent = root + "/cloudlet-idle"
-        let idleGroup = idleParent + "/" + appId
+        Self.removeGroupsOfEndedHosts(in: [root + "/cloudlet", idleParent])
+        let group = root + "/cloudlet/" + host + "/" + appId
+        let idleGroup = idleParent + "/" + host + "/" + appId
         // At most 4,096 cores, so that the quota in microseconds stays a number the kernel takes.
         let cap = longCallCores > 0 && longCallCores.isFinite ? min(longCallCores, 4_096) : nil
         do {
@@ -91,10 +96,29 @@ public struct WorkerCPUShare: Sendable {
         return adopt(pid)
     }
 
-    /// Removes the app's groups once its workers are gone (the kernel refuses while any is left).
+    /// Removes the app's groups once its workers are gone (the kernel refuses while any is left),
+    /// and the host's folders once no app's group is left in them.
     public func remove() {
-        if let idleGroupPath { rmdir(idleGroupPath) }
-        if let groupPath { rmdir(groupPath) }
+        for path in [idleGroupPath, groupPath].compactMap(\.self) {
+            rmdir(path)
+            rmdir((path as NSString).deletingLastPathComponent)
+        }
+    }
+
+    /// Removes, in each of `parents`, the folders of host processes that no longer run (named by
+    /// their pid) with their apps' groups: a host killed with SIGKILL leaves them behind. A group
+    /// some process still runs in stays (the kernel refuses to remove it).
+    private static func removeGroupsOfEndedHosts(in parents: [String]) {
+        for parent in parents {
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: parent)) ?? [] {
+                guard let pid = pid_t(name), kill(pid, 0) != 0, errno == ESRCH else { continue }
+                let host = parent + "/" + name
+                for app in (try? FileManager.default.contentsOfDirectory(atPath: host)) ?? [] where !app.contains(".") {
+                    rmdir(host + "/" + app)
+                }
+                rmdir(host)
+            }
+        }
     }
 
     /// Sets every thread of `pid` to `niceness` (`setpriority` on Linux acts on one thread).
