@@ -1,3 +1,4 @@
+import CloudletRuntime
 import Foundation
 
 /// Guards one hook against a crash loop: after `threshold` crashes in a row the circuit opens and

@@ -1,4 +1,5 @@
 import Cloudlet
+import CloudletRuntime
 
 /// Runs an app's hooks in its worker processes: a hook that traps or hangs costs only its own
 /// worker, which the pool replaces. Calls travel as CloudletWire messages; store calls come back the

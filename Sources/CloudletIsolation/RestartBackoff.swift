@@ -1,3 +1,4 @@
+import CloudletRuntime
 import Foundation
 
 /// How long to wait before restarting a worker slot: at once after its first crash, then by

@@ -1,3 +1,4 @@
+import CloudletRuntime
 import Foundation
 
 /// The lifecycle of one worker process, free of I/O: starting → ready (idle or busy) → [draining] →

@@ -49,11 +49,4 @@ extension ParseError {
 
     /// A hook's result was over the wire's frame bound: code 141, as the worker itself answers it.
     static let resultTooLarge = ParseError.failed("hook result too large")
-
-    /// Whether the error means the hook never ran to an answer of its own: its worker ended, or the
-    /// pool could not take the call (circuit open, queue full, shutting down). An after hook that
-    /// failed this way stays owed and is tried again.
-    var leftHookUnfinished: Bool {
-        httpStatus == 503 || (httpStatus == 500 && code == 141 && message.hasPrefix("hook crashed"))
-    }
 }

@@ -1,4 +1,5 @@
 import Cloudlet
+import CloudletRuntime
 import CloudletWire
 import Foundation
 import Logging
@@ -296,17 +297,5 @@ public final class WorkerPool: Service, Sendable {
         }
         for waiter in waiters { waiter.continuation.resume(throwing: ParseError.unavailable("the server is shutting down")) }
         for worker in workers { worker.kill() }
-    }
-}
-
-extension ParseError {
-    /// The service cannot take the call now (HTTP 503).
-    static func unavailable(_ message: String, code: Int = 141) -> ParseError {
-        ParseError(code: code, message: message, httpStatus: 503)
-    }
-
-    /// A hook's worker ended while running it (HTTP 500, code 141).
-    static func hookCrashed(_ message: String = "hook crashed") -> ParseError {
-        ParseError(code: 141, message: message, httpStatus: 500)
     }
 }

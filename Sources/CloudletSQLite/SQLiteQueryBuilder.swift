@@ -1,4 +1,5 @@
 import Cloudlet
+import CloudletRuntime
 import GRDB
 
 /// Turns a Parse query into SQL over the `objects` table. Field paths go in as bound JSON paths and
@@ -15,7 +16,7 @@ struct SQLiteQueryBuilder {
     }
 
     /// The most results one query returns, as on Parse.com.
-    static let maximumLimit = 1000
+    static let maximumLimit = StorageQuery.maximumLimit
     /// The most sort keys one query may give; more answer 102.
     static let maximumOrderKeys = 64
 

@@ -1,5 +1,6 @@
 import Cloudlet
 import CloudletServer
+import CloudletTesting
 import Logging
 
 extension ParseTestClient {

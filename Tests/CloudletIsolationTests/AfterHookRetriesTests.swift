@@ -2,6 +2,9 @@ import Cloudlet
 import Foundation
 import Testing
 
+@testable import CloudletIsolation
+@testable import CloudletRuntime
+@testable import CloudletSQLite
 @testable import CloudletServer
 
 /// The backoff of after hooks whose worker ended under them, on hand-fed time.

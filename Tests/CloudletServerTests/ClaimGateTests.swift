@@ -1,5 +1,6 @@
 import Testing
 
+@testable import CloudletRuntime
 @testable import CloudletServer
 
 /// The push delivery loop's claims: one at a time, none after a short claim until deliveries may

@@ -48,7 +48,7 @@ extension AppRuntime {
 
     /// The bytes the app's files take: the running total in its database, counted once by walking
     /// its files when it never was (an app stored before the total was kept).
-    func storedFileBytes() async throws -> Int64 {
+    package func storedFileBytes() async throws -> Int64 {
         guard let usage = storage as? any FileUsageStorage else { return 0 }
         if let total = try await usage.storedFileBytes() { return total }
         let counted = try await files?.all().reduce(0) { $0 + $1.size } ?? 0

@@ -11,7 +11,7 @@ public enum FileName {
     /// The longest name a client may give.
     public static let maximumLength = 128
     /// How many hex digits the random prefix of a stored name has (128 bits).
-    static let prefixLength = 32
+    package static let prefixLength = 32
 
     /// The client's `name`, decoded once from percent-encoding and checked. Throws 122 otherwise.
     public static func uploaded(_ name: String) throws(ParseError) -> String {
@@ -21,7 +21,7 @@ public enum FileName {
     }
 
     /// A new stored name for the client's checked `name`: a random, unguessable prefix, `_`, the name.
-    static func stored(for name: String) -> String {
+    package static func stored(for name: String) -> String {
         var generator = SystemRandomNumberGenerator()
         let hex = Array("0123456789abcdef".utf8)
         var prefix = [UInt8]()
@@ -52,7 +52,7 @@ public enum FileName {
         (try? storedName(name)) == name
     }
 
-    static let invalid = ParseError(code: 122, message: "Filename contains invalid characters.", httpStatus: 400)
+    package static let invalid = ParseError(code: 122, message: "Filename contains invalid characters.", httpStatus: 400)
 
     private static func isValid(_ bytes: some Collection<UInt8>) -> Bool {
         guard let first = bytes.first, bytes.count <= maximumLength, isLetterOrDigit(first) || first == UInt8(ascii: "_") else {

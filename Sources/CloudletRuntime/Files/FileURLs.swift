@@ -44,9 +44,9 @@ public final class ServerOrigin: Sendable {
 /// `<origin><mount>/files/<app>/<name>`. Every `File` value read back gets its URL from here,
 /// whatever URL was stored with it.
 public struct FileURLs: Sendable {
-    let origin: ServerOrigin
+    package let origin: ServerOrigin
     /// `<mount>/files/<app>/`.
-    let path: String
+    package let path: String
 
     /// The URLs of app `appId`'s files on a server at `origin` with the API at `mountPath`.
     public init(origin: ServerOrigin, mountPath: String, appId: String) {

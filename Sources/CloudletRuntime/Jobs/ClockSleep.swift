@@ -5,13 +5,13 @@ import Synchronization
 extension CloudletClock {
     /// Waits until the clock reads `date`, or the task is cancelled: a test moving a manual clock
     /// past `date` ends the wait, as the system's clock reaching it does.
-    func sleep(until date: Date) async {
+    package func sleep(until date: Date) async {
         await Wake.sleep(until: date, on: self, orUntil: nil)
     }
 
     /// Waits until the clock reads `date`, until `signal` (if any) is signalled, or until the task
     /// is cancelled.
-    func sleep(until date: Date, orUntil signal: WakeSignal?) async {
+    package func sleep(until date: Date, orUntil signal: WakeSignal?) async {
         await Wake.sleep(until: date, on: self, orUntil: signal)
     }
 }

@@ -33,7 +33,7 @@ public enum JobStatus {
 
 
     /// A new running run of `jobName` with `params`, stored as `id` at `now`.
-    static func running(id: String, jobName: String, source: Source, params: [String: ParseValue], at now: Date) -> ParseObject {
+    package static func running(id: String, jobName: String, source: Source, params: [String: ParseValue], at now: Date) -> ParseObject {
         ParseObject(
             className: className, objectId: id, createdAt: now, updatedAt: now, acl: ParseACL(),
             fields: [
@@ -43,19 +43,19 @@ public enum JobStatus {
     }
 
     /// The fields that end a run in `state` at `now`, with `message` (cut to ``maximumMessageLength``).
-    static func ended(_ state: State, message: String?, at now: Date) -> [String: ParseValue] {
+    package static func ended(_ state: State, message: String?, at now: Date) -> [String: ParseValue] {
         var fields: [String: ParseValue] = ["status": .string(state.rawValue), "finishedAt": date(now)]
         if let message { fields["message"] = .string(cut(message)) }
         return fields
     }
 
     /// `message`, at most ``maximumMessageLength`` characters.
-    static func cut(_ message: String) -> String {
+    package static func cut(_ message: String) -> String {
         message.count <= maximumMessageLength ? message : String(message.prefix(maximumMessageLength))
     }
 
     /// A Parse `Date` value.
-    static func date(_ date: Date) -> ParseValue {
+    package static func date(_ date: Date) -> ParseValue {
         ["__type": "Date", "iso": .string(ParseDate.string(from: date))]
     }
 }

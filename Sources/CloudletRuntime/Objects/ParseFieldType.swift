@@ -50,7 +50,7 @@ public enum ParseFieldType: Sendable, Hashable, CustomStringConvertible {
 
     /// The type of a value already checked by ``of(_:field:)``, read without checking it again
     /// (for the schema check inside the write transaction).
-    static func ofValidated(_ value: ParseValue) -> ParseFieldType? {
+    package static func ofValidated(_ value: ParseValue) -> ParseFieldType? {
         switch value {
         case .null: return nil
         case .bool: return .boolean

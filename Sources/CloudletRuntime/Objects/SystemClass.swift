@@ -46,16 +46,16 @@ public struct SystemClass: Sendable {
     /// Whose logic saves its objects.
     public let saves: Saves
 
-    static let user = SystemClass(name: "_User", isReachable: true, writers: .acl, clientsMayList: true, saves: .accounts)
-    static let installation = SystemClass(
+    package static let user = SystemClass(name: "_User", isReachable: true, writers: .acl, clientsMayList: true, saves: .accounts)
+    package static let installation = SystemClass(
         name: "_Installation", isReachable: true, writers: .acl, clientsMayList: false, saves: .installations)
-    static let session = SystemClass(name: "_Session", isReachable: false, writers: .server, clientsMayList: false, saves: .accounts)
-    static let role = SystemClass(name: "_Role", isReachable: true, writers: .masterKey, clientsMayList: true, saves: .plain)
-    static let pushStatus = SystemClass(name: "_PushStatus", isReachable: true, writers: .masterKey, clientsMayList: true, saves: .plain)
-    static let jobStatus = SystemClass(name: "_JobStatus", isReachable: true, writers: .server, clientsMayList: true, saves: .plain)
+    package static let session = SystemClass(name: "_Session", isReachable: false, writers: .server, clientsMayList: false, saves: .accounts)
+    package static let role = SystemClass(name: "_Role", isReachable: true, writers: .masterKey, clientsMayList: true, saves: .plain)
+    package static let pushStatus = SystemClass(name: "_PushStatus", isReachable: true, writers: .masterKey, clientsMayList: true, saves: .plain)
+    package static let jobStatus = SystemClass(name: "_JobStatus", isReachable: true, writers: .server, clientsMayList: true, saves: .plain)
 
     /// Every system class by name.
-    static let all: [String: SystemClass] = Dictionary(
+    package static let all: [String: SystemClass] = Dictionary(
         uniqueKeysWithValues: [user, installation, session, role, pushStatus, jobStatus].map { ($0.name, $0) })
 
     /// The system class `name`, or nil for an app's own class.

@@ -1,9 +1,8 @@
 import CoreMetrics
-import Prometheus
 import Synchronization
 
 /// Cloudlet's metrics, recorded through swift-metrics into a Prometheus registry that the server
-/// owns, and served as Prometheus text at `/metrics`.
+/// owns (see `CloudletServer`'s `init(registry:)`), and served as Prometheus text at `/metrics`.
 ///
 /// The pieces that record (the request log middleware, each app's runtime, each worker pool) are
 /// handed this value rather than reaching for `MetricsSystem.bootstrap`: the process-global factory
@@ -20,29 +19,25 @@ import Synchronization
 /// print(String(decoding: metrics.exposition(), as: UTF8.self))
 /// ```
 public struct CloudletMetrics: Sendable {
-    /// The registry the metrics are kept in.
-    public let registry: PrometheusCollectorRegistry
-    private let factory: PrometheusMetricsFactory
+    private let factory: any MetricsFactory
+    private let render: @Sendable () -> [UInt8]
     private let handles = MetricHandles()
 
-    /// Metrics kept in `registry` (a new one by default). Durations go into histograms whose
-    /// buckets run from 1 ms to 30 s.
-    public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
-        self.registry = registry
-        var factory = PrometheusMetricsFactory(registry: registry)
-        factory.defaultDurationHistogramBuckets = [1, 2.5, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10_000, 30_000]
-            .map { .microseconds(Int64($0 * 1000)) }
+    /// Metrics recorded through `factory`, which `render` writes out as Prometheus text (the server
+    /// makes them over its Prometheus registry).
+    package init(factory: any MetricsFactory, render: @escaping @Sendable () -> [UInt8]) {
         self.factory = factory
+        self.render = render
     }
 
     /// All metrics in the Prometheus text format.
     public func exposition() -> [UInt8] {
-        registry.emitToBuffer()
+        render()
     }
 
     /// Starts `app`'s counters of rare events at 0, so that they show (and `rate()` works) before
     /// the first one happens.
-    func register(app: String) {
+    package func register(app: String) {
         for label in [
             "cloudlet_rate_limited_total", "cloudlet_worker_restarts_total", "cloudlet_hook_runs_dropped_total",
             "cloudlet_worker_output_dropped_total",
@@ -53,7 +48,7 @@ public struct CloudletMetrics: Sendable {
 
     /// A request answered `status` on `route` of `app` after `duration`:
     /// `cloudlet_http_requests_total{app,route,status}` and `cloudlet_http_request_duration_seconds{app,route}`.
-    func requestAnswered(app: String, route: String, status: Int, duration: Duration) {
+    package func requestAnswered(app: String, route: String, status: Int, duration: Duration) {
         counter("cloudlet_http_requests_total", [("app", app), ("route", route), ("status", String(status))]).increment()
         timer("cloudlet_http_request_duration_seconds", [("app", app), ("route", route)]).record(duration)
     }
@@ -71,7 +66,7 @@ public struct CloudletMetrics: Sendable {
     }
 
     /// A worker of `app` started again after one ended: `cloudlet_worker_restarts_total{app}`.
-    func workerRestarted(app: String) {
+    package func workerRestarted(app: String) {
         counter("cloudlet_worker_restarts_total", [("app", app)]).increment()
     }
 
@@ -83,37 +78,37 @@ public struct CloudletMetrics: Sendable {
 
     /// `lines` lines (or log records) of `app`'s workers' output dropped over the app's output rate:
     /// `cloudlet_worker_output_dropped_total{app}`.
-    func workerOutputDropped(app: String, lines: Int) {
+    package func workerOutputDropped(app: String, lines: Int) {
         counter("cloudlet_worker_output_dropped_total", [("app", app)]).increment(by: Int64(lines))
     }
 
     /// A scheduled run of `job` (a name the operator's schedule gives) of `app` came due and did not
     /// start: `cloudlet_job_runs_skipped_total{app,job}`.
-    func scheduledJobSkipped(app: String, job: String) {
+    package func scheduledJobSkipped(app: String, job: String) {
         counter("cloudlet_job_runs_skipped_total", [("app", app), ("job", job)]).increment()
     }
 
     /// A connection refused at once for being over a bound (`total` or `address`):
     /// `cloudlet_connections_refused_total{reason}`.
-    func connectionRefused(reason: String) {
+    package func connectionRefused(reason: String) {
         counter("cloudlet_connections_refused_total", [("reason", reason)]).increment()
     }
 
     /// A request held until its client address's turn came (``AddressPacingHandler``):
     /// `cloudlet_requests_paced_total`.
-    func requestPaced() {
+    package func requestPaced() {
         counter("cloudlet_requests_paced_total", []).increment()
     }
 
     /// A connection closed for holding the server without using it (`idle`, `head`, `body` or `unread`):
     /// `cloudlet_connections_timed_out_total{reason}`.
-    func connectionTimedOut(reason: String) {
+    package func connectionTimedOut(reason: String) {
         counter("cloudlet_connections_timed_out_total", [("reason", reason)]).increment()
     }
 
     /// What `app`'s executor reports now: `cloudlet_hook_queue_depth{app}` (calls waiting for a
     /// worker) and `cloudlet_app_ready{app}` (1 when every worker is up).
-    func sample(app: String, queueDepth: Int, isReady: Bool) {
+    package func sample(app: String, queueDepth: Int, isReady: Bool) {
         Gauge(label: "cloudlet_hook_queue_depth", dimensions: [("app", app)], factory: factory).record(queueDepth)
         Gauge(label: "cloudlet_app_ready", dimensions: [("app", app)], factory: factory).record(isReady ? 1 : 0)
     }
@@ -136,10 +131,10 @@ extension CloudletMetrics {
 /// as the label values are.
 private final class MetricHandles: Sendable {
     struct Key: Hashable {
-        let name: String
-        let values: [String]
+        package let name: String
+        package let values: [String]
 
-        init(_ name: String, _ dimensions: [(String, String)]) {
+        package init(_ name: String, _ dimensions: [(String, String)]) {
             self.name = name
             values = dimensions.map(\.1)
         }

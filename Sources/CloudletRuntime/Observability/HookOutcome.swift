@@ -19,9 +19,14 @@ public enum HookOutcome: String, Sendable, CaseIterable, Codable {
 /// A hook call that failed outside the hook's own code — its worker crashed, its circuit is open,
 /// the queue of waiting calls was full — so that the runtime counts it by ``outcome`` and answers
 /// the client ``error``.
-struct HookDispatchError: Error {
+package struct HookDispatchError: Error {
     /// How the call ended.
-    let outcome: HookOutcome
+    package let outcome: HookOutcome
     /// What the client is answered.
-    let error: ParseError
+    package let error: ParseError
+
+    package init(outcome: HookOutcome, error: ParseError) {
+        self.outcome = outcome
+        self.error = error
+    }
 }

@@ -32,7 +32,7 @@ public struct HookRun: Sendable, Hashable {
         }
 
         /// The line `json` holds, as ``json`` writes it.
-        init(json: ParseValue) {
+        package init(json: ParseValue) {
             time = json["time"]?.stringValue.flatMap(ParseDate.date(from:)) ?? Date(timeIntervalSince1970: 0)
             level = json["level"]?.stringValue ?? ""
             message = json["message"]?.stringValue ?? ""
@@ -122,5 +122,5 @@ public struct HookRunQuery: Sendable, Hashable {
 
 extension Duration {
     /// The duration in milliseconds.
-    var milliseconds: Double { seconds * 1000 }
+    package var milliseconds: Double { seconds * 1000 }
 }

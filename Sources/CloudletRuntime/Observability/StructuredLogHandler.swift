@@ -61,7 +61,7 @@ public struct StructuredLogHandler: LogHandler {
     }
 
     /// `fields` as one line of `format`, ending in a newline.
-    static func line(_ fields: [(String, String)], _ format: LogFormat) -> String {
+    package static func line(_ fields: [(String, String)], _ format: LogFormat) -> String {
         switch format {
         case .json:
             let members = fields.map { "\(JSONWriter.string(.string($0.0))):\(JSONWriter.string(.string($0.1)))" }

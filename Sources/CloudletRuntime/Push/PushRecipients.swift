@@ -30,6 +30,6 @@ public struct PushRecipients: Sendable {
         var terms: [ParseValue] = [.object(query), ["deviceToken": ["$exists": true]]]
         if let cursor { terms.append(["objectId": ["$gt": .string(cursor)]]) }
         return ParseQuery(
-            "_Installation", constraints: ["$and": .array(terms)], order: ["objectId"], limit: min(limit, SQLiteQueryBuilder.maximumLimit))
+            "_Installation", constraints: ["$and": .array(terms)], order: ["objectId"], limit: min(limit, StorageQuery.maximumLimit))
     }
 }

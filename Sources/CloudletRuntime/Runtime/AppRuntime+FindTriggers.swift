@@ -11,7 +11,7 @@ import Cloudlet
 extension AppRuntime {
     /// `query` as the `beforeFind` hook of its class leaves it (`query` itself if there is none);
     /// the hook's error refuses the query.
-    func beforeFind(_ query: ParseQuery, isCount: Bool, isGet: Bool, caller: Caller) async throws -> ParseQuery {
+    package func beforeFind(_ query: ParseQuery, isCount: Bool, isGet: Bool, caller: Caller) async throws -> ParseQuery {
         guard let hook = hook(.beforeFind, query.className) else { return query }
         var input = query.json.objectValue ?? [:]
         if isCount { input["count"] = true }
@@ -26,7 +26,7 @@ extension AppRuntime {
 
     /// `objects` as the `afterFind` hook of the query's class leaves them (`objects` themselves if
     /// there is none); the hook's error fails the query.
-    func afterFind(_ objects: [ParseObject], query: ParseQuery, caller: Caller) async throws -> [ParseObject] {
+    package func afterFind(_ objects: [ParseObject], query: ParseQuery, caller: Caller) async throws -> [ParseObject] {
         guard let hook = hook(.afterFind, query.className) else { return objects }
         let answer = try await runHook(
             hook, input: HookPayload(.array(objects.map { .object($0.json) })), original: HookPayload(query.json), caller: caller)

@@ -2,12 +2,12 @@ import Cloudlet
 import Foundation
 
 /// One hook run being watched: when it started, and the lines it logs.
-struct HookRunObservation {
+package struct HookRunObservation {
     /// The hook as `kind:name`, as metrics and the hook log name it.
-    let hook: String
-    let requestId: String
-    let startedAt: Date
-    let started = ContinuousClock.now
+    package let hook: String
+    package let requestId: String
+    package let startedAt: Date
+    package let started = ContinuousClock.now
     let capture = HookRunCapture()
 
     init(_ kind: HookKind, _ name: String, requestId: String, startedAt: Date) {
@@ -19,7 +19,7 @@ struct HookRunObservation {
 
 extension AppRuntime {
     /// Counts the ended `run` in the metrics and keeps it in the app's hook log.
-    func finish(_ run: HookRunObservation, _ outcome: HookOutcome, error: String? = nil) {
+    package func finish(_ run: HookRunObservation, _ outcome: HookOutcome, error: String? = nil) {
         let duration = ContinuousClock.now - run.started
         metrics?.hookRan(app: appId, hook: run.hook, outcome: outcome, duration: duration)
         guard let hookRuns else { return }

@@ -6,14 +6,14 @@ import Cloudlet
 extension AppRuntime {
     /// Runs the app's `beforeLogin` hook, if it has one, on `user`, whose password matched; its
     /// error refuses the login.
-    func beforeLogin(_ user: ParseObject, caller: Caller) async throws {
+    package func beforeLogin(_ user: ParseObject, caller: Caller) async throws {
         guard let hook = hook(.beforeLogin, "") else { return }
         _ = try await runHook(hook, input: HookPayload(user), caller: caller)
     }
 
     /// Runs the app's `afterLogin` hook, if it has one, on `user`, acting as the user with the
     /// session `session`.
-    func afterLogin(_ user: ParseObject, session: SessionRecord, caller: Caller) async {
+    package func afterLogin(_ user: ParseObject, session: SessionRecord, caller: Caller) async {
         guard let hook = hook(.afterLogin, ""), let id = user.objectId else { return }
         var caller = caller
         caller.userId = id
@@ -23,7 +23,7 @@ extension AppRuntime {
     }
 
     /// Runs the app's `afterLogout` hook, if it has one, on the deleted `session`, as its user.
-    func afterLogout(_ session: SessionRecord, caller: Caller) async {
+    package func afterLogout(_ session: SessionRecord, caller: Caller) async {
         guard let hook = hook(.afterLogout, "") else { return }
         var fields: [String: ParseValue] = [
             "user": .pointer(className: "_User", objectId: session.userId), "expiresAt": .date(session.expiresAt),

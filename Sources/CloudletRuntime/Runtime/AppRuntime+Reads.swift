@@ -67,12 +67,12 @@ extension AppRuntime {
     }
 
     /// A budget for one request, with the app's limit.
-    func newBudget() -> ReadBudget {
+    package func newBudget() -> ReadBudget {
         ReadBudget(maximumBytes: limits.maximumResponseBytes)
     }
 
     /// The stored object, if the caller may read it; 101 otherwise.
-    func readable(_ className: String, id: String, caller: Caller) async throws -> ParseObject {
+    package func readable(_ className: String, id: String, caller: Caller) async throws -> ParseObject {
         guard let object = try await storage.fetch(className, id: id) else { throw ParseError.objectNotFound() }
         if let identities = caller.aclIdentities, let acl = object.acl, !acl.allowsRead(by: identities) {
             throw ParseError.objectNotFound()
@@ -82,7 +82,7 @@ extension AppRuntime {
 
     /// The stored object, if the caller may write it (whether or not it may read it, as in Parse);
     /// 101 otherwise.
-    func writable(_ className: String, id: String, caller: Caller) async throws -> ParseObject {
+    package func writable(_ className: String, id: String, caller: Caller) async throws -> ParseObject {
         guard let object = try await storage.fetch(className, id: id) else { throw ParseError.objectNotFound() }
         try Self.checkWrite(object, caller.aclIdentities)
         return object

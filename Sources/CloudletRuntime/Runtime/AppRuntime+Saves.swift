@@ -22,7 +22,7 @@ extension AppRuntime {
     }
 
     /// Creates an object as ``create(_:body:caller:)`` does, with no class's own rules.
-    func createObject(_ className: String, body: [String: ParseValue], caller: Caller) async throws -> SaveResult {
+    package func createObject(_ className: String, body: [String: ParseValue], caller: Caller) async throws -> SaveResult {
         try await create(className, body: body, caller: caller) { object, event, heldJobs in
             try await self.storage.insert(object, outbox: event, alongside: heldJobs)
         }
@@ -30,7 +30,7 @@ extension AppRuntime {
 
     /// Creates an object as ``create(_:body:caller:)`` does, writing it with `persist` (which must
     /// commit the object, the outbox event and the push jobs its before hook recorded in one transaction).
-    func create(
+    package func create(
         _ className: String, body: [String: ParseValue], caller: Caller,
         persist: (ParseObject, OutboxEvent?, [ParseObject]) async throws -> Void
     ) async throws -> SaveResult {
@@ -69,7 +69,7 @@ extension AppRuntime {
     }
 
     /// Updates the object as ``update(_:id:body:caller:)`` does, with `changes` already validated.
-    func update(_ className: String, id: String, changes: ObjectChanges, caller: Caller) async throws -> SaveResult {
+    package func update(_ className: String, id: String, changes: ObjectChanges, caller: Caller) async throws -> SaveResult {
         var changes = changes
         try Self.checkClientWritable(className, changes, caller)
         var hookChanged: Set<String> = []

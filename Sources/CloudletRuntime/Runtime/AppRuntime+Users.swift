@@ -101,7 +101,7 @@ extension AppRuntime {
     }
 
     /// The names of the `_Role`s whose `users` list holds a pointer to the user `id`.
-    func roles(ofUser id: String) async throws -> [String] {
+    package func roles(ofUser id: String) async throws -> [String] {
         let query = ParseQuery("_Role", constraints: ["users": .pointer(className: "_User", objectId: id)], limit: 1000)
         return try await storage.find(StorageQuery(query: query, readerIdentities: nil)).compactMap { $0["name"]?.stringValue }
     }

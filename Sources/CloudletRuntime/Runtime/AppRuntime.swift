@@ -54,25 +54,25 @@ public final class AppRuntime: Sendable {
     public let clock: any CloudletClock
     /// How often each hook ran, failed and timed out.
     public let statistics = HookStatistics()
-    let limits: Limits
+    package let limits: Limits
     /// The fields only their owner and the master key may see.
     public let protectedFields: ProtectedFields
     /// Failed logins per account and client address.
     public let loginThrottle: LoginThrottle
-    let logger: Logger
-    let hookLogger: Logger
+    package let logger: Logger
+    package let hookLogger: Logger
     /// Caps the app's hook invocations running and waiting at once.
     public let bulkhead: HookBulkhead
     /// The app's hook log: each run with its outcome and lines.
-    let hookRuns: HookRunLog?
+    package let hookRuns: HookRunLog?
     /// Where each hook run is counted by outcome and timed.
-    let metrics: CloudletMetrics?
+    package let metrics: CloudletMetrics?
     /// Outbox events being run right now, so that a replay never runs one twice at once.
     let eventsInFlight = Mutex<Set<String>>([])
     /// After hooks owed a retry, with their backoff.
     let afterHookRetries = Mutex(AfterHookRetries())
     /// Signalled when an after hook is owed a retry, for the service that runs retries.
-    let afterHookRetryQueued: WakeSignal?
+    package let afterHookRetryQueued: WakeSignal?
 
     /// A runtime for `appId`, hiding `protectedFields` from readers other than their owner.
     /// `logger` receives the runtime's own messages; `hookLogger` is the app's hook log, which hooks
@@ -106,7 +106,7 @@ public final class AppRuntime: Sendable {
 
     /// The hook of `kind` for `name`, if the app has one. A caller that goes on to run it passes it
     /// to ``runHook(_:input:original:caller:eventId:)``, so that one call looks it up once.
-    func hook(_ kind: HookKind, _ name: String) -> HookRegistry.Summary? {
+    package func hook(_ kind: HookKind, _ name: String) -> HookRegistry.Summary? {
         executor.hook(kind, name)
     }
 
@@ -215,7 +215,7 @@ public final class AppRuntime: Sendable {
 
 extension Duration {
     /// The duration in seconds.
-    var seconds: Double {
+    package var seconds: Double {
         Double(components.seconds) + Double(components.attoseconds) / 1e18
     }
 }

@@ -13,9 +13,9 @@ import Synchronization
 /// defer { deadline.end() }
 /// try await CallDeadline.$current.withValue(deadline) { try await executor.run(…) }
 /// ```
-final class CallDeadline: Sendable {
+package final class CallDeadline: Sendable {
     /// The deadline of the hook call the current task makes, if it makes one to a worker.
-    @TaskLocal static var current: CallDeadline?
+    @TaskLocal package static var current: CallDeadline?
 
     private struct State {
         var passed = false
@@ -27,7 +27,7 @@ final class CallDeadline: Sendable {
     private let state = Mutex(State())
 
     /// A deadline at `date` on `clock`, passed already if `date` is.
-    init(until date: Date, clock: any CloudletClock) {
+    package init(until date: Date, clock: any CloudletClock) {
         guard clock.now < date else {
             state.withLock { $0.passed = true }
             return
@@ -42,7 +42,7 @@ final class CallDeadline: Sendable {
 
     /// Starts a wait that `endWait` ends when the deadline passes, or at once if it has passed.
     /// `endWait` must do nothing for a wait that has ended already.
-    func enter(_ endWait: @escaping @Sendable () -> Void) {
+    package func enter(_ endWait: @escaping @Sendable () -> Void) {
         let passed = state.withLock { state in
             if !state.passed { state.endWait = endWait }
             return state.passed
@@ -51,12 +51,12 @@ final class CallDeadline: Sendable {
     }
 
     /// The wait under way is over.
-    func leave() {
+    package func leave() {
         state.withLock { $0.endWait = nil }
     }
 
     /// The call is over: its alarm is no longer needed.
-    func end() {
+    package func end() {
         state.withLock { $0.alarm }?.cancel()
     }
 

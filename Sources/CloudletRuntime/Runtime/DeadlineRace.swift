@@ -5,13 +5,15 @@ import Synchronization
 /// Runs an operation against a deadline: whichever comes first, the operation's result or the
 /// deadline, answers the caller. At the deadline the operation's task is cancelled and left behind,
 /// so a hook that never checks for cancellation still cannot hold its caller past the limit.
-enum DeadlineRace {
+package enum DeadlineRace {
     /// Thrown when the deadline comes first.
-    struct DeadlineExceeded: Error {}
+    package struct DeadlineExceeded: Error {
+        package init() {}
+    }
 
     /// Runs `operation` on another thread of the pool until `deadline`. (A call that only waits,
     /// such as one sent to a worker, keeps its deadline with a ``CallDeadline`` instead.)
-    static func run<Value: Sendable>(
+    package static func run<Value: Sendable>(
         until deadline: Date, clock: any CloudletClock, _ operation: @escaping @Sendable () async throws -> Value
     ) async throws -> Value {
         guard clock.now < deadline else { throw DeadlineExceeded() }

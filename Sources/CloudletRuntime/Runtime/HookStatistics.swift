@@ -42,7 +42,7 @@ public final class HookStatistics: Sendable {
     /// All counts so far.
     public var all: [Key: Counts] { counts.withLock { $0 } }
 
-    func record(_ kind: HookKind, _ name: String, _ change: (inout Counts) -> Void) {
+    package func record(_ kind: HookKind, _ name: String, _ change: (inout Counts) -> Void) {
         counts.withLock { change(&$0[Key(kind, name), default: Counts()]) }
     }
 }

@@ -49,8 +49,8 @@ struct IncludeExpansion {
     private func targets(_ className: String, ids: [String], deeper: [[String]]) async throws -> [ParseObject] {
         try budget.chargeIncluded(ids.count)
         var found: [ParseObject] = []
-        for start in stride(from: 0, to: ids.count, by: SQLiteQueryBuilder.maximumLimit) {
-            let chunk = ids[start..<min(start + SQLiteQueryBuilder.maximumLimit, ids.count)]
+        for start in stride(from: 0, to: ids.count, by: StorageQuery.maximumLimit) {
+            let chunk = ids[start..<min(start + StorageQuery.maximumLimit, ids.count)]
             let query = ParseQuery(className, constraints: ["objectId": ["$in": .array(chunk.map(ParseValue.string))]], limit: chunk.count)
             found += try await runtime.storage.find(StorageQuery(query: query, readerIdentities: caller.aclIdentities, budget: budget))
         }

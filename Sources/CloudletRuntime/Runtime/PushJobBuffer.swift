@@ -10,12 +10,12 @@ public final class PushJobBuffer: Sendable, Hashable {
     public init() {}
 
     /// Holds `job` (a `_PushStatus` object with its id and timestamps) for the coming write.
-    func hold(_ job: ParseObject) {
+    package func hold(_ job: ParseObject) {
         jobs.withLock { $0.append(job) }
     }
 
     /// The jobs held so far, in the order they were recorded.
-    var held: [ParseObject] {
+    package var held: [ParseObject] {
         jobs.withLock { $0 }
     }
 

@@ -83,6 +83,9 @@ public enum InstallationKey: String, Sendable, CaseIterable {
 
 /// A query as storage runs it.
 public struct StorageQuery: Sendable {
+    /// The most results one query returns, as on Parse.com.
+    package static let maximumLimit = 1000
+
     /// The class and the client's constraints, order, limit and skip.
     public var query: ParseQuery
     /// The ACL identities of the reader (`*`, user id, roles); nil reads as master (no ACL filter).

@@ -30,7 +30,7 @@ public struct ObjectText: Sendable, Hashable {
 
     /// The JSON object `object` with `members` (each already JSON; nil ones left out) added, without
     /// encoding either again.
-    static func adding(_ members: KeyValuePairs<String, String?>, to object: String) -> String {
+    package static func adding(_ members: KeyValuePairs<String, String?>, to object: String) -> String {
         var text = String(object.dropLast())
         for case let (key, value?) in members {
             if text.utf8.count > 1 { text += "," }

@@ -2,9 +2,9 @@
 /// 64-bit draws of the system's secure generator. Foundation's `UUID()` opens, reads and closes
 /// `/dev/urandom` for every id on Linux (~10 µs on the project's machines, against ~1.5 µs here),
 /// and the save path, the outbox and the push fan-out make one per object or delivery.
-@usableFromInline enum RandomUUID {
+@usableFromInline package enum RandomUUID {
     /// A new random UUID, `8-4-4-4-12` hexadecimal digits.
-    @usableFromInline static func string() -> String {
+    @usableFromInline package static func string() -> String {
         var generator = SystemRandomNumberGenerator()
         let high: UInt64 = (generator.next() & 0xFFFF_FFFF_FFFF_0FFF) | 0x4000
         let low: UInt64 = (generator.next() & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000

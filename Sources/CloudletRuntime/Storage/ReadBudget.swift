@@ -29,13 +29,13 @@ public final class ReadBudget: Sendable {
     }
 
     /// The error every over-budget read answers.
-    var exceeded: ParseError {
+    package var exceeded: ParseError {
         ParseError(
             code: 154, message: "the response would be larger than \(maximumBytes) bytes: ask for fewer objects, keys or includes")
     }
 
     /// Counts `bytes` read or copied; throws 154 once the total passes ``maximumBytes``.
-    func charge(bytes: Int) throws(ParseError) {
+    package func charge(bytes: Int) throws(ParseError) {
         let total = used.withLock { used in
             used.bytes += bytes
             return used.bytes
@@ -55,7 +55,7 @@ public final class ReadBudget: Sendable {
     }
 
     /// What an object stored as `data` and `acl` costs to read.
-    static func storedSize(data: String, acl: String?) -> Int {
+    package static func storedSize(data: String, acl: String?) -> Int {
         data.utf8.count + (acl?.utf8.count ?? 0) + objectOverhead
     }
 }

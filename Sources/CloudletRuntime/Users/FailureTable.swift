@@ -5,41 +5,41 @@ import Foundation
 /// Every key and its failures outlive a window in the table unless `capacity` (given to
 /// ``rotate(now:window:capacity:)``) distinct keys arrive first. Used by ``LoginThrottle`` and
 /// ``OperatorKeyGuard``.
-struct FailureTable {
-    var current: [String: [Date]] = [:]
-    var previous: [String: [Date]] = [:]
-    var startedAt: Date
+package struct FailureTable {
+    package var current: [String: [Date]] = [:]
+    package var previous: [String: [Date]] = [:]
+    package var startedAt: Date
 
-    init(startedAt: Date) { self.startedAt = startedAt }
+    package init(startedAt: Date) { self.startedAt = startedAt }
 
-    var keyCount: Int { current.count + previous.count }
+    package var keyCount: Int { current.count + previous.count }
 
-    mutating func rotate(now: Date, window: Double, capacity: Int) {
+    package mutating func rotate(now: Date, window: Double, capacity: Int) {
         guard current.count >= capacity / 2 || now.timeIntervalSince(startedAt) >= window else { return }
         previous = current
         current = [:]
         startedAt = now
     }
 
-    func recentCount(_ key: String, now: Date, window: Double) -> Int {
+    package func recentCount(_ key: String, now: Date, window: Double) -> Int {
         let oldest = now.addingTimeInterval(-window)
         return (current[key] ?? previous[key] ?? []).reduce(0) { $1 > oldest ? $0 + 1 : $0 }
     }
 
     /// Adds a failure at `time`, keeping the latest `keeping` (more never change the answer).
-    mutating func append(_ key: String, _ time: Date, keeping: Int) {
+    package mutating func append(_ key: String, _ time: Date, keeping: Int) {
         var times = current[key] ?? previous.removeValue(forKey: key) ?? []
         times.append(time)
         if times.count > keeping { times.removeFirst(times.count - keeping) }
         current[key] = times
     }
 
-    mutating func remove(_ key: String) {
+    package mutating func remove(_ key: String) {
         current[key] = nil
         previous[key] = nil
     }
 
-    mutating func removeOne(_ key: String, _ time: Date) {
+    package mutating func removeOne(_ key: String, _ time: Date) {
         if let index = current[key]?.lastIndex(of: time) {
             current[key]!.remove(at: index)
         } else if let index = previous[key]?.lastIndex(of: time) {

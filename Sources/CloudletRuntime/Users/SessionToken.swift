@@ -2,7 +2,7 @@ import Crypto
 import Foundation
 
 /// Session tokens as Parse makes them (`r:` and 32 random hex digits), and the hash they are stored as.
-enum SessionToken {
+package enum SessionToken {
     /// A new random token from the system's secure random source.
     static func generate() -> String {
         var generator = SystemRandomNumberGenerator()
@@ -11,7 +11,7 @@ enum SessionToken {
     }
 
     /// The SHA-256 of `token`, hex: what storage keeps instead of the token.
-    static func hash(_ token: String) -> String {
+    package static func hash(_ token: String) -> String {
         SHA256.hash(data: Data(token.utf8)).map { String(format: "%02x", $0) }.joined()
     }
 }

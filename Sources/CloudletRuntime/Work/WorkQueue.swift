@@ -49,6 +49,15 @@ public struct ClaimedWork: Sendable, Hashable {
     public var owner: String
     /// When the lease runs out: then another claim may take it (the holder is taken to be gone).
     public var leasedUntil: Date
+
+    package init(id: String, kind: WorkKind, payload: ParseValue, attempts: Int, owner: String, leasedUntil: Date) {
+        self.id = id
+        self.kind = kind
+        self.payload = payload
+        self.attempts = attempts
+        self.owner = owner
+        self.leasedUntil = leasedUntil
+    }
 }
 
 /// A queue of work that is done at least once: rows are claimed with a lease, and a row whose

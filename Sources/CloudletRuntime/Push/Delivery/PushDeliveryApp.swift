@@ -13,11 +13,6 @@ public struct PushDeliveryApp: Sendable {
         self.storage = storage
         self.providers = providers
     }
-
-    /// The hosted app `app`.
-    public init(_ app: HostedApp) {
-        self.init(id: app.id, storage: app.runtime.storage, providers: app.pushProviders)
-    }
 }
 
 /// The apps the delivery service serves, as they are now: apps come and go while it runs, and an
@@ -36,12 +31,6 @@ public struct PushDeliveryApps: Sendable {
         self.ids = ids
         self.app = app
         self.changes = changes
-    }
-
-    /// The apps of `directory`.
-    public static func hosted(by directory: AppDirectory) -> PushDeliveryApps {
-        PushDeliveryApps(
-            ids: { directory.all.map(\.id) }, app: { directory.app($0).map(PushDeliveryApp.init) }, changes: directory.changes)
     }
 
     /// Always `apps`.

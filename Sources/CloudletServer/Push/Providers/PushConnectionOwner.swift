@@ -1,3 +1,5 @@
+import CloudletRuntime
+
 /// A provider that holds connections: whoever makes one calls ``shutdown()`` once it is no longer
 /// used (the supervisor does when the app's push settings change, the app is removed or the
 /// server stops).
