@@ -15,7 +15,9 @@ let package = Package(
         .library(name: "Cloudlet", targets: ["Cloudlet"]),
         .library(name: "CloudletWire", targets: ["CloudletWire"]),
         .library(name: "CloudletServer", targets: ["CloudletServer"]),
+        .library(name: "CloudletWorker", targets: ["CloudletWorker"]),
         .library(name: "CloudletTesting", targets: ["CloudletTesting"]),
+        .library(name: "CloudletServerTesting", targets: ["CloudletServerTesting"]),
         .library(name: "CloudletCLI", targets: ["CloudletCLI"]),
         .executable(name: "cloudlet", targets: ["cloudlet"]),
     ],
@@ -60,24 +62,75 @@ let package = Package(
         ),
         .target(name: "CCloudletLandlock"),
         .target(name: "CCloudletSQLite", linkerSettings: [.linkedLibrary("sqlite3")]),
+        // The runtime core: an app's saves, reads, accounts, files, jobs, push jobs and queued work over
+        // the storage protocols, with no HTTP, no database driver and no worker processes.
+        .target(
+            name: "CloudletRuntime",
+            dependencies: [
+                "Cloudlet",
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "_NIOFileSystem", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The SQLite store: every storage protocol of the core, over GRDB.
+        .target(
+            name: "CloudletSQLite",
+            dependencies: [
+                "CCloudletSQLite",
+                "Cloudlet",
+                "CloudletRuntime",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // Worker processes: the pool that runs an app's hooks in processes of their own, fenced in.
+        .target(
+            name: "CloudletIsolation",
+            dependencies: [
+                "CCloudletLandlock",
+                "Cloudlet",
+                "CloudletRuntime",
+                "CloudletWire",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Subprocess", package: "swift-subprocess"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // What an app's worker executable links: the SDK, the wire format and the `worker` entry point.
+        .target(
+            name: "CloudletWorker",
+            dependencies: ["Cloudlet"],
+            swiftSettings: swiftSettings
+        ),
+        // The host: HTTP, the admin API, connections, the app registry, rate limits, push providers
+        // and metrics, over the core, the store and the worker pool (which it re-exports).
         .target(
             name: "CloudletServer",
             dependencies: [
-                "CCloudletLandlock",
-                "CCloudletSQLite",
                 "Cloudlet",
+                "CloudletIsolation",
+                "CloudletRuntime",
+                "CloudletSQLite",
                 "CloudletWire",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "GRDBSQLite", package: "GRDB.swift"),
-                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "_NIOFileSystem", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -87,16 +140,30 @@ let package = Package(
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
                 .product(name: "NIOHPACK", package: "swift-nio-http2"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
-                .product(name: "Subprocess", package: "swift-subprocess"),
             ],
             swiftSettings: swiftSettings
         ),
+        // The hook harness: a module's hooks run in-process (or in worker processes) over a SQLite store.
         .target(
             name: "CloudletTesting",
             dependencies: [
                 "Cloudlet",
-                "CloudletServer",
+                "CloudletIsolation",
+                "CloudletRuntime",
+                "CloudletSQLite",
                 "CloudletWire",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The router test client: a whole server in-process, driven with HTTP semantics.
+        .target(
+            name: "CloudletServerTesting",
+            dependencies: [
+                "Cloudlet",
+                "CloudletServer",
+                "CloudletTesting",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -114,6 +181,7 @@ let package = Package(
             name: "CloudletCLI",
             dependencies: [
                 "Cloudlet",
+                "CloudletWorker",
                 "CloudletServer",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -133,6 +201,9 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .executableTarget(name: "cloudlet-fixture", dependencies: ["Cloudlet", "CloudletCLI"], path: "Tests/Fixtures/CloudletFixture", swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "cloudlet-worker-fixture", dependencies: ["Cloudlet", "CloudletWorker"], path: "Tests/Fixtures/WorkerFixture",
+            swiftSettings: swiftSettings),
         .testTarget(
             name: "CloudletWireTests",
             dependencies: [
@@ -148,12 +219,13 @@ let package = Package(
         ),
         .testTarget(
             name: "CloudletTests",
-            dependencies: ["Cloudlet", "CloudletTesting", "CloudletWire"],
+            dependencies: ["CloudletWorker", "Cloudlet", "CloudletTesting", "CloudletWire"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "CloudletServerTests",
             dependencies: [
+                "CloudletServerTesting",
                 "Cloudlet",
                 "CloudletServer",
                 "CloudletTesting",
@@ -169,7 +241,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HooksTests",
-            dependencies: ["Hooks", "Cloudlet", "CloudletServer", "CloudletTesting"],
+            dependencies: ["CloudletServerTesting", "Hooks", "Cloudlet", "CloudletServer", "CloudletTesting"],
             swiftSettings: swiftSettings
         ),
         // Local APNs and FCM over HTTP/2 and TLS, for the push tests and benchmarks.
@@ -194,6 +266,7 @@ let package = Package(
         .testTarget(
             name: "PushTests",
             dependencies: [
+                "CloudletServerTesting",
                 "Cloudlet",
                 "CloudletServer",
                 "CloudletTesting",
@@ -215,6 +288,8 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
+                "cloudlet-worker-fixture",
+                "CloudletServerTesting",
                 "CloudletCLI",
                 "CloudletServer",
                 "CloudletTesting",
@@ -236,7 +311,7 @@ let package = Package(
             name: "watercooler", dependencies: ["CloudletCLI", "WaterCoolerHooks"], path: "Examples/WaterCooler/Server",
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "WaterCoolerTests", dependencies: ["WaterCoolerHooks", "Cloudlet", "CloudletTesting"],
+            name: "WaterCoolerTests", dependencies: ["CloudletServerTesting", "WaterCoolerHooks", "Cloudlet", "CloudletTesting"],
             path: "Examples/WaterCooler/Tests", swiftSettings: swiftSettings),
         // Examples/ContentAlerts: content publishing with push alerts (`swift run contentalerts serve`).
         .target(
@@ -246,7 +321,7 @@ let package = Package(
             name: "contentalerts", dependencies: ["CloudletCLI", "ContentAlertsHooks"], path: "Examples/ContentAlerts/Server",
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "ContentAlertsTests", dependencies: ["ContentAlertsHooks", "Cloudlet", "CloudletTesting"],
+            name: "ContentAlertsTests", dependencies: ["CloudletServerTesting", "ContentAlertsHooks", "Cloudlet", "CloudletTesting"],
             path: "Examples/ContentAlerts/Tests", swiftSettings: swiftSettings),
     ]
 )

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Cloudlet
-import Foundation
+import CloudletWorker
 
 /// `cloudlet hooks list`: the app's hooks with their time limits.
 struct HooksCommand<Hooks: HookModule>: AsyncParsableCommand {
@@ -14,11 +14,7 @@ struct HooksCommand<Hooks: HookModule>: AsyncParsableCommand {
         }
 
         func run() async throws {
-            for hook in Hooks.registry().summary {
-                let limit = hook.rateLimit.map { "  at most \($0.count) per \($0.window) per \($0.scope.rawValue)" } ?? ""
-                let name = hook.kind.definition.binding == .nothing ? "(app)" : hook.name
-                print("\(hook.kind.rawValue.padding(toLength: 13, withPad: " ", startingAt: 0)) \(name)  (\(hook.timeLimit))\(limit)")
-            }
+            for line in CloudletWorker.hookList(Hooks.registry()) { print(line) }
         }
     }
 }

@@ -1,5 +1,5 @@
 import Cloudlet
-import CloudletServer
+import CloudletRuntime
 import Foundation
 
 /// A push job the hooks recorded, resolved as delivery would resolve it: the installations it

@@ -1,6 +1,5 @@
 import Cloudlet
-import CloudletServer
-import Hummingbird
+import CloudletRuntime
 import NIOCore
 
 extension HookHarness {
@@ -11,8 +10,16 @@ extension HookHarness {
         _ name: String, _ bytes: [UInt8], contentType: String? = nil, as actor: Actor = .anonymous
     ) async throws -> StoredFile {
         try await runtime.saveFile(
-            named: name, contentType: contentType, body: RequestBody(buffer: ByteBuffer(bytes: bytes)),
-            maximumBytes: FileSettings.defaultMaximumUploadBytes, caller: caller(actor))
+            named: name, contentType: contentType, body: Self.body(bytes),
+            maximumBytes: UploadLimits.defaultMaximumBytes, caller: caller(actor))
+    }
+
+    /// `bytes` as an upload's body: one buffer, then the end.
+    private static func body(_ bytes: [UInt8]) -> AsyncStream<ByteBuffer> {
+        AsyncStream { continuation in
+            continuation.yield(ByteBuffer(bytes: bytes))
+            continuation.finish()
+        }
     }
 
     /// The bytes of the stored file `name`, or nil if there is none.

@@ -1,5 +1,5 @@
 import Cloudlet
-import CloudletServer
+import CloudletRuntime
 
 /// Background jobs in the harness: start one as `POST /jobs/:name` does, or run it to its end, and
 /// read its `_JobStatus`.

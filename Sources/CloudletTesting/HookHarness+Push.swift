@@ -1,5 +1,5 @@
 import Cloudlet
-import CloudletServer
+import CloudletRuntime
 
 extension HookHarness {
     /// Registers a device as its SDK would (`POST /installations` with its `X-Parse-Installation-Id`):

@@ -1,5 +1,5 @@
 import Cloudlet
-import CloudletServer
+import CloudletRuntime
 
 extension HookHarness {
     /// Signs up a user with `username`, `password` and `fields`, as `POST /users` does, and returns it.

@@ -1,5 +1,5 @@
 import Cloudlet
-import CloudletServer
+import CloudletIsolation
 import CloudletWire
 import Foundation
 

@@ -1,5 +1,6 @@
 import Cloudlet
-import CloudletServer
+import CloudletRuntime
+import CloudletSQLite
 import Foundation
 
 /// Runs a ``HookModule`` in-process, with no HTTP and no server: a throwaway SQLite store, a manual

@@ -1,6 +1,9 @@
 import Foundation
 import Testing
 
+@testable import CloudletIsolation
+@testable import CloudletRuntime
+@testable import CloudletSQLite
 @testable import CloudletServer
 
 /// The worker lifecycle, driven by hand: no process, no socket, no real time.

@@ -2,6 +2,9 @@ import Cloudlet
 import Foundation
 import Testing
 
+@testable import CloudletIsolation
+@testable import CloudletRuntime
+@testable import CloudletSQLite
 @testable import CloudletServer
 
 /// Whom a worker's end is laid on, and which calls run again: no process, no socket.

@@ -2,6 +2,9 @@ import Foundation
 import Logging
 import Testing
 
+@testable import CloudletIsolation
+@testable import CloudletRuntime
+@testable import CloudletSQLite
 @testable import CloudletServer
 
 /// The lines `text` completes, fed to `splitter` in one chunk.

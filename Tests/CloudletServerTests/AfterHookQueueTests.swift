@@ -4,6 +4,7 @@ import GRDB
 import Testing
 
 @testable import CloudletServer
+@testable import CloudletSQLite
 
 /// After hooks as rows of the work queue on SQLite: what an owed one keeps, how a held one waits
 /// for its lease, and the outbox rows of an older database carried into the queue.

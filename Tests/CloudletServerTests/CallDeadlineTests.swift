@@ -4,6 +4,9 @@ import CloudletTesting
 import Synchronization
 import Testing
 
+@testable import CloudletIsolation
+@testable import CloudletRuntime
+@testable import CloudletSQLite
 @testable import CloudletServer
 
 /// The deadline of a hook call to a worker: it ends whichever wait of the call is under way.

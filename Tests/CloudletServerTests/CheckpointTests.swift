@@ -2,6 +2,8 @@ import Cloudlet
 import Foundation
 import Testing
 
+@testable import CloudletRuntime
+@testable import CloudletSQLite
 @testable import CloudletServer
 
 /// An app database's log is copied back into the file beside the writer, not inside a commit, and

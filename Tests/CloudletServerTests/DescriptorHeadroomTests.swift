@@ -1,10 +1,14 @@
 import Cloudlet
+import CloudletServerTesting
 import CloudletTesting
 import Foundation
 import Glibc
 import HTTPTypes
 import Testing
 
+@testable import CloudletIsolation
+@testable import CloudletRuntime
+@testable import CloudletSQLite
 @testable import CloudletServer
 
 /// An app is created or started only if the most descriptors it may hold fit in what the process

@@ -1,5 +1,8 @@
 import Testing
 
+@testable import CloudletIsolation
+@testable import CloudletRuntime
+@testable import CloudletSQLite
 @testable import CloudletServer
 
 /// The bound by address: IPv4 addresses one by one, IPv6 by /64 network, trusted proxies not at all.

@@ -2,6 +2,8 @@ import Cloudlet
 import Hummingbird
 import Testing
 
+@testable import CloudletRuntime
+@testable import CloudletSQLite
 @testable import CloudletServer
 
 @Suite("The route table's one matcher")

@@ -5,6 +5,9 @@ import Logging
 import Synchronization
 import Testing
 
+@testable import CloudletIsolation
+@testable import CloudletRuntime
+@testable import CloudletSQLite
 @testable import CloudletServer
 
 /// A login answers an unknown username after the same bcrypt check as a wrong password, so that

@@ -1,8 +1,9 @@
 import Cloudlet
+import CloudletServer
+import CloudletServerTesting
+import CloudletTesting
 import Foundation
 import HTTPTypes
-import CloudletServer
-import CloudletTesting
 import Testing
 
 @Suite("Protected fields: other users' email is hidden on every read path and cannot be queried")

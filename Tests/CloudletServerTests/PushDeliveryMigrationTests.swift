@@ -3,6 +3,9 @@ import Foundation
 import GRDB
 import Testing
 
+@testable import CloudletIsolation
+@testable import CloudletRuntime
+@testable import CloudletSQLite
 @testable import CloudletServer
 
 /// A database made before push deliveries were queued work has what it still owed carried into the

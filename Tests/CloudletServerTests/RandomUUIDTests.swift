@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 
+@testable import CloudletRuntime
+@testable import CloudletSQLite
 @testable import CloudletServer
 
 @Suite struct RandomUUIDTests {

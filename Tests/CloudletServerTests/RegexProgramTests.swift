@@ -1,6 +1,9 @@
 import Foundation
 import Testing
 
+@testable import CloudletIsolation
+@testable import CloudletRuntime
+@testable import CloudletSQLite
 @testable import CloudletServer
 
 @Suite("$regex: the linear-time matcher")

@@ -2,7 +2,11 @@ import Cloudlet
 import CloudletTesting
 import Testing
 
+@testable import CloudletIsolation
+@testable import CloudletRuntime
+@testable import CloudletSQLite
 @testable import CloudletServer
+import CloudletServerTesting
 
 @Suite("Bounds on what one request can make the server build")
 struct ResponseBoundsTests {

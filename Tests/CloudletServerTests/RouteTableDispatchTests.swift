@@ -3,7 +3,11 @@ import CloudletTesting
 import HTTPTypes
 import Testing
 
+@testable import CloudletIsolation
+@testable import CloudletRuntime
+@testable import CloudletSQLite
 @testable import CloudletServer
+import CloudletServerTesting
 
 /// `POST /batch`, the metrics labels and the rate-limit rules all find a route through the one
 /// route table the router serves.

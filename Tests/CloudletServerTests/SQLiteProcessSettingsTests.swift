@@ -1,6 +1,8 @@
 import Cloudlet
 import Testing
 
+@testable import CloudletRuntime
+@testable import CloudletSQLite
 @testable import CloudletServer
 
 /// Saves take no lock that every app's connections share: SQLite's process-wide allocation

@@ -3,7 +3,11 @@ import CloudletTesting
 import HTTPTypes
 import Testing
 
+@testable import CloudletIsolation
+@testable import CloudletRuntime
+@testable import CloudletSQLite
 @testable import CloudletServer
+import CloudletServerTesting
 
 /// The system classes' rules (``SystemClass``) hold the same whichever route reaches the class:
 /// `/classes`, its own path (`/roles`, `/installations`, `/users`) or a batch operation.

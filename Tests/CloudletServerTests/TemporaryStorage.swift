@@ -1,6 +1,9 @@
 import Cloudlet
 import Foundation
 
+@testable import CloudletIsolation
+@testable import CloudletRuntime
+@testable import CloudletSQLite
 @testable import CloudletServer
 
 /// An app database in a fresh temporary folder, for tests of the SQLite layer itself.

@@ -4,7 +4,11 @@ import GRDB
 import HTTPTypes
 import Testing
 
+@testable import CloudletIsolation
+@testable import CloudletRuntime
+@testable import CloudletSQLite
 @testable import CloudletServer
+import CloudletServerTesting
 
 @Suite("Find and login triggers through HTTP")
 struct TriggerRouteTests {

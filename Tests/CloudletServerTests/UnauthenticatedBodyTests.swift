@@ -5,7 +5,11 @@ import HTTPTypes
 import NIOCore
 import Testing
 
+@testable import CloudletIsolation
+@testable import CloudletRuntime
+@testable import CloudletSQLite
 @testable import CloudletServer
+import CloudletServerTesting
 
 /// Bodies read before their app and keys are known (the JavaScript SDK's body form), over a real
 /// socket: bounded in size before a byte is read, and in number across the host.

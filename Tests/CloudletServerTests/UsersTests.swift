@@ -1,5 +1,6 @@
 import Cloudlet
 import CloudletServer
+import CloudletServerTesting
 import CloudletTesting
 import HTTPTypes
 import Synchronization

@@ -1,5 +1,4 @@
 import Cloudlet
-import CloudletServer
 import CloudletTesting
 import Hooks
 import Testing

@@ -1,4 +1,5 @@
 import Cloudlet
+import CloudletServerTesting
 import CloudletTesting
 import Foundation
 import Testing

@@ -1,8 +1,12 @@
 import Cloudlet
+import CloudletServerTesting
 import CloudletTesting
 import Foundation
 import Testing
 
+@testable import CloudletIsolation
+@testable import CloudletRuntime
+@testable import CloudletSQLite
 @testable import CloudletServer
 
 #if canImport(Glibc)

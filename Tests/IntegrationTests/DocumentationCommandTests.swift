@@ -146,7 +146,7 @@ import Testing
         let manifest = try DocumentationBlocks.text("Package.swift")
         let recipe = try #require(DocumentationBlocks.fencedBlocks("swift", in: readme).first { $0.contains("import PackageDescription") })
         let products = Set(recipe.matches(of: /\.product\(name: "(\w+)", package: "cloudlet"\)/).map { String($0.1) })
-        #expect(products == ["Cloudlet", "CloudletCLI", "CloudletTesting"])
+        #expect(products == ["Cloudlet", "CloudletWorker", "CloudletTesting"])
         for product in products { #expect(manifest.contains(".library(name: \"\(product)\""), "\(product) is a library product") }
         #expect(manifest.contains("name: \"cloudlet\","), "the package is named cloudlet")
         let tools = try #require(manifest.firstMatch(of: /swift-tools-version:([\d.]+)/)).1

@@ -1,4 +1,5 @@
 import Cloudlet
+import CloudletServerTesting
 import CloudletTesting
 import Foundation
 import Synchronization
@@ -6,6 +7,7 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+import CloudletServerTesting
 #endif
 
 extension ProcessTests {

@@ -1,4 +1,5 @@
 import Cloudlet
+import CloudletServerTesting
 import CloudletTesting
 import Foundation
 import HTTPTypes
@@ -14,7 +15,7 @@ import Musl
 import Darwin
 #endif
 
-/// A built Cloudlet executable (`cloudlet` or `cloudlet-fixture`) running as a child process, with its
+/// A built Cloudlet executable (`cloudlet`, `cloudlet-fixture` or `cloudlet-worker-fixture`) running as a child process, with its
 /// standard output and error captured in files.
 ///
 /// ```swift
@@ -28,6 +29,7 @@ final class ServerProcess: Sendable {
     enum Binary: String {
         case cloudlet
         case fixture = "cloudlet-fixture"
+        case workerFixture = "cloudlet-worker-fixture"
 
         var url: URL { ServerProcess.buildDirectory.appendingPathComponent(rawValue) }
     }

@@ -6,6 +6,9 @@ import NIOHTTP1
 import PushStandIns
 import Testing
 
+@testable import CloudletIsolation
+@testable import CloudletRuntime
+@testable import CloudletSQLite
 @testable import CloudletServer
 
 /// The HTTP/2 transport of the APNs and FCM providers against a stand-in server: requests as

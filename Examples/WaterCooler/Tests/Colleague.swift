@@ -1,4 +1,5 @@
 import Cloudlet
+import CloudletServerTesting
 import CloudletTesting
 
 /// A member signed up through the REST API, as the iOS app holds one: the user's id and session token.

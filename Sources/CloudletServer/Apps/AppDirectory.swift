@@ -1,3 +1,4 @@
+import CloudletRuntime
 import Synchronization
 
 /// The apps a server hosts, by id: read on every request (one lock, one dictionary lookup) and

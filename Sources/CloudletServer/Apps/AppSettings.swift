@@ -1,4 +1,6 @@
 import Cloudlet
+import CloudletIsolation
+import CloudletRuntime
 import Foundation
 
 /// Where an app's hooks run.

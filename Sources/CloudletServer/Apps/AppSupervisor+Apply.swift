@@ -1,4 +1,7 @@
 import Cloudlet
+import CloudletIsolation
+import CloudletRuntime
+import CloudletSQLite
 import Foundation
 import Logging
 import Synchronization

@@ -1,4 +1,6 @@
 import Cloudlet
+import CloudletIsolation
+import CloudletRuntime
 import Logging
 import ServiceLifecycle
 import Synchronization

@@ -1,10 +1,11 @@
 import Cloudlet
+import CloudletRuntime
 
 /// An app's file options: the largest upload it takes, the most its files may take together, and
 /// whether an upload needs a session.
 public struct FileSettings: Sendable, Hashable {
     /// The largest upload by default: 20 MiB, as Parse Server's `maxUploadSize`.
-    public static let defaultMaximumUploadBytes = 20 << 20
+    public static let defaultMaximumUploadBytes = UploadLimits.defaultMaximumBytes
     /// The largest an app's upload limit may be set to: 4 GiB.
     public static let largestMaximumUploadBytes = 4 << 30
 

@@ -1,4 +1,5 @@
 import Cloudlet
+import CloudletSQLite
 import Foundation
 import GRDB
 

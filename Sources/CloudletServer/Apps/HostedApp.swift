@@ -1,3 +1,5 @@
+import CloudletRuntime
+
 /// One app the server hosts: its id, its keys, its file options, its rate limits, its runtime, its
 /// push providers and its job schedules.
 public struct HostedApp: Sendable {

@@ -1,3 +1,4 @@
+import CloudletRuntime
 import Foundation
 import HTTPTypes
 import NIOCore

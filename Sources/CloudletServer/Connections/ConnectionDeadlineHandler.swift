@@ -1,3 +1,4 @@
+import CloudletRuntime
 import NIOCore
 import NIOHTTPTypes
 

@@ -1,4 +1,5 @@
 import Cloudlet
+import CloudletRuntime
 import HummingbirdCore
 import Logging
 import NIOCore

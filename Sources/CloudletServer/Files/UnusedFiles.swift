@@ -1,3 +1,5 @@
+import CloudletRuntime
+import CloudletSQLite
 import Foundation
 
 /// The files of an app that no object references: what `cloudlet files prune` removes.

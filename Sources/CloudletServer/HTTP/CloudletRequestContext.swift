@@ -1,3 +1,4 @@
+import CloudletRuntime
 import Hummingbird
 import NIOCore
 

@@ -1,7 +1,8 @@
 import Cloudlet
+import CloudletRuntime
+import Foundation
 import HTTPTypes
 import Hummingbird
-import Foundation
 import Logging
 
 /// One authenticated Parse REST call as a route performs it: the app, who makes it, the method it

@@ -1,6 +1,7 @@
 import Cloudlet
-import Hummingbird
+import CloudletRuntime
 import HTTPTypes
+import Hummingbird
 import Logging
 import NIOCore
 import NIOHTTPTypes

@@ -1,3 +1,4 @@
+import CloudletRuntime
 import HTTPTypes
 import Hummingbird
 import Logging

@@ -1,3 +1,5 @@
+import CloudletRuntime
+import CloudletSQLite
 import ServiceLifecycle
 
 /// How a Cloudlet server runs. Every member has a documented default; the CLI fills it from flags

@@ -1,4 +1,5 @@
 import Cloudlet
+import CloudletServerTesting
 import CloudletServer
 import CloudletTesting
 import Foundation

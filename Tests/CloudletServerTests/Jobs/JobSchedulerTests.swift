@@ -4,6 +4,9 @@ import Foundation
 import Logging
 import Testing
 
+@testable import CloudletIsolation
+@testable import CloudletRuntime
+@testable import CloudletSQLite
 @testable import CloudletServer
 
 /// The job scheduler on a manual clock: a schedule fires at its times and not before, a job never

@@ -4,6 +4,9 @@ import Foundation
 import Logging
 import Testing
 
+@testable import CloudletIsolation
+@testable import CloudletRuntime
+@testable import CloudletSQLite
 @testable import CloudletServer
 
 /// The hook log writer sleeps until an app buffers a run, then writes it.

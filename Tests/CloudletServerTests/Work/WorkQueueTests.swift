@@ -3,6 +3,9 @@ import Foundation
 import GRDB
 import Testing
 
+@testable import CloudletIsolation
+@testable import CloudletRuntime
+@testable import CloudletSQLite
 @testable import CloudletServer
 
 /// The SQLite work queue on a real database file: leases, completion, retries at a backoff's due

@@ -1,4 +1,5 @@
 import Cloudlet
+import CloudletRuntime
 import Hummingbird
 
 /// Checks the app's keys: the master key (no ACL applies) or a client key, from the headers or

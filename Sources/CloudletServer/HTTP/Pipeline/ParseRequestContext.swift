@@ -1,4 +1,5 @@
 import Cloudlet
+import CloudletRuntime
 import Hummingbird
 import NIOCore
 

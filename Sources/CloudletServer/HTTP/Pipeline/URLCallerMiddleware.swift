@@ -1,3 +1,4 @@
+import CloudletRuntime
 import Hummingbird
 
 /// The caller of a route that needs only its URL (a file's download): no keys are asked for, and

@@ -1,4 +1,5 @@
 import Cloudlet
+import CloudletRuntime
 import Foundation
 
 /// A message as FCM's HTTP v1 `messages:send` takes it, made from a ``PushMessage``: the token, a

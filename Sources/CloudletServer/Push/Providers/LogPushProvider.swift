@@ -1,4 +1,5 @@
 import Cloudlet
+import CloudletRuntime
 import Logging
 
 /// Sends nothing: logs each notification (app, device type, the token's first 8 characters, the

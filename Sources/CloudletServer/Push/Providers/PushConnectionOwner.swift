@@ -1,3 +1,4 @@
+import CloudletRuntime
 import ServiceLifecycle
 
 /// A provider that holds connections, closed by ``shutdown()`` once it is no longer used. An app's

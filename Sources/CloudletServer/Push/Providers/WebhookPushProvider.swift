@@ -1,4 +1,5 @@
 import Cloudlet
+import CloudletRuntime
 import Foundation
 import NIOHTTP1
 import NIOSSL

@@ -1,0 +1,165 @@
+import CoreMetrics
+import Synchronization
+
+/// Cloudlet's metrics, recorded through swift-metrics into a Prometheus registry that the server
+/// owns (see `CloudletServer`'s `init(registry:)`), and served as Prometheus text at `/metrics`.
+///
+/// The pieces that record (the request log middleware, each app's runtime, each worker pool) are
+/// handed this value rather than reaching for `MetricsSystem.bootstrap`: the process-global factory
+/// may be set only once per process, while tests start many servers in one process and each must
+/// read only its own counts. So every server has its own registry, and nothing here is global.
+///
+/// Labels have bounded values only: `app` is a hosted app's id (apps are created by the operator),
+/// `route` a route pattern such as `/parse/classes/{className}` (never a raw path), `hook` a
+/// registered hook as `kind:name`, `status` an HTTP status code and `outcome` a ``HookOutcome``.
+///
+/// ```swift
+/// let metrics = CloudletMetrics()
+/// let server = try CloudletApplication(configuration: configuration, apps: apps, logger: logger, metrics: metrics)
+/// print(String(decoding: metrics.exposition(), as: UTF8.self))
+/// ```
+public struct CloudletMetrics: Sendable {
+    private let factory: any MetricsFactory
+    private let render: @Sendable () -> [UInt8]
+    private let handles = MetricHandles()
+
+    /// Metrics recorded through `factory`, which `render` writes out as Prometheus text (the server
+    /// makes them over its Prometheus registry).
+    package init(factory: any MetricsFactory, render: @escaping @Sendable () -> [UInt8]) {
+        self.factory = factory
+        self.render = render
+    }
+
+    /// All metrics in the Prometheus text format.
+    public func exposition() -> [UInt8] {
+        render()
+    }
+
+    /// Starts `app`'s counters of rare events at 0, so that they show (and `rate()` works) before
+    /// the first one happens.
+    package func register(app: String) {
+        for label in [
+            "cloudlet_rate_limited_total", "cloudlet_worker_restarts_total", "cloudlet_hook_runs_dropped_total",
+            "cloudlet_worker_output_dropped_total",
+        ] {
+            counter(label, [("app", app)]).increment(by: 0)
+        }
+    }
+
+    /// A request answered `status` on `route` of `app` after `duration`:
+    /// `cloudlet_http_requests_total{app,route,status}` and `cloudlet_http_request_duration_seconds{app,route}`.
+    package func requestAnswered(app: String, route: String, status: Int, duration: Duration) {
+        counter("cloudlet_http_requests_total", [("app", app), ("route", route), ("status", String(status))]).increment()
+        timer("cloudlet_http_request_duration_seconds", [("app", app), ("route", route)]).record(duration)
+    }
+
+    /// One run of `hook` (`kind:name`) of `app` ended with `outcome` after `duration`:
+    /// `cloudlet_hook_invocations_total{app,hook,outcome}` and `cloudlet_hook_duration_seconds{app,hook}`.
+    func hookRan(app: String, hook: String, outcome: HookOutcome, duration: Duration) {
+        counter("cloudlet_hook_invocations_total", [("app", app), ("hook", hook), ("outcome", outcome.rawValue)]).increment()
+        timer("cloudlet_hook_duration_seconds", [("app", app), ("hook", hook)]).record(duration)
+    }
+
+    /// A request of `app` refused by its rate limits: `cloudlet_rate_limited_total{app}`.
+    public func rateLimited(app: String) {
+        counter("cloudlet_rate_limited_total", [("app", app)]).increment()
+    }
+
+    /// A worker of `app` started again after one ended: `cloudlet_worker_restarts_total{app}`.
+    package func workerRestarted(app: String) {
+        counter("cloudlet_worker_restarts_total", [("app", app)]).increment()
+    }
+
+    /// A hook run of `app` left out of its hook log because the log's buffer was full:
+    /// `cloudlet_hook_runs_dropped_total{app}`.
+    func hookRunDropped(app: String) {
+        counter("cloudlet_hook_runs_dropped_total", [("app", app)]).increment()
+    }
+
+    /// `lines` lines (or log records) of `app`'s workers' output dropped over the app's output rate:
+    /// `cloudlet_worker_output_dropped_total{app}`.
+    package func workerOutputDropped(app: String, lines: Int) {
+        counter("cloudlet_worker_output_dropped_total", [("app", app)]).increment(by: Int64(lines))
+    }
+
+    /// A scheduled run of `job` (a name the operator's schedule gives) of `app` came due and did not
+    /// start: `cloudlet_job_runs_skipped_total{app,job}`.
+    package func scheduledJobSkipped(app: String, job: String) {
+        counter("cloudlet_job_runs_skipped_total", [("app", app), ("job", job)]).increment()
+    }
+
+    /// A connection refused at once for being over a bound (`total` or `address`):
+    /// `cloudlet_connections_refused_total{reason}`.
+    package func connectionRefused(reason: String) {
+        counter("cloudlet_connections_refused_total", [("reason", reason)]).increment()
+    }
+
+    /// A request held until its client address's turn came (``AddressPacingHandler``):
+    /// `cloudlet_requests_paced_total`.
+    package func requestPaced() {
+        counter("cloudlet_requests_paced_total", []).increment()
+    }
+
+    /// A connection closed for holding the server without using it (`idle`, `head`, `body` or `unread`):
+    /// `cloudlet_connections_timed_out_total{reason}`.
+    package func connectionTimedOut(reason: String) {
+        counter("cloudlet_connections_timed_out_total", [("reason", reason)]).increment()
+    }
+
+    /// What `app`'s executor reports now: `cloudlet_hook_queue_depth{app}` (calls waiting for a
+    /// worker) and `cloudlet_app_ready{app}` (1 when every worker is up).
+    package func sample(app: String, queueDepth: Int, isReady: Bool) {
+        Gauge(label: "cloudlet_hook_queue_depth", dimensions: [("app", app)], factory: factory).record(queueDepth)
+        Gauge(label: "cloudlet_app_ready", dimensions: [("app", app)], factory: factory).record(isReady ? 1 : 0)
+    }
+}
+
+extension CloudletMetrics {
+    /// The counter `name` with `dimensions`, made once.
+    private func counter(_ name: String, _ dimensions: [(String, String)]) -> CoreMetrics.Counter {
+        handles.counter(MetricHandles.Key(name, dimensions)) { CoreMetrics.Counter(label: name, dimensions: dimensions, factory: factory) }
+    }
+
+    /// The timer `name` with `dimensions`, made once.
+    private func timer(_ name: String, _ dimensions: [(String, String)]) -> CoreMetrics.Timer {
+        handles.timer(MetricHandles.Key(name, dimensions)) { CoreMetrics.Timer(label: name, dimensions: dimensions, factory: factory) }
+    }
+}
+
+/// The counters and timers made so far, by name and label values: making one through the factory
+/// checks its name and labels every time, which the request path need not pay for twice. Bounded
+/// as the label values are.
+private final class MetricHandles: Sendable {
+    struct Key: Hashable {
+        package let name: String
+        package let values: [String]
+
+        package init(_ name: String, _ dimensions: [(String, String)]) {
+            self.name = name
+            values = dimensions.map(\.1)
+        }
+    }
+
+    private let counters = Mutex<[Key: CoreMetrics.Counter]>([:])
+    private let timers = Mutex<[Key: CoreMetrics.Timer]>([:])
+
+    func counter(_ key: Key, make: () -> CoreMetrics.Counter) -> CoreMetrics.Counter {
+        if let counter = counters.withLock({ $0[key] }) { return counter }
+        let counter = make()
+        return counters.withLock { $0[key, default: counter] }
+    }
+
+    func timer(_ key: Key, make: () -> CoreMetrics.Timer) -> CoreMetrics.Timer {
+        if let timer = timers.withLock({ $0[key] }) { return timer }
+        let timer = make()
+        return timers.withLock { $0[key, default: timer] }
+    }
+}
+
+extension CoreMetrics.Timer {
+    /// Records `duration`, to the nanosecond.
+    fileprivate func record(_ duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+    }
+}

@@ -1,0 +1,127 @@
+import Cloudlet
+import Foundation
+import Logging
+
+/// How log lines are written: `logfmt` (`key=value` pairs) or one JSON object per line.
+public enum LogFormat: String, Sendable, CaseIterable {
+    /// `time=… level=info label=cloudlet msg="…" request_id=…`
+    case logfmt
+    /// `{"time":"…","level":"info","label":"cloudlet","msg":"…","request_id":"…"}`
+    case json
+}
+
+/// A `LogHandler` that writes one line per entry: time (UTC, milliseconds), level, the logger's
+/// label, the message, then all metadata — the logger's, the metadata provider's and the entry's,
+/// in that order of precedence from last to first, keys sorted. Hummingbird's `hb.request.id` is
+/// written as `request_id`, the key Cloudlet's own lines use, so that every line of a request
+/// carries its id under one name.
+///
+/// ```swift
+/// LoggingSystem.bootstrap({ label, provider in
+///     StructuredLogHandler(label: label, format: .json, metadataProvider: provider)
+/// }, metadataProvider: RequestIdentity.metadataProvider)
+/// ```
+public struct StructuredLogHandler: LogHandler {
+    /// Where finished lines go: standard error by default.
+    public typealias Output = @Sendable (String) -> Void
+
+    private let label: String
+    private let format: LogFormat
+    private let output: Output
+    public var logLevel: Logger.Level = .info
+    public var metadata: Logger.Metadata = [:]
+    public var metadataProvider: Logger.MetadataProvider?
+
+    /// A handler for the logger `label`, writing `format` lines to `output` (standard error by default).
+    public init(
+        label: String, format: LogFormat, metadataProvider: Logger.MetadataProvider? = nil,
+        output: @escaping Output = { FileHandle.standardError.write(Data($0.utf8)) }
+    ) {
+        self.label = label
+        self.format = format
+        self.metadataProvider = metadataProvider
+        self.output = output
+    }
+
+    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    public func log(event: LogEvent) {
+        var merged = metadata
+        if let provided = metadataProvider?.get() { merged.merge(provided) { _, new in new } }
+        if let own = event.metadata { merged.merge(own) { _, new in new } }
+        if let requestId = merged.removeValue(forKey: "hb.request.id"), merged["request_id"] == nil { merged["request_id"] = requestId }
+        var fields: [(String, String)] = [
+            ("time", ParseDate.string(from: Date())), ("level", event.level.rawValue), ("label", label), ("msg", "\(event.message)"),
+        ]
+        fields += merged.sorted { $0.key < $1.key }.map { ($0.key, "\($0.value)") }
+        output(Self.line(fields, format))
+    }
+
+    /// `fields` as one line of `format`, ending in a newline.
+    package static func line(_ fields: [(String, String)], _ format: LogFormat) -> String {
+        switch format {
+        case .json:
+            let members = fields.map { "\(JSONWriter.string(.string($0.0))):\(JSONWriter.string(.string($0.1)))" }
+            return "{" + members.joined(separator: ",") + "}\n"
+        case .logfmt:
+            return fields.map { "\(logfmtKey($0.0))=\(logfmtValue($0.1))" }.joined(separator: " ") + "\n"
+        }
+    }
+
+    /// A logfmt value: bare when it is a plain word, else quoted, with `"` and `\` escaped and every
+    /// control character written as an escape (`\n`, `\r`, `\t`, else `\u001b`, `\u2028`, …), so
+    /// that no value can end its line or forge another. It goes scalar by scalar: `"\r\n"` is one
+    /// `Character`.
+    private static func logfmtValue(_ value: String) -> String {
+        let scalars = value.unicodeScalars
+        let needsQuotes = value.isEmpty || !scalars.allSatisfy(isPlain)
+        guard needsQuotes else { return value }
+        var escaped = "\""
+        for scalar in scalars {
+            switch scalar {
+            case "\"": escaped += "\\\""
+            case "\\": escaped += "\\\\"
+            case "\n": escaped += "\\n"
+            case "\r": escaped += "\\r"
+            case "\t": escaped += "\\t"
+            case _ where isControl(scalar): escaped += unicodeEscape(scalar)
+            default: escaped.unicodeScalars.append(scalar)
+            }
+        }
+        return escaped + "\""
+    }
+
+    /// A logfmt key, which cannot be quoted: a space, `=`, `"`, `\` or control character in it (a
+    /// hook names its own metadata keys) is written as its `\u` escape.
+    private static func logfmtKey(_ key: String) -> String {
+        var escaped = ""
+        for scalar in key.unicodeScalars {
+            if isPlain(scalar) { escaped.unicodeScalars.append(scalar) } else { escaped += unicodeEscape(scalar) }
+        }
+        return escaped
+    }
+
+    /// Whether `scalar` may stand in a bare logfmt word.
+    private static func isPlain(_ scalar: Unicode.Scalar) -> Bool {
+        !" =\"\\".unicodeScalars.contains(scalar) && !isControl(scalar)
+    }
+
+    /// Whether `scalar` is a control character: a C0 or C1 control or DEL, a format character
+    /// (such as a bidirectional override), or a line or paragraph separator.
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .control, .format, .lineSeparator, .paragraphSeparator: true
+        default: false
+        }
+    }
+
+    /// `\u` and four hex digits, or `\U` and eight past the Basic Multilingual Plane.
+    private static func unicodeEscape(_ scalar: Unicode.Scalar) -> String {
+        let digits = String(scalar.value, radix: 16)
+        let width = scalar.value > 0xFFFF ? 8 : 4
+        return (width == 8 ? "\\U" : "\\u") + String(repeating: "0", count: width - digits.count) + digits
+    }
+}

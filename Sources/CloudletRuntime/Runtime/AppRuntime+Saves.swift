@@ -1,0 +1,149 @@
+import Cloudlet
+import Foundation
+
+/// What a save answers: the object as stored, and the fields the client should be told about
+/// (those a before hook changed, and the results of field operations), as Parse's REST API does.
+public struct SaveResult: Sendable {
+    /// The object as stored.
+    public let object: ParseObject
+    /// Fields whose stored value the client did not send as such.
+    public let changedFields: [String: ParseValue]
+    /// Whether the save created the object (false when a create updated a stored one, as an
+    /// installation's upsert does).
+    public var isNew = true
+}
+
+extension AppRuntime {
+    /// Creates an object of `className` from a REST body: before hook, one transaction with the
+    /// after hook queued, then the after hook.
+    public func create(_ className: String, body: [String: ParseValue], caller: Caller) async throws -> SaveResult {
+        if SystemClass.named(className)?.saves == .installations { return try await createInstallation(body: body, caller: caller) }
+        return try await createObject(className, body: body, caller: caller)
+    }
+
+    /// Creates an object as ``create(_:body:caller:)`` does, with no class's own rules.
+    package func createObject(_ className: String, body: [String: ParseValue], caller: Caller) async throws -> SaveResult {
+        try await create(className, body: body, caller: caller) { object, event, heldJobs in
+            try await self.storage.insert(object, outbox: event, alongside: heldJobs)
+        }
+    }
+
+    /// Creates an object as ``create(_:body:caller:)`` does, writing it with `persist` (which must
+    /// commit the object, the after hook's event and the push jobs its before hook recorded in one transaction).
+    package func create(
+        _ className: String, body: [String: ParseValue], caller: Caller,
+        persist: (ParseObject, OutboxEvent?, [ParseObject]) async throws -> Void
+    ) async throws -> SaveResult {
+        try SystemClass.check(.create, className, by: caller)
+        let requested = try WriteBody(body, isCreate: true).changes
+        try Self.checkClientWritable(className, requested, caller)
+        let proposed = try requested.applied(to: ParseObject(className: className))
+        var object = proposed
+        // The before hook's push jobs wait for this write.
+        var heldJobs: PushJobBuffer?
+        if let beforeSave = hook(.beforeSave, className) {
+            heldJobs = PushJobBuffer()
+            object = try await runBeforeSave(beforeSave, proposed, original: nil, caller: caller, holding: heldJobs)
+        }
+        try await checkFilesExist(in: object.fields.values)
+        object = FileURLs.presenting(object, with: storage.fileURLs)
+        let now = clock.now
+        object.objectId = newObjectId()
+        object.createdAt = now
+        object.updatedAt = now
+        try await writeThenAfterHook(hook(.afterSave, className)) { [object] hold in
+            let event = hold.map { OutboxEvent(kind: .afterSave, object: object, original: nil, caller: caller, hold: $0) }
+            try await persist(object, event, heldJobs?.held ?? [])
+            return ((), event)
+        }
+        return SaveResult(object: object, changedFields: object.fields.filter { proposed.fields[$0.key] != $0.value })
+    }
+
+    /// Updates the object `id` of `className` from a REST body. Field operations are applied to the
+    /// stored values inside the write transaction, so concurrent increments all count.
+    public func update(_ className: String, id: String, body: [String: ParseValue], caller: Caller) async throws -> SaveResult {
+        try SystemClass.check(.update, className, by: caller)
+        if SystemClass.named(className)?.saves == .installations { return try await updateInstallation(id: id, body: body, caller: caller) }
+        return try await update(className, id: id, changes: try WriteBody(body, isCreate: false).changes, caller: caller)
+    }
+
+    /// Updates the object as ``update(_:id:body:caller:)`` does, with `changes` already validated.
+    package func update(_ className: String, id: String, changes: ObjectChanges, caller: Caller) async throws -> SaveResult {
+        var changes = changes
+        try Self.checkClientWritable(className, changes, caller)
+        var hookChanged: Set<String> = []
+        var original: ParseObject?
+        let beforeSave = hook(.beforeSave, className)
+        let afterSave = hook(.afterSave, className)
+        if beforeSave != nil || afterSave != nil {
+            original = try await writable(className, id: id, caller: caller)
+        }
+        // The before hook's push jobs wait for this write.
+        var heldJobs: PushJobBuffer?
+        if let beforeSave, let current = original {
+            heldJobs = PushJobBuffer()
+            let proposed = try changes.applied(to: current)
+            let object = try await runBeforeSave(beforeSave, proposed, original: current, caller: caller, holding: heldJobs)
+            for key in Set(object.fields.keys).union(proposed.fields.keys) where object.fields[key] != proposed.fields[key] {
+                hookChanged.insert(key)
+                changes.fields[key] = object.fields[key].map(FieldChange.set) ?? .operation(.delete)
+            }
+            if object.acl != proposed.acl, let acl = object.acl { changes.acl = acl }
+        }
+        try await checkFilesExist(in: Self.writtenValues(changes))
+        let identities = caller.aclIdentities
+        let saved = try await writeThenAfterHook(afterSave) { [changes, heldJobs, original] hold in
+            let outbox = Self.afterHookEvent(.afterSave, original: original, caller: caller, hold: hold)
+            return try await storage.update(
+                className, id: id, changes: changes, updatedAt: clock.now,
+                check: { current in try Self.checkWrite(current, identities) }, outbox: outbox, alongside: heldJobs?.held ?? [])
+        }
+        let reported = changes.fields.compactMap { key, change -> (String, ParseValue)? in
+            guard case .operation = change else { return hookChanged.contains(key) ? (key, saved.fields[key] ?? .null) : nil }
+            return (key, saved.fields[key] ?? .null)
+        }
+        return SaveResult(object: saved, changedFields: Dictionary(uniqueKeysWithValues: reported))
+    }
+
+    /// Runs `hook`, the before hook of `proposed`'s class; the push jobs it records wait in
+    /// `heldJobs` for the write to store them with the object (without a buffer, they are stored at
+    /// once). Only the fields the hook changed are validated again.
+    func runBeforeSave(
+        _ hook: HookRegistry.Summary, _ proposed: ParseObject, original: ParseObject?, caller: Caller, holding heldJobs: PushJobBuffer?
+    ) async throws -> ParseObject {
+        let className = proposed.className
+        var hookCaller = caller
+        hookCaller.heldPushJobs = heldJobs
+        let answer = try await runHook(
+            hook, input: HookPayload(proposed), original: original.map(HookPayload.init), caller: hookCaller)
+        var object = ParseObject(className: className, json: answer.objectValue ?? [:])
+        object.className = className
+        object.objectId = original?.objectId
+        object.createdAt = original?.createdAt
+        object.updatedAt = original?.updatedAt
+        return try WriteBody.validated(object, changedFrom: proposed)
+    }
+
+    /// Creates the push job `body` of a before hook (as `_PushStatus`, with its id) in `heldJobs`
+    /// instead of storing it: the hook's write stores it, or drops it if it fails.
+    func holdPushJob(body: [String: ParseValue], caller: Caller, in heldJobs: PushJobBuffer) async throws -> ParseObject {
+        try await create("_PushStatus", body: body, caller: caller.writingOnItsOwn) { job, _, _ in heldJobs.hold(job) }.object
+    }
+
+    /// Fields of `_User` that only the server (or the master key) sets.
+    static let serverWrittenUserFields: Set<String> = ["emailVerified", "authData", "sessionToken"]
+
+    /// Throws 119, before anything is written, for a client setting a field only the server sets.
+    static func checkClientWritable(_ className: String, _ changes: ObjectChanges, _ caller: Caller) throws {
+        guard !caller.isMaster, className == SystemClass.user.name,
+            let field = changes.fields.keys.first(where: serverWrittenUserFields.contains)
+        else { return }
+        throw ParseError(code: 119, message: "clients may not set \(field)", httpStatus: 403)
+    }
+
+    /// Throws "not found" (as Parse does, so as not to reveal the object) if the caller may not write it.
+    static func checkWrite(_ object: ParseObject, _ identities: [String]?) throws {
+        guard let identities, let acl = object.acl else { return }
+        guard acl.allowsWrite(by: identities) else { throw ParseError.objectNotFound() }
+    }
+}

@@ -1,0 +1,121 @@
+import Cloudlet
+import Foundation
+
+/// A user as login and signup answer it: the `_User` object and its new session token.
+public struct LoggedInUser: Sendable {
+    /// The user object (never with a password).
+    public let user: ParseObject
+    /// The new session's token, for `X-Parse-Session-Token`.
+    public let sessionToken: String
+}
+
+extension AppRuntime {
+    /// Signs a user up: `username` and `password` are required, `email` must look like one, and the
+    /// rest of `body` are the user's own fields. The user, its credentials and its first session are
+    /// written in one transaction; `beforeSave`/`afterSave` hooks on `_User` run as for any class.
+    public func signUp(body: [String: ParseValue], caller: Caller) async throws -> (SaveResult, String) {
+        var body = body
+        guard let password = body.removeValue(forKey: "password")?.stringValue, !password.isEmpty else {
+            throw ParseError(code: 201, message: "password is required.")
+        }
+        guard let username = body["username"]?.stringValue, !username.isEmpty else {
+            throw ParseError(code: 200, message: "bad or missing username")
+        }
+        if let email = body["email"] { try Self.validateEmail(email) }
+        let token = SessionToken.generate()
+        let hash = try await limits.passwordHasher.hash(password)
+        let saved = try await create("_User", body: body, caller: caller) { user, event, heldJobs in
+            var user = user
+            if user.acl == nil, let id = user.objectId {
+                user.acl = ParseACL([ParseACL.publicEntry: .init(read: true), id: .init(read: true, write: true)])
+            }
+            try await self.storage.insertUser(user, passwordHash: hash, session: self.newSession(token, user.objectId!, caller), outbox: event,
+                alongside: heldJobs)
+        }
+        logger.info("user signed up", metadata: ["user_id": "\(saved.object.objectId!)", "request_id": "\(caller.requestId)"])
+        return (saved, token)
+    }
+
+    /// Logs a user in. A wrong username and a wrong password give the same error (101) after the
+    /// same bcrypt work (an unknown username is checked against a stand-in hash), and every
+    /// attempt counts against the username and the client's address until its password matched.
+    /// Then the `beforeLogin` hook may refuse it (no session is made), and the `afterLogin` hook
+    /// runs once the session is made.
+    public func logIn(username: String, password: String, address: String?, caller: Caller) async throws -> LoggedInUser {
+        let attempt = try loginThrottle.begin(username: username, address: address)
+        let matches = try await storage.find(
+            StorageQuery(query: ParseQuery("_User", constraints: ["username": .string(username)], limit: 1), readerIdentities: nil))
+        var hash: String?
+        if let id = matches.first?.objectId { hash = try await storage.passwordHash(ofUser: id) }
+        guard try await limits.passwordHasher.verify(password, hash: hash), let user = matches.first, let id = user.objectId else {
+            throw ParseError(code: 101, message: "Invalid username/password.")
+        }
+        loginThrottle.succeeded(attempt)
+        try await beforeLogin(user, caller: caller)
+        let token = SessionToken.generate()
+        let session = newSession(token, id, caller)
+        try await storage.insertSession(session)
+        await afterLogin(user, session: session, caller: caller)
+        return LoggedInUser(user: user, sessionToken: token)
+    }
+
+    /// Ends the session whose token hashes to `tokenHash`, then runs the `afterLogout` hook (as
+    /// `caller`, the session's user). Throws 209 if there is no such session.
+    public func logOut(tokenHash: String, caller: Caller) async throws {
+        let session = hasHook(.afterLogout, "") ? try await storage.session(tokenHash: tokenHash) : nil
+        guard try await storage.deleteSession(tokenHash: tokenHash) else {
+            throw ParseError(code: 209, message: "Invalid session token")
+        }
+        if let session { await afterLogout(session, caller: caller) }
+    }
+
+    /// The caller that a session token stands for: its user and the user's roles. Throws 209 for an
+    /// unknown, revoked or expired token.
+    public func caller(sessionToken: String, installationId: String?, requestId: String) async throws -> Caller {
+        let tokenHash = SessionToken.hash(sessionToken)
+        guard let session = try await storage.session(tokenHash: tokenHash), session.expiresAt > clock.now else {
+            throw ParseError(code: 209, message: "Invalid session token")
+        }
+        return Caller(
+            userId: session.userId, roles: try await roles(ofUser: session.userId), sessionTokenHash: tokenHash,
+            isMaster: false, installationId: installationId ?? session.installationId, requestId: requestId)
+    }
+
+    /// Updates a user as ``update(_:id:body:caller:)`` does; a new `password` is hashed, and the
+    /// user, the new hash and the end of the user's other sessions commit in one transaction.
+    /// Only the user (or the master key) may change a user.
+    public func updateUser(id: String, body: [String: ParseValue], caller: Caller) async throws -> SaveResult {
+        guard caller.isMaster || caller.userId == id else {
+            throw ParseError(code: 206, message: "Cannot modify user \(id).")
+        }
+        var body = body
+        let password = body.removeValue(forKey: "password")
+        if let password, password.stringValue?.isEmpty ?? true { throw ParseError(code: 201, message: "password is required.") }
+        if let email = body["email"] { try Self.validateEmail(email) }
+        var changes = try WriteBody(body, isCreate: false).changes
+        if let password = password?.stringValue {
+            changes.password = PasswordChange(
+                hash: try await limits.passwordHasher.hash(password), keptSessionTokenHash: caller.sessionTokenHash)
+        }
+        return try await update("_User", id: id, changes: changes, caller: caller)
+    }
+
+    /// The names of the `_Role`s whose `users` list holds a pointer to the user `id`.
+    package func roles(ofUser id: String) async throws -> [String] {
+        let query = ParseQuery("_Role", constraints: ["users": .pointer(className: "_User", objectId: id)], limit: 1000)
+        return try await storage.find(StorageQuery(query: query, readerIdentities: nil)).compactMap { $0["name"]?.stringValue }
+    }
+
+    private func newSession(_ token: String, _ userId: String, _ caller: Caller) -> SessionRecord {
+        let now = clock.now
+        return SessionRecord(
+            tokenHash: SessionToken.hash(token), userId: userId, installationId: caller.installationId, createdAt: now,
+            expiresAt: now.addingTimeInterval(limits.sessionLifetime.seconds))
+    }
+
+    private static func validateEmail(_ email: ParseValue) throws {
+        guard let text = email.stringValue, let at = text.firstIndex(of: "@"), at != text.startIndex,
+            text[text.index(after: at)...].contains("."), !text.contains(" ")
+        else { throw ParseError(code: 125, message: "Email address format is invalid.") }
+    }
+}

@@ -1,0 +1,75 @@
+import Cloudlet
+
+/// Replaces pointers with the objects they point to, for `include`: one query per class and per
+/// thousand targets, as the caller may read them (ACL and protected fields), within the request's
+/// ``ReadBudget`` — each target fetched counts against the included objects, and each copy of it
+/// put in place counts its bytes, so a thousand pointers to one large object stop at the budget.
+struct IncludeExpansion {
+    let runtime: AppRuntime
+    let caller: Caller
+    let budget: ReadBudget
+
+    /// `objects` with the pointers at `paths` (`["author"]`, `["post", "author"]`) replaced.
+    func including(_ paths: [[String]], in objects: [ParseObject]) async throws -> [ParseObject] {
+        var objects = objects
+        let byField = Dictionary(grouping: paths.filter { !$0.isEmpty }, by: { $0[0] })
+        for (field, fieldPaths) in byField {
+            try ParseNames.validateFieldPath(field)
+            var wanted: [String: Set<String>] = [:]
+            for object in objects {
+                for pointer in Self.pointers(in: object.fields[field]) { wanted[pointer.className, default: []].insert(pointer.objectId) }
+            }
+            let deeper = fieldPaths.map { Array($0.dropFirst()) }.filter { !$0.isEmpty }
+            var fetched: [String: Target] = [:]
+            for (className, ids) in wanted {
+                for object in try await targets(className, ids: ids.sorted(), deeper: deeper) {
+                    var json = object.json
+                    json["__type"] = "Object"
+                    json["className"] = .string(className)
+                    let value = ParseValue.object(json)
+                    fetched[className + "/" + object.objectId!] = Target(value: value, bytes: JSONWriter.byteCount(value))
+                }
+            }
+            for index in objects.indices {
+                if let value = objects[index].fields[field] {
+                    objects[index].fields[field] = try replacingPointers(in: value, with: fetched)
+                }
+            }
+        }
+        return objects
+    }
+
+    /// An included object and the size of one copy of it in the answer.
+    private struct Target {
+        let value: ParseValue
+        let bytes: Int
+    }
+
+    /// The objects `ids` of `className` the caller may read, in chunks of the most one query returns.
+    private func targets(_ className: String, ids: [String], deeper: [[String]]) async throws -> [ParseObject] {
+        try budget.chargeIncluded(ids.count)
+        var found: [ParseObject] = []
+        for start in stride(from: 0, to: ids.count, by: StorageQuery.maximumLimit) {
+            let chunk = ids[start..<min(start + StorageQuery.maximumLimit, ids.count)]
+            let query = ParseQuery(className, constraints: ["objectId": ["$in": .array(chunk.map(ParseValue.string))]], limit: chunk.count)
+            found += try await runtime.storage.find(StorageQuery(query: query, readerIdentities: caller.aclIdentities, budget: budget))
+        }
+        if !deeper.isEmpty { found = try await including(deeper, in: found) }
+        return found.map { runtime.protectedFields.redacted($0, for: caller) }
+    }
+
+    private static func pointers(in value: ParseValue?) -> [(className: String, objectId: String)] {
+        if let pointer = value?.pointerValue { return [pointer] }
+        return value?.arrayValue?.compactMap(\.pointerValue) ?? []
+    }
+
+    private func replacingPointers(in value: ParseValue, with fetched: [String: Target]) throws -> ParseValue {
+        if let pointer = value.pointerValue {
+            guard let target = fetched[pointer.className + "/" + pointer.objectId] else { return value }
+            try budget.charge(bytes: target.bytes)
+            return target.value
+        }
+        if let elements = value.arrayValue { return .array(try elements.map { try replacingPointers(in: $0, with: fetched) }) }
+        return value
+    }
+}

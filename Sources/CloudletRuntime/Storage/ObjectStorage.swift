@@ -1,0 +1,121 @@
+import Cloudlet
+import Foundation
+
+/// Where an app's objects live. The request path and the hooks see only this protocol, so that a
+/// PostgreSQL store can later serve several Cloudlet nodes without changing either.
+///
+/// Writes apply field operations to the stored values and check the schema inside one transaction,
+/// and queue the after hook they owe (its ``OutboxEvent``, a row of the ``WorkQueue``) in that same
+/// transaction.
+public protocol ObjectStorage: Sendable {
+    /// The URLs every `File` value this storage reads back gets, from its name (whatever URL was
+    /// stored with it); nil for `File` values without a URL.
+    var fileURLs: FileURLs? { get }
+
+    /// The object `id` of `className`, or nil.
+    func fetch(_ className: String, id: String) async throws -> ParseObject?
+
+    /// The objects matching `query`, in its order, within its limit and skip.
+    func find(_ query: StorageQuery) async throws -> [ParseObject]
+
+    /// How many objects match `query` (its limit and skip aside).
+    func count(_ query: StorageQuery) async throws -> Int
+
+    /// Stores a new object, which has its id and timestamps already, queues the after hook `outbox`
+    /// with it, and stores the new objects `alongside` (push jobs a before hook recorded) in the same transaction.
+    func insert(_ object: ParseObject, outbox: OutboxEvent?, alongside: [ParseObject]) async throws
+
+    /// Applies `changes` to the stored object and returns it as written, with the event `outbox` built
+    /// for it. `check` sees the stored object first and may refuse by throwing; `outbox` builds the
+    /// after hook event to queue with the write, and the new objects `alongside` are inserted in its transaction.
+    /// Throws ``ParseError/objectNotFound(_:)`` if there is no such object.
+    func update(
+        _ className: String, id: String, changes: ObjectChanges, updatedAt: Date,
+        check: @escaping @Sendable (ParseObject) throws -> Void,
+        outbox: (@Sendable (ParseObject) -> OutboxEvent)?, alongside: [ParseObject]
+    ) async throws -> (object: ParseObject, event: OutboxEvent?)
+
+    /// Deletes the object `id` of `className` and returns the event `outbox` built for it; `check`
+    /// and `outbox` as for ``update(_:id:changes:updatedAt:check:outbox:)``.
+    /// Throws ``ParseError/objectNotFound(_:)`` if there is no such object.
+    @discardableResult
+    func delete(
+        _ className: String, id: String, check: @escaping @Sendable (ParseObject) throws -> Void,
+        outbox: (@Sendable (ParseObject) -> OutboxEvent)?
+    ) async throws -> OutboxEvent?
+
+    /// The `_Installation` objects whose `key` is `value`, at most `limit`, in id order, found
+    /// through an index.
+    func installations(with key: InstallationKey, equalTo value: String, limit: Int) async throws -> [ParseObject]
+}
+
+extension ObjectStorage {
+    /// Stores a new object and `outbox` with it, nothing alongside.
+    public func insert(_ object: ParseObject, outbox: OutboxEvent?) async throws {
+        try await insert(object, outbox: outbox, alongside: [])
+    }
+
+    /// Applies `changes` as ``update(_:id:changes:updatedAt:check:outbox:alongside:)`` does, nothing alongside.
+    public func update(
+        _ className: String, id: String, changes: ObjectChanges, updatedAt: Date,
+        check: @escaping @Sendable (ParseObject) throws -> Void,
+        outbox: (@Sendable (ParseObject) -> OutboxEvent)?
+    ) async throws -> ParseObject {
+        try await update(className, id: id, changes: changes, updatedAt: updatedAt, check: check, outbox: outbox, alongside: []).object
+    }
+}
+
+/// The fields an installation is found by when it is saved.
+public enum InstallationKey: String, Sendable, CaseIterable {
+    case installationId
+    case deviceToken
+}
+
+/// A query as storage runs it.
+public struct StorageQuery: Sendable {
+    /// The most results one query returns, as on Parse.com.
+    package static let maximumLimit = 1000
+
+    /// The class and the client's constraints, order, limit and skip.
+    public var query: ParseQuery
+    /// The ACL identities of the reader (`*`, user id, roles); nil reads as master (no ACL filter).
+    public var readerIdentities: [String]?
+    /// What the request may still read: each object found is charged to it as it is read. Nil for
+    /// the server's own reads (sessions, roles), which are not bounded.
+    public var budget: ReadBudget?
+
+    public init(query: ParseQuery, readerIdentities: [String]?, budget: ReadBudget? = nil) {
+        self.query = query
+        self.readerIdentities = readerIdentities
+        self.budget = budget
+    }
+}
+
+/// What an update changes: fields, the ACL if a new one is given, and a user's password.
+public struct ObjectChanges: Sendable {
+    /// New values or operations, by field name.
+    public var fields: [String: FieldChange]
+    /// The new ACL, if the update sets one.
+    public var acl: ParseACL?
+    /// A `_User`'s new password, committed with the fields.
+    public var password: PasswordChange?
+
+    public init(fields: [String: FieldChange], acl: ParseACL? = nil, password: PasswordChange? = nil) {
+        self.fields = fields
+        self.acl = acl
+        self.password = password
+    }
+
+    /// The object `current` with these changes applied.
+    public func applied(to current: ParseObject) throws(ParseError) -> ParseObject {
+        var object = current
+        for (field, change) in fields {
+            switch change {
+            case .set(let value): object.fields[field] = value
+            case .operation(let operation): object.fields[field] = try operation.apply(to: current.fields[field], field: field)
+            }
+        }
+        if let acl { object.acl = acl }
+        return object
+    }
+}

@@ -1,0 +1,41 @@
+import Cloudlet
+import Foundation
+
+/// An object encoded once for every place a write puts it: its row's timestamp, ACL and fields
+/// columns, and its REST JSON — the queued after hook's copy and the hook's input — spliced from those
+/// columns rather than encoded again.
+public struct ObjectText: Sendable, Hashable {
+    /// `createdAt` in Parse's format.
+    public let createdAt: String
+    /// `updatedAt` in Parse's format.
+    public let updatedAt: String
+    /// The ACL's JSON, if the object has one.
+    public let acl: String?
+    /// The fields' JSON object.
+    public let fields: String
+    /// The object as Parse's REST API shows it (``ParseObject/json``), as JSON.
+    public let rest: String
+
+    /// The text of `object` (an object without timestamps gets the current time).
+    public init(_ object: ParseObject) {
+        createdAt = ParseDate.string(from: object.createdAt ?? Date())
+        updatedAt = ParseDate.string(from: object.updatedAt ?? Date())
+        acl = object.acl.map { JSONWriter.string($0.json) }
+        fields = JSONWriter.string(.object(object.fields))
+        let quoted = { (text: String) in JSONWriter.string(.string(text)) }
+        rest = Self.adding(
+            ["objectId": object.objectId.map(quoted), "createdAt": quoted(createdAt), "updatedAt": quoted(updatedAt), "ACL": acl],
+            to: fields)
+    }
+
+    /// The JSON object `object` with `members` (each already JSON; nil ones left out) added, without
+    /// encoding either again.
+    package static func adding(_ members: KeyValuePairs<String, String?>, to object: String) -> String {
+        var text = String(object.dropLast())
+        for case let (key, value?) in members {
+            if text.utf8.count > 1 { text += "," }
+            text += JSONWriter.string(.string(key)) + ":" + value
+        }
+        return text + "}"
+    }
+}

@@ -1,0 +1,123 @@
+import Cloudlet
+import CloudletRuntime
+import Foundation
+import GRDB
+
+extension SQLiteObjectStorage: AccountStorage {
+    static func registerAccountTables(_ migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("accounts") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE credentials (user_id TEXT PRIMARY KEY, password_hash TEXT NOT NULL) WITHOUT ROWID;
+                    CREATE TABLE sessions (
+                        token_hash TEXT PRIMARY KEY, user_id TEXT NOT NULL, installation_id TEXT,
+                        created_at TEXT NOT NULL, expires_at TEXT NOT NULL
+                    ) WITHOUT ROWID;
+                    CREATE INDEX sessions_by_user ON sessions (user_id);
+                    CREATE UNIQUE INDEX users_by_username ON objects (json_extract(data, '$.username')) WHERE class = '_User';
+                    CREATE UNIQUE INDEX users_by_email ON objects (lower(json_extract(data, '$.email'))) WHERE class = '_User';
+                    """)
+        }
+    }
+
+    public func insertUser(
+        _ user: ParseObject, passwordHash: String, session: SessionRecord, outbox: OutboxEvent?, alongside: [ParseObject]
+    ) async throws {
+        let arguments = try insertArguments(user, encodedIn: outbox)
+        let companions = try companionRows(alongside)
+        try await write { db in
+            try Self.checkUniqueness(of: user, db)
+            try self.schema.check(user, db)
+            try Self.insertObject(arguments, db)
+            try db.execute(
+                sql: "INSERT INTO credentials (user_id, password_hash) VALUES (?, ?)", arguments: [user.objectId, passwordHash])
+            try Self.insertSession(session, db)
+            if let outbox { try self.queueAfterHook(outbox, db) }
+            try self.insertCompanions(companions, db)
+        }
+    }
+
+    public func passwordHash(ofUser id: String) async throws -> String? {
+        try await pool.read { db in
+            try String.fetchOne(db, sql: "SELECT password_hash FROM credentials WHERE user_id = ?", arguments: [id])
+        }
+    }
+
+    /// Replaces the password hash of `user` and ends its sessions but the kept one.
+    static func setPassword(_ change: PasswordChange, of user: ParseObject, _ db: Database) throws {
+        guard user.className == "_User", let id = user.objectId else { return }
+        try db.execute(
+            sql: "INSERT INTO credentials (user_id, password_hash) VALUES (?, ?) ON CONFLICT (user_id) DO UPDATE SET password_hash = excluded.password_hash",
+            arguments: [id, change.hash])
+        try db.execute(
+            sql: "DELETE FROM sessions WHERE user_id = ? AND token_hash IS NOT ?", arguments: [id, change.keptSessionTokenHash])
+    }
+
+    public func insertSession(_ session: SessionRecord) async throws {
+        try await pool.write { db in try Self.insertSession(session, db) }
+    }
+
+    public func session(tokenHash: String) async throws -> SessionRecord? {
+        try await pool.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM sessions WHERE token_hash = ?", arguments: [tokenHash]).flatMap { row in
+                guard let created = ParseDate.date(from: row["created_at"]), let expires = ParseDate.date(from: row["expires_at"]) else {
+                    return nil
+                }
+                return SessionRecord(
+                    tokenHash: row["token_hash"], userId: row["user_id"], installationId: row["installation_id"],
+                    createdAt: created, expiresAt: expires)
+            }
+        }
+    }
+
+    public func deleteSession(tokenHash: String) async throws -> Bool {
+        try await pool.write { db in
+            try db.execute(sql: "DELETE FROM sessions WHERE token_hash = ?", arguments: [tokenHash])
+            return db.changesCount > 0
+        }
+    }
+
+    private static func insertSession(_ session: SessionRecord, _ db: Database) throws {
+        try db.execute(
+            sql: "INSERT INTO sessions (token_hash, user_id, installation_id, created_at, expires_at) VALUES (?, ?, ?, ?, ?)",
+            arguments: [
+                session.tokenHash, session.userId, session.installationId, ParseDate.string(from: session.createdAt),
+                ParseDate.string(from: session.expiresAt),
+            ])
+    }
+
+    /// Throws when another object of its class holds a value that must be unique: a user's
+    /// username (202) or email (203), an installation's `installationId` (137).
+    static func checkUniqueness(of object: ParseObject, _ db: Database) throws {
+        switch object.className {
+        case "_User": try checkUserUniqueness(of: object, db)
+        case "_Installation": try checkInstallationUniqueness(of: object, db)
+        default: return
+        }
+    }
+
+    /// Throws 202 or 203 when another user has the username or (case aside) the email of `user`.
+    private static func checkUserUniqueness(of user: ParseObject, _ db: Database) throws {
+        if let username = user["username"]?.stringValue,
+            try Bool.fetchOne(
+                db, sql: "SELECT 1 FROM objects WHERE class = '_User' AND json_extract(data, '$.username') = ? AND id IS NOT ?",
+                arguments: [username, user.objectId]) == true
+        {
+            throw ParseError(code: 202, message: "Account already exists for this username.")
+        }
+        if let email = user["email"]?.stringValue,
+            try Bool.fetchOne(
+                db, sql: "SELECT 1 FROM objects WHERE class = '_User' AND lower(json_extract(data, '$.email')) = lower(?) AND id IS NOT ?",
+                arguments: [email, user.objectId]) == true
+        {
+            throw ParseError(code: 203, message: "Account already exists for this email address.")
+        }
+    }
+
+    /// Removes a deleted user's credentials and sessions.
+    static func deleteAccount(of object: ParseObject, _ db: Database) throws {
+        guard object.className == "_User", let id = object.objectId else { return }
+        try db.execute(sql: "DELETE FROM credentials WHERE user_id = ?", arguments: [id])
+        try db.execute(sql: "DELETE FROM sessions WHERE user_id = ?", arguments: [id])
+    }
+}

@@ -1,0 +1,100 @@
+import Cloudlet
+import CloudletRuntime
+import Foundation
+import GRDB
+
+/// Job runs as `_JobStatus` objects in the `objects` table, and schedules in `job_schedules`.
+extension SQLiteObjectStorage: JobStorage {
+    static func registerJobTables(_ migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("job_schedules") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE job_schedules (
+                        job TEXT PRIMARY KEY, expression TEXT NOT NULL, handled_through REAL NOT NULL,
+                        last_run_at REAL, last_status_id TEXT, skipped_runs INTEGER NOT NULL DEFAULT 0
+                    ) WITHOUT ROWID
+                    """)
+        }
+    }
+
+    public func recordJobStart(_ status: ParseObject, work: NewWork, maximumRunning: Int, exclusive: Bool) async throws -> JobStartOutcome {
+        let arguments = try insertArguments(status)
+        let jobName = status.fields["jobName"]?.stringValue ?? ""
+        let outcome = try await pool.write { db -> JobStartOutcome in
+            let running = try Row.fetchAll(
+                db, sql: "SELECT json_extract(data, '$.jobName') AS job FROM objects WHERE class = ? AND json_extract(data, '$.status') = ?",
+                arguments: [JobStatus.className, JobStatus.State.running.rawValue])
+            if exclusive, running.contains(where: { ($0["job"] as String?) == jobName }) { return .alreadyRunning }
+            guard running.count < maximumRunning else { return .tooManyRunning }
+            try self.schema.check(status, db)
+            try Self.insertObject(arguments, db)
+            try Self.enqueue([work], db)
+            return .started
+        }
+        if outcome == .started { workQueued.signal() }
+        return outcome
+    }
+
+    @discardableResult
+    public func updateRunningJob(_ id: String, fields: [String: ParseValue], updatedAt: Date) async throws -> Bool {
+        try await pool.write { db in
+            guard var status = try Self.fetch(db, JobStatus.className, id),
+                status.fields["status"]?.stringValue == JobStatus.State.running.rawValue
+            else { return false }
+            status.fields.merge(fields) { _, new in new }
+            status.updatedAt = updatedAt
+            try self.schema.check(status, db)
+            let row = ObjectText(status)
+            try self.checkSize(row)
+            try db.execute(
+                sql: "UPDATE objects SET updated_at = ?, data = ? WHERE class = ? AND id = ?",
+                arguments: [row.updatedAt, row.fields, JobStatus.className, id])
+            if status.fields["status"]?.stringValue != JobStatus.State.running.rawValue { try Self.pruneEndedJobs(db) }
+            return true
+        }
+    }
+
+    /// Deletes the ended runs older than the newest ``JobStatus/retention`` runs.
+    private static func pruneEndedJobs(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                DELETE FROM objects WHERE class = ?1 AND json_extract(data, '$.status') != ?2 AND created_at < (
+                    SELECT created_at FROM objects WHERE class = ?1 ORDER BY created_at DESC LIMIT 1 OFFSET ?3
+                )
+                """,
+            arguments: [JobStatus.className, JobStatus.State.running.rawValue, JobStatus.retention - 1])
+    }
+
+    public func jobScheduleStates() async throws -> [String: JobScheduleState] {
+        try await pool.read { db in
+            let rows = try Row.fetchAll(db, sql: "SELECT * FROM job_schedules")
+            return Dictionary(
+                uniqueKeysWithValues: rows.map { row in
+                    let lastRunAt: Double? = row["last_run_at"]
+                    return (
+                        row["job"] as String,
+                        JobScheduleState(
+                            expression: row["expression"], handledThrough: Date(timeIntervalSince1970: row["handled_through"]),
+                            lastRunAt: lastRunAt.map(Date.init(timeIntervalSince1970:)), lastStatusId: row["last_status_id"],
+                            skippedRuns: row["skipped_runs"])
+                    )
+                })
+        }
+    }
+
+    public func saveJobScheduleState(_ state: JobScheduleState, of job: String) async throws {
+        try await pool.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO job_schedules (job, expression, handled_through, last_run_at, last_status_id, skipped_runs)
+                    VALUES (?, ?, ?, ?, ?, ?)
+                    ON CONFLICT (job) DO UPDATE SET expression = excluded.expression, handled_through = excluded.handled_through,
+                    last_run_at = excluded.last_run_at, last_status_id = excluded.last_status_id, skipped_runs = excluded.skipped_runs
+                    """,
+                arguments: [
+                    job, state.expression, state.handledThrough.timeIntervalSince1970, state.lastRunAt?.timeIntervalSince1970,
+                    state.lastStatusId, state.skippedRuns,
+                ])
+        }
+    }
+}

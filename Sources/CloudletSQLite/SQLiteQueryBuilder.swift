@@ -1,0 +1,250 @@
+import Cloudlet
+import CloudletRuntime
+import GRDB
+
+/// Turns a Parse query into SQL over the `objects` table. Field paths go in as bound JSON paths and
+/// values as bound parameters; nothing from the client is spliced into the SQL text. Lists (`$in`,
+/// `$nin`, `$all`) are bound as one JSON array each, and long `$or`/`$and` lists are nested as
+/// balanced trees, so that no query reaches SQLite's expression depth limit. A query past one of
+/// the ``SQLiteQueryBounds`` is refused (102) as it compiles.
+struct SQLiteQueryBuilder {
+    struct Statement {
+        var sql: String
+        var arguments: StatementArguments
+        /// The compiled `$regex` patterns, by the handle the SQL binds for each.
+        var patterns: [Int64: RegexProgram]
+    }
+
+    /// The most results one query returns, as on Parse.com.
+    static let maximumLimit = StorageQuery.maximumLimit
+    /// The most sort keys one query may give; more answer 102.
+    static let maximumOrderKeys = 64
+
+    var arguments = StatementArguments()
+    private var bounds = SQLiteQueryBounds()
+    private var patterns: [Int64: RegexProgram] = [:]
+    /// The reader's ACL test and its arguments, repeated in front of every `$regex` so that a
+    /// pattern never runs on a row the reader may not see (SQLite may test the other terms of a
+    /// WHERE in any order; a CASE is evaluated in order).
+    private var readable: (sql: String, arguments: StatementArguments)?
+
+    /// The rows of `query`, each as `columns` of `objects` (by default the whole object).
+    static func select(_ query: StorageQuery, columns: String = "id, created_at, updated_at, acl, data") throws -> Statement {
+        var builder = SQLiteQueryBuilder()
+        let filter = try builder.filter(query)
+        let order = try builder.orderClause(query.query.order)
+        let limit = min(max(query.query.limit, 0), maximumLimit)
+        guard query.query.skip >= 0 else { throw ParseError.invalidQuery("skip must not be negative") }
+        builder.arguments += [limit, query.query.skip]
+        return try builder.statement(
+            "SELECT \(columns) FROM objects WHERE \(filter) ORDER BY \(order) LIMIT ? OFFSET ?")
+    }
+
+    static func count(_ query: StorageQuery) throws -> Statement {
+        var builder = SQLiteQueryBuilder()
+        let filter = try builder.filter(query)
+        return try builder.statement("SELECT COUNT(*) FROM objects WHERE \(filter)")
+    }
+
+    private func statement(_ sql: String) throws -> Statement {
+        try SQLiteQueryBounds.check(sql: sql)
+        return Statement(sql: sql, arguments: arguments, patterns: patterns)
+    }
+
+    private mutating func filter(_ query: StorageQuery) throws -> String {
+        arguments += [query.query.className]
+        var clauses = ["class = ?"]
+        if let identities = query.readerIdentities {
+            let marks = Array(repeating: "?", count: identities.count).joined(separator: ", ")
+            let test = "(acl IS NULL OR EXISTS (SELECT 1 FROM json_each(acl) WHERE key IN (\(marks)) AND json_extract(value, '$.read') = 1))"
+            readable = (test, StatementArguments(identities))
+            arguments += StatementArguments(identities)
+            clauses.append(test)
+        }
+        clauses.append(try clause(for: query.query.constraints, depth: 0))
+        return clauses.joined(separator: " AND ")
+    }
+
+    /// `parts` joined by `AND` or `OR` as a balanced tree: depth log2(n), not n.
+    static func joined(_ parts: some Collection<String>, _ connective: String) -> String {
+        guard parts.count > 1 else { return parts.first ?? (connective == "AND" ? "1" : "0") }
+        let middle = parts.index(parts.startIndex, offsetBy: parts.count / 2)
+        return "(" + joined(parts[..<middle], connective) + " \(connective) " + joined(parts[middle...], connective) + ")"
+    }
+
+    // MARK: - Constraints
+
+    private mutating func clause(for constraints: [String: ParseValue], depth: Int) throws -> String {
+        guard depth < 8 else { throw ParseError.invalidQuery("$or and $and nested too deep") }
+        var clauses: [String] = []
+        for key in constraints.keys.sorted() {
+            let value = constraints[key]!
+            switch key {
+            case "$or", "$and":
+                guard let branches = value.arrayValue, !branches.isEmpty else {
+                    throw ParseError.invalidQuery("\(key) needs a non-empty array of queries")
+                }
+                try bounds.addBranches(branches.count)
+                let parts = try branches.map { branch -> String in
+                    guard let members = branch.objectValue else { throw ParseError.invalidQuery("\(key) needs queries") }
+                    return try clause(for: members, depth: depth + 1)
+                }
+                clauses.append(Self.joined(parts, key == "$or" ? "OR" : "AND"))
+            default:
+                try ParseNames.validateFieldPath(key)
+                let field = QueryField(path: key)
+                if let operators = value.objectValue, operators.keys.contains(where: { $0.hasPrefix("$") }) {
+                    clauses.append(try operatorClauses(field, operators))
+                } else {
+                    try bounds.addCondition()
+                    clauses.append(try equality(field, value))
+                }
+            }
+        }
+        return Self.joined(clauses, "AND")
+    }
+
+    private mutating func operatorClauses(_ field: QueryField, _ operators: [String: ParseValue]) throws -> String {
+        var clauses: [String] = []
+        for op in operators.keys.sorted() {
+            let operand = operators[op]!
+            if op != "$options" { try bounds.addCondition(values: operand.arrayValue?.count ?? 1) }
+            switch op {
+            case "$eq": clauses.append(try equality(field, operand))
+            case "$ne": clauses.append("NOT COALESCE(\(try equality(field, operand)), 0)")
+            case "$lt", "$lte", "$gt", "$gte":
+                let symbol = ["$lt": "<", "$lte": "<=", "$gt": ">", "$gte": ">="][op]!
+                clauses.append(try comparison(field, symbol, operand))
+            case "$in", "$nin", "$all":
+                guard let values = operand.arrayValue else { throw ParseError.invalidQuery("\(op) needs an array") }
+                switch op {
+                case "$in": clauses.append(try membership(field, values))
+                case "$nin": clauses.append("NOT COALESCE(\(try membership(field, values)), 0)")
+                default: clauses.append(try containsAll(field, values))
+                }
+            case "$exists":
+                guard let exists = operand.boolValue else { throw ParseError.invalidQuery("$exists needs true or false") }
+                clauses.append(field.isColumn ? (exists ? "1" : "0") : (exists ? "" : "NOT ") + "(\(field.type(&arguments)) IS NOT NULL)")
+            case "$regex":
+                clauses.append(try regex(field, operand, options: operators["$options"]))
+            case "$options":
+                guard operators["$regex"] != nil else { throw ParseError.invalidQuery("$options needs $regex") }
+            default:
+                throw ParseError.invalidQuery("unsupported query operator \(op)")
+            }
+        }
+        return Self.joined(clauses, "AND")
+    }
+
+    /// `field = value`, where a value matches only values of its own JSON type; for an array field,
+    /// also true when the array holds such an element.
+    mutating func equality(_ field: QueryField, _ value: ParseValue) throws -> String {
+        if case .null = value { return field.isColumn ? "0" : "(\(field.value(&arguments)) IS NULL)" }
+        if let column = field.column {
+            arguments += [try columnOperand(field, value)]
+            return "(\(column) = ?)"
+        }
+        let operand = try Operand(value, field: field)
+        return match(field, operand.kind, operand.bound.map { .value(Operand.databaseValue($0)) })
+    }
+
+    /// The field holds a value of `kind` equal to `comparand` (any such value when nil), or, for
+    /// an array field, an element that is.
+    mutating func match(_ field: QueryField, _ kind: Operand.Kind, _ comparand: Comparand?) -> String {
+        let path = field.jsonPath + kind.suffix
+        let types = kind.types.map { "'\($0)'" }.joined(separator: ", ")
+        arguments += [path]
+        var direct = "(json_type(data, ?) IN (\(types))"
+        if let comparand {
+            arguments += [path]
+            direct += " AND json_extract(data, ?)" + comparand.sql(&arguments)
+        }
+        direct += ")"
+        guard kind.canBeElement else { return direct }
+        arguments += [field.jsonPath, field.jsonPath]
+        let elementTypes = kind.suffix.isEmpty ? kind.types : ["object"]
+        var test = "json_each.type IN (\(elementTypes.map { "'\($0)'" }.joined(separator: ", ")))"
+        if let comparand {
+            test += " AND " + (kind.suffix.isEmpty ? "json_each.value" : "json_extract(json_each.value, '$\(kind.suffix)')")
+            test += comparand.sql(&arguments)
+        }
+        let elements = "json_each(CASE WHEN json_type(data, ?) = 'array' THEN json_extract(data, ?) ELSE '[]' END)"
+        return "(\(direct) OR EXISTS (SELECT 1 FROM \(elements) WHERE \(test)))"
+    }
+
+    private mutating func comparison(_ field: QueryField, _ symbol: String, _ value: ParseValue) throws -> String {
+        switch value {
+        case .number, .string: break
+        case .object where value.parseType == "Date": break
+        default: throw ParseError.invalidQuery("\(field.path): comparisons need a number, string or Date")
+        }
+        if let column = field.column {
+            arguments += [try columnOperand(field, value)]
+            return "(\(column) \(symbol) ?)"
+        }
+        let operand = try Operand(value, field: field)
+        guard let bound = operand.bound else { throw ParseError.invalidQuery("\(field.path): cannot compare this type") }
+        let path = field.jsonPath + operand.kind.suffix
+        let types = operand.kind.types.map { "'\($0)'" }.joined(separator: ", ")
+        arguments += [path, path, Operand.databaseValue(bound)]
+        return "(json_type(data, ?) IN (\(types)) AND json_extract(data, ?) \(symbol) ?)"
+    }
+
+    /// The value to compare `objectId`, `createdAt` or `updatedAt` with.
+    func columnOperand(_ field: QueryField, _ value: ParseValue) throws -> String {
+        if field.column == "id" {
+            guard let id = value.stringValue else { throw ParseError.invalidQuery("objectId must be a string") }
+            return id
+        }
+        guard let date = value.dateValue else { throw ParseError.invalidQuery("\(field.path) must be compared with a Date") }
+        return ParseDate.string(from: date)
+    }
+
+    private mutating func regex(_ field: QueryField, _ pattern: ParseValue, options: ParseValue?) throws -> String {
+        guard let text = pattern.stringValue else { throw ParseError.invalidQuery("$regex needs a string") }
+        var letters = ""
+        if let options {
+            guard let given = options.stringValue, given.allSatisfy({ "imsx".contains($0) }) else {
+                throw ParseError.invalidQuery("$options may hold only i, m, s and x")
+            }
+            letters = given
+        }
+        let program: RegexProgram
+        do { program = try RegexProgram(pattern: text, options: letters) } catch { throw ParseError.invalidQuery(error.message) }
+        let handle = SQLiteRegex.newHandle()
+        patterns[handle] = program
+        guard let readable else {
+            arguments += [handle]
+            return "cloudlet_regexp(?, \(field.value(&arguments)))"
+        }
+        arguments += readable.arguments
+        arguments += [handle]
+        return "(CASE WHEN \(readable.sql) THEN cloudlet_regexp(?, \(field.value(&arguments))) ELSE 0 END)"
+    }
+
+    // MARK: - Order
+
+    private mutating func orderClause(_ keys: [String]) throws -> String {
+        guard keys.count <= Self.maximumOrderKeys else {
+            throw ParseError.invalidQuery("order may name at most \(Self.maximumOrderKeys) keys")
+        }
+        var terms: [String] = []
+        for key in keys where !key.isEmpty {
+            let descending = key.hasPrefix("-")
+            let path = descending ? String(key.dropFirst()) : key
+            try ParseNames.validateFieldPath(path)
+            let field = QueryField(path: path)
+            let expression: String
+            if let column = field.column {
+                expression = column
+            } else {
+                arguments += [field.jsonPath + ".iso", field.jsonPath]
+                expression = "COALESCE(json_extract(data, ?), json_extract(data, ?))"
+            }
+            terms.append(expression + (descending ? " DESC" : " ASC"))
+        }
+        terms.append("created_at ASC")
+        terms.append("id ASC")
+        return terms.joined(separator: ", ")
+    }
+}
