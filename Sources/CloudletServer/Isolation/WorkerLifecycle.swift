@@ -53,12 +53,13 @@ struct WorkerLifecycle: Sendable {
     private(set) var exclusive: UInt64?
     private var lastHealthy: Date
     private var pingSentAt: Date?
-    /// Whether the worker replaces one that ended: it starts on probation, in its app's idle CPU
-    /// group, until its hello.
+    /// Whether the worker replaces one of a slot whose workers keep ending (see
+    /// ``RestartBackoff/startsNextWorkerOnProbation``): it starts on probation, in its app's idle
+    /// CPU group, until its hello.
     let replacesAnEndedWorker: Bool
     let limits: Limits
 
-    /// A worker spawned at `now`; `replacing` when it takes the slot of a worker that ended.
+    /// A worker spawned at `now`; `replacing` when it takes the slot of workers that keep ending.
     init(spawnedAt now: Date, limits: Limits, replacing: Bool = false) {
         state = .starting(since: now)
         lastHealthy = now
@@ -100,8 +101,8 @@ struct WorkerLifecycle: Sendable {
     }
 
     /// Whether the worker belongs in its app's idle CPU group at `now`: one of its calls has run for
-    /// `longCall` or more (a hook that spins or computes for long), or it replaces a worker that
-    /// ended and has not said hello yet (an app whose hooks crash or are killed again and again —
+    /// `longCall` or more (a hook that spins or computes for long), or it replaces workers that
+    /// keep ending and has not said hello yet (an app whose hooks crash or are killed again and again —
     /// trapping, taking memory to their limit, hanging — starts its next process, and pays for
     /// its memory, from the CPU the host and the other apps leave).
     func belongsInTheIdleGroup(longCall: Duration, at now: Date) -> Bool {
