@@ -105,8 +105,13 @@ struct WorkerLifecycle: Sendable {
     /// keep ending and has not said hello yet (an app whose hooks crash or are killed again and again —
     /// trapping, taking memory to their limit, hanging — starts its next process, and pays for
     /// its memory, from the CPU the host and the other apps leave).
+    /// A worker on probation that has not said hello within ``longestProbation`` goes back to its
+    /// app's group: where the host's cores stay busy, the idle group gives a starting process
+    /// nothing, and the app would be left without a worker.
     func belongsInTheIdleGroup(longCall: Duration, at now: Date) -> Bool {
-        if replacesAnEndedWorker, case .starting = state { return true }
+        if replacesAnEndedWorker, case .starting(let since) = state, now.timeIntervalSince(since) < Self.longestProbation.seconds {
+            return true
+        }
         guard let oldest = oldestCallSentAt else { return false }
         return now.timeIntervalSince(oldest) >= longCall.seconds
     }
@@ -161,6 +166,9 @@ struct WorkerLifecycle: Sendable {
     mutating func killing(because reason: String) {
         if state != .exited { state = .killed(reason: reason) }
     }
+
+    /// The longest a starting worker stays on probation in its app's idle CPU group.
+    static let longestProbation = Duration.seconds(1)
 
     /// The kill reason of a worker replaced by a reload once it has finished its calls.
     static let drained = "drained"
