@@ -54,12 +54,13 @@ struct WorkerLifecycle: Sendable {
     private(set) var exclusive: UInt64?
     private var lastHealthy: Date
     private var pingSentAt: Date?
-    /// Whether the worker replaces one that ended: it starts on probation, in its app's idle CPU
-    /// group, until its hello.
+    /// Whether the worker replaces one of a slot whose workers keep ending (see
+    /// ``RestartBackoff/startsNextWorkerOnProbation``): it starts on probation, in its app's idle
+    /// CPU group, until its hello.
     let replacesAnEndedWorker: Bool
     let limits: Limits
 
-    /// A worker spawned at `now`; `replacing` when it takes the slot of a worker that ended.
+    /// A worker spawned at `now`; `replacing` when it takes the slot of workers that keep ending.
     init(spawnedAt now: Date, limits: Limits, replacing: Bool = false) {
         state = .starting(since: now)
         lastHealthy = now
@@ -101,12 +102,17 @@ struct WorkerLifecycle: Sendable {
     }
 
     /// Whether the worker belongs in its app's idle CPU group at `now`: one of its calls has run for
-    /// `longCall` or more (a hook that spins or computes for long), or it replaces a worker that
-    /// ended and has not said hello yet (an app whose hooks crash or are killed again and again —
+    /// `longCall` or more (a hook that spins or computes for long), or it replaces workers that
+    /// keep ending and has not said hello yet (an app whose hooks crash or are killed again and again —
     /// trapping, taking memory to their limit, hanging — starts its next process, and pays for
     /// its memory, from the CPU the host and the other apps leave).
+    /// A worker on probation that has not said hello within ``longestProbation`` goes back to its
+    /// app's group: where the host's cores stay busy, the idle group gives a starting process
+    /// nothing, and the app would be left without a worker.
     func belongsInTheIdleGroup(longCall: Duration, at now: Date) -> Bool {
-        if replacesAnEndedWorker, case .starting = state { return true }
+        if replacesAnEndedWorker, case .starting(let since) = state, now.timeIntervalSince(since) < Self.longestProbation.seconds {
+            return true
+        }
         guard let oldest = oldestCallSentAt else { return false }
         return now.timeIntervalSince(oldest) >= longCall.seconds
     }
@@ -161,6 +167,9 @@ struct WorkerLifecycle: Sendable {
     mutating func killing(because reason: String) {
         if state != .exited { state = .killed(reason: reason) }
     }
+
+    /// The longest a starting worker stays on probation in its app's idle CPU group.
+    static let longestProbation = Duration.seconds(1)
 
     /// The kill reason of a worker replaced by a reload once it has finished its calls.
     static let drained = "drained"

@@ -170,7 +170,9 @@ extension WorkerPool {
             if servedSlot && !state.isShuttingDown {
                 // A worker the pool killed (a hook overran) was healthy: replace it at once. Only
                 // workers that end on their own back off, so that a crash loop does not spin.
-                // Either way the pool's restart budget paces them.
+                // Either way the pool's restart budget paces them, and ends in a row put the
+                // slot's next worker on probation.
+                if wasKilled { state.backoffs[process.slot].workerWasKilled() }
                 let delay = wasKilled ? .zero : state.backoffs[process.slot].nextDelay()
                 state.restarts[process.slot] = max(now.addingTimeInterval(delay.seconds), state.restartBudget.nextStart(wantedAt: now))
             }

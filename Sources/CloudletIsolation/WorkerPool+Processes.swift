@@ -7,7 +7,8 @@ import NIOCore
 import NIOPosix
 import Synchronization
 
-/// A worker process for ``WorkerPool/run()`` to start: its slot, and whether it replaces one that ended.
+/// A worker process for ``WorkerPool/run()`` to start: its slot, and whether it replaces one of a
+/// slot whose workers keep ending (it starts on probation).
 struct WorkerStart: Sendable {
     let slot: Int
     let replacing: Bool
@@ -39,7 +40,7 @@ extension WorkerPool {
     }
 
     /// Puts the just started `process` in its slot (in the app's CPU group, or its idle group when
-    /// `replacing` a worker that ended); a pool that is stopping stops it at once.
+    /// `replacing` one of a slot whose workers keep ending); a pool that is stopping stops it at once.
     private func serve(_ process: WorkerProcess, replacing: Bool) {
         let lifecycle = WorkerLifecycle(spawnedAt: clock.now, limits: configuration.lifecycleLimits, replacing: replacing)
         let stopping = state.withLock { state in

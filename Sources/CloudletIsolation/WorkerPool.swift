@@ -128,7 +128,8 @@ public final class WorkerPool: Service, Sendable {
     }
 
     /// Starts the worker of `slot`: at once in memory (with a connector), else by asking ``run()``
-    /// to start its process; `replacing` one that ended, it starts in the app's idle CPU group.
+    /// to start its process; `replacing` one of a slot whose workers keep ending (see
+    /// ``RestartBackoff/startsNextWorkerOnProbation``), it starts in the app's idle CPU group.
     func spawn(_ slot: Int, replacing: Bool) throws {
         guard let connector else {
             starts.continuation.yield(WorkerStart(slot: slot, replacing: replacing))
@@ -201,7 +202,7 @@ public final class WorkerPool: Service, Sendable {
             }
             for (slot, at) in state.restarts where at <= now {
                 state.restarts.removeValue(forKey: slot)
-                restarts.append((slot, state.reloaded.remove(slot) == nil))
+                restarts.append((slot, state.backoffs[slot].startsNextWorkerOnProbation))
             }
         }
         outputRelay.summarize()
@@ -249,7 +250,6 @@ public final class WorkerPool: Service, Sendable {
             }
             for slot in 0..<configuration.workerCount {
                 state.restarts[slot] = now
-                state.reloaded.insert(slot)
                 state.backoffs[slot].reset()
             }
             state.hooksNeedRefresh = true

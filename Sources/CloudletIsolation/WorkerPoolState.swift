@@ -49,8 +49,6 @@ struct WorkerPoolState {
     /// Workers moved to their app's idle CPU group for a long call, by pid.
     var demoted: Set<Int32> = []
     var restarts: [Int: Date] = [:]
-    /// Slots whose next start is a reload's: its worker replaces none that ended, so it starts off probation.
-    var reloaded: Set<Int> = []
     var backoffs: [RestartBackoff]
     var restartBudget: RestartBudget
     var invocations: [UInt64: Invocation] = [:]

@@ -63,6 +63,23 @@ import Testing
         #expect(backoff.nextDelay() == .zero)
     }
 
+    /// One crash must not leave an app without a worker while the host's cores are busy: its
+    /// replacement starts at full share. Only workers that keep ending, crashed or killed, put the
+    /// next one on probation in the idle CPU group; an answered call ends the streak.
+    @Test func onlyWorkersThatEndTwiceInARowPutTheNextOneOnProbation() {
+        var backoff = RestartBackoff(base: .milliseconds(100), maximum: .milliseconds(500))
+        #expect(!backoff.startsNextWorkerOnProbation, "a slot's first worker")
+        _ = backoff.nextDelay()
+        #expect(!backoff.startsNextWorkerOnProbation, "the replacement of a worker that crashed once")
+        backoff.workerWasKilled()
+        #expect(backoff.startsNextWorkerOnProbation, "the replacement's replacement")
+        backoff.reset()
+        backoff.workerWasKilled()
+        #expect(!backoff.startsNextWorkerOnProbation, "a worker that answered ended the streak")
+        _ = backoff.nextDelay()
+        #expect(backoff.startsNextWorkerOnProbation)
+    }
+
     @Test func aPoolRestartsABurstAtOnceThenAtItsPaceWhateverEndedItsWorkers() {
         let now = Date(timeIntervalSince1970: 1_000)
         var budget = RestartBudget(burst: 3, interval: .milliseconds(250))

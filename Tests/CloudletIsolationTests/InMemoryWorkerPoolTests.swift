@@ -1,10 +1,10 @@
 import Cloudlet
-import CloudletServer
 import CloudletWire
 import Foundation
 import Synchronization
 import Testing
 
+@testable import CloudletServer
 @testable import CloudletTesting
 
 /// The pool's message handling and supervision, with its workers run in memory: what a worker may
@@ -90,6 +90,39 @@ import Testing
             let giveUp = ContinuousClock.now + .seconds(10)
             while killed().isEmpty, ContinuousClock.now < giveUp { try await Task.sleep(for: .milliseconds(5)) }
             #expect(killed() == ["missed a health check"])
+        }
+    }
+
+    /// A replacement on probation starts in the idle CPU group, where a busy host's cores leave it
+    /// nothing: after one crash, the app's calls would wait for a worker that never says hello.
+    @Test func aWorkerThatCrashedOnceIsReplacedOffProbationAndASecondEndPutsTheNextOnIt() async throws {
+        let clock = ManualClock()
+        let registry = Self.registry()
+        let workerEnds = Mutex<[InMemoryWire]>([])
+        let pool = try await WorkerPool.launch(
+            WorkerPoolConfiguration(appId: "test", executablePath: "/nonexistent", workerCount: 1),
+            connectingWorkersWith: { _, attach in
+                let (host, worker) = InMemoryWire.pair()
+                host.open(attach(host))
+                let session = WorkerSession(registry: registry, clock: clock)
+                worker.open(session.receiver)
+                session.start(on: worker)
+                workerEnds.withLock { $0.append(worker) }
+            },
+            logger: CapturedLogs().logger(label: "cloudlet.workers"), clock: clock)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await pool.run() }
+            defer { group.cancelAll() }
+            for (workersStarted, onProbation) in [(2, false), (3, true)] {
+                workerEnds.withLock { $0.last }?.close()  // the worker ends on its own, as a crash does
+                let giveUp = ContinuousClock.now + .seconds(10)
+                while workerEnds.withLock({ $0.count }) < workersStarted || !pool.isReady, ContinuousClock.now < giveUp {
+                    clock.advance(by: .milliseconds(100))
+                    try await Task.sleep(for: .milliseconds(5))
+                }
+                #expect(pool.isReady)
+                #expect(pool.state.withLock { $0.workers[0]?.lifecycle.replacesAnEndedWorker } == onProbation)
+            }
         }
     }
 

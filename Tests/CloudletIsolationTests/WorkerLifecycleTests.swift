@@ -137,6 +137,10 @@ import Testing
         #expect(replacement.belongsInTheIdleGroup(longCall: .milliseconds(100), at: start))
         replacement.becameReady(at: start + 0.2)
         #expect(!replacement.belongsInTheIdleGroup(longCall: .milliseconds(100), at: start + 0.2))
+        let starved = WorkerLifecycle(spawnedAt: start, limits: limits, replacing: true)
+        #expect(
+            !starved.belongsInTheIdleGroup(longCall: .milliseconds(100), at: start + WorkerLifecycle.longestProbation.seconds),
+            "a busy host's cores must not keep the app without a worker")
         let first = WorkerLifecycle(spawnedAt: start, limits: limits)
         #expect(!first.belongsInTheIdleGroup(longCall: .milliseconds(100), at: start), "a pool's first workers start at full share")
     }
