@@ -4,6 +4,7 @@ import Foundation
 import Synchronization
 import Testing
 
+@testable import CloudletIsolation
 @testable import CloudletServer
 @testable import CloudletTesting
 
