@@ -117,12 +117,14 @@ import Testing
             for (workersStarted, onProbation) in [(2, false), (3, true)] {
                 workerEnds.withLock { $0.last }?.close()  // the worker ends on its own, as a crash does
                 let giveUp = ContinuousClock.now + .seconds(10)
-                while workerEnds.withLock({ $0.count }) < workersStarted || !pool.isReady, ContinuousClock.now < giveUp {
-                    clock.advance(by: .milliseconds(100))
+                // The clock moves only until the replacement starts: probation ends 1 s after it does.
+                while workerEnds.withLock({ $0.count }) < workersStarted, ContinuousClock.now < giveUp {
+                    clock.advance(by: .milliseconds(10))
                     try await Task.sleep(for: .milliseconds(5))
                 }
-                #expect(pool.isReady)
                 #expect(pool.state.withLock { $0.workers[0]?.lifecycle.replacesAnEndedWorker } == onProbation)
+                while !pool.isReady, ContinuousClock.now < giveUp { try await Task.sleep(for: .milliseconds(5)) }
+                #expect(pool.isReady)
             }
         }
     }
