@@ -4,6 +4,9 @@
 ///
 /// What arrives at an end goes to the ``WireReceiver`` it was opened with.
 public protocol WireTransport: AnyObject, Sendable {
+    /// The longest message ``send(_:)`` writes, in bytes.
+    var maximumFrameBytes: Int { get }
+
     /// Sends `message`. Returns false, sending nothing, if it is over the size bound.
     @discardableResult
     func send(_ message: WireMessage) -> Bool

@@ -75,6 +75,7 @@ public enum JSONWriter {
     private static let hexDigits = Array("0123456789abcdef".utf8)
 
     private static func writeString(_ text: String, into output: inout some JSONOutput) {
+        guard output.makeRoom(for: text.utf8.count + 2) else { return }
         output.appendByte(UInt8(ascii: "\""))
         for byte in text.utf8 {
             switch byte {
@@ -100,6 +101,12 @@ private protocol JSONOutput {
     mutating func appendBytes(_ bytes: some Collection<UInt8>)
     /// Whether the output has passed its limit: the writer stops after the element or member it is in.
     var isFull: Bool { get }
+    /// Whether `count` more bytes fit; if not, the output is full at once (a long string is not written).
+    mutating func makeRoom(for count: Int) -> Bool
+}
+
+extension JSONOutput {
+    mutating func makeRoom(for count: Int) -> Bool { true }
 }
 
 extension [UInt8]: JSONOutput {
@@ -111,10 +118,16 @@ extension [UInt8]: JSONOutput {
 private struct LimitedBytes: JSONOutput {
     let limit: Int
     var bytes: [UInt8] = []
+    var overflowed = false
 
     mutating func appendByte(_ byte: UInt8) { bytes.append(byte) }
     mutating func appendBytes(_ more: some Collection<UInt8>) { bytes.append(contentsOf: more) }
-    var isFull: Bool { bytes.count > limit }
+    var isFull: Bool { overflowed || bytes.count > limit }
+
+    mutating func makeRoom(for count: Int) -> Bool {
+        overflowed = overflowed || count > limit - bytes.count
+        return !overflowed
+    }
 }
 
 private struct ByteCounter: JSONOutput {

@@ -44,8 +44,17 @@ extension WireOutcome {
     /// The outcome of running `operation`: its value, a Parse error as it is, or any other error's
     /// description (for the log only).
     package static func of(_ operation: () async throws -> ParseValue) async -> WireOutcome {
+        await of(jsonLimit: .max, tooLarge: .failed(description: "a value over Int.max bytes"), operation)
+    }
+
+    /// As ``of(_:)``, but `tooLarge` if the value's JSON is more than `jsonLimit` bytes: writing
+    /// stops there, so a value far over the limit costs no more than the limit.
+    package static func of(
+        jsonLimit: Int, tooLarge: WireOutcome, _ operation: () async throws -> ParseValue
+    ) async -> WireOutcome {
         do {
-            return .success(json: try await operation().jsonBuffer)
+            guard let json = JSONWriter.bytes(try await operation(), limit: jsonLimit) else { return tooLarge }
+            return .success(json: ByteBuffer(bytes: json))
         } catch let error as ParseError {
             return .refused(code: Int32(clamping: error.code), message: error.message)
         } catch {

@@ -55,7 +55,9 @@ public final class WorkerSession: Sendable {
             // Hooks run on Swift's concurrency pool, never on this event loop: a hook that computes
             // for long must not hold up the frames of the other calls, nor the answers to health checks.
             let task = Task {
-                let outcome = await WireOutcome.of { try await self.run(invocation, on: connection) }
+                let outcome = await WireOutcome.of(jsonLimit: connection.maximumFrameBytes, tooLarge: Self.resultTooLarge) {
+                    try await self.run(invocation, on: connection)
+                }
                 self.state.withLock { state in
                     if state.invocations.removeValue(forKey: invocation.id) == nil { state.finishedEarly.insert(invocation.id) }
                 }
