@@ -15,7 +15,7 @@ extension ProcessTests {
     /// A `cloudlet` server stopped in the middle of a fan-out through APNs (the stand-in) finishes
     /// the job after a restart on the same data folder: every device gets its notification, and only
     /// those whose send was cut off get it twice, with the same `apns-id`. Killed with SIGKILL, what
-    /// it held is claimed again once its leases run out; stopped gracefully, it hands back what it
+    /// it held is taken back by the next server on the folder as it starts; stopped gracefully, it hands back what it
     /// held before it exits.
     @Suite(.serialized, .timing) struct PushCrashTests {
         static let installationCount = 2_000
