@@ -25,7 +25,14 @@ struct HarnessInnerQueryTests {
     }
 
     @Test func theQueryBuilderOperatorsRunAsTheCaller() async throws {
-        let harness = try HookHarness(registry: Self.hooks)
+        try await Self.check(try HookHarness(registry: Self.hooks))
+    }
+
+    @Test func theyCrossTheWorkerWireIntact() async throws {
+        try await HookHarness.withInMemoryWorkers(registry: Self.hooks) { harness in try await Self.check(harness) }
+    }
+
+    private static func check(_ harness: HookHarness) async throws {
         let open = try await harness.create("Teams", ["rank": 1, "city": "Oslo"])
         let closed = try await harness.create(
             "Teams", ["rank": 1, "city": "Rome", "ACL": ParseACL.only(readers: ["u1"], writers: ["u1"]).json])
