@@ -39,6 +39,10 @@ struct ExcludeKeysContainedByTests {
             #expect(included["editors"]?.arrayValue?.first?["name"] == "Ann")
             #expect(included["editors"]?.arrayValue?.first?["phone"] == nil)
 
+            let implied = try await client.get("/classes/Books/\(book)", query: ["excludeKeys": "author.phone"])
+            #expect(implied["author"]?["name"] == "Ann", "a dotted path includes the pointer it reaches into: \(implied.body)")
+            #expect(implied["author"]?["phone"] == nil)
+
             let withKeys = try await client.get("/classes/Books", query: ["keys": "title,price", "excludeKeys": "price"])
             #expect(withKeys["results"]?.arrayValue?.first?["title"] == "One")
             #expect(withKeys["results"]?.arrayValue?.first?["price"] == nil)

@@ -93,8 +93,9 @@ extension AppRuntime {
     /// hidden, its `keys` kept and its `excludeKeys` left out.
     private func shaped(_ objects: [ParseObject], _ query: ParseQuery, caller: Caller, budget: ReadBudget) async throws -> [ParseObject] {
         var objects = objects
-        if !query.include.isEmpty {
-            let paths = query.include.map { $0.split(separator: ".").map(String.init) }
+        let include = query.includeWithExcludedPaths
+        if !include.isEmpty {
+            let paths = include.map { $0.split(separator: ".").map(String.init) }
             guard paths.allSatisfy({ $0.count <= ReadBudget.maximumIncludeDepth }) else {
                 throw ParseError.invalidQuery("include paths may be at most \(ReadBudget.maximumIncludeDepth) fields deep")
             }

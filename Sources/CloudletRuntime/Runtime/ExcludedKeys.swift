@@ -1,5 +1,14 @@
 import Cloudlet
 
+extension ParseQuery {
+    /// `include`, with the pointer each dotted `excludeKeys` path leaves a field out of (`author`
+    /// for `author.email`), as Parse Server includes it.
+    var includeWithExcludedPaths: [String] {
+        let implied = (excludeKeys ?? []).compactMap { path in path.lastIndex(of: ".").map { String(path[..<$0]) } }
+        return include + implied.filter { !include.contains($0) }
+    }
+}
+
 extension ParseObject {
     /// The object without the fields `paths` name (Parse's `excludeKeys`): `score` leaves out the
     /// field; `author.email` leaves `email` out of the object included at `author` (or of each
