@@ -160,6 +160,18 @@ struct InnerQueryTests {
             ]
             let huge = try await client.get("/classes/Players", query: ["where": twice])
             Support.expectError(huge, status: 400, code: 102)
+            // 600 conditions outside and 600 inside: each half passes alone, together they pass the bound of 1,000.
+            var outer: [String: ParseValue] = [:]
+            var inside: [String: ParseValue] = [:]
+            for index in 0..<600 {
+                outer["f\(index)"] = ["$exists": false]
+                inside["g\(index)"] = ["$exists": false]
+            }
+            #expect(try await Self.names(client, .object(outer)).count == 4)
+            #expect(try await Self.names(client, ["team": ["$inQuery": Self.inner("Teams", .object(inside))]]) == ["ann", "bob"])
+            outer["team"] = ["$inQuery": Self.inner("Teams", .object(inside))]
+            Support.expectError(try await client.get("/classes/Players", query: ["where": .object(outer)]), status: 400, code: 102)
+
             let some = ParseValue.array(["Rome"] + (0..<100).map { .string("city\($0)") })
             #expect(try await Self.names(client, ["team": ["$inQuery": Self.inner("Teams", ["city": ["$in": some]])]]) == ["bob"])
         }
