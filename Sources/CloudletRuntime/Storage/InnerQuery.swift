@@ -7,6 +7,7 @@ import Cloudlet
 /// reading rows as the outer query's reader does (the same ACL identities); the runtime checks it
 /// as it checks the outer query (``ProtectedFields/checkQueryable(_:by:)``).
 public struct InnerQuery: Sendable {
+    /// The operator that holds the inner query, by its name in a `where`.
     public enum Operator: String, Sendable, CaseIterable {
         case inQuery = "$inQuery"
         case notInQuery = "$notInQuery"
