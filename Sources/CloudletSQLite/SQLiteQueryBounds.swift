@@ -5,10 +5,12 @@ import Cloudlet
 /// of the request. Each bound is checked as the query compiles, so a query past one answers 102
 /// before SQLite sees any of it; real apps stay far below them (an `$or` of a few dozen branches).
 struct SQLiteQueryBounds {
+    /// How deep `$or`, `$and` and inner queries (`$inQuery`, `$select`, …) may nest in one another.
+    static let maximumNesting = 8
     /// The most `$or` and `$and` branches in one query, at every depth together.
     static let maximumBranches = 500
-    /// The most conditions in one query: each field's equality or operator (`$in`, `$gt`,
-    /// `$regex`, …) counts one.
+    /// The most conditions in one query, inner queries included: each field's equality or
+    /// operator (`$in`, `$gt`, `$regex`, `$inQuery`, …) counts one.
     static let maximumConditions = 1_000
     /// The most values one query compares with: each element of `$in`, `$nin` and `$all` lists
     /// and every other compared value.

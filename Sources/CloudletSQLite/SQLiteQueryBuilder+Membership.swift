@@ -42,6 +42,29 @@ extension SQLiteQueryBuilder {
         return Self.joined(clauses, "AND")
     }
 
+    /// `$containedBy`: the field is an array each of whose elements equals one of `values` (with
+    /// the typed equality of ``equality(_:_:)``); an empty array is contained by any list.
+    mutating func containedBy(_ field: QueryField, _ values: [ParseValue]) throws -> String {
+        guard !field.isColumn else { throw ParseError.invalidQuery("$containedBy needs an array field, not \(field.path)") }
+        arguments += [field.jsonPath, field.jsonPath]
+        var tests: [String] = []
+        for group in try Self.grouped(values, field: field) {
+            switch group {
+            case .null: tests.append("element.type = 'null'")
+            case .kind(let kind, let bounds):
+                let types = (kind.suffix.isEmpty ? kind.types : ["object"]).map { "'\($0)'" }.joined(separator: ", ")
+                var test = "element.type IN (\(types))"
+                if let comparand = Self.comparand(bounds) {
+                    test += kind.suffix.isEmpty ? " AND element.value" : " AND json_extract(element.value, '$\(kind.suffix)')"
+                    test += comparand.sql(&arguments)
+                }
+                tests.append("(\(test))")
+            }
+        }
+        let contained = Self.joined(tests, "OR")
+        return "(json_type(data, ?) = 'array' AND NOT EXISTS (SELECT 1 FROM json_each(data, ?) AS element WHERE NOT COALESCE(\(contained), 0)))"
+    }
+
     /// Values of one kind, compared together.
     private enum Group {
         case null

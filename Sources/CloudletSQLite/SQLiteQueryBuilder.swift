@@ -4,9 +4,10 @@ import GRDB
 
 /// Turns a Parse query into SQL over the `objects` table. Field paths go in as bound JSON paths and
 /// values as bound parameters; nothing from the client is spliced into the SQL text. Lists (`$in`,
-/// `$nin`, `$all`) are bound as one JSON array each, and long `$or`/`$and` lists are nested as
-/// balanced trees, so that no query reaches SQLite's expression depth limit. A query past one of
-/// the ``SQLiteQueryBounds`` is refused (102) as it compiles.
+/// `$nin`, `$all`, `$containedBy`) are bound as one JSON array each, and long `$or`/`$and` lists
+/// are nested as balanced trees, so that no query reaches SQLite's expression depth limit. Inner
+/// queries (`$inQuery`, `$select`, …) are subqueries of the same statement, with the same reader.
+/// A query past one of the ``SQLiteQueryBounds`` is refused (102) as it compiles.
 struct SQLiteQueryBuilder {
     struct Statement {
         var sql: String
@@ -21,8 +22,11 @@ struct SQLiteQueryBuilder {
     static let maximumOrderKeys = 64
 
     var arguments = StatementArguments()
-    private var bounds = SQLiteQueryBounds()
-    private var patterns: [Int64: RegexProgram] = [:]
+    /// What the query has used of its bounds so far, inner queries included.
+    var bounds = SQLiteQueryBounds()
+    var patterns: [Int64: RegexProgram] = [:]
+    /// The reader's ACL identities, for the outer query and every inner one; nil reads as master.
+    var identities: [String]?
     /// The reader's ACL test and its arguments, repeated in front of every `$regex` so that a
     /// pattern never runs on a row the reader may not see (SQLite may test the other terms of a
     /// WHERE in any order; a CASE is evaluated in order).
@@ -52,16 +56,22 @@ struct SQLiteQueryBuilder {
     }
 
     private mutating func filter(_ query: StorageQuery) throws -> String {
-        arguments += [query.query.className]
+        identities = query.readerIdentities
+        return try filter(className: query.query.className, constraints: query.query.constraints, depth: 0)
+    }
+
+    /// The rows of `className` the reader may read that match `constraints`, nested `depth` deep.
+    mutating func filter(className: String, constraints: [String: ParseValue], depth: Int) throws -> String {
+        arguments += [className]
         var clauses = ["class = ?"]
-        if let identities = query.readerIdentities {
+        if let identities {
             let marks = Array(repeating: "?", count: identities.count).joined(separator: ", ")
             let test = "(acl IS NULL OR EXISTS (SELECT 1 FROM json_each(acl) WHERE key IN (\(marks)) AND json_extract(value, '$.read') = 1))"
             readable = (test, StatementArguments(identities))
             arguments += StatementArguments(identities)
             clauses.append(test)
         }
-        clauses.append(try clause(for: query.query.constraints, depth: 0))
+        clauses.append(try clause(for: constraints, depth: depth))
         return clauses.joined(separator: " AND ")
     }
 
@@ -75,7 +85,9 @@ struct SQLiteQueryBuilder {
     // MARK: - Constraints
 
     private mutating func clause(for constraints: [String: ParseValue], depth: Int) throws -> String {
-        guard depth < 8 else { throw ParseError.invalidQuery("$or and $and nested too deep") }
+        guard depth < SQLiteQueryBounds.maximumNesting else {
+            throw ParseError.invalidQuery("$or, $and and inner queries nested more than \(SQLiteQueryBounds.maximumNesting) deep")
+        }
         var clauses: [String] = []
         for key in constraints.keys.sorted() {
             let value = constraints[key]!
@@ -94,7 +106,7 @@ struct SQLiteQueryBuilder {
                 try ParseNames.validateFieldPath(key)
                 let field = QueryField(path: key)
                 if let operators = value.objectValue, operators.keys.contains(where: { $0.hasPrefix("$") }) {
-                    clauses.append(try operatorClauses(field, operators))
+                    clauses.append(try operatorClauses(field, operators, depth: depth))
                 } else {
                     try bounds.addCondition()
                     clauses.append(try equality(field, value))
@@ -104,7 +116,7 @@ struct SQLiteQueryBuilder {
         return Self.joined(clauses, "AND")
     }
 
-    private mutating func operatorClauses(_ field: QueryField, _ operators: [String: ParseValue]) throws -> String {
+    private mutating func operatorClauses(_ field: QueryField, _ operators: [String: ParseValue], depth: Int) throws -> String {
         var clauses: [String] = []
         for op in operators.keys.sorted() {
             let operand = operators[op]!
@@ -115,12 +127,13 @@ struct SQLiteQueryBuilder {
             case "$lt", "$lte", "$gt", "$gte":
                 let symbol = ["$lt": "<", "$lte": "<=", "$gt": ">", "$gte": ">="][op]!
                 clauses.append(try comparison(field, symbol, operand))
-            case "$in", "$nin", "$all":
+            case "$in", "$nin", "$all", "$containedBy":
                 guard let values = operand.arrayValue else { throw ParseError.invalidQuery("\(op) needs an array") }
                 switch op {
                 case "$in": clauses.append(try membership(field, values))
                 case "$nin": clauses.append("NOT COALESCE(\(try membership(field, values)), 0)")
-                default: clauses.append(try containsAll(field, values))
+                case "$all": clauses.append(try containsAll(field, values))
+                default: clauses.append(try containedBy(field, values))
                 }
             case "$exists":
                 guard let exists = operand.boolValue else { throw ParseError.invalidQuery("$exists needs true or false") }
@@ -130,7 +143,8 @@ struct SQLiteQueryBuilder {
             case "$options":
                 guard operators["$regex"] != nil else { throw ParseError.invalidQuery("$options needs $regex") }
             default:
-                throw ParseError.invalidQuery("unsupported query operator \(op)")
+                guard let inner = InnerQuery.Operator(rawValue: op) else { throw ParseError.invalidQuery("unsupported query operator \(op)") }
+                clauses.append(try innerQuery(field, InnerQuery(inner, operand), depth: depth + 1))
             }
         }
         return Self.joined(clauses, "AND")

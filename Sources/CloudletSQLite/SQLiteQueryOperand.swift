@@ -10,6 +10,9 @@ struct Operand {
         let types: [String]
         let suffix: String
         let canBeElement: Bool
+
+        /// A Pointer, compared by its `objectId`.
+        static let pointer = Kind(types: ["text"], suffix: ".objectId", canBeElement: true)
     }
 
     let kind: Kind
@@ -26,7 +29,7 @@ struct Operand {
             if parseValue.parseType == "Date", let date = parseValue.dateValue {
                 (kind, bound) = (Kind(types: ["text"], suffix: ".iso", canBeElement: false), .string(ParseDate.string(from: date)))
             } else if let pointer = parseValue.pointerValue {
-                (kind, bound) = (Kind(types: ["text"], suffix: ".objectId", canBeElement: true), .string(pointer.objectId))
+                (kind, bound) = (.pointer, .string(pointer.objectId))
             } else if parseValue.parseType == nil {
                 (kind, bound) = (Kind(types: ["object"], suffix: "", canBeElement: false), .string(JSONWriter.string(parseValue)))
             } else {
@@ -47,13 +50,15 @@ struct Operand {
 }
 
 /// What a field's value is compared with: one bound value, any value of a bound JSON array (one
-/// argument however long the list), or a column of an enclosing query.
+/// argument however long the list), a column of an enclosing query, or any row of a subquery.
 enum Comparand {
     case value(DatabaseValue)
     case anyOf(jsonArray: String)
     case column(String)
+    /// A one-column `SELECT` and the values it binds.
+    case anyRow(select: String, arguments: StatementArguments)
 
-    /// `= ?`, `IN (SELECT value FROM json_each(?))` or `= <column>`, binding what it needs.
+    /// `= ?`, `IN (SELECT value FROM json_each(?))`, `= <column>` or `IN (<select>)`, binding what it needs.
     func sql(_ arguments: inout StatementArguments) -> String {
         switch self {
         case .value(let value):
@@ -64,6 +69,9 @@ enum Comparand {
             return " IN (SELECT value FROM json_each(?))"
         case .column(let name):
             return " = " + name
+        case .anyRow(let select, let bound):
+            arguments += bound
+            return " IN (\(select))"
         }
     }
 }

@@ -98,7 +98,7 @@ public struct WireHello: Sendable, Equatable {
 public enum WireStoreOperation: UInt8, Sendable, Hashable {
     /// `{"className", "id"}` → the object or `null`.
     case get = 1
-    /// A query (`{"className", "where", "order", "limit", "skip", "keys", "include"}`) → an array of objects.
+    /// A query (`{"className", "where", "order", "limit", "skip", "keys", "include", "excludeKeys"}`) → an array of objects.
     case find = 2
     /// A query → a number.
     case count = 3

@@ -20,6 +20,8 @@ public struct ParseQuery: Sendable, Hashable {
     public var skip: Int
     /// Only these fields in each result; nil for all.
     public var keys: [String]?
+    /// Fields left out of each result (Parse's `excludeKeys`); nil for none.
+    public var excludeKeys: [String]?
     /// Pointer fields whose objects are fetched and put in place.
     public var include: [String]
 
@@ -29,7 +31,8 @@ public struct ParseQuery: Sendable, Hashable {
     /// A query that matches every object of `className`.
     public init(
         _ className: String, constraints: [String: ParseValue] = [:], order: [String] = [],
-        limit: Int = defaultLimit, skip: Int = 0, keys: [String]? = nil, include: [String] = []
+        limit: Int = defaultLimit, skip: Int = 0, keys: [String]? = nil, include: [String] = [],
+        excludeKeys: [String]? = nil
     ) {
         self.className = className
         self.constraints = constraints
@@ -38,6 +41,7 @@ public struct ParseQuery: Sendable, Hashable {
         self.skip = skip
         self.keys = keys
         self.include = include
+        self.excludeKeys = excludeKeys
     }
 
     /// Only objects whose `key` equals `value` (for an array field: contains it).

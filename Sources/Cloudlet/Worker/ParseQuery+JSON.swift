@@ -1,12 +1,13 @@
 /// A query as JSON, as store calls carry it between a worker and its host.
 extension ParseQuery {
-    /// `{"className", "where", "order", "limit", "skip", "keys"?, "include"}`.
+    /// `{"className", "where", "order", "limit", "skip", "keys"?, "include", "excludeKeys"?}`.
     package var json: ParseValue {
         var members: [String: ParseValue] = [
             "className": .string(className), "where": .object(constraints), "order": .array(order.map(ParseValue.string)),
             "limit": .number(Double(limit)), "skip": .number(Double(skip)), "include": .array(include.map(ParseValue.string)),
         ]
         if let keys { members["keys"] = .array(keys.map(ParseValue.string)) }
+        if let excludeKeys { members["excludeKeys"] = .array(excludeKeys.map(ParseValue.string)) }
         return .object(members)
     }
 
@@ -17,6 +18,6 @@ extension ParseQuery {
         self.init(
             className, constraints: json["where"]?.objectValue ?? [:], order: strings("order") ?? [],
             limit: json["limit"]?.intValue ?? Self.defaultLimit, skip: json["skip"]?.intValue ?? 0, keys: strings("keys"),
-            include: strings("include") ?? [])
+            include: strings("include") ?? [], excludeKeys: strings("excludeKeys"))
     }
 }

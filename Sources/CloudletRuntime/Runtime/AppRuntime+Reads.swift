@@ -2,16 +2,17 @@ import Cloudlet
 
 extension AppRuntime {
     /// The object `id` of `className` as the caller may see it, with `include`d pointers fetched and
-    /// only `keys` kept (when given). Throws 101 if there is none the caller may read. Reads are
+    /// only `keys` kept and `excludeKeys` left out (when given). Throws 101 if there is none the caller may read. Reads are
     /// charged to `budget` (a new one with the app's limit when nil). The class's `beforeFind` hook
     /// sees the get as a query on the object's id (it may add constraints, keys and includes, but
     /// the get stays on that object) and its `afterFind` hook sees the object (if it leaves none, 101).
     public func get(
         _ className: String, id: String, caller: Caller, include: [String] = [], keys: [String]? = nil,
-        budget: ReadBudget? = nil
+        excludeKeys: [String]? = nil, budget: ReadBudget? = nil
     ) async throws -> ParseObject {
         try SystemClass.check(.get, className, by: caller)
-        let asked = ParseQuery(className, constraints: ["objectId": .string(id)], limit: 1, keys: keys, include: include)
+        let asked = ParseQuery(
+            className, constraints: ["objectId": .string(id)], limit: 1, keys: keys, include: include, excludeKeys: excludeKeys)
         let query = try await beforeFind(asked, isCount: false, isGet: true, caller: caller)
         let budget = budget ?? newBudget()
         let object: ParseObject
@@ -27,12 +28,12 @@ extension AppRuntime {
             guard let first = found.first else { throw ParseError.objectNotFound() }
             object = first
         }
-        let shown = try await shaped([object], include: query.include, keys: query.keys, caller: caller, budget: budget)
+        let shown = try await shaped([object], query, caller: caller, budget: budget)
         guard let answer = try await afterFind(shown, query: query, caller: caller).first else { throw ParseError.objectNotFound() }
         return answer
     }
 
-    /// The objects matching `query` that the caller may read, charged to `budget` as for ``get(_:id:caller:include:keys:budget:)``.
+    /// The objects matching `query` that the caller may read, charged to `budget` as for ``get(_:id:caller:include:keys:excludeKeys:budget:)``.
     /// Throws 119 if a caller other than the master key filters or sorts on a protected field.
     public func find(_ query: ParseQuery, caller: Caller, budget: ReadBudget? = nil) async throws -> [ParseObject] {
         try await search(query, counting: false, caller: caller, budget: budget).objects
@@ -59,7 +60,7 @@ extension AppRuntime {
         if returningObjects, query.limit > 0 {
             let budget = budget ?? newBudget()
             let found = try await storage.find(StorageQuery(query: query, readerIdentities: caller.aclIdentities, budget: budget))
-            let shown = try await shaped(found, include: query.include, keys: query.keys, caller: caller, budget: budget)
+            let shown = try await shaped(found, query, caller: caller, budget: budget)
             objects = try await afterFind(shown, query: query, caller: caller)
         }
         guard counting else { return (objects, nil) }
@@ -88,11 +89,11 @@ extension AppRuntime {
         return object
     }
 
-    /// The objects as the caller may see them: includes fetched, protected fields hidden, `keys` kept.
-    private func shaped(
-        _ objects: [ParseObject], include: [String], keys: [String]?, caller: Caller, budget: ReadBudget
-    ) async throws -> [ParseObject] {
+    /// The objects as the caller may see them: the query's includes fetched, protected fields
+    /// hidden, its `keys` kept and its `excludeKeys` left out.
+    private func shaped(_ objects: [ParseObject], _ query: ParseQuery, caller: Caller, budget: ReadBudget) async throws -> [ParseObject] {
         var objects = objects
+        let include = query.includeWithExcludedPaths
         if !include.isEmpty {
             let paths = include.map { $0.split(separator: ".").map(String.init) }
             guard paths.allSatisfy({ $0.count <= ReadBudget.maximumIncludeDepth }) else {
@@ -101,7 +102,8 @@ extension AppRuntime {
             objects = try await IncludeExpansion(runtime: self, caller: caller, budget: budget).including(paths, in: objects)
         }
         objects = objects.map { protectedFields.redacted($0, for: caller) }
-        if let keys {
+        objects = objects.map { $0.excluding(query.excludeKeys ?? []) }
+        if let keys = query.keys {
             let kept = Set(keys.compactMap { $0.split(separator: ".").first.map(String.init) })
             for index in objects.indices { objects[index].fields = objects[index].fields.filter { kept.contains($0.key) } }
         }

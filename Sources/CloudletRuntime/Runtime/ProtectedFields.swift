@@ -28,14 +28,26 @@ public struct ProtectedFields: Sendable {
         return object
     }
 
-    /// Throws 119 when a caller other than the master key filters or sorts `query` on a protected field.
+    /// Throws 119 when a caller other than the master key filters or sorts `query` on a protected
+    /// field, or reaches one through an inner query (`$inQuery`, `$select`, …: its `where` and its
+    /// `key`); an inner query's class must also be one the caller may find (``SystemClass``).
     func checkQueryable(_ query: ParseQuery, by caller: Caller) throws {
-        guard !caller.isMaster, let hidden = byClass[query.className] else { return }
+        guard !caller.isMaster else { return }
         let ordered = query.order.map { $0.hasPrefix("-") ? String($0.dropFirst()) : $0 }
-        for path in Self.fieldPaths(in: query.constraints) + ordered {
+        try checkFields(Self.fieldPaths(in: query.constraints) + ordered, of: query.className)
+        for inner in InnerQuery.all(in: query.constraints) {
+            try SystemClass.check(.find, inner.className, by: caller)
+            try checkFields(inner.key.map { [$0] } ?? [], of: inner.className)
+            try checkQueryable(inner.query, by: caller)
+        }
+    }
+
+    private func checkFields(_ paths: [String], of className: String) throws {
+        guard let hidden = byClass[className] else { return }
+        for path in paths {
             let field = String(path.prefix { $0 != "." })
             guard !hidden.contains(field) else {
-                throw ParseError(code: 119, message: "This user is not allowed to query \(field) on class \(query.className)")
+                throw ParseError(code: 119, message: "This user is not allowed to query \(field) on class \(className)")
             }
         }
     }

@@ -30,12 +30,12 @@ extension ParseAPI {
         return Reply(body: .object(body))
     }
 
-    /// `GET /classes/:className/:objectId`: one object, with `include` and `keys` applied.
+    /// `GET /classes/:className/:objectId`: one object, with `include`, `keys` and `excludeKeys` applied.
     func getObject(_ className: String, _ call: ParseCall) async throws -> Reply {
         let parameters = try QueryParameters(className: className, call.query.merging(call.body) { _, body in body })
         let object = try await call.app.runtime.get(
             className, id: try call.parameter("objectId"), caller: call.caller, include: parameters.query.include,
-            keys: parameters.query.keys, budget: call.budget)
+            keys: parameters.query.keys, excludeKeys: parameters.query.excludeKeys, budget: call.budget)
         return Reply(body: .object(object.json))
     }
 

@@ -1,8 +1,8 @@
 import Cloudlet
 
-/// Reads Parse's query parameters (`where`, `order`, `limit`, `skip`, `keys`, `include`, `count`),
-/// which arrive as URL strings (JSON-encoded where they are structured) or, from the JavaScript SDK,
-/// as JSON values in the body.
+/// Reads Parse's query parameters (`where`, `order`, `limit`, `skip`, `keys`, `excludeKeys`,
+/// `include`, `count`), which arrive as URL strings (JSON-encoded where they are structured) or,
+/// from the JavaScript SDK, as JSON values in the body.
 struct QueryParameters {
     var query: ParseQuery
     var count: Bool
@@ -17,6 +17,7 @@ struct QueryParameters {
         }
         if let order = parameters["order"] { query.order = try Self.list(order, "order") }
         if let keys = parameters["keys"] { query.keys = try Self.list(keys, "keys") }
+        if let excluded = parameters["excludeKeys"] { query.excludeKeys = try Self.list(excluded, "excludeKeys") }
         if let include = parameters["include"] { query.include = try Self.list(include, "include") }
         if let limit = parameters["limit"] { query.limit = try Self.integer(limit, "limit") }
         if let skip = parameters["skip"] { query.skip = try Self.integer(skip, "skip") }
