@@ -81,9 +81,10 @@ public final class WorkerPool: Service, Sendable {
         return pool
     }
 
-    /// Starts the workers of every slot that has none, supervises them until graceful shutdown (or
-    /// until cancelled), then stops them and returns once every one has ended, leaving no CPU group
-    /// behind. Each worker process runs in a child task of this one, which reads its output.
+    /// Starts the workers of every slot that has none (a slot whose worker ended before, and whose
+    /// restart is pending, gets its worker from that restart alone), supervises them until graceful
+    /// shutdown (or until cancelled), then stops them and returns once every one has ended, leaving
+    /// no CPU group behind. Each worker process runs in a child task of this one, which reads its output.
     public func run() async throws {
         await withDiscardingTaskGroup { group in
             group.addTask {
@@ -94,7 +95,7 @@ public final class WorkerPool: Service, Sendable {
                 }
                 self.stop()
             }
-            for slot in 0..<configuration.workerCount where state.withLock({ $0.workers[slot] == nil }) {
+            for slot in 0..<configuration.workerCount where state.withLock({ $0.workers[slot] == nil && $0.restarts[slot] == nil }) {
                 do { try spawn(slot, replacing: false) } catch { logger.error("could not start worker", metadata: ["error": "\(error)"]) }
             }
             for await start in starts.stream {
