@@ -30,7 +30,8 @@ extension WorkerPool {
     ///
     /// A call starts on the thread this task wakes on, as an unstructured task would: taking it from
     /// the stream costs no thread hand-off of its own. It runs there until it first waits (its read
-    /// or write), so calls that arrive together start one after another but wait together.
+    /// or write), so calls that arrive together start one after another but wait together. (Before
+    /// macOS 26, which lacks immediate child tasks, each call starts as a child task of its own.)
     func serveStoreCalls() async {
         await withDiscardingTaskGroup { group in
             for await request in storeCalls.stream {

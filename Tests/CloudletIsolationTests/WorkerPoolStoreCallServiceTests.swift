@@ -8,11 +8,11 @@ import Testing
 @testable import CloudletIsolation
 @testable import CloudletTesting
 
-/// What becomes of a store call a hook has in flight when its pool's service stops: the call is
-/// one of the service's child tasks, so the service returns only once it has been answered.
-@Suite struct WorkerPoolShutdownTests {
+/// The store calls of a pool's workers are child tasks of the pool's service: a stop waits for (or
+/// cancels) those in flight, and one that waits holds up no other.
+@Suite struct WorkerPoolStoreCallServiceTests {
     /// A store whose one read waits until ``open()`` (or until its task is cancelled), and which
-    /// notes in `events` when it has answered.
+    /// notes in `events` when it has answered; a find opens it.
     final class GatedStore: HookStore {
         let events = Mutex<[String]>([])
         let began = AsyncStream.makeStream(of: Void.self)
@@ -28,12 +28,41 @@ import Testing
             return nil
         }
 
-        func find(_ query: ParseQuery) async throws -> [ParseObject] { throw ParseError.failed("not used") }
+        func find(_ query: ParseQuery) async throws -> [ParseObject] {
+            open()
+            return []
+        }
+
         func count(_ query: ParseQuery) async throws -> Int { throw ParseError.failed("not used") }
         func save(_ object: ParseObject) async throws -> ParseObject { throw ParseError.failed("not used") }
         func delete(_ className: String, id: String) async throws { throw ParseError.failed("not used") }
         func call(_ name: String, params: [String: ParseValue]) async throws -> ParseValue { throw ParseError.failed("not used") }
         var asMaster: any HookStore { self }
+    }
+
+    /// An in-memory pool whose hook `lookup` reads through its context's store, and `both` reads
+    /// and, at the same time, finds.
+    static func pool(clock: ManualClock, logs: CapturedLogs) async throws -> WorkerPool {
+        var hooks = HookRegistry()
+        hooks.function("lookup") { request in try await request.context.store.get("Thing", id: "a") == nil ? "none" : "some" }
+        hooks.function("both") { request in
+            async let read = request.context.store.get("Thing", id: "a")
+            async let found = request.context.store.find(ParseQuery("Thing"))
+            _ = try await (read, found)
+            return "both answered"
+        }
+        return try await WorkerPool.launch(
+            WorkerPoolConfiguration(appId: "test", executablePath: "/nonexistent", workerCount: 1),
+            connectingWorkersWith: InMemoryWire.connector(serving: hooks, clock: clock), logger: logs.logger(label: "cloudlet.workers"),
+            clock: clock)
+    }
+
+    /// A call of `name` on `pool` as master, whose hook's store is `store`.
+    static func invoke(_ name: String, on pool: WorkerPool, store: GatedStore, clock: ManualClock, logs: CapturedLogs) async throws -> ParseValue {
+        let context = HookContext(
+            appId: "test", requestId: name, user: nil, isMaster: true, installationId: nil, deadline: clock.now.addingTimeInterval(60),
+            eventId: nil, logger: logs.logger(label: "cloudlet.hooks"), store: store, clock: clock)
+        return try await pool.invoke(.function, name, input: ParseValue.object([:]).jsonBuffer, original: nil, context: context)
     }
 
     /// Runs the service group of an in-memory pool whose hook `lookup` reads through a ``GatedStore``,
@@ -45,17 +74,8 @@ import Testing
     ) async throws -> [String] {
         let clock = ManualClock()
         let logs = CapturedLogs()
-        var hooks = HookRegistry()
-        hooks.function("lookup") { request in try await request.context.store.get("Thing", id: "a") == nil ? "none" : "some" }
-        let pool = try await WorkerPool.launch(
-            WorkerPoolConfiguration(appId: "test", executablePath: "/nonexistent", workerCount: 1),
-            connectingWorkersWith: InMemoryWire.connector(serving: hooks, clock: clock), logger: logs.logger(label: "cloudlet.workers"),
-            clock: clock)
+        let pool = try await Self.pool(clock: clock, logs: logs)
         let store = GatedStore()
-        let context = HookContext(
-            appId: "test", requestId: "shutdown", user: nil, isMaster: true, installationId: nil,
-            deadline: clock.now.addingTimeInterval(60), eventId: nil, logger: logs.logger(label: "cloudlet.hooks"), store: store,
-            clock: clock)
         let services = ServiceGroup(services: [pool], logger: logs.logger(label: "cloudlet.services"))
         try await withThrowingTaskGroup(of: Void.self) { group in
             let running = Task {
@@ -63,7 +83,7 @@ import Testing
                 store.events.withLock { $0.append("service returned") }
             }
             group.addTask {
-                _ = try? await pool.invoke(.function, "lookup", input: ParseValue.object([:]).jsonBuffer, original: nil, context: context)
+                _ = try? await Self.invoke("lookup", on: pool, store: store, clock: clock, logs: logs)
             }
             var began = store.began.stream.makeAsyncIterator()
             await began.next()
@@ -86,5 +106,23 @@ import Testing
     @Test func cancellingThePoolsServiceCancelsTheStoreCallsInFlightAndAnswersThemFirst() async throws {
         let events = try await Self.storeCallInFlight { _, running in running.cancel() }
         #expect(events == ["store call cancelled and answered", "service returned"])
+    }
+
+    @Test func aStoreCallThatWaitsHoldsUpNoOtherCallOfItsHook() async throws {
+        let clock = ManualClock()
+        let logs = CapturedLogs()
+        let pool = try await Self.pool(clock: clock, logs: logs)
+        let store = GatedStore()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await pool.run() }
+            defer { group.cancelAll() }
+            let answer = Task { try await Self.invoke("both", on: pool, store: store, clock: clock, logs: logs) }
+            // The read waits for the find: served one after the other, they would wait for ever.
+            let giveUp = ContinuousClock.now + .seconds(10)
+            while store.events.withLock({ $0.isEmpty }), ContinuousClock.now < giveUp { try await Task.sleep(for: .milliseconds(5)) }
+            #expect(store.events.withLock { $0 } == ["store call answered"])
+            store.open()
+            #expect(try await answer.value == "both answered")
+        }
     }
 }
