@@ -11,11 +11,15 @@ import Testing
 /// The pool's message handling and supervision, with its workers run in memory: what a worker may
 /// say and when, and what becomes of one that overruns, checked without spawning a process.
 @Suite struct InMemoryWorkerPoolTests {
+    /// How many calls of `stuck` have started in a worker.
+    static let stuckCalls = Atomic(0)
+
     static func registry() -> HookRegistry {
         var hooks = HookRegistry()
         hooks.function("hello") { _ in "world" }
         hooks.function("repeat") { request in .string(String(repeating: "x", count: request.params["count"]?.intValue ?? 0)) }
         hooks.function("stuck", timeLimit: .seconds(1)) { _ in
+            stuckCalls.add(1, ordering: .relaxed)
             await withUnsafeContinuation { (_: UnsafeContinuation<Void, Never>) in }
             return nil
         }
@@ -56,9 +60,15 @@ import Testing
 
     @Test func aHookPastItsDeadlineHasItsWorkerKilledAndTheNextCallServedByAnother() async throws {
         try await HookHarness.withInMemoryWorkers(registry: Self.registry()) { harness in
+            let startedBefore = Self.stuckCalls.load(ordering: .relaxed)
             let stuck = Task { try await harness.call("stuck") }
-            try await harness.waitForInvocations(.function, "stuck")
-            await harness.clock.parked()
+            // Time moves once the call runs in its worker, and so waits for its answer under its
+            // deadline. Moved sooner, the deadline could pass before the call is sent, and the
+            // supervisor kill the worker for it (141) before the call hears of its deadline (124).
+            let giveUp = ContinuousClock.now + .seconds(10)
+            while Self.stuckCalls.load(ordering: .relaxed) == startedBefore, ContinuousClock.now < giveUp {
+                try await Task.sleep(for: .milliseconds(2))
+            }
             harness.clock.advance(by: .seconds(2))
             let error = try await #require(throws: ParseError.self) { try await stuck.value }
             #expect(error.code == 124)
