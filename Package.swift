@@ -214,7 +214,10 @@ let package = Package(
         .testTarget(
             name: "CloudletIsolationTests",
             // The fixture's hooks, run by in-memory workers (its executable serves the process tests).
-            dependencies: ["Cloudlet", "CloudletServer", "CloudletTesting", "CloudletWire", "cloudlet-fixture"],
+            dependencies: [
+                "Cloudlet", "CloudletServer", "CloudletTesting", "CloudletWire", "cloudlet-fixture",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -31,10 +31,7 @@ extension WorkerPool {
                 connection?.send(.storeReply(id: call.id, .failed(description: "the invocation has ended")))
                 return
             }
-            Task {
-                let outcome = await WireOutcome.of { try await StoreCallServer.serve(call, store: context.store) }
-                connection?.send(.storeReply(id: call.id, outcome))
-            }
+            enqueue(StoreCallRequest(call: call, store: context.store, connection: connection))
         case .log(let record):
             guard let context = invocationContext(record.invocationId, on: process),
                 outputRelay.admit(bytes: record.message.utf8.count + record.metadata.readableBytes)

@@ -19,9 +19,11 @@ import Synchronization
 /// ```
 /// ``launch(_:logger:hookLogger:clock:metrics:)`` runs one worker until it has said which hooks it
 /// serves, and stops it; ``run()`` (as a `Service`) starts the workers, each in a child task of its
-/// own that reads its output, supervises them until graceful shutdown, then stops them (SIGTERM, and
-/// SIGKILL after ``WorkerPoolConfiguration/stopGrace``). Cancelling ``run()`` tears them down the
-/// same way: no worker outlives it. Calls made before the workers are up wait for them.
+/// own that reads its output, and serves the store calls their hooks make in child tasks too. It
+/// supervises them until graceful shutdown, then stops them (SIGTERM, and SIGKILL after
+/// ``WorkerPoolConfiguration/stopGrace``) and waits for the store calls in flight. Cancelling
+/// ``run()`` tears the workers down the same way and cancels those calls: no worker and no store
+/// call outlives it. Calls made before the workers are up wait for them.
 public final class WorkerPool: Service, Sendable {
     /// The pool's configuration.
     public let configuration: WorkerPoolConfiguration
@@ -38,6 +40,8 @@ public final class WorkerPool: Service, Sendable {
     let connector: WorkerConnector?
     /// The worker processes to start, which ``run()`` starts in its task group.
     let starts = AsyncStream.makeStream(of: WorkerStart.self)
+    /// The store calls from the workers' hooks, which ``run()`` serves in its task group.
+    let storeCalls = AsyncStream.makeStream(of: StoreCallRequest.self)
 
     init(
         configuration: WorkerPoolConfiguration, logger: Logger, hookLogger: Logger, clock: any CloudletClock, metrics: CloudletMetrics?,
@@ -81,9 +85,11 @@ public final class WorkerPool: Service, Sendable {
         return pool
     }
 
-    /// Starts the workers of every slot that has none, supervises them until graceful shutdown (or
-    /// until cancelled), then stops them and returns once every one has ended, leaving no CPU group
-    /// behind. Each worker process runs in a child task of this one, which reads its output.
+    /// Starts the workers of every slot that has none (a slot whose worker ended before, and whose
+    /// restart is pending, gets its worker from that restart alone), supervises them until graceful
+    /// shutdown (or until cancelled), then stops them and returns once every one has ended and every
+    /// store call their hooks made has been answered, leaving no CPU group behind. Each worker
+    /// process runs in a child task of this one, which reads its output; so does each store call.
     public func run() async throws {
         await withDiscardingTaskGroup { group in
             group.addTask {
@@ -94,7 +100,8 @@ public final class WorkerPool: Service, Sendable {
                 }
                 self.stop()
             }
-            for slot in 0..<configuration.workerCount where state.withLock({ $0.workers[slot] == nil }) {
+            group.addTask { await self.serveStoreCalls() }
+            for slot in 0..<configuration.workerCount where state.withLock({ $0.workers[slot] == nil && $0.restarts[slot] == nil }) {
                 do { try spawn(slot, replacing: false) } catch { logger.error("could not start worker", metadata: ["error": "\(error)"]) }
             }
             for await start in starts.stream {
@@ -269,6 +276,7 @@ public final class WorkerPool: Service, Sendable {
             return ((Array(state.workers.values) + Array(state.draining.values)).map(\.process), state.waiters)
         }
         starts.continuation.finish()
+        storeCalls.continuation.finish()
         for waiter in waiters { waiter.continuation.resume(throwing: ParseError.unavailable("the server is shutting down")) }
         for worker in workers { worker.stop() }
     }
