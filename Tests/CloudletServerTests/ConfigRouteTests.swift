@@ -85,6 +85,22 @@ struct ConfigRouteTests {
         }
     }
 
+    @Test func updatesAtOnceEachKeepTheOthersParams() async throws {
+        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+            try await withThrowingTaskGroup(of: Int.self) { group in
+                for index in 0..<20 {
+                    group.addTask {
+                        let params: [String: ParseValue] = ["p\(index)": .number(Double(index)), "count": ["__op": "Increment", "amount": 1]]
+                        return try await client.put("/config", ["params": .object(params)], master: true).status
+                    }
+                }
+                for try await status in group { #expect(status == 200) }
+            }
+            let params = try #require(try await client.get("/config", master: true)["params"]?.objectValue)
+            #expect(params.count == 21 && params["count"] == 20, "\(params)")
+        }
+    }
+
     @Test func badBodiesAnswerParseErrorsAndChangeNothing() async throws {
         try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
             _ = try await client.put("/config", ["params": ["kept": "yes", "word": "text"], "masterKeyOnly": ["kept": true]], master: true)
@@ -112,7 +128,8 @@ struct ConfigRouteTests {
                 let reply = try await client.request(.put, "/config", body: body, master: true)
                 Support.expectError(reply, status: status, code: code)
             }
-            Support.expectError(try await Support.send(client, .put, "/config", text: "{not json", headers: Support.clientHeaders(master: true)), status: 400, code: 107)
+            let notJSON = try await Support.send(client, .put, "/config", text: "{not json", headers: Support.clientHeaders(master: true))
+            Support.expectError(notJSON, status: 400, code: 107)
             #expect(try await client.get("/config", master: true).body == before)
         }
     }

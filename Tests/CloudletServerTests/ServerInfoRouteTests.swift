@@ -36,7 +36,10 @@ struct ServerInfoRouteTests {
 
     @Test func eventsAreAcceptedWithAnyKeyAndAnswerAnEmptyObject() async throws {
         try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
-            for (path, body) in [("/events/AppOpened", [:]), ("/events/Search", ["dimensions": ["category": "books"], "at": .date(.now)])] as [(String, [String: ParseValue])] {
+            let events: [(String, [String: ParseValue])] = [
+                ("/events/AppOpened", [:]), ("/events/Search", ["dimensions": ["category": "books"], "at": .date(.now)]),
+            ]
+            for (path, body) in events {
                 let reply = try await client.post(path, body)
                 #expect(reply.status == 200 && reply.body == [:], "\(reply.body)")
             }

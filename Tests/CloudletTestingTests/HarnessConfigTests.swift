@@ -24,7 +24,8 @@ struct HarnessConfigTests {
         #expect(try await harness.call("config", as: .anonymous) == ["caller": [:], "master": [:]])
         try await harness.updateConfig(["maxLength": 3, "apiSecret": "s3cr3t"], masterKeyOnly: ["apiSecret": true])
         #expect(try await harness.call("config", as: .anonymous) == ["caller": ["maxLength": 3], "master": ["maxLength": 3, "apiSecret": "s3cr3t"]])
-        #expect(try await harness.call("config", as: .master) == ["caller": ["maxLength": 3, "apiSecret": "s3cr3t"], "master": ["maxLength": 3, "apiSecret": "s3cr3t"]])
+        let all: ParseValue = ["maxLength": 3, "apiSecret": "s3cr3t"]
+        #expect(try await harness.call("config", as: .master) == ["caller": all, "master": all])
         #expect(try await harness.config(as: .user("u1")) == ["maxLength": 3])
 
         await #expect(throws: ParseError.self) { try await harness.create("Posts", ["text": "four"], as: .anonymous) }

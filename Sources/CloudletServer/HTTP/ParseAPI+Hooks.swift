@@ -43,7 +43,8 @@ extension ParseAPI {
         guard call.caller.isMaster else { throw ParseError.masterKeyRequired }
         throw ParseError(
             code: 143,
-            message: "hooks are Swift code registered in the app's HookModule, not webhooks: /hooks lists them but cannot create, change or delete them")
+            message: "hooks are Swift code registered in the app's HookModule, not webhooks: "
+                + "/hooks lists them but cannot create, change or delete them")
     }
 }
 
