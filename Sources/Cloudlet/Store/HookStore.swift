@@ -36,7 +36,7 @@ public protocol HookStore: Sendable {
 }
 
 extension HookStore {
-    /// A store of its own making (a test double) that does not read config answers 141.
+    /// For stores that do not read the config (test doubles of a hook author's): 141.
     public func config() async throws -> [String: ParseValue] {
         throw ParseError.failed("this store does not read the app's config")
     }
