@@ -26,6 +26,8 @@ enum StoreCallServer {
             return .null
         case .call:
             return try await store.call(try string("name"), params: arguments["params"]?.objectValue ?? [:])
+        case .config:
+            return .object(try await store.config())
         case .progress:
             guard let reporter = store as? any JobProgressReporter else { throw ParseError.failed("only a job reports progress") }
             try await reporter.reportJobProgress(try string("message"))

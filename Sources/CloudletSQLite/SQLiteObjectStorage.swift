@@ -99,6 +99,7 @@ public final class SQLiteObjectStorage: ObjectStorage {
         registerWorkQueueTable(&migrator)
         registerQueuedPushDeliveries(&migrator)
         registerAfterHookMigration(&migrator)
+        SQLiteGlobalConfigTable.register(&migrator)
         return migrator
     }
 

@@ -110,6 +110,8 @@ public enum WireStoreOperation: UInt8, Sendable, Hashable {
     case call = 6
     /// `{"message"}` → `null`: a job reports its progress, kept on its `_JobStatus`.
     case progress = 7
+    /// `{}` → the app's config parameters the caller may read, as a JSON object.
+    case config = 8
 }
 
 /// A store call from a hook, travelling back to the host on the worker's connection.

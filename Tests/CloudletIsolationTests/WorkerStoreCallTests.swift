@@ -14,4 +14,12 @@ import Testing
             #expect(logs.map { $0["savedId"] } == [saved.objectId.map(ParseValue.string)], "the after hook's store.asMaster.save reached the host")
         }
     }
+
+    @Test func aHookInAWorkerReadsTheConfigAsItsCallerMay() async throws {
+        try await HookHarness.withInMemoryWorkers(registry: FixtureHooks.registry()) { (harness: HookHarness) async throws in
+            try await harness.updateConfig(["welcome": "hi", "apiSecret": "s3cr3t"], masterKeyOnly: ["apiSecret": true])
+            let answer = try await harness.call("config", as: .anonymous)
+            #expect(answer == ["caller": ["welcome": "hi"], "master": ["welcome": "hi", "apiSecret": "s3cr3t"]])
+        }
+    }
 }

@@ -11,6 +11,16 @@ extension HookRequest {
     public subscript<Value>(dynamicMember keyPath: KeyPath<HookContext, Value>) -> Value {
         context[keyPath: keyPath]
     }
+
+    /// The app's config parameters as the caller may read them, as `GET /config` answers them:
+    /// `request.store.asMaster.config()` reads the `masterKeyOnly` ones too.
+    ///
+    /// ```swift
+    /// let limit = try await request.config()["maxPostLength"]?.intValue ?? 280
+    /// ```
+    public func config() async throws -> [String: ParseValue] {
+        try await context.store.config()
+    }
 }
 
 /// What a `beforeSave` hook receives: the object about to be written, which the hook may change.

@@ -27,6 +27,17 @@ public protocol HookStore: Sendable {
     /// Calls the function hook `name` with `params` and returns its result.
     func call(_ name: String, params: [String: ParseValue]) async throws -> ParseValue
 
+    /// The app's config parameters (`GET /config`) as the caller may read them: those set
+    /// `masterKeyOnly` only through ``asMaster``.
+    func config() async throws -> [String: ParseValue]
+
     /// The same store acting with the master key: no ACL applies.
     var asMaster: any HookStore { get }
+}
+
+extension HookStore {
+    /// For stores that do not read the config (test doubles of a hook author's): 141.
+    public func config() async throws -> [String: ParseValue] {
+        throw ParseError.failed("this store does not read the app's config")
+    }
 }

@@ -34,6 +34,10 @@ struct RemoteHookStore: HookStore, JobProgressReporter {
         try await call(.call, ["name": .string(name), "params": .object(params)])
     }
 
+    func config() async throws -> [String: ParseValue] {
+        try await call(.config, [:]).objectValue ?? [:]
+    }
+
     func reportJobProgress(_ message: String) async throws {
         _ = try await call(.progress, ["message": .string(message)])
     }

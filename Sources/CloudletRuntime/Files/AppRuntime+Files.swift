@@ -59,7 +59,7 @@ extension AppRuntime {
     /// runs once it is gone (its failure is logged, never the delete's).
     public func deleteFile(named name: String, caller: Caller) async throws {
         guard caller.isMaster else {
-            throw ParseError(code: 119, message: "unauthorized: master key is required", httpStatus: 403)
+            throw ParseError.masterKeyRequired
         }
         let files = try requireFiles()
         let name = try FileName.storedName(name)

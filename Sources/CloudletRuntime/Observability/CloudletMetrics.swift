@@ -11,7 +11,8 @@ import Synchronization
 ///
 /// Labels have bounded values only: `app` is a hosted app's id (apps are created by the operator),
 /// `route` a route pattern such as `/parse/classes/{className}` (never a raw path), `hook` a
-/// registered hook as `kind:name`, `status` an HTTP status code and `outcome` a ``HookOutcome``.
+/// registered hook as `kind:name`, `status` an HTTP status code, `outcome` a ``HookOutcome`` and
+/// `event` an analytics event's name, at most ``maximumAnalyticsEventNames`` per app.
 ///
 /// ```swift
 /// let metrics = CloudletMetrics()
@@ -22,6 +23,10 @@ public struct CloudletMetrics: Sendable {
     private let factory: any MetricsFactory
     private let render: @Sendable () -> [UInt8]
     private let handles = MetricHandles()
+    private let analyticsEventNames = LabelValueCap(limit: maximumAnalyticsEventNames, maximumLength: 128, overflow: "other")
+
+    /// The most analytics event names one app has labels for; its later names count as `other`.
+    public static let maximumAnalyticsEventNames = 64
 
     /// Metrics recorded through `factory`, which `render` writes out as Prometheus text (the server
     /// makes them over its Prometheus registry).
@@ -58,6 +63,14 @@ public struct CloudletMetrics: Sendable {
     func hookRan(app: String, hook: String, outcome: HookOutcome, duration: Duration) {
         counter("cloudlet_hook_invocations_total", [("app", app), ("hook", hook), ("outcome", outcome.rawValue)]).increment()
         timer("cloudlet_hook_duration_seconds", [("app", app), ("hook", hook)]).record(duration)
+    }
+
+    /// An analytics event named `event` sent by a client of `app` (`POST /events/:eventName`):
+    /// `cloudlet_analytics_events_total{app,event}`. The name is the client's choice, so only the
+    /// first ``maximumAnalyticsEventNames`` names of an app (of up to 128 bytes) are labels; any other
+    /// counts as `other`.
+    package func analyticsEventTracked(app: String, event: String) {
+        counter("cloudlet_analytics_events_total", [("app", app), ("event", analyticsEventNames.label(event, in: app))]).increment()
     }
 
     /// A request of `app` refused by its rate limits: `cloudlet_rate_limited_total{app}`.

@@ -49,6 +49,10 @@ struct RuntimeHookStore: HookStore, JobProgressReporter {
         try await withinDeadline { try await runtime.callFunction(name, params: params, caller: caller.writingOnItsOwn) }
     }
 
+    func config() async throws -> [String: ParseValue] {
+        try await withinDeadline { try await runtime.globalConfig(caller: caller).params }
+    }
+
     func reportJobProgress(_ message: String) async throws {
         guard let run = caller.jobRun else { throw ParseError.failed("only a job reports progress") }
         try await runtime.recordJobProgress(message, of: run)

@@ -60,5 +60,5 @@ public struct SessionRecord: Sendable, Hashable {
     }
 }
 
-/// Every part of an app's storage: objects, the accounts beside them, push deliveries and job runs.
-public typealias AppStorage = ObjectStorage & AccountStorage & PushDeliveryStorage & JobStorage & WorkQueue
+/// Every part of an app's storage: objects, the accounts beside them, push deliveries, job runs and the config.
+public typealias AppStorage = ObjectStorage & AccountStorage & PushDeliveryStorage & JobStorage & WorkQueue & GlobalConfigStorage

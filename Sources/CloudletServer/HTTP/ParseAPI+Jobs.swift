@@ -1,4 +1,5 @@
 import Cloudlet
+import CloudletRuntime
 import HTTPTypes
 
 extension ParseAPI {
@@ -10,7 +11,7 @@ extension ParseAPI {
     /// `{"jobStatusId": id}` and the id in `X-Parse-Job-Status-Id`.
     func startJob(_ call: ParseCall) async throws -> Reply {
         guard call.caller.isMaster else {
-            throw ParseError(code: 119, message: "unauthorized: master key is required", httpStatus: 403)
+            throw ParseError.masterKeyRequired
         }
         let id = try await call.app.runtime.startJob(try call.parameter("name"), params: call.body, source: .api, caller: call.caller)
         return Reply(body: ["jobStatusId": .string(id)], headers: [Self.jobStatusIdHeader: id])

@@ -13,7 +13,7 @@ extension ParseAPI {
     /// `{"result": true}` with its id in `X-Parse-Push-Status-Id`.
     func sendPush(_ call: ParseCall) async throws -> Reply {
         guard call.caller.isMaster else {
-            throw ParseError(code: 119, message: "unauthorized: master key is required", httpStatus: 403)
+            throw ParseError.masterKeyRequired
         }
         let runtime = call.app.runtime
         let request = try PushRequest(call.body, now: runtime.clock.now)

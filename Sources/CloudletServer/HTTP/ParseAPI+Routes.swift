@@ -41,5 +41,17 @@ extension ParseAPI {
         ParseRoute(.delete, "files/:id", inBatches: false) { try await $0.deleteFile($1) },
         ParseRoute(.get, "files/:id/:name", kind: .urlOnly, handler: .response { try await $0.download(request: $1, context: $2) }),
         ParseRoute(.post, "jobs/:name") { try await $0.startJob($1) },
+        ParseRoute(.get, "config") { try await $0.readConfig($1) },
+        ParseRoute(.put, "config") { try await $0.updateConfig($1) },
+        ParseRoute(.get, "serverInfo") { try $0.serverInfo($1) },
+        ParseRoute(.post, "events/:eventName") { try $0.trackEvent($1) },
+        ParseRoute(.get, "hooks/functions") { try $0.listHookFunctions($1) },
+        ParseRoute(.post, "hooks/functions") { try $0.refuseHookChange($1) },
+        ParseRoute(.get, "hooks/functions/:functionName") { try $0.hookFunction($1) },
+        ParseRoute(.put, "hooks/functions/:functionName") { try $0.refuseHookChange($1) },
+        ParseRoute(.get, "hooks/triggers") { try $0.listHookTriggers($1) },
+        ParseRoute(.post, "hooks/triggers") { try $0.refuseHookChange($1) },
+        ParseRoute(.get, "hooks/triggers/:className/:triggerName") { try $0.hookTrigger($1) },
+        ParseRoute(.put, "hooks/triggers/:className/:triggerName") { try $0.refuseHookChange($1) },
     ]
 }

@@ -15,6 +15,8 @@ import Foundation
 ///   folder), it logs "after-response hook hanging: <object id>" and hangs instead, so that the
 ///   test can stop the server mid-hook.
 /// - `function("slow")`: sleeps `ms` milliseconds, then answers "done".
+/// - `function("config")`: answers the app's config parameters as its caller reads them
+///   (`caller`) and as the master key does (`master`).
 /// - `function("wait")`: waits for ever, deaf to cancellation but using no CPU, under a 60 s limit.
 /// - `function("spin")`: `while true {}` that ignores cancellation, under a 1 s limit; only a kill ends it.
 /// - `function("spinBriefly")`: the same under a 100 ms limit.
@@ -69,6 +71,9 @@ enum FixtureHooks: HookModule {
             let milliseconds = request.params["ms"]?.intValue ?? 0
             try await Task.sleep(for: .milliseconds(milliseconds))
             return "done"
+        }
+        hooks.function("config") { request in
+            ["caller": .object(try await request.config()), "master": .object(try await request.store.asMaster.config())]
         }
         registerMisbehaving(&hooks)
         registerHostile(&hooks)
