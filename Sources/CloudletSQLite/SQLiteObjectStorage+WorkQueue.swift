@@ -110,6 +110,13 @@ extension SQLiteObjectStorage: WorkQueue {
         }
     }
 
+    /// How many rows of `kind` are queued, leased or not.
+    package func queuedCount(_ kind: WorkKind) async throws -> Int {
+        try await pool.read { db in
+            try Int.fetchOne(db, sql: "SELECT count(*) FROM work_queue WHERE kind = ?", arguments: [kind.rawValue]) ?? 0
+        }
+    }
+
     public func nextDue(_ kinds: Set<WorkKind>) async throws -> Date? {
         guard !kinds.isEmpty else { return nil }
         let kindList = kinds.map(\.rawValue)
