@@ -126,7 +126,7 @@ public struct AppWorkService: Service {
         }
     }
 
-    private var queue: any WorkQueue { runtime.storage }
+    private var queue: any WorkQueue { runtime.stores.work }
 
     /// When the loop next has something to do without being signalled: the earliest due row (while
     /// it has room for one: a run that ends signals), or while it holds `holding` rows, the renewal

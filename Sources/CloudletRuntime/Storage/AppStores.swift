@@ -1,0 +1,33 @@
+/// Every store of one app, built once when the app is served: its objects, the accounts beside
+/// them, its work queue, job runs, push fan-out, file usage and hook log. Each is a small type over
+/// the app's one database; a write that spans features (a save with the after hook it queues, a
+/// push job with its fan-out) stays one transaction inside the store that makes it.
+public struct AppStores: Sendable {
+    /// The app's objects.
+    public var objects: any ObjectStorage
+    /// Its users' credentials and sessions.
+    public var accounts: any AccountStorage
+    /// Its at-least-once work: after hooks, push deliveries and job runs.
+    public var work: any WorkQueue
+    /// Its job runs and schedules.
+    public var jobs: any JobStorage
+    /// Its push jobs' fan-out.
+    public var push: any PushDeliveryStorage
+    /// The bytes its stored files take.
+    public var fileUsage: any FileUsageStorage
+    /// Its hook log.
+    public var hookRuns: any HookRunStorage
+
+    public init(
+        objects: any ObjectStorage, accounts: any AccountStorage, work: any WorkQueue, jobs: any JobStorage,
+        push: any PushDeliveryStorage, fileUsage: any FileUsageStorage, hookRuns: any HookRunStorage
+    ) {
+        self.objects = objects
+        self.accounts = accounts
+        self.work = work
+        self.jobs = jobs
+        self.push = push
+        self.fileUsage = fileUsage
+        self.hookRuns = hookRuns
+    }
+}
