@@ -45,6 +45,14 @@ struct ServeCommand<Hooks: HookModule>: AsyncParsableCommand {
                 return handler
             }, metadataProvider: RequestIdentity.metadataProvider)
         var configuration = try Self.configuration(settings)
+        let dataLock: DataFolderLock
+        do {
+            dataLock = try DataFolderLock(dataDirectory: configuration.dataDirectory)
+        } catch let failure as DataFolderLock.Failure {
+            FileHandle.standardError.write(Data("error: \(failure)\n".utf8))
+            throw ExitCode.failure
+        }
+        configuration.work.soleHolder = true
         let descriptors = ProcessDescriptors.raiseLimitToHard()
         let registry = try AppRegistry(dataDirectory: configuration.dataDirectory)
         let apps = try StartingApps(
@@ -91,6 +99,7 @@ struct ServeCommand<Hooks: HookModule>: AsyncParsableCommand {
                 \(apps.alsoServing)
                 """.utf8))
         }.runService()
+        withExtendedLifetime(dataLock) {}
     }
 
     /// Sets the operator key: the one given (whose hash is then kept), else the one kept, else a new

@@ -2,6 +2,8 @@ import Foundation
 import Logging
 import Testing
 
+import CloudletTesting
+
 @testable import CloudletIsolation
 @testable import CloudletRuntime
 @testable import CloudletSQLite
@@ -82,5 +84,22 @@ private func lines(_ splitter: inout LineSplitter, _ text: String) -> [String] {
         let long = [UInt8](repeating: UInt8(ascii: "z"), count: LineSplitter.maximumLineBytes * 2) + [UInt8(ascii: "\n")]
         var splitter = LineSplitter()
         #expect(relay.admit(splitter.append(long[...]), at: start).count == 1)
+    }
+
+    @Test func whatWasDroppedIsSaidInOneWarningPerIntervalAndNotWhenNothingWas() throws {
+        let logs = CapturedLogs()
+        let relay = WorkerOutputRelay(
+            appId: "noisy", limits: WorkerOutputRelay.Limits(linesPerSecond: 10, bytesPerSecond: 1 << 20), metrics: nil,
+            logger: logs.logger(label: "workers"), now: start)
+        _ = relay.admit(output(25), at: start)
+        relay.summarize(at: start + .seconds(9))
+        #expect(logs.all.isEmpty, "not before the interval has passed")
+        relay.summarize(at: start + WorkerOutputRelay.summaryInterval)
+        let warning = try #require(logs.all.first)
+        #expect(logs.all.count == 1 && warning.level == .warning)
+        #expect(warning.message == "dropped worker output over the app's rate")
+        #expect(warning.metadata["lines"] == "15" && warning.metadata["bytes"] == "150" && warning.metadata["seconds"] == "10")
+        relay.summarize(at: start + WorkerOutputRelay.summaryInterval * 3)
+        #expect(logs.all.count == 1, "nothing dropped since: no second warning")
     }
 }

@@ -70,8 +70,9 @@ extension ProcessTests {
             let restarted = try await ServerProcess.serve(.fixture, data: data)
             defer { restarted.killIfRunning() }
             let after = restarted.client(masterKey: keys.masterKey)
-            // The killed server's leases (10 s) run out, then the new server claims the rows.
-            let marks = try await poll(timeout: .seconds(60), "the cut-off after hooks to run") {
+            // The new server, sole holder of the folder's queues, takes back the rows the killed one
+            // held at once, rather than when their leases (10 s) run out.
+            let marks = try await poll(timeout: .seconds(30), "the cut-off after hooks to run") {
                 let marks = try await Self.records(after, "LaterMark")
                 return cutOff.allSatisfy { marks[$0] != nil } ? marks : nil
             }
@@ -83,6 +84,7 @@ extension ProcessTests {
             let logs = try await Self.records(after, "CrashLog")
             for id in waitedFor { #expect(logs[id].map(runs.contains) == true, "an after hook the response waited for ran once: \(id)") }
             #expect(marks.count == 2 * Self.saves && logs.count == Self.saves, "no other records: \(marks), \(logs)")
+            #expect(restarted.stderr.contains("took back queued work an ended process held"), "\(restarted.stderr)")
             #expect(try await restarted.stop() == .exit(0))
         }
 

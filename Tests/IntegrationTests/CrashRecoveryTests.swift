@@ -36,7 +36,8 @@ extension ProcessTests {
             #expect(crash["note"] == "about to crash")
             let crashId = try #require(crash["objectId"]?.stringValue)
 
-            // The killed server's lease on the row (10 s) runs out, then the new server claims it.
+            // The new server takes the killed server's row back as it starts (rather than when its
+            // 10 s lease runs out) and runs the hook again.
             let logs = try await poll(timeout: .seconds(30), "the replayed after hook's CrashLog") {
                 let logs = try await client.query("CrashLog", where: ["savedId": .string(crashId)])
                 return logs.isEmpty ? nil : logs

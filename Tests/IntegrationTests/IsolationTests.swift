@@ -129,9 +129,9 @@ extension ProcessTests {
             defer { apps.stop() }
             func hangs(_ count: Int) async throws {
                 try await withThrowingTaskGroup(of: Void.self) { group in
-                    for _ in 0..<2 {
+                    for _ in 0..<4 {
                         group.addTask {
-                            for _ in 0..<count / 2 {
+                            for _ in 0..<count / 4 {
                                 let reply = try await apps.fixture.post("/functions/spinBriefly", [:])
                                 #expect(reply.status == 504)
                             }

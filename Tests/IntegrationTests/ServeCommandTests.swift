@@ -41,6 +41,12 @@ extension ProcessTests {
             let sameKeys = again.client(clientKey: banner.clientKey, masterKey: masterKey)
             #expect(try await sameKeys.get("/classes/Posts").status == 200)
             #expect(try await sameKeys.get("/classes/Posts", master: true).status == 200)
+
+            // A second server on the folder the first serves is refused, naming the first.
+            let second = try await ServerProcess.run(.cloudlet, ["serve", "--data", data.path, "--port", "0"])
+            #expect(second.ending == .exit(1))
+            #expect(second.stderr.contains("is served by process \(again.pid) already"), "stderr: \(second.stderr)")
+            #expect(try await sameKeys.get("/classes/Posts").status == 200, "the first still serves")
             #expect(try await again.stop() == .exit(0))
         }
 

@@ -26,14 +26,21 @@ public struct WorkSettings: Sendable, Hashable {
     public var outsideWriteInterval: Duration
     /// The kinds of work run: by default every kind a runtime runs.
     public var kinds: Set<WorkKind>
+    /// Whether this process is the only one that claims from the apps' queues (`cloudlet serve`
+    /// holding its data folder's lock): rows other holders leased were then left by a process that
+    /// ended without handing them back, and a loop takes them back as it starts, rather than once
+    /// their leases run out. Default false (processes that share a store wait for the leases).
+    public var soleHolder: Bool
 
     public init(
-        lease: Duration = .seconds(10), concurrency: Int = 32, outsideWriteInterval: Duration = .seconds(2), kinds: Set<WorkKind>? = nil
+        lease: Duration = .seconds(10), concurrency: Int = 32, outsideWriteInterval: Duration = .seconds(2), kinds: Set<WorkKind>? = nil,
+        soleHolder: Bool = false
     ) {
         self.lease = lease
         self.concurrency = max(concurrency, 1)
         self.outsideWriteInterval = outsideWriteInterval
         self.kinds = kinds ?? AppRuntime.workKinds
+        self.soleHolder = soleHolder
     }
 }
 
@@ -48,7 +55,8 @@ public struct WorkSettings: Sendable, Hashable {
 /// ends, the earliest row falls due, or (while it runs something) a lease needs renewing. On
 /// graceful shutdown (or once its app is no longer served) it stops claiming and taking rows and
 /// cancels its runs; each row is then ended as its run says, handed back (due at once) unless the
-/// run finished. A row whose loop was killed is claimed again when its lease runs out.
+/// run finished. A row whose loop was killed is claimed again when its lease runs out, or at once
+/// when the next loop is its queue's sole holder (``WorkSettings/soleHolder``).
 public struct AppWorkService: Service {
     /// The app whose work runs.
     public let runtime: AppRuntime
@@ -77,6 +85,7 @@ public struct AppWorkService: Service {
         let held = HeldWork()
         let stopping = Atomic(false)
         runtime.heldWork.open(owner: owner, lease: settings.lease)
+        if settings.soleHolder { await takeBackAbandonedWork() }
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in
                 var renewedAt = runtime.clock.now
@@ -127,6 +136,16 @@ public struct AppWorkService: Service {
     }
 
     private var queue: any WorkQueue { runtime.stores.work }
+
+    /// Makes the rows other holders leased due now: as sole holder, this loop knows them ended.
+    private func takeBackAbandonedWork() async {
+        do {
+            let taken = try await queue.takeBack(leasedByOthersThan: owner, at: runtime.clock.now)
+            if taken > 0 { runtime.logger.info("took back queued work an ended process held", metadata: ["rows": "\(taken)"]) }
+        } catch {
+            runtime.logger.error("could not take back queued work an ended process held", metadata: ["error": "\(error)"])
+        }
+    }
 
     /// When the loop next has something to do without being signalled: the earliest due row (while
     /// it has room for one: a run that ends signals), or while it holds `holding` rows, the renewal

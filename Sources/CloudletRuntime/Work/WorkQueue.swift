@@ -108,6 +108,12 @@ public protocol WorkQueue: Sendable {
     @discardableResult
     func release(_ ids: [String], owner: String, at now: Date) async throws -> Int
 
+    /// Makes every row leased to a holder other than `owner` due at `now`, as if its lease had run
+    /// out (its attempt stays counted); answers how many. Only for a queue `owner` alone claims
+    /// from, whose other holders are known to have ended (``WorkSettings/soleHolder``).
+    @discardableResult
+    func takeBack(leasedByOthersThan owner: String, at now: Date) async throws -> Int
+
     /// When the earliest row of `kinds` is due (leased rows when their lease runs out), if any is.
     func nextDue(_ kinds: Set<WorkKind>) async throws -> Date?
 

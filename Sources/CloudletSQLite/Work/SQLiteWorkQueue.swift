@@ -109,6 +109,16 @@ public struct SQLiteWorkQueue: WorkQueue {
         try await held(ids, by: owner, set: "lease_owner = NULL, due = ?, attempts = attempts - 1", [now.timeIntervalSince1970])
     }
 
+    @discardableResult
+    public func takeBack(leasedByOthersThan owner: String, at now: Date) async throws -> Int {
+        try await database.pool.write { db in
+            try db.execute(
+                sql: "UPDATE work_queue SET lease_owner = NULL, due = ? WHERE lease_owner IS NOT NULL AND lease_owner <> ?",
+                arguments: [now.timeIntervalSince1970, owner])
+            return db.changesCount
+        }
+    }
+
     public func nextDue(_ kinds: Set<WorkKind>) async throws -> Date? {
         guard !kinds.isEmpty else { return nil }
         let kindList = kinds.map(\.rawValue)

@@ -133,7 +133,7 @@ public struct CloudletApplication: Sendable {
                 supervisor,
                 HookRunWriter(apps: apps, interval: .milliseconds(100), logger: logger),
                 JobSchedulerService(apps: apps, clock: clock, logger: logger, metrics: metrics),
-                WorkService(apps: apps, push: configuration.pushDelivery),
+                WorkService(apps: apps, settings: configuration.work, push: configuration.pushDelivery),
             ] + services,
             onServerRunning: { [supervisor] channel in
                 supervisor.serverOrigin.listening(on: channel.localAddress)

@@ -43,6 +43,8 @@ public struct ServerConfiguration: Sendable {
     public var pushDelivery = PushDeliveryConfiguration()
     /// The bounds on connections, their timeouts and the descriptors kept in reserve.
     public var connections = ConnectionLimits()
+    /// How the apps' queued work (after hooks, job runs, push deliveries) is claimed and run.
+    public var work = WorkSettings()
 
     public init(
         host: String = "127.0.0.1", port: Int = 1337, dataDirectory: String = "./data", mountPath: String = "/parse",

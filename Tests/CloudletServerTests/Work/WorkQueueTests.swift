@@ -107,6 +107,22 @@ import Testing
         }
     }
 
+    @Test func aSoleHolderTakesBackWhatOthersLeasedAndLeavesItsOwnAndRetriedRowsAlone() async throws {
+        try await TemporaryStorage.with { database, _ in
+            let queue = SQLiteWorkQueue(database)
+            try await queue.enqueue([work("gone1"), work("gone2"), work("mine"), work("retried"), work("later", dueIn: 60)])
+            _ = try await queue.claim([.job], limit: 2, owner: "killed", at: now, leasedUntil: now + 30)
+            _ = try await queue.claim([.job], limit: 2, owner: "me", at: now, leasedUntil: now + 30)
+            #expect(try await queue.retry("retried", owner: "me", at: now + 20))
+            #expect(try await queue.takeBack(leasedByOthersThan: "me", at: now + 1) == 2)
+            let taken = try await queue.claim([.job], limit: 10, owner: "me", at: now + 1, leasedUntil: now + 31)
+            #expect(taken.map(\.id) == ["gone1", "gone2"], "due at once, not when the killed holder's leases run out")
+            #expect(taken.allSatisfy { $0.attempts == 2 }, "the interrupted attempt stays counted")
+            #expect(try await queue.complete("mine", owner: "me"), "its own lease is untouched")
+            #expect(try await queue.nextDue([.job]) == now + 20, "the retried row keeps its due time")
+        }
+    }
+
     @Test func queuingWakesTheLoopThatClaims() async throws {
         try await TemporaryStorage.with { database, _ in
             let queue = SQLiteWorkQueue(database)

@@ -17,7 +17,9 @@ final class PushHTTPTransport: Sendable {
     private let timeout: TimeAmount
 
     /// A client trusting `trustRoots` (the system's by default), waiting at most `timeout` for an
-    /// answer, so that a send ends (sent, or to be retried) in bounded time.
+    /// answer, so that a send ends (sent, or to be retried) in bounded time. A connection that
+    /// cannot be made fails its send at once (to be retried by the delivery's backoff) rather than
+    /// being tried again within the send until its time runs out.
     init(trustRoots: NIOSSLTrustRoots = .default, timeout: TimeAmount = .seconds(10)) {
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.trustRoots = trustRoots
@@ -25,6 +27,7 @@ final class PushHTTPTransport: Sendable {
         configuration.httpVersion = .automatic
         configuration.connectionPool.idleTimeout = .minutes(5)
         configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = Self.connectionsPerHost
+        configuration.connectionPool.retryConnectionEstablishment = false
         client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
         self.timeout = timeout
     }
