@@ -1,7 +1,8 @@
 /// Every store of one app, built once when the app is served: its objects, the accounts beside
-/// them, its work queue, job runs, push fan-out, file usage and hook log. Each is a small type over
-/// the app's one database; a write that spans features (a save with the after hook it queues, a
-/// push job with its fan-out) stays one transaction inside the store that makes it.
+/// them, its work queue, job runs, push fan-out, file usage and hook log. They share the app's one
+/// database (in SQLite, `AppStores(SQLiteAppDatabase(path:))`), so a write that spans features (a
+/// save with the after hook it queues, a sign-up with its session, a push job with its fan-out)
+/// stays one transaction, made by the store the write belongs to.
 public struct AppStores: Sendable {
     /// The app's objects.
     public var objects: any ObjectStorage

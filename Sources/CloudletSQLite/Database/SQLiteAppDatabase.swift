@@ -84,6 +84,9 @@ public final class SQLiteAppDatabase: Sendable {
         }
     }
 
+    /// The rows of the `objects` table as every store writes them in its transactions.
+    var objectRows: ObjectRows { ObjectRows(database: self) }
+
     /// `object` as it leaves the database: its `File` values rebuilt from their names (``FileURLs``).
     func presented(_ object: ParseObject) -> ParseObject {
         FileURLs.presenting(object, with: fileURLs)

@@ -26,7 +26,7 @@ public struct SQLiteJobStore: JobStorage {
     }
 
     public func recordJobStart(_ status: ParseObject, work: NewWork, maximumRunning: Int, exclusive: Bool) async throws -> JobStartOutcome {
-        let rows = ObjectRows(database: database)
+        let rows = database.objectRows
         let arguments = try rows.arguments(status)
         let jobName = status.fields["jobName"]?.stringValue ?? ""
         let outcome = try await database.pool.write { db -> JobStartOutcome in
@@ -45,15 +45,16 @@ public struct SQLiteJobStore: JobStorage {
 
     @discardableResult
     public func updateRunningJob(_ id: String, fields: [String: ParseValue], updatedAt: Date) async throws -> Bool {
-        try await database.pool.write { db in
+        let (schema, rows) = (database.schema, database.objectRows)
+        return try await database.pool.write { db in
             guard var status = try ObjectRows.fetch(db, JobStatus.className, id),
                 status.fields["status"]?.stringValue == JobStatus.State.running.rawValue
             else { return false }
             status.fields.merge(fields) { _, new in new }
             status.updatedAt = updatedAt
-            try self.database.schema.check(status, db)
+            try schema.check(status, db)
             let row = ObjectText(status)
-            try ObjectRows(database: self.database).checkSize(row)
+            try rows.checkSize(row)
             try db.execute(
                 sql: "UPDATE objects SET updated_at = ?, data = ? WHERE class = ? AND id = ?",
                 arguments: [row.updatedAt, row.fields, JobStatus.className, id])

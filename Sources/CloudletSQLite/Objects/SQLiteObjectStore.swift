@@ -40,7 +40,7 @@ public struct SQLiteObjectStore: ObjectStorage {
     public var fileURLs: FileURLs? { database.fileURLs }
 
     /// The rows this store writes, checked as every store checks them.
-    var rows: ObjectRows { ObjectRows(database: database) }
+    var rows: ObjectRows { database.objectRows }
     /// Where the after hooks of its writes are queued.
     var queue: SQLiteWorkQueue { SQLiteWorkQueue(database) }
 

@@ -32,7 +32,7 @@ public struct SQLiteAccountStore: AccountStorage {
     public func insertUser(
         _ user: ParseObject, passwordHash: String, session: SessionRecord, outbox: OutboxEvent?, alongside: [ParseObject]
     ) async throws {
-        let rows = ObjectRows(database: database)
+        let rows = database.objectRows
         let arguments = try rows.arguments(user, encodedIn: outbox)
         let companions = try rows.companions(alongside)
         let queue = SQLiteWorkQueue(database)
