@@ -13,6 +13,7 @@ public struct SQLiteJobStore: JobStorage {
         self.database = database
     }
 
+    /// `job_schedules`: where each schedule stands.
     static func registerTables(_ migrator: inout DatabaseMigrator) {
         migrator.registerMigration("job_schedules") { db in
             try db.execute(

@@ -13,6 +13,7 @@ public struct SQLiteHookRunStore: HookRunStorage {
         self.database = database
     }
 
+    /// `hook_runs`, indexed by hook.
     static func registerTables(_ migrator: inout DatabaseMigrator) {
         migrator.registerMigration("hook_runs") { db in
             try db.execute(

@@ -13,6 +13,7 @@ public struct SQLiteAccountStore: AccountStorage {
         self.database = database
     }
 
+    /// `credentials` and `sessions`, and the unique indexes on users' usernames and emails.
     static func registerTables(_ migrator: inout DatabaseMigrator) {
         migrator.registerMigration("accounts") { db in
             try db.execute(
