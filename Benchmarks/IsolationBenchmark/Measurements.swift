@@ -32,7 +32,7 @@ enum Measurements {
         var logger = Logger(label: "bench")
         logger.logLevel = .error
         let runtime = AppRuntime(
-            appId: "bench", storage: try SQLiteObjectStorage(path: folder.appendingPathComponent("bench.sqlite").path),
+            appId: "bench", stores: AppStores(try SQLiteAppDatabase(path: folder.appendingPathComponent("bench.sqlite").path)),
             executor: executor, clock: SystemClock(), logger: logger, hookLogger: logger)
         let end = ContinuousClock.now + .milliseconds(Int64(seconds * 1000))
         let saves = try await withThrowingTaskGroup(of: Int.self) { group in

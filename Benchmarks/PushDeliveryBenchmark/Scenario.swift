@@ -49,12 +49,12 @@ extension Scenario {
     /// measuring the CPU of this process and of the stand-in process `standInPID`.
     func run(installations: Int, concurrency: Int, in folder: URL, standInPID: Int32) async throws -> ScenarioResult {
         let path = folder.appendingPathComponent("scenario-\(number).sqlite").path
-        let storage = try SQLiteObjectStorage(path: path)
-        try await writeInstallations(installations, into: storage)
+        let stores = AppStores(try SQLiteAppDatabase(path: path))
+        try await writeInstallations(installations, into: stores.objects)
         PeakMemory.reset()
         let logger = Logger(label: "cloudlet.push")
         let runtime = AppRuntime(
-            appId: "bench", storage: storage, executor: InProcessHookExecutor(registry: HookRegistry()), clock: SystemClock(),
+            appId: "bench", stores: stores, executor: InProcessHookExecutor(registry: HookRegistry()), clock: SystemClock(),
             logger: logger, hookLogger: logger)
         let providers = PushProviders(byDeviceType: ["ios": provider], fallback: nil)
         let service = AppWorkService(
@@ -62,7 +62,7 @@ extension Scenario {
         let job = PushJob(id: "job\(number)", status: .pending, source: "rest", query: [:], data: ["alert": "Hello", "sound": "default"])
         let started = ContinuousClock.now
         let cpuAtStart = (delivery: ProcessCPU.seconds(), standIn: ProcessCPU.seconds(of: standInPID), machine: MachineCPU.now())
-        try await storage.insert(ParseObject(className: "_PushStatus", objectId: job.id, acl: ParseACL(), fields: job.fields), outbox: nil)
+        try await stores.objects.insert(ParseObject(className: "_PushStatus", objectId: job.id, acl: ParseACL(), fields: job.fields), outbox: nil)
         let running = Task { await service.run() }
         defer { running.cancel() }
         var fields: [String: ParseValue] = [:]
@@ -70,7 +70,7 @@ extension Scenario {
         while !["succeeded", "failed", "expired"].contains(fields["status"]?.stringValue ?? "") {
             guard started.duration(to: .now) < .seconds(600) else { throw BenchmarkFailure("\(name): the job did not end in 10 minutes") }
             try await Task.sleep(for: .milliseconds(10))
-            fields = try await storage.fetch("_PushStatus", id: job.id)?.fields ?? [:]
+            fields = try await stores.objects.fetch("_PushStatus", id: job.id)?.fields ?? [:]
             let ended = (fields["numSent"]?.intValue ?? 0) + (fields["numFailed"]?.intValue ?? 0)
             if firstAttempts == nil, ended >= installations - expected.retried { firstAttempts = started.duration(to: .now) }
         }
@@ -91,7 +91,7 @@ extension Scenario {
     }
 
     /// N installations, iOS with this scenario's tokens, a thousand to a transaction.
-    private func writeInstallations(_ count: Int, into storage: SQLiteObjectStorage) async throws {
+    private func writeInstallations(_ count: Int, into objects: any ObjectStorage) async throws {
         let now = Date()
         func installation(_ index: Int) -> ParseObject {
             ParseObject(
@@ -103,7 +103,7 @@ extension Scenario {
         }
         for start in stride(from: 0, to: count, by: 1000) {
             let batch = (start..<min(start + 1000, count)).map(installation)
-            try await storage.insert(batch[0], outbox: nil, alongside: Array(batch.dropFirst()))
+            try await objects.insert(batch[0], outbox: nil, alongside: Array(batch.dropFirst()))
         }
     }
 }

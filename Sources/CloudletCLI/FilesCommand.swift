@@ -27,11 +27,11 @@ struct FilesCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            let objects = try options.storage()
+            let usage = SQLiteFileUsageStore(try options.database())
             let folder = options.data ?? ProcessInfo.processInfo.environment["CLOUDLET_DATA"] ?? "./data"
             let files = try LocalFileStorage(dataDirectory: folder, appId: options.app)
             let before = HookRunQuery.time(olderThan, before: Date())!
-            let pruned = try await UnusedFiles.prune(files, objects: objects, storedBefore: before, remove: !dryRun)
+            let pruned = try await UnusedFiles.prune(files, usage: usage, storedBefore: before, remove: !dryRun)
             if options.json {
                 return print(JSONWriter.string(.array(pruned.map { ["name": .string($0.name), "size": .number(Double($0.size))] })))
             }

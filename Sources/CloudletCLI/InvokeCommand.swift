@@ -33,7 +33,7 @@ struct InvokeCommand<Hooks: HookModule>: AsyncParsableCommand {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let runtime = AppRuntime(
-            appId: "invoke", storage: try SQLiteObjectStorage(path: folder.appendingPathComponent("invoke.sqlite").path),
+            appId: "invoke", stores: AppStores(try SQLiteAppDatabase(path: folder.appendingPathComponent("invoke.sqlite").path)),
             executor: InProcessHookExecutor(registry: Hooks.registry()), clock: SystemClock(),
             logger: Logger(label: "cloudlet"), hookLogger: Logger(label: "cloudlet.hooks"))
         do {

@@ -15,12 +15,13 @@ struct JobsListCommand<Hooks: HookModule>: AsyncParsableCommand {
 
     func run() async throws {
         guard let record = try options.registry().app(options.app) else { throw ValidationError("no app \(options.app)") }
-        let storage = try options.storage()
-        let states = try await storage?.jobScheduleStates() ?? [:]
+        let database = try options.database()
+        let states = try await database.map(SQLiteJobStore.init)?.jobScheduleStates() ?? [:]
+        let objects = database.map(SQLiteObjectStore.init)
         var names = Set(record.settings.jobSchedules.keys)
         if record.settings.hooksExecutable == AppSettings.selfExecutable { names.formUnion(Hooks.registry().summary.filter { $0.kind == .job }.map(\.name)) }
-        if let storage {
-            for run in try await JobRuns.newestRuns(storage, limit: JobStatus.retention) {
+        if let objects {
+            for run in try await JobRuns.newestRuns(objects, limit: JobStatus.retention) {
                 if let name = run.fields["jobName"]?.stringValue { names.insert(name) }
             }
         }
@@ -29,7 +30,7 @@ struct JobsListCommand<Hooks: HookModule>: AsyncParsableCommand {
         for name in names.sorted() {
             let schedule = record.settings.jobSchedules[name]
             var lastRun: ParseObject?
-            if let storage { lastRun = try await JobRuns.newestRuns(storage, job: name, limit: 1).first }
+            if let objects { lastRun = try await JobRuns.newestRuns(objects, job: name, limit: 1).first }
             var next: Date?
             if let schedule {
                 // A time missed while no server ran is run once when one starts.

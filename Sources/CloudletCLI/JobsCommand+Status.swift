@@ -18,13 +18,14 @@ struct JobsStatusCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        guard let storage = try options.storage() else { throw ValidationError("no app \(options.app) in \(options.folder)") }
+        guard let database = try options.database() else { throw ValidationError("no app \(options.app) in \(options.folder)") }
+        let objects = SQLiteObjectStore(database)
         if let id {
-            guard let run = try await storage.fetch(JobStatus.className, id: id) else { throw ValidationError("no job run \(id)") }
+            guard let run = try await objects.fetch(JobStatus.className, id: id) else { throw ValidationError("no job run \(id)") }
             print(options.json ? JobRuns.json(run) : JobRuns.line(run))
             return
         }
-        let runs = try await JobRuns.newestRuns(storage, job: job, limit: limit)
+        let runs = try await JobRuns.newestRuns(objects, job: job, limit: limit)
         if runs.isEmpty, !options.json { print(job.map { "no runs of job \($0)" } ?? "no runs") }
         for run in runs { print(options.json ? JobRuns.json(run) : JobRuns.line(run)) }
     }

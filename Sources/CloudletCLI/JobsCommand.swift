@@ -26,10 +26,10 @@ struct JobsAppOptions: ParsableArguments {
     func registry() throws -> AppRegistry { try AppRegistry(dataDirectory: folder) }
 
     /// The app's database, or nil while it has none (the app never ran).
-    func storage() throws -> SQLiteObjectStorage? {
+    func database() throws -> SQLiteAppDatabase? {
         let path = URL(fileURLWithPath: folder).appendingPathComponent("apps").appendingPathComponent("\(app).sqlite").path
         guard ParseNames.isValidAppId(app), FileManager.default.fileExists(atPath: path) else { return nil }
-        return try SQLiteObjectStorage(path: path)
+        return try SQLiteAppDatabase(path: path)
     }
 }
 
@@ -56,9 +56,9 @@ enum JobRuns {
     }
 
     /// The newest runs, of `job` only when given.
-    static func newestRuns(_ storage: SQLiteObjectStorage, job: String? = nil, limit: Int) async throws -> [ParseObject] {
+    static func newestRuns(_ objects: SQLiteObjectStore, job: String? = nil, limit: Int) async throws -> [ParseObject] {
         let constraints: [String: ParseValue] = job.map { ["jobName": .string($0)] } ?? [:]
         let query = ParseQuery(JobStatus.className, constraints: constraints, order: ["-createdAt"], limit: limit)
-        return try await storage.find(StorageQuery(query: query, readerIdentities: nil))
+        return try await objects.find(StorageQuery(query: query, readerIdentities: nil))
     }
 }

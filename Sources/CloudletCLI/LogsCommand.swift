@@ -32,10 +32,10 @@ struct LogsCommand: AsyncParsableCommand {
         guard ParseNames.isValidAppId(app), FileManager.default.fileExists(atPath: path) else {
             throw ValidationError("no app \(app) in \(folder)")
         }
-        let storage = try SQLiteObjectStorage(path: path)
+        let hookRuns = SQLiteHookRunStore(try SQLiteAppDatabase(path: path))
         var query = HookRunQuery(hook: hook, since: since.flatMap { HookRunQuery.time($0, before: Date()) }, limit: limit)
         while true {
-            let runs = try await storage.hookRuns(query)
+            let runs = try await hookRuns.hookRuns(query)
             // Written unbuffered, so that a follower reading a pipe sees each run at once.
             for run in runs { FileHandle.standardOutput.write(Data(((json ? JSONWriter.string(run.json) : Self.text(run)) + "\n").utf8)) }
             guard follow else { return }

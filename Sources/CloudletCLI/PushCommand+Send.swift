@@ -38,7 +38,7 @@ struct PushSendCommand: AsyncParsableCommand {
             id: "", status: (pushTime ?? .distantPast) > Date() ? .scheduled : .pending, source: "rest", query: audience, data: payload,
             pushTime: pushTime)
         let runtime = AppRuntime(
-            appId: options.app, storage: try options.storage(), executor: InProcessHookExecutor(registry: HookRegistry()), clock: SystemClock(),
+            appId: options.app, stores: AppStores(try options.database()), executor: InProcessHookExecutor(registry: HookRegistry()), clock: SystemClock(),
             logger: Logger(label: "cloudlet"), hookLogger: Logger(label: "cloudlet.hooks"))
         var body = job.fields
         body["ACL"] = [:]

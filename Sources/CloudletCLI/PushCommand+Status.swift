@@ -18,9 +18,9 @@ struct PushStatusCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let storage = try options.storage()
+        let objects = SQLiteObjectStore(try options.database())
         if let id {
-            guard let job = try await storage.fetch("_PushStatus", id: id) else { throw ValidationError("no push job \(id)") }
+            guard let job = try await objects.fetch("_PushStatus", id: id) else { throw ValidationError("no push job \(id)") }
             if options.json { return print(PushCommand.json(job)) }
             print(PushCommand.line(job))
             for name in ["sentPerType", "failedPerType", "failedPerReason"] {
@@ -30,7 +30,7 @@ struct PushStatusCommand: AsyncParsableCommand {
             return
         }
         let newest = ParseQuery("_PushStatus", order: ["-createdAt"], limit: limit)
-        for job in try await storage.find(StorageQuery(query: newest, readerIdentities: nil)) {
+        for job in try await objects.find(StorageQuery(query: newest, readerIdentities: nil)) {
             print(options.json ? PushCommand.json(job) : PushCommand.line(job))
         }
     }

@@ -19,13 +19,13 @@ struct PushCommand: AsyncParsableCommand {
         @Flag(help: "Print JSON.") var json = false
 
         /// The app's database, which must exist.
-        func storage() throws -> SQLiteObjectStorage {
+        func database() throws -> SQLiteAppDatabase {
             let folder = data ?? ProcessInfo.processInfo.environment["CLOUDLET_DATA"] ?? "./data"
             let path = URL(fileURLWithPath: folder).appendingPathComponent("apps").appendingPathComponent("\(app).sqlite").path
             guard ParseNames.isValidAppId(app), FileManager.default.fileExists(atPath: path) else {
                 throw ValidationError("no app \(app) in \(folder)")
             }
-            return try SQLiteObjectStorage(path: path)
+            return try SQLiteAppDatabase(path: path)
         }
     }
 

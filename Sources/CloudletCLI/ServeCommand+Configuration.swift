@@ -10,7 +10,7 @@ extension ServeCommand {
             dataDirectory: try settings.read(ServeSettings.data) { $0 },
             mountPath: try settings.read(ServeSettings.mountPath) { $0 },
             maximumBodyBytes: try settings.integer(ServeSettings.maxBodyBytes),
-            durability: try settings.read(ServeSettings.durability) { SQLiteObjectStorage.Durability(rawValue: $0) },
+            durability: try settings.read(ServeSettings.durability) { SQLiteAppDatabase.Durability(rawValue: $0) },
             maximumResponseBytes: try settings.integer(ServeSettings.maxResponseBytes),
             maximumObjectBytes: try settings.integer(ServeSettings.maxObjectBytes),
             trustedProxies: try TrustedProxies(

@@ -27,7 +27,7 @@ extension HookHarness {
         var captured: [CapturedPush] = []
         for object in jobs {
             let job = try PushJob(object)
-            let recipients = PushRecipients(storage: runtime.storage, query: job.query)
+            let recipients = PushRecipients(storage: runtime.stores.objects, query: job.query)
             var installations: [ParseObject] = []
             var cursor: String?
             while true {

@@ -53,7 +53,7 @@ public final class HookHarness: Sendable {
         self.clock = clock
         self.logs = logs
         runtime = AppRuntime(
-            appId: "test", storage: try SQLiteObjectStorage(path: folder.appendingPathComponent("test.sqlite").path),
+            appId: "test", stores: AppStores(try SQLiteAppDatabase(path: folder.appendingPathComponent("test.sqlite").path)),
             files: try LocalFileStorage(folder: folder.appendingPathComponent("files").path), executor: executor, clock: clock,
             logger: logs.logger(label: "cloudlet"), hookLogger: logs.logger(label: "cloudlet.hooks"))
         // Pushes the hooks record stay recorded, for the test to read; job runs run.

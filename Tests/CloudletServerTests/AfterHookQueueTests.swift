@@ -20,11 +20,12 @@ import Testing
     }
 
     @Test func anOwedAfterHookKeepsItsWholeCallerInItsQueuedRow() async throws {
-        try await TemporaryStorage.with { storage, _ in
+        try await TemporaryStorage.with { database, _ in
+            let stores = AppStores(database)
             let caller = Caller(userId: "u1", roles: ["editors", "admins"], isMaster: false, installationId: "device", requestId: "r1")
             let owed = event(caller: caller)
-            try await storage.insert(owed.object, outbox: owed)
-            let claimed = try #require(try await storage.claim([.afterHook], limit: 10, owner: "next", at: now, leasedUntil: now + 10).first)
+            try await stores.objects.insert(owed.object, outbox: owed)
+            let claimed = try #require(try await stores.work.claim([.afterHook], limit: 10, owner: "next", at: now, leasedUntil: now + 10).first)
             #expect(claimed.id == owed.id)
             let replayed = try #require(OutboxEventCoding.decode(claimed.payload))
             #expect(replayed.id == owed.id)
@@ -37,23 +38,25 @@ import Testing
     }
 
     @Test func aHeldAfterHookIsClaimedOnlyOnceItsHoldersLeaseRanOut() async throws {
-        try await TemporaryStorage.with { storage, _ in
+        try await TemporaryStorage.with { database, _ in
+            let stores = AppStores(database)
             let held = event(caller: Caller(isMaster: true, requestId: "r2"), hold: WorkHold(owner: "runtime", leasedUntil: now + 10))
-            try await storage.insert(held.object, outbox: held)
-            #expect(try await storage.claim([.afterHook], limit: 10, owner: "loop", at: now + 9, leasedUntil: now + 19).isEmpty)
-            let taken = try #require(try await storage.claim([.afterHook], limit: 10, owner: "loop", at: now + 10, leasedUntil: now + 20).first)
+            try await stores.objects.insert(held.object, outbox: held)
+            #expect(try await stores.work.claim([.afterHook], limit: 10, owner: "loop", at: now + 9, leasedUntil: now + 19).isEmpty)
+            let taken = try #require(try await stores.work.claim([.afterHook], limit: 10, owner: "loop", at: now + 10, leasedUntil: now + 20).first)
             #expect(taken.attempts == 2, "the holder's run was the first attempt")
-            #expect(try await storage.complete(held.id, owner: "runtime") == false, "its first holder no longer holds it")
+            #expect(try await stores.work.complete(held.id, owner: "runtime") == false, "its first holder no longer holds it")
         }
     }
 
     @Test func aRefusedWriteQueuesNoAfterHook() async throws {
-        try await TemporaryStorage.with { storage, _ in
+        try await TemporaryStorage.with { database, _ in
+            let stores = AppStores(database)
             let first = event(caller: Caller(isMaster: true, requestId: "r3"))
-            try await storage.insert(first.object, outbox: nil)
+            try await stores.objects.insert(first.object, outbox: nil)
             let again = event(caller: Caller(isMaster: true, requestId: "r4"))
-            await #expect(throws: (any Error).self) { try await storage.insert(again.object, outbox: again) }
-            #expect(try await storage.nextDue([.afterHook]) == nil)
+            await #expect(throws: (any Error).self) { try await stores.objects.insert(again.object, outbox: again) }
+            #expect(try await stores.work.nextDue([.afterHook]) == nil)
         }
     }
 }
@@ -69,7 +72,7 @@ import Testing
         do {
             SQLiteProcessSettings.apply()
             let old = try DatabaseQueue(path: path)
-            try SQLiteObjectStorage.migrator.migrate(old, upTo: "work_queue")
+            try SQLiteMigrations.migrator.migrate(old, upTo: "work_queue")
             try await old.write { db in
                 // Rows as the outbox held them: the event's members, the object and original as REST JSON.
                 try db.execute(
@@ -81,9 +84,10 @@ import Testing
             }
             try old.close()
         }
-        let storage = try SQLiteObjectStorage(path: path)
+        let database = try SQLiteAppDatabase(path: path)
+        let stores = AppStores(database)
         let now = Date()
-        let queued = try await storage.claim([.afterHook], limit: 10, owner: "new", at: now, leasedUntil: now + 10)
+        let queued = try await stores.work.claim([.afterHook], limit: 10, owner: "new", at: now, leasedUntil: now + 10)
         #expect(queued.map(\.id) == ["e2", "e1"], "due at once, in the outbox's order")
         let events = queued.compactMap { OutboxEventCoding.decode($0.payload) }
         #expect(events.map(\.kind) == [.afterSave, .afterDelete])
@@ -92,6 +96,6 @@ import Testing
         #expect(events.first?.caller.userId == "u2")
         #expect(events.first?.caller.roles == ["staff"])
         #expect(events.last?.caller.isMaster == true)
-        #expect(try await storage.pool.read { db in try db.tableExists("outbox") } == false)
+        #expect(try await database.pool.read { db in try db.tableExists("outbox") } == false)
     }
 }

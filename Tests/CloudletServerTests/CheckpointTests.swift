@@ -10,8 +10,8 @@ import Testing
 /// the writer still restarts the log once it passes its bound.
 @Suite struct CheckpointTests {
     /// Inserts `count` objects of `bytes` bytes each (`blob0`, `blob1`, …).
-    private func insert(_ count: Int, of bytes: Int = 3_000, into storage: SQLiteObjectStorage) async throws {
-        try await TemporaryStorage.insert(count, "Blob", idPrefix: "blob", bytes: bytes, into: storage)
+    private func insert(_ count: Int, of bytes: Int = 3_000, into database: SQLiteAppDatabase) async throws {
+        try await TemporaryStorage.insert(count, "Blob", idPrefix: "blob", bytes: bytes, into: SQLiteObjectStore(database))
     }
 
     private func size(_ file: URL) -> Int {
@@ -19,41 +19,41 @@ import Testing
     }
 
     @Test func theLogIsCopiedBackBesideTheWriter() async throws {
-        try await TemporaryStorage.with { storage, file in
+        try await TemporaryStorage.with { database, file in
             let before = size(file)
             // Past the pages that ask for a checkpoint, short of those at which the writer runs one itself.
-            try await insert(Int(SQLiteCheckpointer.backgroundPages) + 200, into: storage)
+            try await insert(Int(SQLiteCheckpointer.backgroundPages) + 200, into: database)
             let deadline = Date().addingTimeInterval(10)
-            while storage.checkpointer.completedCheckpoints == 0, Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
-            #expect(storage.checkpointer.completedCheckpoints >= 1)
+            while database.checkpointer.completedCheckpoints == 0, Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
+            #expect(database.checkpointer.completedCheckpoints >= 1)
             // The copied pages are in the database file now.
             #expect(size(file) > before + 1_000 * 3_000)
         }
     }
 
     @Test func theCheckpointerRunsAsAServiceThatClosesWhenItsTaskIsCancelled() async throws {
-        try await TemporaryStorage.with { storage, _ in
-            let service = Task { await storage.checkpointer.run() }
-            try await insert(10, into: storage)
-            #expect(!storage.checkpointer.isClosed)
+        try await TemporaryStorage.with { database, _ in
+            let service = Task { await database.checkpointer.run() }
+            try await insert(10, into: database)
+            #expect(!database.checkpointer.isClosed)
             service.cancel()
             await service.value
-            #expect(storage.checkpointer.isClosed)
+            #expect(database.checkpointer.isClosed)
         }
     }
 
     @Test func theWriterRestartsTheLogPastItsBoundOnItsOwn() async throws {
-        try await TemporaryStorage.with { storage, file in
+        try await TemporaryStorage.with { database, file in
             // No checkpoint beside the writer, as when it never catches up with a busy writer.
-            storage.checkpointer.close()
+            database.checkpointer.close()
             // Objects of ten pages or more, a quarter more pages than the bound in all.
-            try await insert(Int(SQLiteCheckpointer.inlinePages) / 8, of: 40_000, into: storage)
+            try await insert(Int(SQLiteCheckpointer.inlinePages) / 8, of: 40_000, into: database)
             let log = URL(fileURLWithPath: file.path + "-wal")
             // A log frame is a 4 KiB page and a 24-byte header; the log's own header is 32 bytes.
             let bound = (Int(SQLiteCheckpointer.inlinePages) + 16) * (4_096 + 24) + 32
             #expect(size(log) > 0)
             #expect(size(log) <= bound)
-            #expect(try await storage.fetch("Blob", id: "blob0") != nil)
+            #expect(try await SQLiteObjectStore(database).fetch("Blob", id: "blob0") != nil)
         }
     }
 }

@@ -165,8 +165,8 @@ struct ConfigRouteTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("app.sqlite").path
         let update = try GlobalConfigUpdate(body: ["params": ["a": 1, "b": "two"], "masterKeyOnly": ["b": true]])
-        try await SQLiteObjectStorage(path: path).updateGlobalConfig { try update.applied(to: $0) }
-        let reopened = try await SQLiteObjectStorage(path: path).globalConfig()
+        try await SQLiteGlobalConfigStore(SQLiteAppDatabase(path: path)).updateGlobalConfig { try update.applied(to: $0) }
+        let reopened = try await SQLiteGlobalConfigStore(SQLiteAppDatabase(path: path)).globalConfig()
         #expect(reopened == GlobalConfig(params: ["a": 1, "b": "two"], masterKeyOnly: ["a": false, "b": true]))
 
         try await ParseTestClient.withRouter(registry: HookRegistry()) { client in

@@ -134,7 +134,7 @@ struct ParseTypesTests {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("schema-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let storage = try SQLiteObjectStorage(path: folder.appendingPathComponent("app.sqlite").path)
+        let storage = SQLiteObjectStore(try SQLiteAppDatabase(path: folder.appendingPathComponent("app.sqlite").path))
         func item(_ id: String, _ fields: [String: ParseValue]) -> ParseObject {
             ParseObject(className: "Items", objectId: id, createdAt: Date(), updatedAt: Date(), fields: fields)
         }

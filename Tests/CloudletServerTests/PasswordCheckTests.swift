@@ -29,12 +29,12 @@ struct PasswordCheckTests {
     }
 
     @Test func anUnknownUsernameIsCheckedAsAWrongPasswordIs() async throws {
-        try await TemporaryStorage.with { storage, _ in
+        try await TemporaryStorage.with { database, _ in
             let hasher = CountingHasher()
             var logger = Logger(label: "cloudlet")
             logger.logLevel = .critical
             let runtime = AppRuntime(
-                appId: "test", storage: storage, executor: InProcessHookExecutor(registry: HookRegistry()), clock: ManualClock(),
+                appId: "test", stores: AppStores(database), executor: InProcessHookExecutor(registry: HookRegistry()), clock: ManualClock(),
                 limits: AppRuntime.Limits(passwordHasher: hasher), logger: logger, hookLogger: logger)
             let caller = Caller(isMaster: false, requestId: "test")
             _ = try await runtime.signUp(body: ["username": "ada", "password": "right"], caller: caller)

@@ -24,7 +24,7 @@ import Testing
             // As Cloudlet's own databases do: SQLite starts with the process's settings, whichever test opens a database first.
             SQLiteProcessSettings.apply()
             let old = try DatabaseQueue(path: path)
-            try SQLiteObjectStorage.migrator.migrate(old, upTo: lastMigration)
+            try SQLiteMigrations.migrator.migrate(old, upTo: lastMigration)
             try await old.write { db in
                 try db.execute(
                     sql: """
@@ -42,24 +42,24 @@ import Testing
             }
             try old.close()
         }
-        let storage = try SQLiteObjectStorage(path: path)
-        #expect(try await storage.pushJobProgress("job1")?.pending == 2)
+        let stores = AppStores(try SQLiteAppDatabase(path: path))
+        #expect(try await stores.push.pushJobProgress("job1")?.pending == 2)
         let now = Date(timeIntervalSince1970: 150)
-        let claimed = try await storage.claim([.pushDelivery], limit: 10, owner: "new", at: now, leasedUntil: now + 3_600)
+        let claimed = try await stores.work.claim([.pushDelivery], limit: 10, owner: "new", at: now, leasedUntil: now + 3_600)
         #expect(claimed.map(\.id).sorted() == ["push-job1-i2", PushDelivery.fanOutId(job: "job1")], "the claimed one is due at once")
         let cutOff = try #require(claimed.compactMap(PushDelivery.init).first)
         #expect(cutOff.key == "key-2" && cutOff.attempts == 1, "its cut-off attempt is not counted")
         let later = Date(timeIntervalSince1970: 300)
-        let retried = try await storage.claim([.pushDelivery], limit: 10, owner: "new", at: later, leasedUntil: later + 30)
+        let retried = try await stores.work.claim([.pushDelivery], limit: 10, owner: "new", at: later, leasedUntil: later + 30)
         #expect(retried.compactMap(PushDelivery.init) == [
             PushDelivery(
                 id: "push-job1-i1", jobId: "job1", installationId: "i1", deviceType: "ios", token: "aa", pushType: nil, badge: 4, key: "key-1",
                 attempts: 3)
         ])
         for delivery in (claimed + retried).compactMap(PushDelivery.init) {
-            #expect(try await storage.recordPushResult(PushDeliveryResult(delivery, .sent), owner: "new", now: later))
+            #expect(try await stores.push.recordPushResult(PushDeliveryResult(delivery, .sent), owner: "new", now: later))
         }
-        let status = try #require(try await storage.fetch("_PushStatus", id: "job1"))
+        let status = try #require(try await stores.objects.fetch("_PushStatus", id: "job1"))
         #expect(status["status"] == "succeeded")
         #expect(status["numSent"] == 3)
         #expect(status["sentPerType"] == ["ios": 2, "android": 1])

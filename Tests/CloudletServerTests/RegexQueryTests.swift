@@ -42,8 +42,8 @@ struct RegexQueryTests {
     }
 
     /// A store whose queries may take only 100,000 regex steps, with 200 long private texts and 3 short public ones.
-    private static func storeWithPrivateTexts(_ folder: URL) async throws -> SQLiteObjectStorage {
-        let storage = try SQLiteObjectStorage(path: folder.appendingPathComponent("app.sqlite").path, regexStepsPerQuery: 100_000)
+    private static func storeWithPrivateTexts(_ folder: URL) async throws -> SQLiteObjectStore {
+        let storage = SQLiteObjectStore(try SQLiteAppDatabase(path: folder.appendingPathComponent("app.sqlite").path, regexStepsPerQuery: 100_000))
         let now = Date()
         let long = String(repeating: "a", count: 2000)
         for index in 0..<203 {

@@ -9,9 +9,10 @@ import Testing
 /// statistics are off once Cloudlet has opened a database.
 @Suite struct SQLiteProcessSettingsTests {
     @Test func savesCountNoAllocationsProcessWide() async throws {
-        try await TemporaryStorage.with { storage, _ in
-            try await TemporaryStorage.insert(50, "Note", idPrefix: "note", bytes: 5, into: storage)
-            #expect(try await storage.count(StorageQuery(query: ParseQuery("Note"), readerIdentities: nil)) == 50)
+        try await TemporaryStorage.with { database, _ in
+            let objects = SQLiteObjectStore(database)
+            try await TemporaryStorage.insert(50, "Note", idPrefix: "note", bytes: 5, into: objects)
+            #expect(try await objects.count(StorageQuery(query: ParseQuery("Note"), readerIdentities: nil)) == 50)
             #expect(SQLiteProcessSettings.memoryStatisticsAreOff)
             // With the statistics on, SQLite would count the open connections' page caches here.
             #expect(SQLiteProcessSettings.memoryInUse == 0)

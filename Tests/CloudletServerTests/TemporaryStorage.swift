@@ -8,24 +8,24 @@ import Foundation
 
 /// An app database in a fresh temporary folder, for tests of the SQLite layer itself.
 enum TemporaryStorage {
-    /// Runs `body` with a new `SQLiteObjectStorage` and its file, then deletes the folder.
-    static func with(_ body: (SQLiteObjectStorage, URL) async throws -> Void) async throws {
+    /// Runs `body` with a new `SQLiteAppDatabase` and its file, then deletes the folder.
+    static func with(_ body: (SQLiteAppDatabase, URL) async throws -> Void) async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cloudlet-storage-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appendingPathComponent("app.sqlite")
-        try await body(try SQLiteObjectStorage(path: file.path), file)
+        try await body(try SQLiteAppDatabase(path: file.path), file)
     }
 
     /// Inserts `count` objects of `className` (`\(prefix)0`, `\(prefix)1`, …), each with a number
     /// and a string of `bytes` bytes: every commit adds a page to the log, and one more for each 4 KiB.
-    static func insert(_ count: Int, _ className: String, idPrefix prefix: String, bytes: Int, into storage: SQLiteObjectStorage) async throws {
+    static func insert(_ count: Int, _ className: String, idPrefix prefix: String, bytes: Int, into objects: any ObjectStorage) async throws {
         for n in 0..<count {
             var object = ParseObject(className: className, fields: ["n": .number(Double(n)), "bytes": .string(String(repeating: "x", count: bytes))])
             object.objectId = prefix + String(n)
             object.createdAt = Date()
             object.updatedAt = object.createdAt
-            try await storage.insert(object, outbox: nil)
+            try await objects.insert(object, outbox: nil)
         }
     }
 }

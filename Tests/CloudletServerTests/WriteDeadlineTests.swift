@@ -36,11 +36,11 @@ import Testing
         return object
     }
 
-    private func withStorage(_ body: (SQLiteObjectStorage) async throws -> Void) async throws {
+    private func withStorage(_ body: (SQLiteObjectStore) async throws -> Void) async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cloudlet-deadline-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        try await body(try SQLiteObjectStorage(path: folder.appendingPathComponent("app.sqlite").path))
+        try await body(SQLiteObjectStore(try SQLiteAppDatabase(path: folder.appendingPathComponent("app.sqlite").path)))
     }
 
     @Test func aWriteWhoseDeadlinePassesWhileItRunsRollsBack() async throws {

@@ -43,9 +43,9 @@ extension ProcessTests {
 
         /// Waits until the app's database at `file` owes `count` after hooks (rows of its work queue).
         private static func waitUntilOwed(_ count: Int, in file: URL) async throws {
-            let storage = try SQLiteObjectStorage(path: file.path)
+            let queue = SQLiteWorkQueue(try SQLiteAppDatabase(path: file.path))
             _ = try await poll("the ended after hooks' rows to go") {
-                try await storage.queuedCount(.afterHook) == count ? true : nil
+                try await queue.queuedCount(.afterHook) == count ? true : nil
             }
         }
 

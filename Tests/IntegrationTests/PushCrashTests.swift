@@ -143,12 +143,12 @@ extension ProcessTests {
             let jobId = try await scenario.startFanOut(on: first)
             #expect(try await first.stop() == .exit(0))
             do {
-                let storage = try SQLiteObjectStorage(path: scenario.data.appendingPathComponent("apps/crash.sqlite").path)
-                let progress = try #require(try await storage.pushJobProgress(jobId))
+                let stores = AppStores(try SQLiteAppDatabase(path: scenario.data.appendingPathComponent("apps/crash.sqlite").path))
+                let progress = try #require(try await stores.push.pushJobProgress(jobId))
                 let now = Date()
-                let due = try await storage.claim([.pushDelivery], limit: 10_000, owner: "test", at: now, leasedUntil: now)
+                let due = try await stores.work.claim([.pushDelivery], limit: 10_000, owner: "test", at: now, leasedUntil: now)
                 #expect(due.compactMap(PushDelivery.init).count == progress.pending, "every delivery not ended is due at once")
-                #expect(try await storage.release(due.map(\.id), owner: "test", at: now) == due.count)
+                #expect(try await stores.work.release(due.map(\.id), owner: "test", at: now) == due.count)
             }
             try await scenario.finishAfterRestart(jobId, resentAtMost: WorkSettings().concurrency)
             try await scenario.remove()

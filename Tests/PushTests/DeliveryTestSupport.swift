@@ -35,18 +35,18 @@ final class RecordingProvider: PushProvider {
 
 /// One app's database in a fresh folder, with installations and jobs written straight to it.
 struct DeliveryFixture {
-    let storage: SQLiteObjectStorage
+    let stores: AppStores
     let folder: URL
 
     init() throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("push-delivery-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        storage = try SQLiteObjectStorage(path: folder.appendingPathComponent("app.sqlite").path)
+        stores = AppStores(try SQLiteAppDatabase(path: folder.appendingPathComponent("app.sqlite").path))
     }
 
     /// The same database opened again, as a restarted server would.
-    func reopened() throws -> SQLiteObjectStorage {
-        try SQLiteObjectStorage(path: folder.appendingPathComponent("app.sqlite").path)
+    func reopened() throws -> AppStores {
+        AppStores(try SQLiteAppDatabase(path: folder.appendingPathComponent("app.sqlite").path))
     }
 
     /// Installations `i00000`… with tokens `t00000`…, `ios` for even numbers and `android` for odd ones.
@@ -65,7 +65,7 @@ struct DeliveryFixture {
         all["deviceType"] = .string(deviceType)
         all["installationId"] = .string(UUID().uuidString)
         if let token { all["deviceToken"] = .string(token) }
-        try await storage.insert(
+        try await stores.objects.insert(
             ParseObject(className: "_Installation", objectId: id, createdAt: updatedAt, updatedAt: updatedAt, fields: all), outbox: nil)
     }
 
@@ -78,7 +78,7 @@ struct DeliveryFixture {
         let job = PushJob(
             id: id, status: pushTime == nil ? .pending : .scheduled, source: "rest", query: query, data: data, pushTime: pushTime,
             expiration: expiration)
-        try await storage.insert(
+        try await stores.objects.insert(
             ParseObject(className: "_PushStatus", objectId: id, createdAt: Date(), updatedAt: Date(), acl: ParseACL(), fields: job.fields),
             outbox: nil)
         return id
@@ -86,23 +86,23 @@ struct DeliveryFixture {
 
     /// The job's `_PushStatus` fields.
     func status(_ id: String = "job1") async throws -> [String: ParseValue] {
-        try #require(try await storage.fetch("_PushStatus", id: id)).fields
+        try #require(try await stores.objects.fetch("_PushStatus", id: id)).fields
     }
 
     func installation(_ id: String) async throws -> ParseObject {
-        try #require(try await storage.fetch("_Installation", id: id))
+        try #require(try await stores.objects.fetch("_Installation", id: id))
     }
 }
 
 /// One app as a test serves it: its database and where its notifications go.
 struct PushDeliveryApp {
     var id: String
-    var storage: SQLiteObjectStorage
+    var stores: AppStores
     var providers: PushProviders
 
     /// App `id` on `fixture`'s database, every device type going to `provider`.
     static func serving(_ fixture: DeliveryFixture, _ provider: (any PushProvider)?, id: String = "app") -> PushDeliveryApp {
-        PushDeliveryApp(id: id, storage: fixture.storage, providers: PushProviders(fallback: provider))
+        PushDeliveryApp(id: id, stores: fixture.stores, providers: PushProviders(fallback: provider))
     }
 }
 
@@ -119,7 +119,7 @@ struct RunningDelivery {
         logger.logLevel = .critical
         let hosted = apps.map { app in
             let runtime = AppRuntime(
-                appId: app.id, storage: app.storage, executor: InProcessHookExecutor(registry: HookRegistry()), clock: clock, logger: logger,
+                appId: app.id, stores: app.stores, executor: InProcessHookExecutor(registry: HookRegistry()), clock: clock, logger: logger,
                 hookLogger: logger)
             return HostedApp(
                 id: app.id, keys: AppKeys(clientKeys: [], masterKeyHashes: []), runtime: runtime,

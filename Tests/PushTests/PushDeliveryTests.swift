@@ -44,7 +44,7 @@ import Testing
         #expect(sentBeforeRestart < 3_000)
 
         let restarted = try fixture.reopened()
-        let second = RunningDelivery([PushDeliveryApp(id: "app", storage: restarted, providers: PushProviders(fallback: provider))], work: work)
+        let second = RunningDelivery([PushDeliveryApp(id: "app", stores: restarted, providers: PushProviders(fallback: provider))], work: work)
         let status = try await finished(fixture)
         await second.stop()
 
@@ -105,26 +105,26 @@ import Testing
         try await fixture.addInstallation("iNoToken", token: nil)
         try await fixture.addInstallation("iOddType", token: "tOdd", deviceType: "android", fields: ["pushType": ["alert"]])
         let job = try await fixture.recordJob()
-        try await fixture.storage.startPushJob(job, now: Date())
-        let recipients = PushRecipients(storage: fixture.storage, query: [:])
-        let first = try await fixture.storage.pushRecipients(recipients.pageQuery(after: nil, limit: 2))
+        try await fixture.stores.push.startPushJob(job, now: Date())
+        let recipients = PushRecipients(storage: fixture.stores.objects, query: [:])
+        let first = try await fixture.stores.push.pushRecipients(recipients.pageQuery(after: nil, limit: 2))
         #expect(first == [
             PushRecipient(installationId: "i00000", deviceType: "ios", token: "t00000", pushType: nil),
             PushRecipient(installationId: "i00001", deviceType: "android", token: "t00001", pushType: nil),
         ])
         // The next page starts after the cursor; an installation without a token is no recipient; a
         // push type that is not a string is none.
-        let second = try await fixture.storage.pushRecipients(recipients.pageQuery(after: "i00001", limit: 2))
+        let second = try await fixture.stores.push.pushRecipients(recipients.pageQuery(after: "i00001", limit: 2))
         #expect(second == [
             PushRecipient(installationId: "i00002", deviceType: "ios", token: "t00002", pushType: nil),
             PushRecipient(installationId: "iOddType", deviceType: "android", token: "tOdd", pushType: nil),
         ])
-        try await fixture.storage.expandPushJob(job, recipients: first, cursor: "i00001", isLast: false, badgeIncrement: nil, now: Date())
+        try await fixture.stores.push.expandPushJob(job, recipients: first, cursor: "i00001", isLast: false, badgeIncrement: nil, now: Date())
         // Written again, as after a restart before the cursor was kept: no second delivery.
-        try await fixture.storage.expandPushJob(job, recipients: first + second, cursor: "iOddType", isLast: true, badgeIncrement: nil, now: Date())
-        let progress = try #require(try await fixture.storage.pushJobProgress(job))
+        try await fixture.stores.push.expandPushJob(job, recipients: first + second, cursor: "iOddType", isLast: true, badgeIncrement: nil, now: Date())
+        let progress = try #require(try await fixture.stores.push.pushJobProgress(job))
         #expect(progress == PushJobProgress(jobId: job, cursor: "iOddType", isExpanded: true, isFinished: false, pending: 4))
-        let claimed = try await fixture.storage.claim([.pushDelivery], limit: 10, owner: "test", at: Date(), leasedUntil: Date() + 30)
+        let claimed = try await fixture.stores.work.claim([.pushDelivery], limit: 10, owner: "test", at: Date(), leasedUntil: Date() + 30)
         let deliveries = claimed.compactMap(PushDelivery.init)
         #expect(deliveries.map(\.token).sorted() == ["t00000", "t00001", "t00002", "tOdd"])
         #expect(Set(deliveries.map(\.key)).count == 4)
@@ -151,7 +151,7 @@ import Testing
     @Test func aBadJobFailsWithItsErrorMessage() async throws {
         let fixture = try DeliveryFixture()
         try await fixture.addInstallations(2)
-        try await fixture.storage.insert(
+        try await fixture.stores.objects.insert(
             ParseObject(className: "_PushStatus", objectId: "bad", acl: ParseACL(), fields: ["status": "pending", "query": "{", "payload": "{}"]),
             outbox: nil)
         try await fixture.recordJob("badQuery", query: ["deviceType": ["$nope": 1]])

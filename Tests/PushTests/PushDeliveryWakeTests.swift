@@ -53,7 +53,7 @@ import Testing
         try await Task.sleep(for: .milliseconds(300))
         let elsewhere = try fixture.reopened()
         let job = PushJob(id: "job1", status: .pending, source: "rest", query: [:], data: ["alert": "Hi"])
-        try await elsewhere.insert(
+        try await elsewhere.objects.insert(
             ParseObject(className: "_PushStatus", objectId: "job1", createdAt: Date(), updatedAt: Date(), acl: ParseACL(), fields: job.fields),
             outbox: nil)
         let status = try await finished(fixture, timeout: .seconds(20))

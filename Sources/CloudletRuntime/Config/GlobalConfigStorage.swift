@@ -1,4 +1,4 @@
-/// Where an app keeps its ``GlobalConfig``: ``SQLiteObjectStorage`` keeps it in the app's database.
+/// Where an app keeps its ``GlobalConfig``: the SQLite store keeps it in the app's database.
 public protocol GlobalConfigStorage: Sendable {
     /// The stored config; an empty one if it was never written.
     func globalConfig() async throws -> GlobalConfig

@@ -28,19 +28,17 @@ extension AppRuntime {
     /// Counts `bytes` more as stored, unless the app's files would then take more than
     /// `maximumTotalBytes` (413/130).
     func reserveFileBytes(_ bytes: Int64, maximumTotalBytes: Int64?) async throws {
-        guard let usage = storage as? any FileUsageStorage else { return }
         _ = try await storedFileBytes()
-        guard try await usage.addStoredFileBytes(bytes, limit: maximumTotalBytes) else {
+        guard try await stores.fileUsage.addStoredFileBytes(bytes, limit: maximumTotalBytes) else {
             throw Self.overTotal(maximumTotalBytes ?? 0)
         }
     }
 
     /// Counts `bytes` fewer as stored (a file deleted, or an upload that reserved them and failed).
     func releaseFileBytes(_ bytes: Int64) async {
-        guard let usage = storage as? any FileUsageStorage else { return }
         do {
             _ = try await storedFileBytes()
-            _ = try await usage.addStoredFileBytes(-bytes, limit: nil)
+            _ = try await stores.fileUsage.addStoredFileBytes(-bytes, limit: nil)
         } catch {
             logger.error("could not count a file's bytes as freed", metadata: ["bytes": "\(bytes)", "error": "\(error)"])
         }
@@ -49,7 +47,7 @@ extension AppRuntime {
     /// The bytes the app's files take: the running total in its database, counted once by walking
     /// its files when it never was (an app stored before the total was kept).
     package func storedFileBytes() async throws -> Int64 {
-        guard let usage = storage as? any FileUsageStorage else { return 0 }
+        let usage = stores.fileUsage
         if let total = try await usage.storedFileBytes() { return total }
         let counted = try await files?.all().reduce(0) { $0 + $1.size } ?? 0
         return try await usage.startStoredFileBytes(at: counted)

@@ -1,6 +1,6 @@
 /// Where an app keeps the running total of the bytes its stored files take, so that an upload
 /// checks the app's `files.maxTotalBytes` without walking its folder: each upload adds its size
-/// and each delete takes it off. ``SQLiteObjectStorage`` keeps it in the app's database.
+/// and each delete takes it off. `SQLiteFileUsageStore` keeps it in the app's database.
 public protocol FileUsageStorage: Sendable {
     /// The total, or nil while it was never counted.
     func storedFileBytes() async throws -> Int64?

@@ -64,11 +64,11 @@ extension AppRuntime {
     /// installation. Throws 132 when the token matches several and the body names no installation id.
     /// Clients pass no token: only the master key finds an installation by its token.
     private func installationToUpdate(installationId: String?, token: String?) async throws -> ParseObject? {
-        if let installationId, let match = try await storage.installations(with: .installationId, equalTo: installationId, limit: 1).first {
+        if let installationId, let match = try await stores.objects.installations(with: .installationId, equalTo: installationId, limit: 1).first {
             return match
         }
         guard let token else { return nil }
-        let holders = try await storage.installations(with: .deviceToken, equalTo: token, limit: 2)
+        let holders = try await stores.objects.installations(with: .deviceToken, equalTo: token, limit: 2)
         if holders.count == 1, installationId == nil || holders[0]["installationId"] == nil { return holders[0] }
         if holders.count > 1, installationId == nil {
             throw ParseError(code: 132, message: "Must specify installationId when deviceToken matches multiple Installation objects")
@@ -81,10 +81,10 @@ extension AppRuntime {
     private func releaseDeviceToken(_ token: String, keptBy keeper: String?) async throws {
         let release = ObjectChanges(fields: ["deviceToken": .operation(.delete)])
         // A token is held by one installation, or a few after a reinstall: one page of them is released.
-        for holder in try await storage.installations(with: .deviceToken, equalTo: token, limit: ParseQuery.defaultLimit) {
+        for holder in try await stores.objects.installations(with: .deviceToken, equalTo: token, limit: ParseQuery.defaultLimit) {
             guard let id = holder.objectId, id != keeper else { continue }
             do {
-                _ = try await storage.update(
+                _ = try await stores.objects.update(
                     InstallationRules.className, id: id, changes: release, updatedAt: clock.now, check: { _ in }, outbox: nil)
             } catch let error as ParseError where error.code == ParseError.objectNotFound().code {
                 continue

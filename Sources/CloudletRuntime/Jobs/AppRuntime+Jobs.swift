@@ -22,17 +22,17 @@ extension AppRuntime {
         let owner = "run-" + UUID().uuidString
         let (hook, id) = try await recordJobStart(name, params: params, source: .api, caller: caller, exclusive: false, heldBy: owner)
         if await runJob(hook, id: id, params: params, caller: caller) {
-            try await storage.complete(id, owner: owner)
+            try await stores.work.complete(id, owner: owner)
         } else {
-            try await storage.release([id], owner: owner, at: clock.now)
+            try await stores.work.release([id], owner: owner, at: clock.now)
         }
-        guard let status = try await storage.fetch(JobStatus.className, id: id) else { throw ParseError.objectNotFound() }
+        guard let status = try await stores.objects.fetch(JobStatus.className, id: id) else { throw ParseError.objectNotFound() }
         return status
     }
 
     /// Keeps `message` as the latest progress of the run `id`, while it runs.
     func recordJobProgress(_ message: String, of id: String) async throws {
-        try await storage.updateRunningJob(id, fields: ["message": .string(JobStatus.cut(message))], updatedAt: clock.now)
+        try await stores.jobs.updateRunningJob(id, fields: ["message": .string(JobStatus.cut(message))], updatedAt: clock.now)
     }
 
     /// Runs the queued run `work` of a job: its payload names the job, its parameters and the
@@ -66,7 +66,7 @@ extension AppRuntime {
         // Held by its caller, the row is its own until well past the job's time limit.
         let due = heldBy == nil ? now : now.addingTimeInterval(hook.timeLimit.seconds + 60)
         let work = NewWork(id: id, kind: .job, payload: payload, due: due, heldBy: heldBy)
-        switch try await storage.recordJobStart(status, work: work, maximumRunning: limits.maximumRunningJobs, exclusive: exclusive) {
+        switch try await stores.jobs.recordJobStart(status, work: work, maximumRunning: limits.maximumRunningJobs, exclusive: exclusive) {
         case .started:
             return (hook, id)
         case .tooManyRunning:
@@ -98,7 +98,7 @@ extension AppRuntime {
     /// Sets `ending` on the run `id` of the job `name`, logging a failure to.
     private func recordJobEnd(_ ending: [String: ParseValue], of id: String, name: String) async {
         do {
-            try await storage.updateRunningJob(id, fields: ending, updatedAt: clock.now)
+            try await stores.jobs.updateRunningJob(id, fields: ending, updatedAt: clock.now)
         } catch {
             logger.error("could not record the end of a job", metadata: ["job": "\(name)", "jobId": "\(id)", "error": "\(error)"])
         }

@@ -13,7 +13,7 @@ extension AppRuntime {
         let identities = caller.aclIdentities
         try await writeThenAfterHook(hook(.afterDelete, className)) { hold in
             let outbox = Self.afterHookEvent(.afterDelete, original: nil, caller: caller, hold: hold)
-            return ((), try await storage.delete(className, id: id, check: { current in try Self.checkWrite(current, identities) }, outbox: outbox))
+            return ((), try await stores.objects.delete(className, id: id, check: { current in try Self.checkWrite(current, identities) }, outbox: outbox))
         }
     }
 }

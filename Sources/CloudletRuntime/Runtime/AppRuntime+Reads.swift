@@ -24,7 +24,7 @@ extension AppRuntime {
             pinned.limit = 1
             pinned.skip = 0
             try protectedFields.checkQueryable(pinned, by: caller)
-            let found = try await storage.find(StorageQuery(query: pinned, readerIdentities: caller.aclIdentities, budget: budget))
+            let found = try await stores.objects.find(StorageQuery(query: pinned, readerIdentities: caller.aclIdentities, budget: budget))
             guard let first = found.first else { throw ParseError.objectNotFound() }
             object = first
         }
@@ -59,12 +59,12 @@ extension AppRuntime {
         var objects: [ParseObject] = []
         if returningObjects, query.limit > 0 {
             let budget = budget ?? newBudget()
-            let found = try await storage.find(StorageQuery(query: query, readerIdentities: caller.aclIdentities, budget: budget))
+            let found = try await stores.objects.find(StorageQuery(query: query, readerIdentities: caller.aclIdentities, budget: budget))
             let shown = try await shaped(found, query, caller: caller, budget: budget)
             objects = try await afterFind(shown, query: query, caller: caller)
         }
         guard counting else { return (objects, nil) }
-        return (objects, try await storage.count(StorageQuery(query: query, readerIdentities: caller.aclIdentities)))
+        return (objects, try await stores.objects.count(StorageQuery(query: query, readerIdentities: caller.aclIdentities)))
     }
 
     /// A budget for one request, with the app's limit.
@@ -74,7 +74,7 @@ extension AppRuntime {
 
     /// The stored object, if the caller may read it; 101 otherwise.
     package func readable(_ className: String, id: String, caller: Caller) async throws -> ParseObject {
-        guard let object = try await storage.fetch(className, id: id) else { throw ParseError.objectNotFound() }
+        guard let object = try await stores.objects.fetch(className, id: id) else { throw ParseError.objectNotFound() }
         if let identities = caller.aclIdentities, let acl = object.acl, !acl.allowsRead(by: identities) {
             throw ParseError.objectNotFound()
         }
@@ -84,7 +84,7 @@ extension AppRuntime {
     /// The stored object, if the caller may write it (whether or not it may read it, as in Parse);
     /// 101 otherwise.
     package func writable(_ className: String, id: String, caller: Caller) async throws -> ParseObject {
-        guard let object = try await storage.fetch(className, id: id) else { throw ParseError.objectNotFound() }
+        guard let object = try await stores.objects.fetch(className, id: id) else { throw ParseError.objectNotFound() }
         try Self.checkWrite(object, caller.aclIdentities)
         return object
     }

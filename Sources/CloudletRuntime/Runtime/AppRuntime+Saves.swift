@@ -24,7 +24,7 @@ extension AppRuntime {
     /// Creates an object as ``create(_:body:caller:)`` does, with no class's own rules.
     package func createObject(_ className: String, body: [String: ParseValue], caller: Caller) async throws -> SaveResult {
         try await create(className, body: body, caller: caller) { object, event, heldJobs in
-            try await self.storage.insert(object, outbox: event, alongside: heldJobs)
+            try await self.stores.objects.insert(object, outbox: event, alongside: heldJobs)
         }
     }
 
@@ -46,7 +46,7 @@ extension AppRuntime {
             object = try await runBeforeSave(beforeSave, proposed, original: nil, caller: caller, holding: heldJobs)
         }
         try await checkFilesExist(in: object.fields.values)
-        object = FileURLs.presenting(object, with: storage.fileURLs)
+        object = FileURLs.presenting(object, with: stores.objects.fileURLs)
         let now = clock.now
         object.objectId = newObjectId()
         object.createdAt = now
@@ -94,7 +94,7 @@ extension AppRuntime {
         let identities = caller.aclIdentities
         let saved = try await writeThenAfterHook(afterSave) { [changes, heldJobs, original] hold in
             let outbox = Self.afterHookEvent(.afterSave, original: original, caller: caller, hold: hold)
-            return try await storage.update(
+            return try await stores.objects.update(
                 className, id: id, changes: changes, updatedAt: clock.now,
                 check: { current in try Self.checkWrite(current, identities) }, outbox: outbox, alongside: heldJobs?.held ?? [])
         }

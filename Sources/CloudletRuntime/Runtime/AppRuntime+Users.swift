@@ -29,7 +29,7 @@ extension AppRuntime {
             if user.acl == nil, let id = user.objectId {
                 user.acl = ParseACL([ParseACL.publicEntry: .init(read: true), id: .init(read: true, write: true)])
             }
-            try await self.storage.insertUser(user, passwordHash: hash, session: self.newSession(token, user.objectId!, caller), outbox: event,
+            try await self.stores.accounts.insertUser(user, passwordHash: hash, session: self.newSession(token, user.objectId!, caller), outbox: event,
                 alongside: heldJobs)
         }
         logger.info("user signed up", metadata: ["user_id": "\(saved.object.objectId!)", "request_id": "\(caller.requestId)"])
@@ -43,10 +43,10 @@ extension AppRuntime {
     /// runs once the session is made.
     public func logIn(username: String, password: String, address: String?, caller: Caller) async throws -> LoggedInUser {
         let attempt = try loginThrottle.begin(username: username, address: address)
-        let matches = try await storage.find(
+        let matches = try await stores.objects.find(
             StorageQuery(query: ParseQuery("_User", constraints: ["username": .string(username)], limit: 1), readerIdentities: nil))
         var hash: String?
-        if let id = matches.first?.objectId { hash = try await storage.passwordHash(ofUser: id) }
+        if let id = matches.first?.objectId { hash = try await stores.accounts.passwordHash(ofUser: id) }
         guard try await limits.passwordHasher.verify(password, hash: hash), let user = matches.first, let id = user.objectId else {
             throw ParseError(code: 101, message: "Invalid username/password.")
         }
@@ -54,7 +54,7 @@ extension AppRuntime {
         try await beforeLogin(user, caller: caller)
         let token = SessionToken.generate()
         let session = newSession(token, id, caller)
-        try await storage.insertSession(session)
+        try await stores.accounts.insertSession(session)
         await afterLogin(user, session: session, caller: caller)
         return LoggedInUser(user: user, sessionToken: token)
     }
@@ -62,8 +62,8 @@ extension AppRuntime {
     /// Ends the session whose token hashes to `tokenHash`, then runs the `afterLogout` hook (as
     /// `caller`, the session's user). Throws 209 if there is no such session.
     public func logOut(tokenHash: String, caller: Caller) async throws {
-        let session = hasHook(.afterLogout, "") ? try await storage.session(tokenHash: tokenHash) : nil
-        guard try await storage.deleteSession(tokenHash: tokenHash) else {
+        let session = hasHook(.afterLogout, "") ? try await stores.accounts.session(tokenHash: tokenHash) : nil
+        guard try await stores.accounts.deleteSession(tokenHash: tokenHash) else {
             throw ParseError(code: 209, message: "Invalid session token")
         }
         if let session { await afterLogout(session, caller: caller) }
@@ -73,7 +73,7 @@ extension AppRuntime {
     /// unknown, revoked or expired token.
     public func caller(sessionToken: String, installationId: String?, requestId: String) async throws -> Caller {
         let tokenHash = SessionToken.hash(sessionToken)
-        guard let session = try await storage.session(tokenHash: tokenHash), session.expiresAt > clock.now else {
+        guard let session = try await stores.accounts.session(tokenHash: tokenHash), session.expiresAt > clock.now else {
             throw ParseError(code: 209, message: "Invalid session token")
         }
         return Caller(
@@ -103,7 +103,7 @@ extension AppRuntime {
     /// The names of the `_Role`s whose `users` list holds a pointer to the user `id`.
     package func roles(ofUser id: String) async throws -> [String] {
         let query = ParseQuery("_Role", constraints: ["users": .pointer(className: "_User", objectId: id)], limit: 1000)
-        return try await storage.find(StorageQuery(query: query, readerIdentities: nil)).compactMap { $0["name"]?.stringValue }
+        return try await stores.objects.find(StorageQuery(query: query, readerIdentities: nil)).compactMap { $0["name"]?.stringValue }
     }
 
     private func newSession(_ token: String, _ userId: String, _ caller: Caller) -> SessionRecord {

@@ -43,8 +43,8 @@ public final class AppRuntime: Sendable {
 
     /// The app's id.
     public let appId: String
-    /// The app's storage.
-    public let storage: any AppStorage
+    /// The app's stores: objects, accounts, work queue, jobs, push, file usage and hook log.
+    public let stores: AppStores
     /// Where the app's uploaded files are, if it stores files.
     public let files: (any FileStorage)?
     /// Where the app's hook code runs.
@@ -74,17 +74,17 @@ public final class AppRuntime: Sendable {
     /// write to through `request.logger`. Each hook run is kept in `hookRuns` and counted in
     /// `metrics`, when given. Uploaded files go to `files`; without it the app takes no uploads.
     public init(
-        appId: String, storage: any AppStorage, files: (any FileStorage)? = nil, executor: any HookExecutor, clock: any CloudletClock,
+        appId: String, stores: AppStores, files: (any FileStorage)? = nil, executor: any HookExecutor, clock: any CloudletClock,
         limits: Limits = Limits(), protectedFields: ProtectedFields = .standard, logger: Logger, hookLogger: Logger,
         hookRuns: HookRunLog? = nil, metrics: CloudletMetrics? = nil
     ) {
-        heldWork = WorkHandoff(wake: storage.workQueued)
+        heldWork = WorkHandoff(wake: stores.work.workQueued)
         self.files = files
         self.hookRuns = hookRuns
         self.metrics = metrics
         self.appId = appId
         self.protectedFields = protectedFields
-        self.storage = storage
+        self.stores = stores
         self.executor = executor
         self.clock = clock
         self.limits = limits

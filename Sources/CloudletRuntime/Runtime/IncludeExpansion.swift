@@ -52,7 +52,7 @@ struct IncludeExpansion {
         for start in stride(from: 0, to: ids.count, by: StorageQuery.maximumLimit) {
             let chunk = ids[start..<min(start + StorageQuery.maximumLimit, ids.count)]
             let query = ParseQuery(className, constraints: ["objectId": ["$in": .array(chunk.map(ParseValue.string))]], limit: chunk.count)
-            found += try await runtime.storage.find(StorageQuery(query: query, readerIdentities: caller.aclIdentities, budget: budget))
+            found += try await runtime.stores.objects.find(StorageQuery(query: query, readerIdentities: caller.aclIdentities, budget: budget))
         }
         if !deeper.isEmpty { found = try await including(deeper, in: found) }
         return found.map { runtime.protectedFields.redacted($0, for: caller) }

@@ -59,6 +59,3 @@ public struct SessionRecord: Sendable, Hashable {
         self.expiresAt = expiresAt
     }
 }
-
-/// Every part of an app's storage: objects, the accounts beside them, push deliveries, job runs and the config.
-public typealias AppStorage = ObjectStorage & AccountStorage & PushDeliveryStorage & JobStorage & WorkQueue & GlobalConfigStorage

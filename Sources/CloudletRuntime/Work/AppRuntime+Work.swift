@@ -14,7 +14,7 @@ extension AppRuntime {
         case .afterHook:
             return await runQueuedAfterHook(work)
         case .pushDelivery:
-            return await PushDeliveryRunner(storage: storage, setup: push, clock: clock, logger: logger).run(work)
+            return await PushDeliveryRunner(objects: stores.objects, push: stores.push, setup: push, clock: clock, logger: logger).run(work)
         default:
             logger.error("dropped queued work of a kind this server does not run", metadata: ["work": "\(work.id)", "kind": "\(work.kind)"])
             return .done
@@ -25,9 +25,9 @@ extension AppRuntime {
     func endQueuedWork(_ work: ClaimedWork, as outcome: WorkOutcome) async {
         do {
             switch outcome {
-            case .done: try await storage.complete(work.id, owner: work.owner)
-            case .retry(let due): try await storage.retry(work.id, owner: work.owner, at: due)
-            case .released: try await storage.release([work.id], owner: work.owner, at: clock.now)
+            case .done: try await stores.work.complete(work.id, owner: work.owner)
+            case .retry(let due): try await stores.work.retry(work.id, owner: work.owner, at: due)
+            case .released: try await stores.work.release([work.id], owner: work.owner, at: clock.now)
             }
         } catch is CancellationError {
             // Stopped without a graceful shutdown: the lease runs out instead.

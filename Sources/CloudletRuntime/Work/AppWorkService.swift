@@ -135,7 +135,7 @@ public struct AppWorkService: Service {
         }
     }
 
-    private var queue: any WorkQueue { runtime.storage }
+    private var queue: any WorkQueue { runtime.stores.work }
 
     /// Makes the rows other holders leased due now: as sole holder, this loop knows them ended.
     private func takeBackAbandonedWork() async {

@@ -65,12 +65,12 @@ extension AppSupervisor {
     func install(_ record: AppRecord, executor: any HookExecutor, pool: WorkerPool?) throws -> HostedApp {
         let group = pool.map(start)
         let manifest = AppManifest(appId: record.id, settings: record.settings, hooks: executor.hooks)
-        let storage: SQLiteObjectStorage
+        let database: SQLiteAppDatabase
         let files: LocalFileStorage
         let pushProviders: PushProviders
         do {
             try manifest.checkTimeLimits()
-            storage = try SQLiteObjectStorage(
+            database = try SQLiteAppDatabase(
                 path: URL(fileURLWithPath: configuration.dataDirectory).appendingPathComponent("apps/\(record.id).sqlite").path,
                 durability: configuration.durability, maximumObjectBytes: configuration.maximumObjectBytes,
                 fileURLs: FileURLs(origin: serverOrigin, mountPath: configuration.normalizedMountPath, appId: record.id))
@@ -83,10 +83,10 @@ extension AppSupervisor {
             throw error
         }
         let push = start(pushProviders)
-        let checkpoints = start(storage.checkpointer)
+        let checkpoints = start(database.checkpointer)
         let hosted = HostedApp(
             id: record.id, keys: record.acceptedKeys, fileSettings: record.settings.files,
-            runtime: runtime(record, storage: storage, files: files, executor: executor),
+            runtime: runtime(record, stores: AppStores(database), files: files, executor: executor),
             rateLimiter: RateLimiter(policy: record.settings.rateLimits, clock: clock), pushProviders: pushProviders,
             jobSchedules: record.settings.jobSchedules)
         entries.withLock {
@@ -106,7 +106,7 @@ extension AppSupervisor {
             if let shortage = descriptorShortage(record) { throw shortage }
             let (executor, pool) = try await self.executor(for: record)
             group = pool.map(start)
-            runtime = self.runtime(record, storage: runtime.storage, files: runtime.files, executor: executor)
+            runtime = self.runtime(record, stores: runtime.stores, files: runtime.files, executor: executor)
         }
         let manifest = AppManifest(appId: record.id, settings: record.settings, hooks: runtime.executor.hooks)
         let pushChanged = entry.record.settings.push != record.settings.push
@@ -173,23 +173,21 @@ extension AppSupervisor {
     }
 
     private func runtime(
-        _ record: AppRecord, storage: any AppStorage, files: (any FileStorage)?, executor: any HookExecutor
+        _ record: AppRecord, stores: AppStores, files: (any FileStorage)?, executor: any HookExecutor
     ) -> AppRuntime {
         let policy = record.settings.rateLimits
         metrics.register(app: record.id)
         return AppRuntime(
-            appId: record.id, storage: storage, files: files, executor: executor, clock: clock,
+            appId: record.id, stores: stores, files: files, executor: executor, clock: clock,
             limits: AppRuntime.Limits(
                 passwordHasher: PasswordHasher(cost: configuration.passwordHashCost),
                 maximumConcurrentHooks: policy.maximumConcurrentHooks, maximumQueuedHooks: policy.maximumQueuedHooks,
                 maximumResponseBytes: configuration.maximumResponseBytes, freeDiskFloor: configuration.freeDiskFloor),
             protectedFields: definitions[record.id]?.protectedFields ?? .standard, logger: logger,
             hookLogger: launcher.hookLogger,
-            hookRuns: (storage as? any HookRunStorage).map {
-                HookRunLog(
-                    appId: record.id, storage: $0, retention: configuration.hookRunRetention, metrics: metrics,
-                    buffered: directory.hookRunBuffered)
-            },
+            hookRuns: HookRunLog(
+                appId: record.id, storage: stores.hookRuns, retention: configuration.hookRunRetention, metrics: metrics,
+                buffered: directory.hookRunBuffered),
             metrics: metrics)
     }
 }

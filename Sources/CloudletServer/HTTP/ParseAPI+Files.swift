@@ -44,7 +44,7 @@ extension ParseAPI {
                 named: name, contentType: request.headers[values: .contentType].first, body: request.body, maximumBytes: settings.maximumUploadBytes,
                 maximumTotalBytes: settings.maximumTotalBytes, expectedBytes: length, caller: call.caller)
         }
-        let url = call.app.runtime.storage.fileURLs?.url(stored.name) ?? stored.name
+        let url = call.app.runtime.stores.objects.fileURLs?.url(stored.name) ?? stored.name
         var headers = context.parse.rateLimit?.headers ?? [:]
         headers[.location] = url
         return JSONResponse.make(status: .created, body: ["name": .string(stored.name), "url": .string(url)], headers: headers)

@@ -55,11 +55,11 @@ public struct JobSchedulerService: Service {
     /// Starts the app's jobs that came due by `now`.
     func tick(_ app: HostedApp, now: Date) async throws {
         guard !app.jobSchedules.isEmpty else { return }
-        let storage = app.runtime.storage
-        let states = try await storage.jobScheduleStates()
+        let jobs = app.runtime.stores.jobs
+        let states = try await jobs.jobScheduleStates()
         for (job, schedule) in app.jobSchedules.sorted(by: { $0.key < $1.key }) {
             guard var state = states[job], state.expression == schedule.expression else {
-                try await storage.saveJobScheduleState(JobScheduleState(expression: schedule.expression, handledThrough: now), of: job)
+                try await jobs.saveJobScheduleState(JobScheduleState(expression: schedule.expression, handledThrough: now), of: job)
                 continue
             }
             guard let due = schedule.next(after: state.handledThrough), due <= now else { continue }
@@ -82,7 +82,7 @@ public struct JobSchedulerService: Service {
                 metadata["error"] = "\(error.message)"
                 logger.error("could not start a scheduled job", metadata: metadata)
             }
-            try await storage.saveJobScheduleState(state, of: job)
+            try await jobs.saveJobScheduleState(state, of: job)
         }
     }
 }

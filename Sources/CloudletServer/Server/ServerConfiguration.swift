@@ -15,8 +15,8 @@ public struct ServerConfiguration: Sendable {
     public var mountPath: String
     /// Largest request body accepted; larger ones get 413. Default 1 MiB.
     public var maximumBodyBytes: Int
-    /// How hard commits are pushed to disk. Default ``SQLiteObjectStorage/Durability/normal``.
-    public var durability: SQLiteObjectStorage.Durability
+    /// How hard commits are pushed to disk. Default ``SQLiteAppDatabase/Durability/normal``.
+    public var durability: SQLiteAppDatabase.Durability
     /// bcrypt cost for passwords. Default 10, as Parse Server; tests may lower it to 4 for speed.
     public var passwordHashCost: UInt8
     /// Proxies whose `X-Forwarded-For` names the client (for login throttling). Default none: the
@@ -48,9 +48,9 @@ public struct ServerConfiguration: Sendable {
 
     public init(
         host: String = "127.0.0.1", port: Int = 1337, dataDirectory: String = "./data", mountPath: String = "/parse",
-        maximumBodyBytes: Int = 1 << 20, durability: SQLiteObjectStorage.Durability = .normal,
+        maximumBodyBytes: Int = 1 << 20, durability: SQLiteAppDatabase.Durability = .normal,
         passwordHashCost: UInt8 = 10, maximumResponseBytes: Int = ReadBudget.defaultMaximumBytes,
-        maximumObjectBytes: Int = SQLiteObjectStorage.defaultMaximumObjectBytes, trustedProxies: TrustedProxies = .none,
+        maximumObjectBytes: Int = SQLiteAppDatabase.defaultMaximumObjectBytes, trustedProxies: TrustedProxies = .none,
         operatorKey: OperatorKey? = nil, hookRunRetention: Int = 10_000
     ) {
         self.operatorKey = operatorKey

@@ -14,7 +14,7 @@ import Testing
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cloudlet-hookruns-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let storage = try SQLiteObjectStorage(path: folder.appendingPathComponent("app.sqlite").path)
+        let storage = SQLiteHookRunStore(try SQLiteAppDatabase(path: folder.appendingPathComponent("app.sqlite").path))
         let metrics = CloudletMetrics()
         try await body(HookRunLog(appId: "a", storage: storage, retention: retention, bufferCapacity: bufferCapacity, metrics: metrics), metrics)
     }

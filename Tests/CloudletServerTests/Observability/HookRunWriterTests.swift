@@ -18,11 +18,11 @@ import Testing
         var logger = Logger(label: "cloudlet")
         logger.logLevel = .critical
         let directory = AppDirectory()
-        let storage = try SQLiteObjectStorage(path: folder.appendingPathComponent("test.sqlite").path)
-        let log = HookRunLog(appId: "test", storage: storage, metrics: CloudletMetrics(), buffered: directory.hookRunBuffered)
+        let stores = AppStores(try SQLiteAppDatabase(path: folder.appendingPathComponent("test.sqlite").path))
+        let log = HookRunLog(appId: "test", storage: stores.hookRuns, metrics: CloudletMetrics(), buffered: directory.hookRunBuffered)
         let clock = ManualClock()
         let runtime = AppRuntime(
-            appId: "test", storage: storage, executor: InProcessHookExecutor(registry: HookRegistry()), clock: clock, logger: logger,
+            appId: "test", stores: stores, executor: InProcessHookExecutor(registry: HookRegistry()), clock: clock, logger: logger,
             hookLogger: logger, hookRuns: log)
         directory.set(
             HostedApp(
@@ -32,10 +32,10 @@ import Testing
         try await Task.sleep(for: .milliseconds(200))
         log.record(HookRun(hook: "function:ok", requestId: "r1", startedAt: Date(), duration: .milliseconds(1), outcome: .ok))
         let giveUp = ContinuousClock.now + .seconds(20)
-        while try await storage.hookRuns(HookRunQuery(limit: 10)).isEmpty, ContinuousClock.now < giveUp {
+        while try await stores.hookRuns.hookRuns(HookRunQuery(limit: 10)).isEmpty, ContinuousClock.now < giveUp {
             try await Task.sleep(for: .milliseconds(10))
         }
-        #expect(try await storage.hookRuns(HookRunQuery(limit: 10)).map(\.requestId) == ["r1"])
+        #expect(try await stores.hookRuns.hookRuns(HookRunQuery(limit: 10)).map(\.requestId) == ["r1"])
         writer.cancel()
         try await writer.value
     }

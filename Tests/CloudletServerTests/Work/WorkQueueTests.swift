@@ -19,7 +19,8 @@ import Testing
     }
 
     @Test func aClaimLeasesDueRowsOfItsKindsOldestFirstAndNoOtherClaimTakesThem() async throws {
-        try await TemporaryStorage.with { queue, _ in
+        try await TemporaryStorage.with { database, _ in
+            let queue = SQLiteWorkQueue(database)
             try await queue.enqueue([work("later", dueIn: 60), work("b", dueIn: -1), work("a", dueIn: -2), work("x", kind: Self.other)])
             let first = try await queue.claim([.job], limit: 10, owner: "one", at: now, leasedUntil: now + 30)
             #expect(first.map(\.id) == ["a", "b"])
@@ -32,7 +33,8 @@ import Testing
     }
 
     @Test func queuingAnIdThatIsQueuedLeavesItAlone() async throws {
-        try await TemporaryStorage.with { queue, _ in
+        try await TemporaryStorage.with { database, _ in
+            let queue = SQLiteWorkQueue(database)
             try await queue.enqueue([work("a")])
             _ = try await queue.claim([.job], limit: 1, owner: "one", at: now, leasedUntil: now + 30)
             try await queue.enqueue([work("a")])
@@ -41,7 +43,8 @@ import Testing
     }
 
     @Test func completedWorkIsGoneAndOnlyItsHolderCompletesIt() async throws {
-        try await TemporaryStorage.with { queue, _ in
+        try await TemporaryStorage.with { database, _ in
+            let queue = SQLiteWorkQueue(database)
             try await queue.enqueue([work("a")])
             _ = try await queue.claim([.job], limit: 1, owner: "one", at: now, leasedUntil: now + 30)
             #expect(try await queue.complete("a", owner: "two") == false)
@@ -52,7 +55,8 @@ import Testing
     }
 
     @Test func failedWorkIsDueAgainAtItsBackoffWithItsAttemptsCounted() async throws {
-        try await TemporaryStorage.with { queue, _ in
+        try await TemporaryStorage.with { database, _ in
+            let queue = SQLiteWorkQueue(database)
             let backoff = Backoff(first: .seconds(1), maximum: .seconds(300))
             try await queue.enqueue([work("a")])
             var claimed = try #require(try await queue.claim([.job], limit: 1, owner: "one", at: now, leasedUntil: now + 30).first)
@@ -66,7 +70,8 @@ import Testing
     }
 
     @Test func releasedWorkIsDueAtOnceWithoutCountingTheAttempt() async throws {
-        try await TemporaryStorage.with { queue, _ in
+        try await TemporaryStorage.with { database, _ in
+            let queue = SQLiteWorkQueue(database)
             try await queue.enqueue([work("a"), work("b")])
             let held = try await queue.claim([.job], limit: 2, owner: "one", at: now, leasedUntil: now + 30)
             #expect(try await queue.release(held.map(\.id), owner: "one", at: now + 1) == 2)
@@ -77,7 +82,8 @@ import Testing
     }
 
     @Test func aLeaseThatRanOutIsClaimedByAnotherHolderAndTheFirstCanNoLongerTouchIt() async throws {
-        try await TemporaryStorage.with { queue, _ in
+        try await TemporaryStorage.with { database, _ in
+            let queue = SQLiteWorkQueue(database)
             try await queue.enqueue([work("a")])
             _ = try await queue.claim([.job], limit: 1, owner: "gone", at: now, leasedUntil: now + 30)
             #expect(try await queue.renew(["a"], owner: "gone", leasedUntil: now + 40) == 1)
@@ -91,17 +97,19 @@ import Testing
     }
 
     @Test func queuedWorkOutlivesTheProcessThatQueuedIt() async throws {
-        try await TemporaryStorage.with { queue, file in
+        try await TemporaryStorage.with { database, file in
+            let queue = SQLiteWorkQueue(database)
             try await queue.enqueue([work("a")])
             _ = try await queue.claim([.job], limit: 1, owner: "killed", at: now, leasedUntil: now + 30)
-            let reopened = try SQLiteObjectStorage(path: file.path)
+            let reopened = SQLiteWorkQueue(try SQLiteAppDatabase(path: file.path))
             let taken = try await reopened.claim([.job], limit: 1, owner: "restarted", at: now + 30, leasedUntil: now + 60)
             #expect(taken.map(\.id) == ["a"])
         }
     }
 
     @Test func aSoleHolderTakesBackWhatOthersLeasedAndLeavesItsOwnAndRetriedRowsAlone() async throws {
-        try await TemporaryStorage.with { queue, _ in
+        try await TemporaryStorage.with { database, _ in
+            let queue = SQLiteWorkQueue(database)
             try await queue.enqueue([work("gone1"), work("gone2"), work("mine"), work("retried"), work("later", dueIn: 60)])
             _ = try await queue.claim([.job], limit: 2, owner: "killed", at: now, leasedUntil: now + 30)
             _ = try await queue.claim([.job], limit: 2, owner: "me", at: now, leasedUntil: now + 30)
@@ -116,7 +124,8 @@ import Testing
     }
 
     @Test func queuingWakesTheLoopThatClaims() async throws {
-        try await TemporaryStorage.with { queue, _ in
+        try await TemporaryStorage.with { database, _ in
+            let queue = SQLiteWorkQueue(database)
             try await queue.enqueue([work("a")])
             await queue.workQueued.wait()
         }
@@ -148,7 +157,7 @@ import Testing
         do {
             SQLiteProcessSettings.apply()
             let old = try DatabaseQueue(path: path)
-            try SQLiteObjectStorage.migrator.migrate(old, upTo: "file_usage")
+            try SQLiteMigrations.migrator.migrate(old, upTo: "file_usage")
             try await old.write { db in
                 try db.execute(
                     sql: """
@@ -161,8 +170,8 @@ import Testing
             }
             try old.close()
         }
-        let storage = try SQLiteObjectStorage(path: path)
-        let queued = try await storage.claim([.job], limit: 10, owner: "new", at: now, leasedUntil: now + 10)
+        let queue = SQLiteWorkQueue(try SQLiteAppDatabase(path: path))
+        let queued = try await queue.claim([.job], limit: 10, owner: "new", at: now, leasedUntil: now + 10)
         #expect(queued.map(\.id) == ["run1"], "the ended run is not queued")
         #expect(queued.first?.payload["name"] == "tidy")
         #expect(queued.first?.payload["params"] == ["rooms": 3])

@@ -13,27 +13,27 @@ extension PushDeliveryRunner {
             let job: PushJob
             switch try await entry(id) {
             case .failed(let reason):
-                try await storage.finishPushJob(id, .failed(reason: reason), now: clock.now)
+                try await push.finishPushJob(id, .failed(reason: reason), now: clock.now)
                 return .done
             case .ready(let ready): job = ready
             }
             let now = clock.now
             if [.succeeded, .failed, .expired].contains(job.status) {
-                try await storage.finishPushJob(id, .untouched, now: now)
+                try await push.finishPushJob(id, .untouched, now: now)
                 return .done
             }
             if let expiration = job.expiration, expiration <= now {
-                try await storage.finishPushJob(id, .expired, now: now)
+                try await push.finishPushJob(id, .expired, now: now)
                 return .done
             }
             if job.status != .running {
                 if let pushTime = job.pushTime, pushTime > now {
-                    if job.status != .scheduled { try await storage.schedulePushJob(id, now: now) }
+                    if job.status != .scheduled { try await push.schedulePushJob(id, now: now) }
                     return .retry(at: pushTime)
                 }
-                try await storage.startPushJob(id, now: now)
+                try await push.startPushJob(id, now: now)
             }
-            guard let progress = try await storage.pushJobProgress(id), !progress.isFinished else { return .done }
+            guard let progress = try await push.pushJobProgress(id), !progress.isFinished else { return .done }
             if !progress.isExpanded {
                 do {
                     if try await !expand(job, from: progress) {
@@ -41,7 +41,7 @@ extension PushDeliveryRunner {
                     }
                 } catch let error as ParseError {
                     // The job's query cannot run, or its badge cannot be incremented: it would fail the same way again.
-                    try await storage.finishPushJob(id, .failed(reason: error.message), now: clock.now)
+                    try await push.finishPushJob(id, .failed(reason: error.message), now: clock.now)
                     return .done
                 }
             }
@@ -57,16 +57,16 @@ extension PushDeliveryRunner {
     /// answers whether every recipient has its delivery.
     private func expand(_ job: PushJob, from progress: PushJobProgress) async throws -> Bool {
         let configuration = setup.configuration
-        let recipients = PushRecipients(storage: storage, query: job.query)
+        let recipients = PushRecipients(storage: objects, query: job.query)
         var pending = progress.pending
         var cursor = progress.cursor
         while pending < configuration.fanOutAhead {
             try Task.checkCancellation()
             let query = recipients.pageQuery(after: cursor, limit: configuration.pageSize)
-            let page = try await storage.pushRecipients(query)
+            let page = try await push.pushRecipients(query)
             let isLast = page.count < query.limit
             cursor = page.last?.installationId ?? cursor
-            try await storage.expandPushJob(
+            try await push.expandPushJob(
                 job.id, recipients: page, cursor: cursor, isLast: isLast, badgeIncrement: job.badgeIncrement, now: clock.now)
             if isLast { return true }
             pending += page.count

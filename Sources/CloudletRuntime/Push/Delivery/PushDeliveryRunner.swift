@@ -12,7 +12,8 @@ import Logging
 /// it then fails with the last reason. Stopped before its outcome is known, it is handed back
 /// (sent again by the next run, with the same ``PushMessage/id``).
 struct PushDeliveryRunner: Sendable {
-    let storage: any ObjectStorage & PushDeliveryStorage
+    let objects: any ObjectStorage
+    let push: any PushDeliveryStorage
     let setup: PushDeliverySetup
     let clock: any CloudletClock
     let logger: Logger
@@ -59,8 +60,8 @@ struct PushDeliveryRunner: Sendable {
         if case .retry(_, let due) = resolution { return Task.isCancelled ? .released : .retry(at: due) }
         // Recorded even when the loop is being stopped: a result kept is a send not repeated. The
         // write is one short transaction, awaited here.
-        let recording = Task { [storage, clock] in
-            try await storage.recordPushResult(PushDeliveryResult(delivery, resolution), owner: owner, now: clock.now)
+        let recording = Task { [push, clock] in
+            try await push.recordPushResult(PushDeliveryResult(delivery, resolution), owner: owner, now: clock.now)
         }
         do {
             try await recording.value
@@ -83,7 +84,7 @@ struct PushDeliveryRunner: Sendable {
     /// The job `id`, read from its `_PushStatus` object. Throws only when the loop is being stopped.
     func entry(_ id: String) async throws -> JobEntry {
         do {
-            guard let object = try await storage.fetch("_PushStatus", id: id) else { return .failed("the job was deleted") }
+            guard let object = try await objects.fetch("_PushStatus", id: id) else { return .failed("the job was deleted") }
             return .ready(try PushJob(object))
         } catch {
             if Task.isCancelled || error is CancellationError { throw CancellationError() }

@@ -3,9 +3,18 @@ import CloudletRuntime
 import Foundation
 import GRDB
 
-/// Job runs as `_JobStatus` objects in the `objects` table, and schedules in `job_schedules`.
-extension SQLiteObjectStorage: JobStorage {
-    static func registerJobTables(_ migrator: inout DatabaseMigrator) {
+/// ``JobStorage`` in the app's database: job runs as `_JobStatus` objects in the `objects` table,
+/// each queued in the work queue as it starts, and schedules in `job_schedules`.
+public struct SQLiteJobStore: JobStorage {
+    let database: SQLiteAppDatabase
+
+    /// The job runs and schedules of the app whose database is `database`.
+    public init(_ database: SQLiteAppDatabase) {
+        self.database = database
+    }
+
+    /// `job_schedules`: where each schedule stands.
+    static func registerTables(_ migrator: inout DatabaseMigrator) {
         migrator.registerMigration("job_schedules") { db in
             try db.execute(
                 sql: """
@@ -18,34 +27,35 @@ extension SQLiteObjectStorage: JobStorage {
     }
 
     public func recordJobStart(_ status: ParseObject, work: NewWork, maximumRunning: Int, exclusive: Bool) async throws -> JobStartOutcome {
-        let arguments = try insertArguments(status)
+        let rows = database.objectRows
+        let arguments = try rows.arguments(status)
         let jobName = status.fields["jobName"]?.stringValue ?? ""
-        let outcome = try await pool.write { db -> JobStartOutcome in
+        let outcome = try await database.pool.write { db -> JobStartOutcome in
             let running = try Row.fetchAll(
                 db, sql: "SELECT json_extract(data, '$.jobName') AS job FROM objects WHERE class = ? AND json_extract(data, '$.status') = ?",
                 arguments: [JobStatus.className, JobStatus.State.running.rawValue])
             if exclusive, running.contains(where: { ($0["job"] as String?) == jobName }) { return .alreadyRunning }
             guard running.count < maximumRunning else { return .tooManyRunning }
-            try self.schema.check(status, db)
-            try Self.insertObject(arguments, db)
-            try Self.enqueue([work], db)
+            try rows.insert(status, arguments, db)
+            try SQLiteWorkQueue.enqueue([work], db)
             return .started
         }
-        if outcome == .started { workQueued.signal() }
+        if outcome == .started { database.workQueued.signal() }
         return outcome
     }
 
     @discardableResult
     public func updateRunningJob(_ id: String, fields: [String: ParseValue], updatedAt: Date) async throws -> Bool {
-        try await pool.write { db in
-            guard var status = try Self.fetch(db, JobStatus.className, id),
+        let (schema, rows) = (database.schema, database.objectRows)
+        return try await database.pool.write { db in
+            guard var status = try ObjectRows.fetch(db, JobStatus.className, id),
                 status.fields["status"]?.stringValue == JobStatus.State.running.rawValue
             else { return false }
             status.fields.merge(fields) { _, new in new }
             status.updatedAt = updatedAt
-            try self.schema.check(status, db)
+            try schema.check(status, db)
             let row = ObjectText(status)
-            try self.checkSize(row)
+            try rows.checkSize(row)
             try db.execute(
                 sql: "UPDATE objects SET updated_at = ?, data = ? WHERE class = ? AND id = ?",
                 arguments: [row.updatedAt, row.fields, JobStatus.className, id])
@@ -66,7 +76,7 @@ extension SQLiteObjectStorage: JobStorage {
     }
 
     public func jobScheduleStates() async throws -> [String: JobScheduleState] {
-        try await pool.read { db in
+        try await database.pool.read { db in
             let rows = try Row.fetchAll(db, sql: "SELECT * FROM job_schedules")
             return Dictionary(
                 uniqueKeysWithValues: rows.map { row in
@@ -83,7 +93,7 @@ extension SQLiteObjectStorage: JobStorage {
     }
 
     public func saveJobScheduleState(_ state: JobScheduleState, of job: String) async throws {
-        try await pool.write { db in
+        try await database.pool.write { db in
             try db.execute(
                 sql: """
                     INSERT INTO job_schedules (job, expression, handled_through, last_run_at, last_status_id, skipped_runs)

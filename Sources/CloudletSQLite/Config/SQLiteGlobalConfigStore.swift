@@ -6,25 +6,27 @@ import GRDB
 /// as JSON. A table of its own rather than a `_GlobalConfig` object: the config is one document
 /// that no class query, class hook, schema or object size limit should see, and one row read is
 /// all `GET /config` costs.
-struct SQLiteGlobalConfigTable: Sendable {
-    /// The app's database.
-    let pool: DatabasePool
+public struct SQLiteGlobalConfigStore: GlobalConfigStorage {
+    let database: SQLiteAppDatabase
+
+    /// The config store of the app whose database is `database`.
+    public init(_ database: SQLiteAppDatabase) {
+        self.database = database
+    }
 
     /// `global_config`: at most one row, the config as JSON text.
-    static func register(_ migrator: inout DatabaseMigrator) {
+    static func registerTables(_ migrator: inout DatabaseMigrator) {
         migrator.registerMigration("global_config") { db in
             try db.execute(sql: "CREATE TABLE global_config (id INTEGER PRIMARY KEY CHECK (id = 1), document TEXT NOT NULL)")
         }
     }
 
-    /// The stored config, or an empty one.
-    func read() async throws -> GlobalConfig {
-        try await pool.read { db in try Self.read(db) }
+    public func globalConfig() async throws -> GlobalConfig {
+        try await database.pool.read { db in try Self.read(db) }
     }
 
-    /// Stores what `change` makes of the stored config, within one write transaction.
-    func update(_ change: @escaping @Sendable (GlobalConfig) throws -> GlobalConfig) async throws {
-        try await pool.write { db in
+    public func updateGlobalConfig(_ change: @escaping @Sendable (GlobalConfig) throws -> GlobalConfig) async throws {
+        try await database.pool.write { db in
             let text = try change(try Self.read(db)).storedText()
             try db.execute(sql: "INSERT OR REPLACE INTO global_config (id, document) VALUES (1, ?)", arguments: [text])
         }

@@ -5,7 +5,7 @@ import GRDB
 
 /// After hooks as rows of the work queue (kind ``WorkKind/afterHook``), queued in the transaction
 /// of the write they follow, their payload the event (``OutboxEventCoding``).
-extension SQLiteObjectStorage {
+extension SQLiteWorkQueue {
     /// Moves the after hooks a database made before the work queue still owes (rows of its `outbox`
     /// table) into the queue, due at once, and drops that table.
     static func registerAfterHookMigration(_ migrator: inout DatabaseMigrator) {
@@ -35,6 +35,6 @@ extension SQLiteObjectStorage {
     /// Queues the after hook whose row is `row` (held when `isHeld`) in the transaction of `db`.
     func queueAfterHook(_ row: StatementArguments, isHeld: Bool, _ db: Database) throws {
         try Self.insertWork(row, db)
-        if !isHeld { db.afterNextTransaction { _ in self.workQueued.signal() } }
+        if !isHeld { db.afterNextTransaction { [workQueued] _ in workQueued.signal() } }
     }
 }

@@ -5,8 +5,16 @@ import GRDB
 
 /// The app's hook log: a `hook_runs` table in the app's own database, pruned to the newest runs
 /// on every write.
-extension SQLiteObjectStorage: HookRunStorage {
-    static func registerHookRunTable(_ migrator: inout DatabaseMigrator) {
+public struct SQLiteHookRunStore: HookRunStorage {
+    let database: SQLiteAppDatabase
+
+    /// The hook log of the app whose database is `database`.
+    public init(_ database: SQLiteAppDatabase) {
+        self.database = database
+    }
+
+    /// `hook_runs`, indexed by hook.
+    static func registerTables(_ migrator: inout DatabaseMigrator) {
         migrator.registerMigration("hook_runs") { db in
             try db.execute(
                 sql: """
@@ -31,7 +39,7 @@ extension SQLiteObjectStorage: HookRunStorage {
         }
         for start in stride(from: 0, to: rows.count, by: Self.hookRunsPerTransaction) {
             let batch = rows[start..<min(start + Self.hookRunsPerTransaction, rows.count)]
-            try await pool.write { db in
+            try await database.pool.write { db in
                 let insert = try db.cachedStatement(
                     sql: """
                         INSERT INTO hook_runs (hook, request_id, started_at, duration_ms, outcome, error, lines, dropped_lines)
@@ -67,7 +75,7 @@ extension SQLiteObjectStorage: HookRunStorage {
         arguments += [max(query.limit, 0)]
         let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
         let sql = "SELECT * FROM hook_runs \(filter) ORDER BY seq DESC LIMIT ?"
-        return try await pool.read { [arguments] db in
+        return try await database.pool.read { [arguments] db in
             try Row.fetchAll(db, sql: sql, arguments: arguments).reversed().map(Self.hookRun)
         }
     }

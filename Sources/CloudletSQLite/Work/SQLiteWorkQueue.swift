@@ -6,10 +6,19 @@ import GRDB
 /// The app's work queue in its own database, as the `work_queue` table: one row per piece of work,
 /// `due` being when it may next be claimed (for a leased row, when its lease runs out). Claims go
 /// through SQLite's one writer, so two claims never take the same row.
-extension SQLiteObjectStorage: WorkQueue {
+public struct SQLiteWorkQueue: WorkQueue {
+    let database: SQLiteAppDatabase
+
+    /// The work queue of the app whose database is `database`.
+    public init(_ database: SQLiteAppDatabase) {
+        self.database = database
+    }
+
+    public var workQueued: WakeSignal { database.workQueued }
+
     /// The table, and the job runs that an earlier version left `running` (it ran them outside any
     /// queue), queued so that they run again rather than being lost.
-    static func registerWorkQueueTable(_ migrator: inout DatabaseMigrator) {
+    static func registerTables(_ migrator: inout DatabaseMigrator) {
         migrator.registerMigration("work_queue") { db in
             try db.execute(
                 sql: """
@@ -30,7 +39,7 @@ extension SQLiteObjectStorage: WorkQueue {
 
     public func enqueue(_ work: [NewWork]) async throws {
         guard !work.isEmpty else { return }
-        try await pool.write { db in try Self.enqueue(work, db) }
+        try await database.pool.write { db in try Self.enqueue(work, db) }
         workQueued.signal()
     }
 
@@ -58,7 +67,7 @@ extension SQLiteObjectStorage: WorkQueue {
     public func claim(_ kinds: Set<WorkKind>, limit: Int, owner: String, at now: Date, leasedUntil: Date) async throws -> [ClaimedWork] {
         guard limit > 0, !kinds.isEmpty else { return [] }
         let kindList = kinds.map(\.rawValue)
-        return try await pool.write { db in
+        return try await database.pool.write { db in
             let rows = try Row.fetchAll(
                 db,
                 sql: """
@@ -84,7 +93,7 @@ extension SQLiteObjectStorage: WorkQueue {
 
     @discardableResult
     public func complete(_ id: String, owner: String) async throws -> Bool {
-        try await pool.write { db in
+        try await database.pool.write { db in
             try db.execute(sql: "DELETE FROM work_queue WHERE id = ? AND lease_owner = ?", arguments: [id, owner])
             return db.changesCount > 0
         }
@@ -102,7 +111,7 @@ extension SQLiteObjectStorage: WorkQueue {
 
     @discardableResult
     public func takeBack(leasedByOthersThan owner: String, at now: Date) async throws -> Int {
-        try await pool.write { db in
+        try await database.pool.write { db in
             try db.execute(
                 sql: "UPDATE work_queue SET lease_owner = NULL, due = ? WHERE lease_owner IS NOT NULL AND lease_owner <> ?",
                 arguments: [now.timeIntervalSince1970, owner])
@@ -112,7 +121,7 @@ extension SQLiteObjectStorage: WorkQueue {
 
     /// How many rows of `kind` are queued, leased or not.
     package func queuedCount(_ kind: WorkKind) async throws -> Int {
-        try await pool.read { db in
+        try await database.pool.read { db in
             try Int.fetchOne(db, sql: "SELECT count(*) FROM work_queue WHERE kind = ?", arguments: [kind.rawValue]) ?? 0
         }
     }
@@ -120,7 +129,7 @@ extension SQLiteObjectStorage: WorkQueue {
     public func nextDue(_ kinds: Set<WorkKind>) async throws -> Date? {
         guard !kinds.isEmpty else { return nil }
         let kindList = kinds.map(\.rawValue)
-        return try await pool.read { db in
+        return try await database.pool.read { db in
             try Double.fetchOne(
                 db, sql: "SELECT MIN(due) FROM work_queue WHERE kind IN (\(databaseQuestionMarks(count: kindList.count)))",
                 arguments: StatementArguments(kindList))
@@ -129,13 +138,13 @@ extension SQLiteObjectStorage: WorkQueue {
 
     public func lastWrittenAt() -> Date? {
         // In WAL mode every commit writes the log; a checkpoint then writes the database file.
-        [path + "-wal", path].compactMap(FileModification.time(of:)).max()
+        [database.path + "-wal", database.path].compactMap(FileModification.time(of:)).max()
     }
 
     /// Applies `assignments` (with `values`) to the rows of `ids` that `owner` holds; answers how many.
     private func held(_ ids: [String], by owner: String, set assignments: String, _ values: [Double]) async throws -> Int {
         guard !ids.isEmpty else { return 0 }
-        return try await pool.write { db in
+        return try await database.pool.write { db in
             let statement = try db.cachedStatement(sql: "UPDATE work_queue SET \(assignments) WHERE id = ? AND lease_owner = ?")
             var changed = 0
             for id in ids {

@@ -3,8 +3,18 @@ import CloudletRuntime
 import Foundation
 import GRDB
 
-extension SQLiteObjectStorage: AccountStorage {
-    static func registerAccountTables(_ migrator: inout DatabaseMigrator) {
+/// ``AccountStorage`` in the app's database: password hashes in `credentials` and sessions in
+/// `sessions`, beside the `_User` objects (whose usernames and emails unique indexes keep unique).
+public struct SQLiteAccountStore: AccountStorage {
+    let database: SQLiteAppDatabase
+
+    /// The accounts of the app whose database is `database`.
+    public init(_ database: SQLiteAppDatabase) {
+        self.database = database
+    }
+
+    /// `credentials` and `sessions`, and the unique indexes on users' usernames and emails.
+    static func registerTables(_ migrator: inout DatabaseMigrator) {
         migrator.registerMigration("accounts") { db in
             try db.execute(
                 sql: """
@@ -23,22 +33,23 @@ extension SQLiteObjectStorage: AccountStorage {
     public func insertUser(
         _ user: ParseObject, passwordHash: String, session: SessionRecord, outbox: OutboxEvent?, alongside: [ParseObject]
     ) async throws {
-        let arguments = try insertArguments(user, encodedIn: outbox)
-        let companions = try companionRows(alongside)
-        try await write { db in
-            try Self.checkUniqueness(of: user, db)
-            try self.schema.check(user, db)
-            try Self.insertObject(arguments, db)
+        let rows = database.objectRows
+        let arguments = try rows.arguments(user, encodedIn: outbox)
+        let companions = try rows.companions(alongside)
+        let queue = SQLiteWorkQueue(database)
+        try await database.write { db in
+            try ObjectRows.checkUniqueness(of: user, db)
+            try rows.insert(user, arguments, db)
             try db.execute(
                 sql: "INSERT INTO credentials (user_id, password_hash) VALUES (?, ?)", arguments: [user.objectId, passwordHash])
             try Self.insertSession(session, db)
-            if let outbox { try self.queueAfterHook(outbox, db) }
-            try self.insertCompanions(companions, db)
+            if let outbox { try queue.queueAfterHook(outbox, db) }
+            try rows.insertCompanions(companions, db)
         }
     }
 
     public func passwordHash(ofUser id: String) async throws -> String? {
-        try await pool.read { db in
+        try await database.pool.read { db in
             try String.fetchOne(db, sql: "SELECT password_hash FROM credentials WHERE user_id = ?", arguments: [id])
         }
     }
@@ -54,11 +65,11 @@ extension SQLiteObjectStorage: AccountStorage {
     }
 
     public func insertSession(_ session: SessionRecord) async throws {
-        try await pool.write { db in try Self.insertSession(session, db) }
+        try await database.pool.write { db in try Self.insertSession(session, db) }
     }
 
     public func session(tokenHash: String) async throws -> SessionRecord? {
-        try await pool.read { db in
+        try await database.pool.read { db in
             try Row.fetchOne(db, sql: "SELECT * FROM sessions WHERE token_hash = ?", arguments: [tokenHash]).flatMap { row in
                 guard let created = ParseDate.date(from: row["created_at"]), let expires = ParseDate.date(from: row["expires_at"]) else {
                     return nil
@@ -71,7 +82,7 @@ extension SQLiteObjectStorage: AccountStorage {
     }
 
     public func deleteSession(tokenHash: String) async throws -> Bool {
-        try await pool.write { db in
+        try await database.pool.write { db in
             try db.execute(sql: "DELETE FROM sessions WHERE token_hash = ?", arguments: [tokenHash])
             return db.changesCount > 0
         }
@@ -86,18 +97,8 @@ extension SQLiteObjectStorage: AccountStorage {
             ])
     }
 
-    /// Throws when another object of its class holds a value that must be unique: a user's
-    /// username (202) or email (203), an installation's `installationId` (137).
-    static func checkUniqueness(of object: ParseObject, _ db: Database) throws {
-        switch object.className {
-        case "_User": try checkUserUniqueness(of: object, db)
-        case "_Installation": try checkInstallationUniqueness(of: object, db)
-        default: return
-        }
-    }
-
     /// Throws 202 or 203 when another user has the username or (case aside) the email of `user`.
-    private static func checkUserUniqueness(of user: ParseObject, _ db: Database) throws {
+    static func checkUniqueness(of user: ParseObject, _ db: Database) throws {
         if let username = user["username"]?.stringValue,
             try Bool.fetchOne(
                 db, sql: "SELECT 1 FROM objects WHERE class = '_User' AND json_extract(data, '$.username') = ? AND id IS NOT ?",

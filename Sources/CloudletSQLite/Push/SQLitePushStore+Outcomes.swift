@@ -4,7 +4,7 @@ import Foundation
 import GRDB
 
 /// Outcomes of push deliveries, the counts they add to, and the `_PushStatus` fields made from them.
-extension SQLiteObjectStorage {
+extension SQLitePushStore {
     /// Ended deliveries to count: (job, sent, device type, reason) → how many.
     private typealias Tally = [PushCountKey: Int]
 
@@ -25,7 +25,7 @@ extension SQLiteObjectStorage {
         case .expired: ended = (false, PushJobCounts.expiredReason)
         case .retry: return false
         }
-        return try await write { db in
+        return try await database.write { db in
             try db.cachedStatement(sql: "DELETE FROM work_queue WHERE id = ? AND lease_owner = ?").execute(arguments: [delivery.id, owner])
             guard db.changesCount > 0 else { return false }
             let key = PushCountKey(jobId: delivery.jobId, sent: ended.sent, deviceType: delivery.deviceType, reason: ended.reason)
@@ -130,10 +130,10 @@ extension SQLiteObjectStorage {
 
     /// Sets `fields` on the `_PushStatus` object `id`, if it still exists.
     func setPushStatus(_ id: String, _ fields: [String: ParseValue], now: Date, _ db: Database) throws {
-        guard var object = try Self.fetch(db, "_PushStatus", id) else { return }
+        guard var object = try ObjectRows.fetch(db, "_PushStatus", id) else { return }
         object.fields.merge(fields) { _, new in new }
         object.updatedAt = now
-        try schema.check(object, db)
+        try database.schema.check(object, db)
         let row = ObjectText(object)
         try db.cachedStatement(sql: "UPDATE objects SET updated_at = ?, data = ? WHERE class = '_PushStatus' AND id = ?")
             .execute(arguments: [row.updatedAt, row.fields, id])

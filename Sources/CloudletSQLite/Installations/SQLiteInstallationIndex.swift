@@ -2,10 +2,11 @@ import Cloudlet
 import CloudletRuntime
 import GRDB
 
-extension SQLiteObjectStorage {
-    /// Indexes on `_Installation`'s `installationId` and `deviceToken`, which every installation
-    /// save looks up: a registration costs the same with a million devices as with ten.
-    static func registerInstallationIndexes(_ migrator: inout DatabaseMigrator) {
+/// `_Installation` objects found by the keys an installation save looks them up by, through
+/// indexes: a registration costs the same with a million devices as with ten.
+enum SQLiteInstallationIndex {
+    /// Indexes on `_Installation`'s `installationId` and `deviceToken`.
+    static func registerIndexes(_ migrator: inout DatabaseMigrator) {
         migrator.registerMigration("installation_indexes") { db in
             for key in InstallationKey.allCases {
                 try db.execute(
@@ -16,7 +17,7 @@ extension SQLiteObjectStorage {
 
     /// Throws 137 when another installation has the `installationId` of `object`: two devices
     /// registering the same new id at once make one installation, not two.
-    static func checkInstallationUniqueness(of object: ParseObject, _ db: Database) throws {
+    static func checkUniqueness(of object: ParseObject, _ db: Database) throws {
         guard object.className == "_Installation", let id = object["installationId"]?.stringValue else { return }
         let expression = InstallationKey.installationId.expression
         if try Bool.fetchOne(
@@ -27,17 +28,17 @@ extension SQLiteObjectStorage {
         }
     }
 
-    public func installations(with key: InstallationKey, equalTo value: String, limit: Int) async throws -> [ParseObject] {
-        try await pool.read { db in
-            try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT id, created_at, updated_at, acl, data FROM objects
-                    WHERE class = '_Installation' AND \(key.expression) = ? ORDER BY id LIMIT ?
-                    """,
-                arguments: [value, limit]
-            ).map { self.presented(try Self.object("_Installation", $0)) }
-        }
+    /// The installations whose `key` is `value`, at most `limit`, in id order, as stored, in the
+    /// transaction of `db`.
+    static func installations(with key: InstallationKey, equalTo value: String, limit: Int, _ db: Database) throws -> [ParseObject] {
+        try Row.fetchAll(
+            db,
+            sql: """
+                SELECT id, created_at, updated_at, acl, data FROM objects
+                WHERE class = '_Installation' AND \(key.expression) = ? ORDER BY id LIMIT ?
+                """,
+            arguments: [value, limit]
+        ).map { try ObjectRows.object("_Installation", $0) }
     }
 }
 

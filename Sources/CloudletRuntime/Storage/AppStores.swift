@@ -1,0 +1,37 @@
+/// Every store of one app, built once when the app is served: its objects, the accounts beside
+/// them, its work queue, job runs, push fan-out, file usage, hook log and config. They share the app's one
+/// database (in SQLite, `AppStores(SQLiteAppDatabase(path:))`), so a write that spans features (a
+/// save with the after hook it queues, a sign-up with its session, a push job with its fan-out)
+/// stays one transaction, made by the store the write belongs to.
+public struct AppStores: Sendable {
+    /// The app's objects.
+    public var objects: any ObjectStorage
+    /// Its users' credentials and sessions.
+    public var accounts: any AccountStorage
+    /// Its at-least-once work: after hooks, push deliveries and job runs.
+    public var work: any WorkQueue
+    /// Its job runs and schedules.
+    public var jobs: any JobStorage
+    /// Its push jobs' fan-out.
+    public var push: any PushDeliveryStorage
+    /// The bytes its stored files take.
+    public var fileUsage: any FileUsageStorage
+    /// Its hook log.
+    public var hookRuns: any HookRunStorage
+    /// Its config (`/config`).
+    public var config: any GlobalConfigStorage
+
+    public init(
+        objects: any ObjectStorage, accounts: any AccountStorage, work: any WorkQueue, jobs: any JobStorage,
+        push: any PushDeliveryStorage, fileUsage: any FileUsageStorage, hookRuns: any HookRunStorage, config: any GlobalConfigStorage
+    ) {
+        self.objects = objects
+        self.accounts = accounts
+        self.work = work
+        self.jobs = jobs
+        self.push = push
+        self.fileUsage = fileUsage
+        self.hookRuns = hookRuns
+        self.config = config
+    }
+}

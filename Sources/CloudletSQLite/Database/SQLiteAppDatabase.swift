@@ -1,0 +1,104 @@
+import Cloudlet
+import CloudletRuntime
+import Foundation
+import GRDB
+
+/// One app's SQLite database, through GRDB, in WAL mode: what every store of the app shares (its
+/// connections, its field schema, its bounds, the signal of work queued). The stores are small
+/// types over it, one per storage protocol of the core; ``AppStores/init(_:)`` gathers them.
+///
+/// ```swift
+/// let database = try SQLiteAppDatabase(path: "data/apps/chat.sqlite")
+/// let runtime = AppRuntime(appId: "chat", stores: AppStores(database), executor: executor, clock: SystemClock(), …)
+/// ```
+public final class SQLiteAppDatabase: Sendable {
+    /// How hard a commit is pushed to disk.
+    public enum Durability: String, Sendable, CaseIterable {
+        /// `synchronous=NORMAL`: an acknowledged write survives a crash of the process.
+        case normal
+        /// `synchronous=FULL`: an acknowledged write survives a power loss too.
+        case full
+    }
+
+    /// The largest object stored by default: 1 MiB of fields and ACL, as JSON.
+    public static let defaultMaximumObjectBytes = 1 << 20
+    /// The match steps one query's `$regex` patterns may take together by default: about 0.3 s of one
+    /// core in a release build (the matcher takes ~160 million steps a second there).
+    public static let defaultRegexStepsPerQuery = 50_000_000
+
+    let pool: DatabasePool
+    /// The database file.
+    let path: String
+    /// Signalled once a write has committed new work to the work queue.
+    let workQueued = WakeSignal()
+    /// Copies the log back beside the writer; the pool's configuration keeps it alive.
+    package let checkpointer: SQLiteCheckpointer
+    /// The type of each field of each class, checked in every write transaction.
+    let schema = FieldSchemaCache()
+    /// The most bytes an object's fields and ACL may take as stored JSON; a write past it answers 116.
+    let maximumObjectBytes: Int
+    /// The match steps one query's `$regex` patterns may take together.
+    let regexStepsPerQuery: Int
+    /// The URLs `File` values read back get (see ``ObjectStorage/fileURLs``).
+    let fileURLs: FileURLs?
+
+    /// Opens (creating if needed) the database at `path` and brings its tables up to date. Writes
+    /// of objects larger than `maximumObjectBytes` are refused (116), and a query's `$regex`
+    /// patterns may take at most `regexStepsPerQuery` match steps in all (102 past them). `File`
+    /// values read back get their URLs from `fileURLs`.
+    public init(
+        path: String, durability: Durability = .normal, maximumObjectBytes: Int = defaultMaximumObjectBytes,
+        regexStepsPerQuery: Int = defaultRegexStepsPerQuery, fileURLs: FileURLs? = nil
+    ) throws {
+        self.path = path
+        self.fileURLs = fileURLs
+        self.maximumObjectBytes = maximumObjectBytes
+        self.regexStepsPerQuery = regexStepsPerQuery
+        SQLiteProcessSettings.apply()
+        let checkpointer = SQLiteCheckpointer(path: path)
+        self.checkpointer = checkpointer
+        var configuration = Configuration()
+        configuration.prepareDatabase { db in
+            try db.execute(sql: durability == .full ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL")
+            db.add(function: SQLiteRegex.function)
+            if !db.configuration.readonly { checkpointer.attach(to: db) }
+        }
+        pool = try DatabasePool(path: path, configuration: configuration)
+        try SQLiteMigrations.migrator.migrate(pool)
+    }
+
+    // A database that no service runs the checkpointer of (a command's, a test's) closes it here.
+    deinit {
+        checkpointer.close()
+    }
+
+    /// A write transaction. If the caller has a ``WriteDeadline`` and it passes while the transaction
+    /// runs, the transaction rolls back instead of committing (the caller has had its 504 by then).
+    func write<Value: Sendable>(_ body: @escaping @Sendable (Database) throws -> Value) async throws -> Value {
+        let deadline = WriteDeadline.current
+        try deadline?.check()
+        return try await pool.write { db in
+            let value = try body(db)
+            try deadline?.check()
+            return value
+        }
+    }
+
+    /// The rows of the `objects` table as every store writes them in its transactions.
+    var objectRows: ObjectRows { ObjectRows(database: self) }
+
+    /// `object` as it leaves the database: its `File` values rebuilt from their names (``FileURLs``).
+    func presented(_ object: ParseObject) -> ParseObject {
+        FileURLs.presenting(object, with: fileURLs)
+    }
+}
+
+extension AppStores {
+    /// Every store of the app whose database is `database`: build it once per app.
+    public init(_ database: SQLiteAppDatabase) {
+        self.init(
+            objects: SQLiteObjectStore(database), accounts: SQLiteAccountStore(database), work: SQLiteWorkQueue(database),
+            jobs: SQLiteJobStore(database), push: SQLitePushStore(database), fileUsage: SQLiteFileUsageStore(database),
+            hookRuns: SQLiteHookRunStore(database), config: SQLiteGlobalConfigStore(database))
+    }
+}
