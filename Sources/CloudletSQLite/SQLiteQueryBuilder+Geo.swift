@@ -19,6 +19,7 @@ extension SQLiteQueryBuilder {
     /// GeoPoint within that distance of the point. The query's first `$nearSphere` outside `$or` and
     /// `$and` also orders the results, nearest first, after any order the query gives.
     mutating func nearSphere(_ field: QueryField, _ operand: ParseValue, _ operators: [String: ParseValue], depth: Int) throws -> String {
+        try Self.checkGeoField(field, "$nearSphere")
         let center = try Self.point(operand, "$nearSphere", acceptsPair: false)
         let radians = try operators.compactMap { op, value -> Double? in
             guard let radius = Self.maximumDistances[op] else { return nil }
@@ -40,7 +41,7 @@ extension SQLiteQueryBuilder {
 
     /// `$within` (`$box`), `$geoWithin` (`$polygon`, `$centerSphere`) or `$geoIntersects` (`$point`).
     mutating func geoClause(_ field: QueryField, _ op: String, _ operand: ParseValue) throws -> String {
-        guard !field.isColumn else { throw ParseError.invalidQuery("\(op) needs a GeoPoint or Polygon field, not \(field.path)") }
+        try Self.checkGeoField(field, op)
         let members = operand.objectValue ?? [:]
         switch op {
         case "$within":
@@ -118,6 +119,11 @@ extension SQLiteQueryBuilder {
     private mutating func isType(_ field: QueryField, _ type: String) -> String {
         arguments += [field.jsonPath + ".__type", type]
         return "json_extract(data, ?) = ?"
+    }
+
+    /// Geo operators test fields, not `objectId`, `createdAt` or `updatedAt`.
+    private static func checkGeoField(_ field: QueryField, _ op: String) throws {
+        guard !field.isColumn else { throw ParseError.invalidQuery("\(op) needs a GeoPoint or Polygon field, not \(field.path)") }
     }
 
     /// A point of an operand: a `GeoPoint`, or (where `acceptsPair`) a `[longitude, latitude]` pair;

@@ -47,6 +47,8 @@ struct GeoBoundsTests {
             }
             let onObjectId = try await client.get("/classes/Places", query: ["where": ["objectId": ["$within": ["$box": [Self.point, Self.point]]]]])
             Support.expectError(onObjectId, status: 400, code: 102)
+            let nearCreatedAt = try await client.get("/classes/Places", query: ["where": ["createdAt": ["$nearSphere": Self.point]]])
+            Support.expectError(nearCreatedAt, status: 400, code: 102)
             #expect(try await Support.masterCount(client, "Places") == 1)
         }
     }
