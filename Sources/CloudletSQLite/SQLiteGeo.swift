@@ -1,6 +1,8 @@
 import Cloudlet
 import CloudletRuntime
+import Foundation
 import GRDB
+import Synchronization
 
 /// The SQL functions behind Parse's geo queries, registered on every connection. Both are pure
 /// and bounded: a distance is a few floating-point operations, and a polygon test reads at most
@@ -28,25 +30,35 @@ enum SQLiteGeo {
     }
 
     /// The `(x: longitude, y: latitude)` points of a JSON array of `[latitude, longitude]` pairs,
-    /// read as the numbers in it in order; nil when they are not pairs or too many.
+    /// read as the numbers in it in order; nil when they are not pairs or too many. The last text
+    /// read is kept with its points, since a query's own polygon is the same text on every row.
     private static func ring(_ json: String) -> [(x: Double, y: Double)]? {
+        if let last = lastRing.withLock({ $0 }), last.json == json { return last.ring }
         let limit = 2 * (ParsePolygon.maximumPoints + 1)
         var numbers: [Double] = []
-        var start: String.UTF8View.Index?
-        for index in json.utf8.indices {
-            let byte = json.utf8[index]
-            let isNumeric = (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || "-+.eE".utf8.contains(byte)
-            if isNumeric {
-                if start == nil { start = index }
-            } else if let first = start {
-                guard numbers.count < limit, let number = Double(Substring(json.utf8[first..<index])) else { return nil }
+        let complete = json.withCString { text -> Bool in
+            var cursor = text
+            while cursor.pointee != 0 {
+                let byte = UInt8(bitPattern: cursor.pointee)
+                guard byte == UInt8(ascii: "-") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else {
+                    cursor += 1
+                    continue
+                }
+                var end: UnsafeMutablePointer<CChar>?
+                let number = strtod(cursor, &end)
+                guard let end, end > cursor, numbers.count < limit else { return false }
                 numbers.append(number)
-                start = nil
+                cursor = UnsafePointer(end)
             }
+            return true
         }
-        guard start == nil, numbers.count >= 6, numbers.count.isMultiple(of: 2) else { return nil }
-        return stride(from: 0, to: numbers.count, by: 2).map { (x: numbers[$0 + 1], y: numbers[$0]) }
+        guard complete, numbers.count >= 6, numbers.count.isMultiple(of: 2) else { return nil }
+        let ring = stride(from: 0, to: numbers.count, by: 2).map { (x: numbers[$0 + 1], y: numbers[$0]) }
+        lastRing.withLock { $0 = (json, ring) }
+        return ring
     }
+
+    private static let lastRing = Mutex<(json: String, ring: [(x: Double, y: Double)])?>(nil)
 
     /// Whether `(x, y)` lies inside `ring` (crossing number) or on one of its edges.
     static func contains(_ ring: [(x: Double, y: Double)], x: Double, y: Double) -> Bool {
