@@ -68,6 +68,25 @@ extension SQLiteQueryBuilder {
         }
     }
 
+    /// Equality with a GeoPoint (the same latitude and longitude) or a Polygon (the same ring,
+    /// closed as it is stored), as Parse Server's `equalTo` finds them; nil for other values.
+    mutating func geoEquality(_ field: QueryField, _ value: ParseValue) throws -> String? {
+        switch value.parseType {
+        case "GeoPoint":
+            let point = try Self.point(value, "GeoPoint", acceptsPair: false)
+            let isGeoPoint = isType(field, "GeoPoint")
+            arguments += [field.jsonPath + ".latitude", point.latitude, field.jsonPath + ".longitude", point.longitude]
+            return "(\(isGeoPoint) AND json_extract(data, ?) = ? AND json_extract(data, ?) = ?)"
+        case "Polygon":
+            _ = try ParsePolygon.validated(value, field: field.path)
+            let isPolygon = isType(field, "Polygon")
+            arguments += [field.jsonPath + ".coordinates", JSONWriter.string(ParsePolygon.closed(value)["coordinates"]!)]
+            return "(\(isPolygon) AND json_extract(data, ?) = json(?))"
+        default:
+            return nil
+        }
+    }
+
     /// `$centerSphere`: `[point, radius in radians]`.
     private mutating func withinCircle(_ field: QueryField, _ circle: ParseValue) throws -> String {
         guard let parts = circle.arrayValue, parts.count == 2 else {

@@ -166,6 +166,7 @@ struct SQLiteQueryBuilder {
             arguments += [try columnOperand(field, value)]
             return "(\(column) = ?)"
         }
+        if let geo = try geoEquality(field, value) { return geo }
         let operand = try Operand(value, field: field)
         return match(field, operand.kind, operand.bound.map { .value(Operand.databaseValue($0)) })
     }

@@ -33,6 +33,24 @@ struct PolygonTests {
         }
     }
 
+    @Test("equality with a Polygon finds it open or closed, and equality with a GeoPoint finds that point")
+    func equality() async throws {
+        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+            try await Support.create(client, "Areas", ["name": "square", "boundary": Self.polygon(Self.unitSquare), "center": .geoPoint(latitude: 0.5, longitude: 0.5)])
+            try await Support.create(client, "Areas", ["name": "other", "boundary": Self.polygon([(2, 2), (2, 3), (3, 3)]), "center": .geoPoint(latitude: 0, longitude: 0)])
+            func names(_ constraints: ParseValue) async throws -> [String] {
+                try await GeoQueryTests.names(client, constraints, order: "name", className: "Areas")
+            }
+            #expect(try await names(["boundary": Self.polygon(Self.unitSquare)]) == ["square"])
+            #expect(try await names(["boundary": Self.polygon(Self.unitSquare + [(0, 0)])]) == ["square"])
+            #expect(try await names(["boundary": Self.polygon([(0, 0), (0, 1), (1, 1)])]) == [])
+            #expect(try await names(["center": .geoPoint(latitude: 0.5, longitude: 0.5)]) == ["square"])
+            #expect(try await names(["center": ["$ne": .geoPoint(latitude: 0, longitude: 0)]]) == ["square"])
+            let outOfRange = try await client.get("/classes/Areas", query: ["where": ["center": .geoPoint(latitude: 0, longitude: 200)]])
+            Support.expectError(outOfRange, status: 400, code: 107)
+        }
+    }
+
     @Test("a Polygon is checked as Parse checks it: at least 3 different points, numbers in range, at most the bound")
     func validation() async throws {
         try await ParseTestClient.withRouter(registry: HookRegistry()) { client in

@@ -10,7 +10,7 @@ package enum ParsePolygon {
 
     /// The points of a `Polygon` value, checked: 111 for a malformed value or a point out of range,
     /// 107 for too few points (or too few different ones) or too many.
-    static func validated(_ value: ParseValue, field: String) throws(ParseError) -> [ParseCoordinate] {
+    package static func validated(_ value: ParseValue, field: String) throws(ParseError) -> [ParseCoordinate] {
         guard let pairs = value["coordinates"]?.arrayValue else { throw .incorrectType("invalid Polygon for field \(field)") }
         guard pairs.count >= 3 else { throw .invalidJSON("Polygon must have at least 3 values") }
         guard pairs.count <= maximumPoints else { throw .invalidJSON("Polygon may have at most \(maximumPoints) points") }
@@ -22,7 +22,7 @@ package enum ParsePolygon {
     }
 
     /// A checked `Polygon` value as it is stored: its ring closed.
-    static func closed(_ value: ParseValue) -> ParseValue {
+    package static func closed(_ value: ParseValue) -> ParseValue {
         guard let points = value.polygonValue, let first = points.first, points.last != first else { return value }
         return .polygon(points + [first])
     }
