@@ -27,6 +27,8 @@ struct SQLiteQueryBuilder {
     var patterns: [Int64: RegexProgram] = [:]
     /// The reader's ACL identities, for the outer query and every inner one; nil reads as master.
     var identities: [String]?
+    /// The distance a `$nearSphere` orders the results by, nearest first, and its arguments.
+    var distanceOrder: (sql: String, arguments: StatementArguments)?
     /// The reader's ACL test and its arguments, repeated in front of every `$regex` so that a
     /// pattern never runs on a row the reader may not see (SQLite may test the other terms of a
     /// WHERE in any order; a CASE is evaluated in order).
@@ -142,6 +144,12 @@ struct SQLiteQueryBuilder {
                 clauses.append(try regex(field, operand, options: operators["$options"]))
             case "$options":
                 guard operators["$regex"] != nil else { throw ParseError.invalidQuery("$options needs $regex") }
+            case "$nearSphere":
+                clauses.append(try nearSphere(field, operand, operators, depth: depth))
+            case _ where Self.maximumDistances[op] != nil:
+                guard operators["$nearSphere"] != nil else { throw ParseError.invalidQuery("\(op) needs $nearSphere") }
+            case "$within", "$geoWithin", "$geoIntersects":
+                clauses.append(try geoClause(field, op, operand))
             default:
                 guard let inner = InnerQuery.Operator(rawValue: op) else { throw ParseError.invalidQuery("unsupported query operator \(op)") }
                 clauses.append(try innerQuery(field, InnerQuery(inner, operand), depth: depth + 1))
@@ -158,6 +166,7 @@ struct SQLiteQueryBuilder {
             arguments += [try columnOperand(field, value)]
             return "(\(column) = ?)"
         }
+        if let geo = try geoEquality(field, value) { return geo }
         let operand = try Operand(value, field: field)
         return match(field, operand.kind, operand.bound.map { .value(Operand.databaseValue($0)) })
     }
@@ -256,6 +265,10 @@ struct SQLiteQueryBuilder {
                 expression = "COALESCE(json_extract(data, ?), json_extract(data, ?))"
             }
             terms.append(expression + (descending ? " DESC" : " ASC"))
+        }
+        if let distanceOrder {
+            arguments += distanceOrder.arguments
+            terms.append(distanceOrder.sql + " ASC")
         }
         terms.append("created_at ASC")
         terms.append("id ASC")

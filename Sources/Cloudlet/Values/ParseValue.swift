@@ -1,7 +1,7 @@
 import Foundation
 
 /// A JSON value as Parse stores it: the six JSON kinds, with Parse's special types
-/// (`Date`, `Pointer`, `GeoPoint`, `Bytes`, `File`) carried as objects tagged with `__type`.
+/// (`Date`, `Pointer`, `GeoPoint`, `Polygon`, `Bytes`, `File`) carried as objects tagged with `__type`.
 ///
 /// ```swift
 /// let text = request.object["text"]?.stringValue

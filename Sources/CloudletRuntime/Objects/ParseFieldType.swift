@@ -4,7 +4,7 @@ import Foundation
 /// The type of a stored field, as Parse's schema names it. A class's fields keep the type of their
 /// first value; a later value of another type is refused with code 111.
 public enum ParseFieldType: Sendable, Hashable, CustomStringConvertible {
-    case string, number, boolean, date, geoPoint, bytes, file, array, object
+    case string, number, boolean, date, geoPoint, polygon, bytes, file, array, object
     case pointer(targetClass: String)
 
     /// The name stored in the schema table, such as `Number` or `Pointer<_User>`.
@@ -15,6 +15,7 @@ public enum ParseFieldType: Sendable, Hashable, CustomStringConvertible {
         case .boolean: "Boolean"
         case .date: "Date"
         case .geoPoint: "GeoPoint"
+        case .polygon: "Polygon"
         case .bytes: "Bytes"
         case .file: "File"
         case .array: "Array"
@@ -62,6 +63,7 @@ public enum ParseFieldType: Sendable, Hashable, CustomStringConvertible {
             case "Date": return .date
             case "Pointer": return .pointer(targetClass: value["className"]?.stringValue ?? "")
             case "GeoPoint": return .geoPoint
+            case "Polygon": return .polygon
             case "Bytes": return .bytes
             case "File": return .file
             default: return .object
@@ -86,6 +88,9 @@ public enum ParseFieldType: Sendable, Hashable, CustomStringConvertible {
                 (-90...90).contains(latitude), (-180...180).contains(longitude)
             else { throw invalid("GeoPoint") }
             return .geoPoint
+        case "Polygon":
+            _ = try ParsePolygon.validated(value, field: field)
+            return .polygon
         case "Bytes":
             guard let base64 = value["base64"]?.stringValue, Data(base64Encoded: base64) != nil else { throw invalid("Bytes") }
             return .bytes

@@ -25,7 +25,7 @@ struct WriteBody {
                     fields[key] = .operation(operation)
                 } else {
                     _ = try ParseFieldType.of(value, field: key)
-                    fields[key] = .set(Self.normalizingDates(value))
+                    fields[key] = .set(Self.normalized(value))
                 }
             }
         }
@@ -33,27 +33,29 @@ struct WriteBody {
     }
 
     /// Checks what a before hook left in an object by the same rules as a client's body, and
-    /// returns it with its dates normalised: every field, or with `proposed` (already checked, the
+    /// returns it with its dates and polygons normalised: every field, or with `proposed` (already checked, the
     /// object the hook was given) only those the hook changed.
     static func validated(_ object: ParseObject, changedFrom proposed: ParseObject? = nil) throws(ParseError) -> ParseObject {
         var object = object
         for (key, value) in object.fields where proposed?.fields[key] != value {
             try ParseNames.validateFieldName(key)
             _ = try ParseFieldType.of(value, field: key)
-            object.fields[key] = normalizingDates(value)
+            object.fields[key] = normalized(value)
         }
         return object
     }
 
-    /// `value` with every Parse `Date` written in Parse's exact format (`.SSS` milliseconds, UTC), so
-    /// that stored dates compare and sort as instants.
-    static func normalizingDates(_ value: ParseValue) -> ParseValue {
+    /// `value` as it is stored: every Parse `Date` written in Parse's exact format (`.SSS`
+    /// milliseconds, UTC), so that stored dates compare and sort as instants, and every `Polygon`'s
+    /// ring closed.
+    static func normalized(_ value: ParseValue) -> ParseValue {
         switch value {
         case .array(let elements):
-            return .array(elements.map(normalizingDates))
+            return .array(elements.map(normalized))
         case .object(let members):
             if value.parseType == "Date", let date = value.dateValue { return .date(date) }
-            return .object(members.mapValues(normalizingDates))
+            if value.parseType == "Polygon" { return ParsePolygon.closed(value) }
+            return .object(members.mapValues(normalized))
         default:
             return value
         }

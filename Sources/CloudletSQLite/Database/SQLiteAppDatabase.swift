@@ -61,6 +61,7 @@ public final class SQLiteAppDatabase: Sendable {
         configuration.prepareDatabase { db in
             try db.execute(sql: durability == .full ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL")
             db.add(function: SQLiteRegex.function)
+            for function in SQLiteGeo.functions { db.add(function: function) }
             if !db.configuration.readonly { checkpointer.attach(to: db) }
         }
         pool = try DatabasePool(path: path, configuration: configuration)
