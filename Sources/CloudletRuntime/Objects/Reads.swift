@@ -82,7 +82,7 @@ public struct Reads: Sendable {
     }
 
     /// The stored object, if the caller may read it; 101 otherwise.
-    package func readable(_ className: String, id: String, caller: Caller) async throws -> ParseObject {
+    private func readable(_ className: String, id: String, caller: Caller) async throws -> ParseObject {
         guard let object = try await app.storage.fetch(className, id: id) else { throw ParseError.objectNotFound() }
         if let identities = caller.aclIdentities, let acl = object.acl, !acl.allowsRead(by: identities) {
             throw ParseError.objectNotFound()

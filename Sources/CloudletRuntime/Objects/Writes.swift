@@ -31,7 +31,7 @@ public struct Writes: Sendable {
     }
 
     /// Creates an object as ``create(_:body:caller:)`` does, with no class's own rules.
-    package func createObject(_ className: String, body: [String: ParseValue], caller: Caller) async throws -> SaveResult {
+    func createObject(_ className: String, body: [String: ParseValue], caller: Caller) async throws -> SaveResult {
         try await create(className, body: body, caller: caller) { object, event, heldJobs in
             try await app.storage.insert(object, outbox: event, alongside: heldJobs)
         }
@@ -39,7 +39,7 @@ public struct Writes: Sendable {
 
     /// Creates an object as ``create(_:body:caller:)`` does, writing it with `persist` (which must
     /// commit the object, the after hook's event and the push jobs its before hook recorded in one transaction).
-    package func create(
+    func create(
         _ className: String, body: [String: ParseValue], caller: Caller,
         persist: (ParseObject, OutboxEvent?, [ParseObject]) async throws -> Void
     ) async throws -> SaveResult {
@@ -80,7 +80,7 @@ public struct Writes: Sendable {
     }
 
     /// Updates the object as ``update(_:id:body:caller:)`` does, with `changes` already validated.
-    package func update(_ className: String, id: String, changes: ObjectChanges, caller: Caller) async throws -> SaveResult {
+    func update(_ className: String, id: String, changes: ObjectChanges, caller: Caller) async throws -> SaveResult {
         var changes = changes
         try Self.checkClientWritable(className, changes, caller)
         var hookChanged: Set<String> = []
@@ -138,7 +138,7 @@ public struct Writes: Sendable {
 
     /// The stored object, if the caller may write it (whether or not it may read it, as in Parse);
     /// 101 otherwise.
-    package func writable(_ className: String, id: String, caller: Caller) async throws -> ParseObject {
+    func writable(_ className: String, id: String, caller: Caller) async throws -> ParseObject {
         guard let object = try await app.storage.fetch(className, id: id) else { throw ParseError.objectNotFound() }
         try Self.checkWrite(object, caller.aclIdentities)
         return object

@@ -4,8 +4,8 @@ import Logging
 
 /// What the parts of one app's runtime share: the app's id, its storage and files, where its hooks
 /// run, its clock, limits and logs. Each part (``Writes``, ``Reads``, ``Accounts``, ``Files``,
-/// ``Jobs``, …) is a value over this one object, so a part reaches another by making it:
-/// `Reads(app).readable(…)` costs no allocation.
+/// ``Jobs``, …) is a value over this one object, so a part reaches another by making it, at no
+/// allocation: a save checks its files with `Files(app).checkExist(in:)`.
 public final class AppContext: Sendable {
     /// The app's id.
     public let id: String
@@ -19,19 +19,22 @@ public final class AppContext: Sendable {
     public let clock: any CloudletClock
     /// How often each hook ran, failed and timed out.
     public let statistics = HookStatistics()
-    package let limits: AppRuntime.Limits
+    /// The bounds on what one request may set off.
+    let limits: AppRuntime.Limits
     /// The fields only their owner and the master key may see.
     public let protectedFields: ProtectedFields
     /// Failed logins per account and client address.
     public let loginThrottle: LoginThrottle
-    package let logger: Logger
-    package let hookLogger: Logger
+    /// Where the runtime's own messages go.
+    let logger: Logger
+    /// The app's hook log, which hooks write to through `request.logger`.
+    let hookLogger: Logger
     /// Caps the app's hook invocations running and waiting at once.
     public let bulkhead: HookBulkhead
     /// The app's hook log: each run with its outcome and lines.
     package let hookRuns: HookRunLog?
     /// Where each hook run is counted by outcome and timed.
-    package let metrics: CloudletMetrics?
+    let metrics: CloudletMetrics?
     /// Where the rows the app's writes queue held (after hooks) go to be run by its work service.
     let heldWork: WorkHandoff
 
