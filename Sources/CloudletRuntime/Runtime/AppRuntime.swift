@@ -88,10 +88,3 @@ public final class AppRuntime: Sendable {
         invoker = HookInvoker(app)
     }
 }
-
-extension Duration {
-    /// The duration in seconds.
-    package var seconds: Double {
-        Double(components.seconds) + Double(components.attoseconds) / 1e18
-    }
-}
