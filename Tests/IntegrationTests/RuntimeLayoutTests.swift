@@ -30,15 +30,17 @@ import Testing
     }
 
     @Test func eachPartIsATypeInItsFeaturesFolder() throws {
-        let parts = [
-            "Objects/Writes.swift": "Writes", "Objects/Reads.swift": "Reads", "Users/Accounts.swift": "Accounts",
-            "Files/Files.swift": "Files", "Jobs/Jobs.swift": "Jobs", "Installations/Installations.swift": "Installations",
-            "Hooks/Functions.swift": "Functions", "Hooks/HookRunner.swift": "HookRunner", "Hooks/AfterHooks.swift": "AfterHooks",
+        let parts: [(folder: String, type: String)] = [
+            ("Objects", "ObjectWrites"), ("Objects", "ObjectReads"), ("Users", "UserAccounts"), ("Files", "UploadedFiles"),
+            ("Jobs", "BackgroundJobs"), ("Installations", "Installations"), ("Hooks", "CloudFunctions"), ("Hooks", "HookRunner"),
+            ("Hooks", "AfterHooks"),
         ]
-        for (path, part) in parts {
-            let text = try DocumentationBlocks.text(Self.runtimeFolder + "/" + path)
-            #expect(text.contains("struct \(part) {") || text.contains("struct \(part): Sendable {"), "\(part) is declared in \(path)")
-            #expect(text.contains("let app: AppContext"), "\(part) works over the app's shared context")
+        for part in parts {
+            let path = "\(Self.runtimeFolder)/\(part.folder)/\(part.type).swift"
+            let text = try DocumentationBlocks.text(path)
+            let declared = ["struct \(part.type) {", "struct \(part.type): Sendable {"].contains(where: text.contains)
+            #expect(declared, "\(part.type) is declared in \(path)")
+            #expect(text.contains("let app: AppContext"), "\(part.type) works over the app's shared context")
         }
     }
 }

@@ -24,9 +24,9 @@ public struct HookInvoker: Sendable {
         case .beforeSave:
             try ParseNames.validateClassName(name)
             let object = try WriteBody.validated(ParseObject(className: name, json: input.objectValue ?? [:]))
-            return .object(try await Writes(app).runBeforeSave(hook, object, original: nil, caller: caller, holding: nil).json)
+            return .object(try await ObjectWrites(app).runBeforeSave(hook, object, original: nil, caller: caller, holding: nil).json)
         case .job:
-            return .object(try await Jobs(app).runToEnd(name, params: input.objectValue ?? [:], caller: caller).json)
+            return .object(try await BackgroundJobs(app).runToEnd(name, params: input.objectValue ?? [:], caller: caller).json)
         default:
             let answer = try await hooks.run(hook, input: HookPayload(input), caller: caller)
             return kind.definition.returns == .nothing ? [:] : answer

@@ -2,7 +2,7 @@ import Cloudlet
 
 /// An app's installations, saved under Parse's rules (``InstallationRules``): a create is an upsert
 /// on the installation id or device token, and a device token belongs to one installation.
-/// ``Writes`` saves `_Installation` objects through it.
+/// ``ObjectWrites`` saves `_Installation` objects through it.
 struct Installations {
     let app: AppContext
 
@@ -37,7 +37,7 @@ struct Installations {
             throw ParseError(
                 code: 135, message: "installationId must be specified in this operation: a client registers its own installation")
         }
-        let writes = Writes(app)
+        let writes = ObjectWrites(app)
         var saved: SaveResult
         let tokenToLookUp = caller.isMaster ? token : nil
         if let current = try await installationToUpdate(installationId: installationId, token: tokenToLookUp), let id = current.objectId {
@@ -62,7 +62,7 @@ struct Installations {
     func update(id: String, body: [String: ParseValue], caller: Caller) async throws -> SaveResult {
         var body = try InstallationRules.normalized(body)
         try InstallationRules.bindUser(&body, to: caller)
-        let writes = Writes(app)
+        let writes = ObjectWrites(app)
         let current = try await writes.writable(InstallationRules.className, id: id, caller: caller)
         try InstallationRules.checkOwnDevice(current, caller)
         try InstallationRules.checkUnchanged(body, against: current)

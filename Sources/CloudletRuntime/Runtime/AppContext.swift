@@ -3,9 +3,9 @@ import Foundation
 import Logging
 
 /// What the parts of one app's runtime share: the app's id, its storage and files, where its hooks
-/// run, its clock, limits and logs. Each part (``Writes``, ``Reads``, ``Accounts``, ``Files``,
-/// ``Jobs``, …) is a value over this one object, so a part reaches another by making it, at no
-/// allocation: a save checks its files with `Files(app).checkExist(in:)`.
+/// run, its clock, limits and logs. Each part (``ObjectWrites``, ``ObjectReads``, ``UserAccounts``, ``UploadedFiles``,
+/// ``BackgroundJobs``, …) is a value over this one object, so a part reaches another by making it, at no
+/// allocation: a save checks its files with `UploadedFiles(app).checkExist(in:)`.
 public final class AppContext: Sendable {
     /// The app's id.
     public let id: String

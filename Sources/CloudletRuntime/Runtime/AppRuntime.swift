@@ -52,17 +52,17 @@ public final class AppRuntime: Sendable {
     /// What the parts share: the app's id, storage, files, hook executor, clock, limits and logs.
     public let context: AppContext
     /// Creates, updates and deletes objects, each with its hooks.
-    public let writes: Writes
+    public let writes: ObjectWrites
     /// Gets, finds and counts objects as a caller may see them.
-    public let reads: Reads
+    public let reads: ObjectReads
     /// Sign-ups, logins, logouts and sessions.
-    public let accounts: Accounts
+    public let accounts: UserAccounts
     /// Uploaded files: stores, serves and deletes them.
-    public let files: Files
+    public let files: UploadedFiles
     /// Background jobs: starts runs and runs them.
-    public let jobs: Jobs
+    public let jobs: BackgroundJobs
     /// Cloud functions.
-    public let functions: Functions
+    public let functions: CloudFunctions
     /// Runs one hook by itself, as `cloudlet invoke` does.
     public let invoker: HookInvoker
 
@@ -79,12 +79,12 @@ public final class AppRuntime: Sendable {
             appId: appId, storage: storage, fileStorage: files, executor: executor, clock: clock, limits: limits,
             protectedFields: protectedFields, logger: logger, hookLogger: hookLogger, hookRuns: hookRuns, metrics: metrics)
         context = app
-        writes = Writes(app)
-        reads = Reads(app)
-        accounts = Accounts(app)
-        self.files = Files(app)
-        jobs = Jobs(app)
-        functions = Functions(app)
+        writes = ObjectWrites(app)
+        reads = ObjectReads(app)
+        accounts = UserAccounts(app)
+        self.files = UploadedFiles(app)
+        jobs = BackgroundJobs(app)
+        functions = CloudFunctions(app)
         invoker = HookInvoker(app)
     }
 }

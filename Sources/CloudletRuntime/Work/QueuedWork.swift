@@ -18,7 +18,7 @@ struct QueuedWork {
     func run(_ work: ClaimedWork, push: PushDeliverySetup) async -> WorkOutcome {
         switch work.kind {
         case .job:
-            return await Jobs(app).runQueued(work)
+            return await BackgroundJobs(app).runQueued(work)
         case .afterHook:
             return await AfterHooks(app).runQueued(work)
         case .pushDelivery:

@@ -13,7 +13,7 @@ import ServiceLifecycle
 /// - Times missed while the server was down make one run at start: each schedule keeps in the app's
 ///   database the moment up to which its times were dealt with.
 /// - A new (or changed) schedule counts from when this service first sees it.
-/// - The runs it starts are queued work (``Jobs/start(_:params:source:caller:exclusive:)``):
+/// - The runs it starts are queued work (``BackgroundJobs/start(_:params:source:caller:exclusive:)``):
 ///   a run its server stopped under runs again on the next start.
 /// Schedules come from the registry through ``HostedApp/jobSchedules``, so changes apply without a restart.
 public struct JobSchedulerService: Service {

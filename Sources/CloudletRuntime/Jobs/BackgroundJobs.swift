@@ -4,7 +4,7 @@ import Foundation
 /// An app's background jobs: each run is recorded in `_JobStatus` and queued in one transaction,
 /// then run by the app's ``AppWorkService`` under the job's time limit (or, for `cloudlet invoke`,
 /// in the caller's task), at least once.
-public struct Jobs: Sendable {
+public struct BackgroundJobs: Sendable {
     let app: AppContext
 
     init(_ app: AppContext) {

@@ -4,7 +4,7 @@ import NIOCore
 /// An app's uploaded files: stores uploads (bounded by the app's limits and the host's free-disk
 /// floor, see ``FileUsage``), serves and deletes them with their hooks, and checks that the files
 /// an object names exist.
-public struct Files: Sendable {
+public struct UploadedFiles: Sendable {
     let app: AppContext
 
     init(_ app: AppContext) {

@@ -9,7 +9,7 @@ import Cloudlet
 /// what the caller reads. An `afterFind` hook receives only what the caller may see, and its answer
 /// is the results as it is, as in Parse: objects or fields the hook adds are the app's own
 /// decision, as a function's result is.
-public struct Reads: Sendable {
+public struct ObjectReads: Sendable {
     let app: AppContext
 
     init(_ app: AppContext) {

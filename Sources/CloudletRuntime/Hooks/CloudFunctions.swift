@@ -1,7 +1,7 @@
 import Cloudlet
 
 /// An app's cloud functions: each is its `function` hook.
-public struct Functions: Sendable {
+public struct CloudFunctions: Sendable {
     let app: AppContext
 
     init(_ app: AppContext) {

@@ -16,7 +16,7 @@ public struct SaveResult: Sendable {
 /// An app's object writes: creates, updates and deletes, each with its class's rules, its before
 /// hook (which may change or refuse it) and its after hook, queued in the write's own transaction
 /// and run right after it (``AfterHooks``).
-public struct Writes: Sendable {
+public struct ObjectWrites: Sendable {
     let app: AppContext
 
     init(_ app: AppContext) {
@@ -55,7 +55,7 @@ public struct Writes: Sendable {
             heldJobs = PushJobBuffer()
             object = try await runBeforeSave(beforeSave, proposed, original: nil, caller: caller, holding: heldJobs)
         }
-        try await Files(app).checkExist(in: object.fields.values)
+        try await UploadedFiles(app).checkExist(in: object.fields.values)
         object = FileURLs.presenting(object, with: app.storage.fileURLs)
         let now = app.clock.now
         object.objectId = ObjectId.new()
@@ -103,7 +103,7 @@ public struct Writes: Sendable {
             }
             if object.acl != proposed.acl, let acl = object.acl { changes.acl = acl }
         }
-        try await Files(app).checkExist(in: Files.writtenValues(changes))
+        try await UploadedFiles(app).checkExist(in: UploadedFiles.writtenValues(changes))
         let identities = caller.aclIdentities
         let saved = try await AfterHooks(app).writeThenRun(afterSave) { [changes, heldJobs, original] hold in
             let outbox = AfterHooks.event(.afterSave, original: original, caller: caller, hold: hold)

@@ -10,8 +10,8 @@ public struct LoggedInUser: Sendable {
 }
 
 /// An app's accounts: sign-ups, logins and logouts, the sessions they make, and the caller a
-/// session token stands for. Users are `_User` objects, written through ``Writes`` with their hooks.
-public struct Accounts: Sendable {
+/// session token stands for. Users are `_User` objects, written through ``ObjectWrites`` with their hooks.
+public struct UserAccounts: Sendable {
     let app: AppContext
 
     init(_ app: AppContext) {
@@ -32,7 +32,7 @@ public struct Accounts: Sendable {
         if let email = body["email"] { try Self.validateEmail(email) }
         let token = SessionToken.generate()
         let hash = try await app.limits.passwordHasher.hash(password)
-        let saved = try await Writes(app).create("_User", body: body, caller: caller) { user, event, heldJobs in
+        let saved = try await ObjectWrites(app).create("_User", body: body, caller: caller) { user, event, heldJobs in
             var user = user
             if user.acl == nil, let id = user.objectId {
                 user.acl = ParseACL([ParseACL.publicEntry: .init(read: true), id: .init(read: true, write: true)])
@@ -90,7 +90,7 @@ public struct Accounts: Sendable {
             isMaster: false, installationId: installationId ?? session.installationId, requestId: requestId)
     }
 
-    /// Updates a user as ``Writes/update(_:id:body:caller:)`` does; a new `password` is hashed, and the
+    /// Updates a user as ``ObjectWrites/update(_:id:body:caller:)`` does; a new `password` is hashed, and the
     /// user, the new hash and the end of the user's other sessions commit in one transaction.
     /// Only the user (or the master key) may change a user.
     public func updateUser(id: String, body: [String: ParseValue], caller: Caller) async throws -> SaveResult {
@@ -106,7 +106,7 @@ public struct Accounts: Sendable {
             changes.password = PasswordChange(
                 hash: try await app.limits.passwordHasher.hash(password), keptSessionTokenHash: caller.sessionTokenHash)
         }
-        return try await Writes(app).update("_User", id: id, changes: changes, caller: caller)
+        return try await ObjectWrites(app).update("_User", id: id, changes: changes, caller: caller)
     }
 
     /// The names of the `_Role`s whose `users` list holds a pointer to the user `id`.
