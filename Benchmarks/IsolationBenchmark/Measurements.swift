@@ -40,7 +40,7 @@ enum Measurements {
                 group.addTask {
                     var count = 0
                     while ContinuousClock.now < end {
-                        _ = try await runtime.create("Pair", body: ["title": "hello"], caller: Caller(isMaster: true, requestId: "bench"))
+                        _ = try await runtime.writes.create("Pair", body: ["title": "hello"], caller: Caller(isMaster: true, requestId: "bench"))
                         count += 1
                     }
                     return count

@@ -37,7 +37,7 @@ struct InvokeCommand<Hooks: HookModule>: AsyncParsableCommand {
             executor: InProcessHookExecutor(registry: Hooks.registry()), clock: SystemClock(),
             logger: Logger(label: "cloudlet"), hookLogger: Logger(label: "cloudlet.hooks"))
         do {
-            let result = try await runtime.invokeHook(kind, name, input: parsed, caller: Caller(isMaster: master, requestId: "invoke"))
+            let result = try await runtime.invoker.invoke(kind, name, input: parsed, caller: Caller(isMaster: master, requestId: "invoke"))
             print(JSONWriter.string(kind == .function ? ["result": result] : result))
         } catch let error as ParseError {
             print(JSONWriter.string(["code": .number(Double(error.code)), "error": .string(error.message)]))

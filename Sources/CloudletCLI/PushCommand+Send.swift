@@ -42,7 +42,7 @@ struct PushSendCommand: AsyncParsableCommand {
             logger: Logger(label: "cloudlet"), hookLogger: Logger(label: "cloudlet.hooks"))
         var body = job.fields
         body["ACL"] = [:]
-        let saved = try await runtime.create("_PushStatus", body: body, caller: Caller(isMaster: true, requestId: UUID().uuidString))
+        let saved = try await runtime.writes.create("_PushStatus", body: body, caller: Caller(isMaster: true, requestId: UUID().uuidString))
         let id = saved.object.objectId ?? ""
         print(options.json ? JSONWriter.string(["objectId": .string(id)]) : "recorded push job \(id)")
     }

@@ -11,11 +11,11 @@ extension HookHarness {
     /// ```
     public func updateConfig(_ params: [String: ParseValue], masterKeyOnly: [String: Bool] = [:]) async throws {
         let update = try GlobalConfigUpdate(body: ["params": .object(params), "masterKeyOnly": .object(masterKeyOnly.mapValues(ParseValue.bool))])
-        try await runtime.updateGlobalConfig(update, caller: caller(.master))
+        try await runtime.config.update(update, caller: caller(.master))
     }
 
     /// The app's config parameters as `actor` reads them with `GET /config`.
     public func config(as actor: Actor = .master) async throws -> [String: ParseValue] {
-        try await runtime.globalConfig(caller: caller(actor)).params
+        try await runtime.config.read(caller: caller(actor)).params
     }
 }

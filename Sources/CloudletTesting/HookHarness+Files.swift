@@ -9,7 +9,7 @@ extension HookHarness {
     public func upload(
         _ name: String, _ bytes: [UInt8], contentType: String? = nil, as actor: Actor = .anonymous
     ) async throws -> StoredFile {
-        try await runtime.saveFile(
+        try await runtime.files.save(
             named: name, contentType: contentType, body: Self.body(bytes),
             maximumBytes: UploadLimits.defaultMaximumBytes, caller: caller(actor))
     }
@@ -24,7 +24,7 @@ extension HookHarness {
 
     /// The bytes of the stored file `name`, or nil if there is none.
     public func download(_ name: String) async throws -> [UInt8]? {
-        guard let files = runtime.files, let file = try await files.file(name) else { return nil }
+        guard let files = runtime.context.fileStorage, let file = try await files.file(name) else { return nil }
         var bytes: [UInt8] = []
         try await files.read(file, range: 0..<file.size) { bytes += $0.readableBytesView }
         return bytes
@@ -32,6 +32,6 @@ extension HookHarness {
 
     /// Deletes the stored file `name`, as `DELETE /files/:name` does (the master key unless told otherwise).
     public func deleteFile(_ name: String, as actor: Actor = .master) async throws {
-        try await runtime.deleteFile(named: name, caller: caller(actor))
+        try await runtime.files.delete(named: name, caller: caller(actor))
     }
 }

@@ -12,12 +12,12 @@ extension HookHarness {
     /// Starts the job `name` with `params` as the master key and returns its run's id at once; the
     /// job runs in the background, on the harness's clock.
     public func startJob(_ name: String, _ params: [String: ParseValue] = [:]) async throws -> String {
-        try await runtime.startJob(name, params: params, source: .api, caller: Caller(isMaster: true, requestId: "harness"))
+        try await runtime.jobs.start(name, params: params, source: .api, caller: Caller(isMaster: true, requestId: "harness"))
     }
 
     /// Runs the job `name` with `params` to its end and returns its `_JobStatus` as it ended.
     public func runJob(_ name: String, _ params: [String: ParseValue] = [:]) async throws -> ParseObject {
-        try await runtime.runJobToEnd(name, params: params, caller: Caller(isMaster: true, requestId: "harness"))
+        try await runtime.jobs.runToEnd(name, params: params, caller: Caller(isMaster: true, requestId: "harness"))
     }
 
     /// The `_JobStatus` of the run `id`, as it is now.

@@ -17,17 +17,17 @@ extension HookHarness {
         fields["badge"] = badge.map { .number(Double($0)) }
         var device = caller(user.map(Actor.user) ?? .anonymous)
         device.installationId = installationId
-        return try await runtime.create("_Installation", body: fields, caller: device).object
+        return try await runtime.writes.create("_Installation", body: fields, caller: device).object
     }
 
     /// The push jobs recorded so far (by hooks or `POST /push`), oldest first, each with the
     /// installations it reaches now and the payload each would get. No provider is involved.
     public func pushes() async throws -> [CapturedPush] {
-        let jobs = try await runtime.find(ParseQuery("_PushStatus", order: ["createdAt", "objectId"], limit: 1000), caller: .harnessMaster)
+        let jobs = try await runtime.reads.find(ParseQuery("_PushStatus", order: ["createdAt", "objectId"], limit: 1000), caller: .harnessMaster)
         var captured: [CapturedPush] = []
         for object in jobs {
             let job = try PushJob(object)
-            let recipients = PushRecipients(storage: runtime.stores.objects, query: job.query)
+            let recipients = PushRecipients(storage: runtime.context.stores.objects, query: job.query)
             var installations: [ParseObject] = []
             var cursor: String?
             while true {

@@ -8,7 +8,7 @@ extension HookHarness {
         var body = fields
         body["username"] = .string(username)
         body["password"] = .string(password)
-        return try await runtime.signUp(body: body, caller: caller(.anonymous)).0.object
+        return try await runtime.accounts.signUp(body: body, caller: caller(.anonymous)).0.object
     }
 
     /// Logs in as `POST /login` does, from the device `installationId` if given: the `beforeLogin`
@@ -16,21 +16,21 @@ extension HookHarness {
     public func logIn(username: String, password: String, installationId: String? = nil) async throws -> LoggedInUser {
         var device = caller(.anonymous)
         device.installationId = installationId
-        return try await runtime.logIn(username: username, password: password, address: nil, caller: device)
+        return try await runtime.accounts.logIn(username: username, password: password, address: nil, caller: device)
     }
 
     /// Logs the session `sessionToken` out as `POST /logout` does; the `afterLogout` hook runs once
     /// it is deleted. Throws 209 for a token that is not a session.
     public func logOut(sessionToken: String) async throws {
-        let caller = try await runtime.caller(sessionToken: sessionToken, installationId: nil, requestId: "harness")
+        let caller = try await runtime.accounts.caller(sessionToken: sessionToken, installationId: nil, requestId: "harness")
         guard let tokenHash = caller.sessionTokenHash else { throw ParseError(code: 209, message: "Invalid session token") }
-        try await runtime.logOut(tokenHash: tokenHash, caller: caller)
+        try await runtime.accounts.logOut(tokenHash: tokenHash, caller: caller)
     }
 
     /// The user `sessionToken` stands for, or nil if it is not a live session.
     public func user(sessionToken: String) async throws -> String? {
         do {
-            return try await runtime.caller(sessionToken: sessionToken, installationId: nil, requestId: "harness").userId
+            return try await runtime.accounts.caller(sessionToken: sessionToken, installationId: nil, requestId: "harness").userId
         } catch let error as ParseError where error.code == 209 {
             return nil
         }

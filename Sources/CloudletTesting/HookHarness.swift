@@ -70,19 +70,19 @@ public final class HookHarness: Sendable {
     /// Creates an object of `className` with `fields` (which may hold an `ACL` and field operations).
     @discardableResult
     public func create(_ className: String, _ fields: [String: ParseValue], as actor: Actor = .master) async throws -> ParseObject {
-        try await runtime.create(className, body: fields, caller: caller(actor)).object
+        try await runtime.writes.create(className, body: fields, caller: caller(actor)).object
     }
 
     /// Updates the object `id` of `className` with `fields`.
     @discardableResult
     public func update(_ className: String, id: String, _ fields: [String: ParseValue], as actor: Actor = .master) async throws -> ParseObject {
-        try await runtime.update(className, id: id, body: fields, caller: caller(actor)).object
+        try await runtime.writes.update(className, id: id, body: fields, caller: caller(actor)).object
     }
 
     /// The object `id` of `className`, as `actor` may see it (nil if it may not, or there is none).
     public func get(_ className: String, id: String, as actor: Actor = .master) async throws -> ParseObject? {
         do {
-            return try await runtime.get(className, id: id, caller: caller(actor))
+            return try await runtime.reads.get(className, id: id, caller: caller(actor))
         } catch let error as ParseError where error.code == 101 {
             return nil
         }
@@ -90,27 +90,27 @@ public final class HookHarness: Sendable {
 
     /// The objects matching `query` that `actor` may read.
     public func find(_ query: ParseQuery, as actor: Actor = .master) async throws -> [ParseObject] {
-        try await runtime.find(query, caller: caller(actor))
+        try await runtime.reads.find(query, caller: caller(actor))
     }
 
     /// How many objects match `query` among those `actor` may read.
     public func count(_ query: ParseQuery, as actor: Actor = .master) async throws -> Int {
-        try await runtime.count(query, caller: caller(actor))
+        try await runtime.reads.count(query, caller: caller(actor))
     }
 
     /// Deletes the object `id` of `className`.
     public func delete(_ className: String, id: String, as actor: Actor = .master) async throws {
-        try await runtime.delete(className, id: id, caller: caller(actor))
+        try await runtime.writes.delete(className, id: id, caller: caller(actor))
     }
 
     /// Calls the function `name` with `params` and returns its result.
     public func call(_ name: String, _ params: [String: ParseValue] = [:], as actor: Actor = .master) async throws -> ParseValue {
-        try await runtime.callFunction(name, params: params, caller: caller(actor))
+        try await runtime.functions.call(name, params: params, caller: caller(actor))
     }
 
     /// How often the hook of `kind` for `name` ran, failed and timed out.
     public func counts(_ kind: HookKind, _ name: String) -> HookStatistics.Counts {
-        runtime.statistics.counts(kind, name)
+        runtime.context.statistics.counts(kind, name)
     }
 
     /// Waits (in real time, up to `timeout`) until the hook of `kind` for `name` has started `count`

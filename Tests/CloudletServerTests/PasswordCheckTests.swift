@@ -37,16 +37,16 @@ struct PasswordCheckTests {
                 appId: "test", stores: AppStores(database), executor: InProcessHookExecutor(registry: HookRegistry()), clock: ManualClock(),
                 limits: AppRuntime.Limits(passwordHasher: hasher), logger: logger, hookLogger: logger)
             let caller = Caller(isMaster: false, requestId: "test")
-            _ = try await runtime.signUp(body: ["username": "ada", "password": "right"], caller: caller)
+            _ = try await runtime.accounts.signUp(body: ["username": "ada", "password": "right"], caller: caller)
             for (username, password) in [("nobody", "right"), ("ada", "wrong")] {
                 let refusal = await #expect(throws: ParseError.self) {
-                    try await runtime.logIn(username: username, password: password, address: nil, caller: caller)
+                    try await runtime.accounts.logIn(username: username, password: password, address: nil, caller: caller)
                 }
                 #expect(refusal?.code == 101)
                 #expect(refusal?.message == "Invalid username/password.")
             }
             #expect(hasher.checksWithAHash == [false, true], "the unknown username was not checked")
-            _ = try await runtime.logIn(username: "ada", password: "right", address: nil, caller: caller)
+            _ = try await runtime.accounts.logIn(username: "ada", password: "right", address: nil, caller: caller)
             #expect(hasher.checksWithAHash == [false, true, true])
         }
     }

@@ -17,7 +17,7 @@ struct PushRecipientsTests {
     }
 
     static func installationIds(_ harness: HookHarness, _ query: [String: ParseValue], pageSize: Int = 1000) async throws -> [String] {
-        let recipients = PushRecipients(storage: harness.runtime.stores.objects, query: query)
+        let recipients = PushRecipients(storage: harness.runtime.context.stores.objects, query: query)
         var ids: [String] = []
         var cursor: String?
         while true {
@@ -49,7 +49,7 @@ struct PushRecipientsTests {
 
     @Test func aQueryThatCannotRunThrowsItsCode() async throws {
         let harness = try await Self.harness()
-        let recipients = PushRecipients(storage: harness.runtime.stores.objects, query: ["deviceType": ["$near": 1]])
+        let recipients = PushRecipients(storage: harness.runtime.context.stores.objects, query: ["deviceType": ["$near": 1]])
         await #expect(throws: ParseError.invalidQuery("unsupported query operator $near")) { try await recipients.page(after: nil) }
     }
 }

@@ -82,7 +82,7 @@ struct TriggerRouteTests {
         }
         let harness = try HookHarness(registry: hooks)
         try await harness.signUp(username: "mallory", password: "pw", ["banned": true])
-        let objects = try #require(harness.runtime.stores.objects as? SQLiteObjectStore)
+        let objects = try #require(harness.runtime.context.stores.objects as? SQLiteObjectStore)
         let sessions = { try await objects.database.pool.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM sessions") ?? 0 } }
         let afterSignUp = try await sessions()
         await #expect(throws: ParseError.self) { try await harness.logIn(username: "mallory", password: "pw") }

@@ -68,7 +68,7 @@ struct FindTriggerTests {
         let harness = try await Self.seeded(hooks)
         let all = try await harness.find(ParseQuery("Posts", order: ["n"]))
         #expect(all.map { $0["n"]?.intValue } == [1, 4, 5])
-        let stored = try await harness.runtime.stores.objects.find(StorageQuery(query: ParseQuery("Posts"), readerIdentities: nil))
+        let stored = try await harness.runtime.context.stores.objects.find(StorageQuery(query: ParseQuery("Posts"), readerIdentities: nil))
         let hiddenId = try #require(stored.first { $0["n"] == 2 }?.objectId)
         #expect(try await harness.get("Posts", id: hiddenId) == nil, "beforeFind's constraint holds on a get")
         let droppedId = try #require(stored.first { $0["n"] == 3 }?.objectId)
@@ -166,7 +166,7 @@ struct HookAnswerShapeTests {
             let error = try await #require(throws: ParseError.self) { try await attempt() }
             #expect(error.code == 141 && error.message.contains("must answer"), "\(error)")
         }
-        let stored = try await harness.runtime.stores.objects.find(StorageQuery(query: ParseQuery("Posts"), readerIdentities: nil))
+        let stored = try await harness.runtime.context.stores.objects.find(StorageQuery(query: ParseQuery("Posts"), readerIdentities: nil))
         #expect(stored.isEmpty, "the refused save wrote nothing")
         #expect(harness.counts(.beforeSave, "Posts").failures == 1)
     }

@@ -71,7 +71,7 @@ struct HarnessFileHookTests {
         #expect(refused.code == 142)
         let escaped = try await #require(throws: ParseError.self) { try await harness.upload("escape.txt", [1]) }
         #expect(escaped.code == 122, "a hook's new name is checked like a client's")
-        #expect(try await harness.runtime.files?.all().map(\.name) == [stored.name], "refused uploads leave nothing")
+        #expect(try await harness.runtime.context.fileStorage?.all().map(\.name) == [stored.name], "refused uploads leave nothing")
 
         let kept = try await harness.upload("keep.png", [9])
         let keptError = try await #require(throws: ParseError.self) { try await harness.deleteFile(kept.name) }

@@ -63,7 +63,7 @@ struct HarnessTests {
         // A write committed with its after hook queued, held by no one: as its process left it when killed.
         let object = ParseObject(className: "Posts", objectId: "abcdefghij", createdAt: harness.clock.now, updatedAt: harness.clock.now, fields: ["n": 1])
         let event = OutboxEvent(kind: .afterSave, object: object, original: nil, caller: Caller(isMaster: true, requestId: "r1"))
-        try await harness.runtime.stores.objects.insert(object, outbox: event)
+        try await harness.runtime.context.stores.objects.insert(object, outbox: event)
         try await harness.waitForInvocations(.afterSave, "Posts")
         try await harness.waitUntilNoAfterHookIsQueued()
         #expect(events.withLock { $0 } == [event.id])
@@ -129,7 +129,7 @@ extension HookHarness {
     /// Waits (in real time, up to 10 s) until the queue holds no after hook: each has run and its row is gone.
     func waitUntilNoAfterHookIsQueued() async throws {
         let giveUp = ContinuousClock.now + .seconds(10)
-        while try await runtime.stores.work.nextDue([.afterHook]) != nil {
+        while try await runtime.context.stores.work.nextDue([.afterHook]) != nil {
             guard ContinuousClock.now < giveUp else { throw ParseError.failed("after hooks still queued after 10 s") }
             try await Task.sleep(for: .milliseconds(2))
         }

@@ -8,7 +8,7 @@ import Synchronization
 ///
 /// ```swift
 /// let budget = ReadBudget(maximumBytes: 16 << 20)
-/// let objects = try await runtime.find(query, caller: caller, budget: budget)
+/// let objects = try await runtime.reads.find(query, caller: caller, budget: budget)
 /// ```
 public final class ReadBudget: Sendable {
     /// The default bound on one response: 16 MiB.

@@ -39,13 +39,13 @@ public struct WorkSettings: Sendable, Hashable {
         self.lease = lease
         self.concurrency = max(concurrency, 1)
         self.outsideWriteInterval = outsideWriteInterval
-        self.kinds = kinds ?? AppRuntime.workKinds
+        self.kinds = kinds ?? QueuedWork.kinds
         self.soleHolder = soleHolder
     }
 }
 
 /// Claims and runs one app's queued work in a task group, as its runtime runs each kind
-/// (``AppRuntime/runQueuedWork(_:push:)``): a claim takes as many due rows as it has room for, leased
+/// (jobs, after hooks and push deliveries): a claim takes as many due rows as it has room for, leased
 /// to this process; while they run it renews their leases; each row ends as its run says.
 ///
 /// It also runs at once the rows its runtime queued held and hands it (``WorkHandoff``: an after
@@ -84,15 +84,15 @@ public struct AppWorkService: Service {
     public func run() async {
         let held = HeldWork()
         let stopping = Atomic(false)
-        runtime.heldWork.open(owner: owner, lease: settings.lease)
+        app.heldWork.open(owner: owner, lease: settings.lease)
         if settings.soleHolder { await takeBackAbandonedWork() }
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in
-                var renewedAt = runtime.clock.now
+                var renewedAt = app.clock.now
                 while !Task.isCancelled, !stopping.load(ordering: .acquiring), isServed() {
                     await settle(held.takeEnded())
-                    let now = runtime.clock.now
-                    for handed in runtime.heldWork.take() {
+                    let now = app.clock.now
+                    for handed in app.heldWork.take() {
                         if held.ids.isEmpty { renewedAt = now }
                         held.start(handed.work.id)
                         group.addTask {
@@ -111,19 +111,19 @@ public struct AppWorkService: Service {
                             if held.ids.isEmpty { renewedAt = now }
                             held.start(work.id)
                             group.addTask {
-                                held.end(work, await runtime.runQueuedWork(work, push: push))
+                                held.end(work, await QueuedWork(app).run(work, push: push))
                                 queue.workQueued.signal()
                             }
                         }
                     } catch is CancellationError {
                     } catch {
-                        runtime.logger.error("could not claim queued work", metadata: ["error": "\(error)"])
+                        app.logger.error("could not claim queued work", metadata: ["error": "\(error)"])
                     }
                     let wake = await nextWake(renewedAt: renewedAt, holding: held.ids.count)
-                    await queue.workQueued.wait(until: wake, on: runtime.clock)
+                    await queue.workQueued.wait(until: wake, on: app.clock)
                 }
                 // Rows handed from now on run in their runtime's own task.
-                for handed in runtime.heldWork.close() { held.end(handed.work, .released, then: handed.ended) }
+                for handed in app.heldWork.close() { held.end(handed.work, .released, then: handed.ended) }
                 group.cancelAll()
             }
             // The runs have ended, cancelled ones handing their rows back, as do the rows handed and
@@ -135,15 +135,16 @@ public struct AppWorkService: Service {
         }
     }
 
-    private var queue: any WorkQueue { runtime.stores.work }
+    private var app: AppContext { runtime.context }
+    private var queue: any WorkQueue { app.stores.work }
 
     /// Makes the rows other holders leased due now: as sole holder, this loop knows them ended.
     private func takeBackAbandonedWork() async {
         do {
-            let taken = try await queue.takeBack(leasedByOthersThan: owner, at: runtime.clock.now)
-            if taken > 0 { runtime.logger.info("took back queued work an ended process held", metadata: ["rows": "\(taken)"]) }
+            let taken = try await queue.takeBack(leasedByOthersThan: owner, at: app.clock.now)
+            if taken > 0 { app.logger.info("took back queued work an ended process held", metadata: ["rows": "\(taken)"]) }
         } catch {
-            runtime.logger.error("could not take back queued work an ended process held", metadata: ["error": "\(error)"])
+            app.logger.error("could not take back queued work an ended process held", metadata: ["error": "\(error)"])
         }
     }
 
@@ -159,7 +160,7 @@ public struct AppWorkService: Service {
     /// Ends the rows of `ended` as their outcomes say, then tells who waits for each.
     private func settle(_ ended: [HeldWork.Ended]) async {
         for run in ended {
-            await runtime.endQueuedWork(run.work, as: run.outcome)
+            await QueuedWork(app).end(run.work, as: run.outcome)
             run.then?()
         }
     }

@@ -15,7 +15,7 @@ struct AdminLogsRoute {
     func add(to admin: RouterGroup<CloudletRequestContext>) {
         admin.get("apps/:id/logs") { request, context in
             let id = try context.parameters.require("id")
-            guard let log = apps.app(id)?.runtime.hookRuns else { throw ParseError.objectNotFound("no app \(id)") }
+            guard let log = apps.app(id)?.runtime.context.hookRuns else { throw ParseError.objectNotFound("no app \(id)") }
             let runs = try await log.runs(try query(request.uri.queryParameters))
             return JSONResponse.make(status: .ok, body: ["results": .array(runs.map(\.json))])
         }

@@ -106,9 +106,9 @@ extension AppSupervisor {
             if let shortage = descriptorShortage(record) { throw shortage }
             let (executor, pool) = try await self.executor(for: record)
             group = pool.map(start)
-            runtime = self.runtime(record, stores: runtime.stores, files: runtime.files, executor: executor)
+            runtime = self.runtime(record, stores: runtime.context.stores, files: runtime.context.fileStorage, executor: executor)
         }
-        let manifest = AppManifest(appId: record.id, settings: record.settings, hooks: runtime.executor.hooks)
+        let manifest = AppManifest(appId: record.id, settings: record.settings, hooks: runtime.context.executor.hooks)
         let pushChanged = entry.record.settings.push != record.settings.push
         var pushProviders = entry.hosted.pushProviders
         var push = entry.push
@@ -125,7 +125,7 @@ extension AppSupervisor {
         let policy = record.settings.rateLimits
         let rateLimiter =
             entry.record.settings.rateLimits == policy ? entry.hosted.rateLimiter : RateLimiter(policy: policy, clock: clock)
-        runtime.bulkhead.resize(maximumRunning: policy.maximumConcurrentHooks, maximumWaiting: policy.maximumQueuedHooks)
+        runtime.context.bulkhead.resize(maximumRunning: policy.maximumConcurrentHooks, maximumWaiting: policy.maximumQueuedHooks)
         let hosted = HostedApp(
             id: record.id, keys: record.acceptedKeys, fileSettings: record.settings.files, runtime: runtime, rateLimiter: rateLimiter,
             pushProviders: pushProviders, jobSchedules: record.settings.jobSchedules)

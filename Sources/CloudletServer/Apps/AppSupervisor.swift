@@ -79,7 +79,7 @@ public final class AppSupervisor: Service, Sendable {
 
     /// The worker pools of the apps, as they are now.
     public var pools: [WorkerPool] {
-        directory.all.compactMap { ($0.runtime.executor as? ProcessHookExecutor)?.pool }
+        directory.all.compactMap { ($0.runtime.context.executor as? ProcessHookExecutor)?.pool }
     }
 
     /// Runs the pools and push providers, polls the registry, and applies its changes until graceful

@@ -8,7 +8,7 @@ extension ParseAPI {
     /// count as `other`). Nothing is stored.
     func trackEvent(_ call: ParseCall) throws -> Reply {
         let name = try call.parameter("eventName")
-        call.app.runtime.metrics?.analyticsEventTracked(app: call.app.id, event: name.removingPercentEncoding ?? name)
+        call.app.runtime.context.metrics?.analyticsEventTracked(app: call.app.id, event: name.removingPercentEncoding ?? name)
         return Reply(body: [:])
     }
 }

@@ -5,14 +5,14 @@ extension ParseAPI {
     /// `GET /config` with any key: `{"params": {…}, "masterKeyOnly": {…}}`, the parameters set
     /// `masterKeyOnly` only with the master key (see ``GlobalConfig/visible(toMaster:)``).
     func readConfig(_ call: ParseCall) async throws -> Reply {
-        Reply(body: try await call.app.runtime.globalConfig(caller: call.caller).json)
+        Reply(body: try await call.app.runtime.config.read(caller: call.caller).json)
     }
 
     /// `PUT /config` with the master key: merges `{"params": {…}, "masterKeyOnly": {…}}` into the
     /// app's config (see ``GlobalConfigUpdate``) and answers `{"result": true}`.
     func updateConfig(_ call: ParseCall) async throws -> Reply {
         guard call.caller.isMaster else { throw ParseError.masterKeyRequired }
-        try await call.app.runtime.updateGlobalConfig(try GlobalConfigUpdate(body: call.body), caller: call.caller)
+        try await call.app.runtime.config.update(try GlobalConfigUpdate(body: call.body), caller: call.caller)
         return Reply(body: ["result": true])
     }
 }

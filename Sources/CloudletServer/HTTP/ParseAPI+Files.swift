@@ -30,7 +30,7 @@ extension ParseAPI {
             guard let base64 = form["base64"]?.stringValue, let bytes = Data(base64Encoded: base64) else {
                 throw ParseError(code: 130, message: "Invalid file upload: base64 is missing or not base64.", httpStatus: 400)
             }
-            stored = try await call.app.runtime.saveFile(
+            stored = try await call.app.runtime.files.save(
                 named: name, contentType: context.parse.transport.contentType, metadata: form["fileData"]?["metadata"]?.objectValue ?? [:],
                 body: RequestBody(buffer: ByteBuffer(bytes: bytes)), maximumBytes: settings.maximumUploadBytes,
                 maximumTotalBytes: settings.maximumTotalBytes, expectedBytes: bytes.count, caller: call.caller)
@@ -40,11 +40,11 @@ extension ParseAPI {
                 throw ParseError(
                     code: 130, message: "the file is larger than the app's limit of \(settings.maximumUploadBytes) bytes", httpStatus: 413)
             }
-            stored = try await call.app.runtime.saveFile(
+            stored = try await call.app.runtime.files.save(
                 named: name, contentType: request.headers[values: .contentType].first, body: request.body, maximumBytes: settings.maximumUploadBytes,
                 maximumTotalBytes: settings.maximumTotalBytes, expectedBytes: length, caller: call.caller)
         }
-        let url = call.app.runtime.stores.objects.fileURLs?.url(stored.name) ?? stored.name
+        let url = call.app.runtime.context.stores.objects.fileURLs?.url(stored.name) ?? stored.name
         var headers = context.parse.rateLimit?.headers ?? [:]
         headers[.location] = url
         return JSONResponse.make(status: .created, body: ["name": .string(stored.name), "url": .string(url)], headers: headers)
@@ -52,7 +52,7 @@ extension ParseAPI {
 
     /// `DELETE /files/:name` (master key only, as the runtime checks).
     func deleteFile(_ call: ParseCall) async throws -> Reply {
-        try await call.app.runtime.deleteFile(named: try call.parameter("id"), caller: call.caller)
+        try await call.app.runtime.files.delete(named: try call.parameter("id"), caller: call.caller)
         return Reply(body: [:])
     }
 
@@ -61,7 +61,7 @@ extension ParseAPI {
     /// (`Range: bytes=…`) 206, or 416 when it lies past the end.
     func download(request: Request, context: ParseRequestContext) async throws -> Response {
         let runtime = context.app.runtime
-        let file = try await runtime.storedFile(named: try context.parameters.require("name"))
+        let file = try await runtime.files.file(named: try context.parameters.require("name"))
         var headers: HTTPFields = [
             .contentType: file.contentType, .eTag: file.etag, .acceptRanges: "bytes",
             // A file is the uploader's content: never let a browser run it as this origin's page.
@@ -85,7 +85,7 @@ extension ParseAPI {
             return JSONResponse.make(status: error.status, body: error.body, headers: headers)
         }
         let body = ResponseBody(contentLength: Int(range.count)) { [runtime, range] writer in
-            try await runtime.files?.read(file, range: range) { try await writer.write($0) }
+            try await runtime.context.fileStorage?.read(file, range: range) { try await writer.write($0) }
             try await writer.finish(nil)
         }
         return Response(status: status, headers: headers, body: body)

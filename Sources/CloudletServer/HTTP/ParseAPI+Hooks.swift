@@ -66,7 +66,7 @@ private struct RegisteredHook {
     /// The hooks the app's executor runs (its workers', as they announced them), functions by
     /// name and triggers by class and trigger.
     static func all(of runtime: AppRuntime) -> [RegisteredHook] {
-        runtime.executor.hooks.compactMap { RegisteredHook($0) }.sorted {
+        runtime.context.executor.hooks.compactMap { RegisteredHook($0) }.sorted {
             ($0.functionName ?? "", $0.className ?? "", $0.triggerName ?? "") < ($1.functionName ?? "", $1.className ?? "", $1.triggerName ?? "")
         }
     }

@@ -13,7 +13,7 @@ extension ParseAPI {
         guard call.caller.isMaster else {
             throw ParseError.masterKeyRequired
         }
-        let id = try await call.app.runtime.startJob(try call.parameter("name"), params: call.body, source: .api, caller: call.caller)
+        let id = try await call.app.runtime.jobs.start(try call.parameter("name"), params: call.body, source: .api, caller: call.caller)
         return Reply(body: ["jobStatusId": .string(id)], headers: [Self.jobStatusIdHeader: id])
     }
 }

@@ -8,7 +8,7 @@ extension ParseAPI {
     /// create updated the stored one). A user is created by signing up.
     func createObject(_ className: String, _ call: ParseCall) async throws -> Reply {
         if SystemClass.named(className)?.saves == .accounts { return try await signUp(call) }
-        let saved = try await call.app.runtime.create(className, body: call.body, caller: call.caller)
+        let saved = try await call.app.runtime.writes.create(className, body: call.body, caller: call.caller)
         var body = saved.changedFields
         body["objectId"] = .string(saved.object.objectId!)
         body["createdAt"] = saved.object.createdAt.map { .string(ParseDate.string(from: $0)) }
@@ -23,7 +23,7 @@ extension ParseAPI {
     /// count when asked.
     func findObjects(_ className: String, _ call: ParseCall) async throws -> Reply {
         let parameters = try QueryParameters(className: className, call.query.merging(call.body) { _, body in body })
-        let (found, count) = try await call.app.runtime.search(
+        let (found, count) = try await call.app.runtime.reads.search(
             parameters.query, counting: parameters.count, caller: call.caller, budget: call.budget)
         var body: [String: ParseValue] = ["results": .array(found.map { .object($0.json) })]
         if let count { body["count"] = .number(Double(count)) }
@@ -33,7 +33,7 @@ extension ParseAPI {
     /// `GET /classes/:className/:objectId`: one object, with `include`, `keys` and `excludeKeys` applied.
     func getObject(_ className: String, _ call: ParseCall) async throws -> Reply {
         let parameters = try QueryParameters(className: className, call.query.merging(call.body) { _, body in body })
-        let object = try await call.app.runtime.get(
+        let object = try await call.app.runtime.reads.get(
             className, id: try call.parameter("objectId"), caller: call.caller, include: parameters.query.include,
             keys: parameters.query.keys, excludeKeys: parameters.query.excludeKeys, budget: call.budget)
         return Reply(body: .object(object.json))
@@ -46,8 +46,8 @@ extension ParseAPI {
         let runtime = call.app.runtime
         let saved =
             SystemClass.named(className)?.saves == .accounts
-            ? try await runtime.updateUser(id: id, body: call.body, caller: call.caller)
-            : try await runtime.update(className, id: id, body: call.body, caller: call.caller)
+            ? try await runtime.accounts.updateUser(id: id, body: call.body, caller: call.caller)
+            : try await runtime.writes.update(className, id: id, body: call.body, caller: call.caller)
         var body = saved.changedFields
         body["updatedAt"] = saved.object.updatedAt.map { .string(ParseDate.string(from: $0)) }
         return Reply(body: .object(body))
@@ -55,7 +55,7 @@ extension ParseAPI {
 
     /// `DELETE /classes/:className/:objectId`.
     func deleteObject(_ className: String, _ call: ParseCall) async throws -> Reply {
-        try await call.app.runtime.delete(className, id: try call.parameter("objectId"), caller: call.caller)
+        try await call.app.runtime.writes.delete(className, id: try call.parameter("objectId"), caller: call.caller)
         return Reply(body: [:])
     }
 
@@ -65,7 +65,7 @@ extension ParseAPI {
         let name = try call.parameter("name")
         let runtime = call.app.runtime
         try await call.app.rateLimiter.admit(
-            call.rateLimited(path: "/functions/" + name), .hook(runtime.executor.rateLimitRules(ofFunction: name)))
-        return Reply(body: ["result": try await runtime.callFunction(name, params: call.body, caller: call.caller)])
+            call.rateLimited(path: "/functions/" + name), .hook(runtime.context.executor.rateLimitRules(ofFunction: name)))
+        return Reply(body: ["result": try await runtime.functions.call(name, params: call.body, caller: call.caller)])
     }
 }

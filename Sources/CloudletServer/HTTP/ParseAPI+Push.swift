@@ -16,15 +16,15 @@ extension ParseAPI {
             throw ParseError.masterKeyRequired
         }
         let runtime = call.app.runtime
-        let request = try PushRequest(call.body, now: runtime.clock.now)
+        let request = try PushRequest(call.body, now: runtime.context.clock.now)
         // The query must run: a bad operator answers its code (102, …) before anything is recorded.
-        _ = try await runtime.count(ParseQuery(SystemClass.installation.name, constraints: request.query), caller: call.caller)
+        _ = try await runtime.reads.count(ParseQuery(SystemClass.installation.name, constraints: request.query), caller: call.caller)
         let job = PushJob(
-            id: "", status: request.pushTime.map { $0 > runtime.clock.now } == true ? .scheduled : .pending, source: "rest",
+            id: "", status: request.pushTime.map { $0 > runtime.context.clock.now } == true ? .scheduled : .pending, source: "rest",
             query: request.query, data: request.data, pushTime: request.pushTime, expiration: request.expiration)
         var fields = job.fields
         fields["ACL"] = ParseACL().json
-        let saved = try await runtime.create(SystemClass.pushStatus.name, body: fields, caller: call.caller)
+        let saved = try await runtime.writes.create(SystemClass.pushStatus.name, body: fields, caller: call.caller)
         return Reply(body: ["result": true], headers: [Self.pushStatusIdHeader: saved.object.objectId ?? ""])
     }
 }

@@ -6,7 +6,7 @@ extension ParseAPI {
     /// `POST /users` (or `/classes/_User`): signs up, answering 201 with the user's id, creation
     /// time and a new session token.
     func signUp(_ call: ParseCall) async throws -> Reply {
-        let (saved, token) = try await call.app.runtime.signUp(body: call.body, caller: call.caller)
+        let (saved, token) = try await call.app.runtime.accounts.signUp(body: call.body, caller: call.caller)
         var body = saved.changedFields
         body["objectId"] = .string(saved.object.objectId!)
         body["createdAt"] = saved.object.json["createdAt"]
@@ -24,7 +24,8 @@ extension ParseAPI {
         guard let password = credentials["password"]?.stringValue, !password.isEmpty else {
             throw ParseError(code: 201, message: "password is required.")
         }
-        let loggedIn = try await call.app.runtime.logIn(username: username, password: password, address: call.address, caller: call.caller)
+        let loggedIn = try await call.app.runtime.accounts.logIn(
+            username: username, password: password, address: call.address, caller: call.caller)
         var body = loggedIn.user.json
         body["sessionToken"] = .string(loggedIn.sessionToken)
         return Reply(body: .object(body))
@@ -33,7 +34,7 @@ extension ParseAPI {
     /// `POST /logout`: ends the call's session.
     func logOut(_ call: ParseCall) async throws -> Reply {
         guard let token = call.sessionToken else { throw ParseError(code: 209, message: "Invalid session token") }
-        try await call.app.runtime.logOut(tokenHash: SessionToken.hash(token), caller: call.caller)
+        try await call.app.runtime.accounts.logOut(tokenHash: SessionToken.hash(token), caller: call.caller)
         return Reply(body: [:])
     }
 
@@ -42,7 +43,7 @@ extension ParseAPI {
         guard let token = call.sessionToken, let userId = call.caller.userId else {
             throw ParseError(code: 209, message: "Invalid session token")
         }
-        var body = try await call.app.runtime.get(SystemClass.user.name, id: userId, caller: call.caller.asMaster).json
+        var body = try await call.app.runtime.reads.get(SystemClass.user.name, id: userId, caller: call.caller.asMaster).json
         body["sessionToken"] = .string(token)
         return Reply(body: .object(body))
     }

@@ -38,7 +38,7 @@ struct ParseCall: Sendable {
         body = context.parse.body ?? [:]
         query = Self.formDecoded(request.uri.query ?? "")
         parameters = context.parameters
-        budget = app.runtime.newBudget()
+        budget = app.runtime.context.newBudget()
         logger = context.logger
     }
 

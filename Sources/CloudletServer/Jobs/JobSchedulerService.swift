@@ -13,7 +13,7 @@ import ServiceLifecycle
 /// - Times missed while the server was down make one run at start: each schedule keeps in the app's
 ///   database the moment up to which its times were dealt with.
 /// - A new (or changed) schedule counts from when this service first sees it.
-/// - The runs it starts are queued work (``AppRuntime/startJob(_:params:source:caller:exclusive:)``):
+/// - The runs it starts are queued work (``BackgroundJobs/start(_:params:source:caller:exclusive:)``):
 ///   a run its server stopped under runs again on the next start.
 /// Schedules come from the registry through ``HostedApp/jobSchedules``, so changes apply without a restart.
 public struct JobSchedulerService: Service {
@@ -55,7 +55,7 @@ public struct JobSchedulerService: Service {
     /// Starts the app's jobs that came due by `now`.
     func tick(_ app: HostedApp, now: Date) async throws {
         guard !app.jobSchedules.isEmpty else { return }
-        let jobs = app.runtime.stores.jobs
+        let jobs = app.runtime.context.stores.jobs
         let states = try await jobs.jobScheduleStates()
         for (job, schedule) in app.jobSchedules.sorted(by: { $0.key < $1.key }) {
             guard var state = states[job], state.expression == schedule.expression else {
@@ -67,7 +67,7 @@ public struct JobSchedulerService: Service {
             var metadata: Logger.Metadata = ["app": "\(app.id)", "job": "\(job)", "due": "\(ParseDate.string(from: due))"]
             do {
                 let caller = Caller(isMaster: true, requestId: "schedule-" + UUID().uuidString)
-                let id = try await app.runtime.startJob(job, params: [:], source: .schedule, caller: caller, exclusive: true)
+                let id = try await app.runtime.jobs.start(job, params: [:], source: .schedule, caller: caller, exclusive: true)
                 state.lastRunAt = now
                 state.lastStatusId = id
                 metadata["jobId"] = "\(id)"

@@ -24,7 +24,7 @@ struct HookRunWriter: Service {
     }
 
     private func flush() async {
-        for log in apps.all.compactMap(\.runtime.hookRuns) {
+        for log in apps.all.compactMap(\.runtime.context.hookRuns) {
             do {
                 try await log.flush()
             } catch {

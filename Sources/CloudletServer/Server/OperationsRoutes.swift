@@ -27,7 +27,7 @@ struct OperationsRoutes {
     }
 
     private func ready() -> Response {
-        let notReady = apps.all.filter { !$0.runtime.executor.isReady }.map(\.id).sorted()
+        let notReady = apps.all.filter { !$0.runtime.context.executor.isReady }.map(\.id).sorted()
         let isDiskLow = diskFloor.isLow
         guard notReady.isEmpty, !isDiskLow else {
             var body: [String: ParseValue] = ["status": "not ready", "notReady": .array(notReady.map(ParseValue.string))]
@@ -43,7 +43,8 @@ struct OperationsRoutes {
 
     private func scrape() -> Response {
         for app in apps.all {
-            metrics.sample(app: app.id, queueDepth: app.runtime.executor.queuedInvocations, isReady: app.runtime.executor.isReady)
+            let executor = app.runtime.context.executor
+            metrics.sample(app: app.id, queueDepth: executor.queuedInvocations, isReady: executor.isReady)
         }
         return Response(
             status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],

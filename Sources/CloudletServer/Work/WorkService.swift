@@ -52,7 +52,7 @@ public struct WorkService: Service {
                     // Loops of apps gone or replaced wake, to see that and end.
                     let current = Dictionary(served.map { ($0.id, $0.runtime) }, uniquingKeysWith: { _, last in last })
                     for runtime in running.all.filter({ current[$0.key] !== $0.value }).values {
-                        runtime.stores.work.workQueued.signal()
+                        runtime.context.stores.work.workQueued.signal()
                     }
                     writtenAt = wakeWrittenElsewhere(served, since: writtenAt)
                     await apps.changes.wait(until: Date().addingTimeInterval(settings.outsideWriteInterval.seconds), on: SystemClock())
@@ -72,8 +72,8 @@ extension WorkService {
     private func wakeWrittenElsewhere(_ served: [HostedApp], since writtenAt: [String: Date]) -> [String: Date] {
         var seen: [String: Date] = [:]
         for app in served {
-            let written = app.runtime.stores.work.lastWrittenAt()
-            if let known = writtenAt[app.id], written != known { app.runtime.stores.work.workQueued.signal() }
+            let written = app.runtime.context.stores.work.lastWrittenAt()
+            if let known = writtenAt[app.id], written != known { app.runtime.context.stores.work.workQueued.signal() }
             seen[app.id] = written
         }
         return seen

@@ -59,7 +59,8 @@ struct JobSchedulerTests {
 
         /// The app's runs, oldest first.
         func runs() async throws -> [ParseObject] {
-            try await runtime.find(ParseQuery(JobStatus.className, order: ["createdAt"], limit: 1000), caller: Caller(isMaster: true, requestId: "test"))
+            try await runtime.reads.find(
+                ParseQuery(JobStatus.className, order: ["createdAt"], limit: 1000), caller: Caller(isMaster: true, requestId: "test"))
         }
 
         /// Waits (in real time) until the app has `count` runs, none of them running.
@@ -76,7 +77,7 @@ struct JobSchedulerTests {
         /// Waits (in real time) until `job`'s schedule has skipped `count` times.
         func waitForSkippedRuns(_ count: Int, of job: String) async throws {
             let giveUp = ContinuousClock.now + .seconds(60)
-            while try await runtime.stores.jobs.jobScheduleStates()[job]?.skippedRuns != count {
+            while try await runtime.context.stores.jobs.jobScheduleStates()[job]?.skippedRuns != count {
                 guard ContinuousClock.now < giveUp else { throw ParseError.failed("\(job) did not skip \(count) times") }
                 try await Task.sleep(for: .milliseconds(5))
             }
@@ -110,7 +111,7 @@ struct JobSchedulerTests {
         fixture.move(to: "2026-01-02T03:00:00Z")
         try await scheduler.tick(app, now: fixture.clock.now)
         _ = try await fixture.waitForEndedRuns(2)
-        let state = try #require(try await fixture.runtime.stores.jobs.jobScheduleStates()["quick"])
+        let state = try #require(try await fixture.runtime.context.stores.jobs.jobScheduleStates()["quick"])
         #expect(state.lastRunAt == CronScheduleTests.time("2026-01-02T03:00:00Z"))
         #expect(state.lastStatusId == (try await fixture.runs()).last?.objectId)
     }
@@ -126,7 +127,7 @@ struct JobSchedulerTests {
         fixture.move(to: "2026-01-01T00:02:00Z")
         try await scheduler.tick(app, now: fixture.clock.now)
         #expect(try await fixture.runs().count == 1, "the run still going holds the next one off")
-        #expect(try await fixture.runtime.stores.jobs.jobScheduleStates()["held"]?.skippedRuns == 1)
+        #expect(try await fixture.runtime.context.stores.jobs.jobScheduleStates()["held"]?.skippedRuns == 1)
         let exposition = String(decoding: fixture.metrics.exposition(), as: UTF8.self)
         #expect(exposition.contains(#"cloudlet_job_runs_skipped_total{app="test",job="held"} 1"#), "\(exposition)")
         fixture.gate.open()
@@ -141,12 +142,12 @@ struct JobSchedulerTests {
         let app = try fixture.app(["quick": "0 3 * * *"])
         // An earlier server dealt with the schedule up to New Year, and was killed with a run going:
         // its lease on the run runs out half a minute after this server starts.
-        try await fixture.runtime.stores.jobs.saveJobScheduleState(
+        try await fixture.runtime.context.stores.jobs.saveJobScheduleState(
             JobScheduleState(expression: "0 3 * * *", handledThrough: fixture.clock.now), of: "quick")
         let orphan = JobStatus.running(id: "orphan0001", jobName: "quick", source: .schedule, params: [:], at: fixture.clock.now)
         let leaseEnd = CronScheduleTests.time("2026-01-04T12:00:30Z")
         let leased = NewWork(id: "orphan0001", kind: .job, payload: ["name": "quick"], due: leaseEnd, heldBy: "earlier-server")
-        #expect(try await fixture.runtime.stores.jobs.recordJobStart(orphan, work: leased, maximumRunning: 4, exclusive: true) == .started)
+        #expect(try await fixture.runtime.context.stores.jobs.recordJobStart(orphan, work: leased, maximumRunning: 4, exclusive: true) == .started)
         fixture.move(to: "2026-01-04T12:00:00Z")
         let service = fixture.scheduler(app)
         let running = Task { await service.run() }

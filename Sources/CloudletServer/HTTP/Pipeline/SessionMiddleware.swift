@@ -11,7 +11,7 @@ struct SessionMiddleware: RouterMiddleware {
         let token = request.headers[ParseHeaders.sessionToken] ?? context.parse.transport.sessionToken
         if let token {
             let isMaster = context.caller.isMaster
-            context.caller = try await context.app.runtime.caller(
+            context.caller = try await context.app.runtime.accounts.caller(
                 sessionToken: token, installationId: context.caller.installationId, requestId: context.caller.requestId)
             context.caller.isMaster = isMaster
             context.parse.sessionToken = token

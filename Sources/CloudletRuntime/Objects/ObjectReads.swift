@@ -1,6 +1,21 @@
 import Cloudlet
 
-extension AppRuntime {
+/// An app's object reads: gets, finds and counts, as the caller may see them (ACL and protected
+/// fields), charged to the request's ``ReadBudget``.
+///
+/// Each query passes through its class's `beforeFind` hook before it runs, and the objects it found
+/// through its `afterFind` hook. The query a `beforeFind` hook answers runs as the caller (ACL,
+/// protected fields and the query's checks apply to it as to the client's own), so it cannot widen
+/// what the caller reads. An `afterFind` hook receives only what the caller may see, and its answer
+/// is the results as it is, as in Parse: objects or fields the hook adds are the app's own
+/// decision, as a function's result is.
+public struct ObjectReads: Sendable {
+    let app: AppContext
+
+    init(_ app: AppContext) {
+        self.app = app
+    }
+
     /// The object `id` of `className` as the caller may see it, with `include`d pointers fetched and
     /// only `keys` kept and `excludeKeys` left out (when given). Throws 101 if there is none the caller may read. Reads are
     /// charged to `budget` (a new one with the app's limit when nil). The class's `beforeFind` hook
@@ -14,7 +29,7 @@ extension AppRuntime {
         let asked = ParseQuery(
             className, constraints: ["objectId": .string(id)], limit: 1, keys: keys, include: include, excludeKeys: excludeKeys)
         let query = try await beforeFind(asked, isCount: false, isGet: true, caller: caller)
-        let budget = budget ?? newBudget()
+        let budget = budget ?? app.newBudget()
         let object: ParseObject
         if query == asked {
             object = try await readable(className, id: id, caller: caller)
@@ -23,8 +38,8 @@ extension AppRuntime {
             pinned.constraints["objectId"] = .string(id)
             pinned.limit = 1
             pinned.skip = 0
-            try protectedFields.checkQueryable(pinned, by: caller)
-            let found = try await stores.objects.find(StorageQuery(query: pinned, readerIdentities: caller.aclIdentities, budget: budget))
+            try app.protectedFields.checkQueryable(pinned, by: caller)
+            let found = try await app.stores.objects.find(StorageQuery(query: pinned, readerIdentities: caller.aclIdentities, budget: budget))
             guard let first = found.first else { throw ParseError.objectNotFound() }
             object = first
         }
@@ -55,38 +70,51 @@ extension AppRuntime {
         var query = query
         if !returningObjects { query.limit = 0 }
         query = try await beforeFind(query, isCount: counting, isGet: false, caller: caller)
-        try protectedFields.checkQueryable(query, by: caller)
+        try app.protectedFields.checkQueryable(query, by: caller)
         var objects: [ParseObject] = []
         if returningObjects, query.limit > 0 {
-            let budget = budget ?? newBudget()
-            let found = try await stores.objects.find(StorageQuery(query: query, readerIdentities: caller.aclIdentities, budget: budget))
+            let budget = budget ?? app.newBudget()
+            let found = try await app.stores.objects.find(StorageQuery(query: query, readerIdentities: caller.aclIdentities, budget: budget))
             let shown = try await shaped(found, query, caller: caller, budget: budget)
             objects = try await afterFind(shown, query: query, caller: caller)
         }
         guard counting else { return (objects, nil) }
-        return (objects, try await stores.objects.count(StorageQuery(query: query, readerIdentities: caller.aclIdentities)))
-    }
-
-    /// A budget for one request, with the app's limit.
-    package func newBudget() -> ReadBudget {
-        ReadBudget(maximumBytes: limits.maximumResponseBytes)
+        return (objects, try await app.stores.objects.count(StorageQuery(query: query, readerIdentities: caller.aclIdentities)))
     }
 
     /// The stored object, if the caller may read it; 101 otherwise.
-    package func readable(_ className: String, id: String, caller: Caller) async throws -> ParseObject {
-        guard let object = try await stores.objects.fetch(className, id: id) else { throw ParseError.objectNotFound() }
+    private func readable(_ className: String, id: String, caller: Caller) async throws -> ParseObject {
+        guard let object = try await app.stores.objects.fetch(className, id: id) else { throw ParseError.objectNotFound() }
         if let identities = caller.aclIdentities, let acl = object.acl, !acl.allowsRead(by: identities) {
             throw ParseError.objectNotFound()
         }
         return object
     }
 
-    /// The stored object, if the caller may write it (whether or not it may read it, as in Parse);
-    /// 101 otherwise.
-    package func writable(_ className: String, id: String, caller: Caller) async throws -> ParseObject {
-        guard let object = try await stores.objects.fetch(className, id: id) else { throw ParseError.objectNotFound() }
-        try Self.checkWrite(object, caller.aclIdentities)
-        return object
+    /// `query` as the `beforeFind` hook of its class leaves it (`query` itself if there is none);
+    /// the hook's error refuses the query.
+    private func beforeFind(_ query: ParseQuery, isCount: Bool, isGet: Bool, caller: Caller) async throws -> ParseQuery {
+        let hooks = HookRunner(app)
+        guard let hook = hooks.hook(.beforeFind, query.className) else { return query }
+        var input = query.json.objectValue ?? [:]
+        if isCount { input["count"] = true }
+        if isGet { input["get"] = true }
+        let answer = try await hooks.run(hook, input: HookPayload(.object(input)), caller: caller)
+        let changed = ParseQuery(query.className, json: answer)
+        guard changed.limit >= 0, changed.skip >= 0 else {
+            throw ParseError.failed("beforeFind hook on \(query.className) answered a negative limit or skip")
+        }
+        return changed
+    }
+
+    /// `objects` as the `afterFind` hook of the query's class leaves them (`objects` themselves if
+    /// there is none); the hook's error fails the query.
+    private func afterFind(_ objects: [ParseObject], query: ParseQuery, caller: Caller) async throws -> [ParseObject] {
+        let hooks = HookRunner(app)
+        guard let hook = hooks.hook(.afterFind, query.className) else { return objects }
+        let answer = try await hooks.run(
+            hook, input: HookPayload(.array(objects.map { .object($0.json) })), original: HookPayload(query.json), caller: caller)
+        return (answer.arrayValue ?? []).compactMap { $0.objectValue.map { ParseObject(className: query.className, json: $0) } }
     }
 
     /// The objects as the caller may see them: the query's includes fetched, protected fields
@@ -99,9 +127,9 @@ extension AppRuntime {
             guard paths.allSatisfy({ $0.count <= ReadBudget.maximumIncludeDepth }) else {
                 throw ParseError.invalidQuery("include paths may be at most \(ReadBudget.maximumIncludeDepth) fields deep")
             }
-            objects = try await IncludeExpansion(runtime: self, caller: caller, budget: budget).including(paths, in: objects)
+            objects = try await IncludeExpansion(app: app, caller: caller, budget: budget).including(paths, in: objects)
         }
-        objects = objects.map { protectedFields.redacted($0, for: caller) }
+        objects = objects.map { app.protectedFields.redacted($0, for: caller) }
         objects = objects.map { $0.excluding(query.excludeKeys ?? []) }
         if let keys = query.keys {
             let kept = Set(keys.compactMap { $0.split(separator: ".").first.map(String.init) })

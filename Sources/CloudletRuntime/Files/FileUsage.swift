@@ -1,6 +1,14 @@
 import Cloudlet
 
-extension AppRuntime {
+/// The bytes an app's files take: kept as a running total in its database, bounded by the app's
+/// `files.maxTotalBytes` and by the host's free-disk floor.
+struct FileUsage {
+    let app: AppContext
+
+    init(_ app: AppContext) {
+        self.app = app
+    }
+
     /// What an upload may still store: the room left under the app's `files.maxTotalBytes` or above
     /// the host's free-disk floor, whichever is less, and the refusal once it is passed.
     struct UploadRoom: Sendable {
@@ -14,9 +22,9 @@ extension AppRuntime {
     func uploadRoom(maximumTotalBytes: Int64?) async throws -> UploadRoom? {
         var bounds: [UploadRoom] = []
         if let maximumTotalBytes {
-            bounds.append(UploadRoom(bytes: maximumTotalBytes - (try await storedFileBytes()), exceeded: Self.overTotal(maximumTotalBytes)))
+            bounds.append(UploadRoom(bytes: maximumTotalBytes - (try await storedBytes()), exceeded: Self.overTotal(maximumTotalBytes)))
         }
-        if let floor = limits.freeDiskFloor, let aboveFloor = floor.roomAboveFloor() {
+        if let floor = app.limits.freeDiskFloor, let aboveFloor = floor.roomAboveFloor() {
             let refusal = Self.uploadRefused("the server keeps the last \(floor.floorBytes) bytes of its disk free")
             bounds.append(UploadRoom(bytes: aboveFloor, exceeded: refusal))
         }
@@ -27,29 +35,29 @@ extension AppRuntime {
 
     /// Counts `bytes` more as stored, unless the app's files would then take more than
     /// `maximumTotalBytes` (413/130).
-    func reserveFileBytes(_ bytes: Int64, maximumTotalBytes: Int64?) async throws {
-        _ = try await storedFileBytes()
-        guard try await stores.fileUsage.addStoredFileBytes(bytes, limit: maximumTotalBytes) else {
+    func reserve(_ bytes: Int64, maximumTotalBytes: Int64?) async throws {
+        _ = try await storedBytes()
+        guard try await app.stores.fileUsage.addStoredFileBytes(bytes, limit: maximumTotalBytes) else {
             throw Self.overTotal(maximumTotalBytes ?? 0)
         }
     }
 
     /// Counts `bytes` fewer as stored (a file deleted, or an upload that reserved them and failed).
-    func releaseFileBytes(_ bytes: Int64) async {
+    func release(_ bytes: Int64) async {
         do {
-            _ = try await storedFileBytes()
-            _ = try await stores.fileUsage.addStoredFileBytes(-bytes, limit: nil)
+            _ = try await storedBytes()
+            _ = try await app.stores.fileUsage.addStoredFileBytes(-bytes, limit: nil)
         } catch {
-            logger.error("could not count a file's bytes as freed", metadata: ["bytes": "\(bytes)", "error": "\(error)"])
+            app.logger.error("could not count a file's bytes as freed", metadata: ["bytes": "\(bytes)", "error": "\(error)"])
         }
     }
 
     /// The bytes the app's files take: the running total in its database, counted once by walking
     /// its files when it never was (an app stored before the total was kept).
-    package func storedFileBytes() async throws -> Int64 {
-        let usage = stores.fileUsage
+    func storedBytes() async throws -> Int64 {
+        let usage = app.stores.fileUsage
         if let total = try await usage.storedFileBytes() { return total }
-        let counted = try await files?.all().reduce(0) { $0 + $1.size } ?? 0
+        let counted = try await app.fileStorage?.all().reduce(0) { $0 + $1.size } ?? 0
         return try await usage.startStoredFileBytes(at: counted)
     }
 

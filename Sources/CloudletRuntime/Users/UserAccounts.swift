@@ -9,7 +9,15 @@ public struct LoggedInUser: Sendable {
     public let sessionToken: String
 }
 
-extension AppRuntime {
+/// An app's accounts: sign-ups, logins and logouts, the sessions they make, and the caller a
+/// session token stands for. Users are `_User` objects, written through ``ObjectWrites`` with their hooks.
+public struct UserAccounts: Sendable {
+    let app: AppContext
+
+    init(_ app: AppContext) {
+        self.app = app
+    }
+
     /// Signs a user up: `username` and `password` are required, `email` must look like one, and the
     /// rest of `body` are the user's own fields. The user, its credentials and its first session are
     /// written in one transaction; `beforeSave`/`afterSave` hooks on `_User` run as for any class.
@@ -23,16 +31,16 @@ extension AppRuntime {
         }
         if let email = body["email"] { try Self.validateEmail(email) }
         let token = SessionToken.generate()
-        let hash = try await limits.passwordHasher.hash(password)
-        let saved = try await create("_User", body: body, caller: caller) { user, event, heldJobs in
+        let hash = try await app.limits.passwordHasher.hash(password)
+        let saved = try await ObjectWrites(app).create("_User", body: body, caller: caller) { user, event, heldJobs in
             var user = user
             if user.acl == nil, let id = user.objectId {
                 user.acl = ParseACL([ParseACL.publicEntry: .init(read: true), id: .init(read: true, write: true)])
             }
-            try await self.stores.accounts.insertUser(user, passwordHash: hash, session: self.newSession(token, user.objectId!, caller), outbox: event,
+            try await app.stores.accounts.insertUser(user, passwordHash: hash, session: newSession(token, user.objectId!, caller), outbox: event,
                 alongside: heldJobs)
         }
-        logger.info("user signed up", metadata: ["user_id": "\(saved.object.objectId!)", "request_id": "\(caller.requestId)"])
+        app.logger.info("user signed up", metadata: ["user_id": "\(saved.object.objectId!)", "request_id": "\(caller.requestId)"])
         return (saved, token)
     }
 
@@ -42,38 +50,39 @@ extension AppRuntime {
     /// Then the `beforeLogin` hook may refuse it (no session is made), and the `afterLogin` hook
     /// runs once the session is made.
     public func logIn(username: String, password: String, address: String?, caller: Caller) async throws -> LoggedInUser {
-        let attempt = try loginThrottle.begin(username: username, address: address)
-        let matches = try await stores.objects.find(
+        let attempt = try app.loginThrottle.begin(username: username, address: address)
+        let matches = try await app.stores.objects.find(
             StorageQuery(query: ParseQuery("_User", constraints: ["username": .string(username)], limit: 1), readerIdentities: nil))
         var hash: String?
-        if let id = matches.first?.objectId { hash = try await stores.accounts.passwordHash(ofUser: id) }
-        guard try await limits.passwordHasher.verify(password, hash: hash), let user = matches.first, let id = user.objectId else {
+        if let id = matches.first?.objectId { hash = try await app.stores.accounts.passwordHash(ofUser: id) }
+        guard try await app.limits.passwordHasher.verify(password, hash: hash), let user = matches.first, let id = user.objectId else {
             throw ParseError(code: 101, message: "Invalid username/password.")
         }
-        loginThrottle.succeeded(attempt)
-        try await beforeLogin(user, caller: caller)
+        app.loginThrottle.succeeded(attempt)
+        let triggers = LoginTriggers(app)
+        try await triggers.beforeLogin(user, caller: caller)
         let token = SessionToken.generate()
         let session = newSession(token, id, caller)
-        try await stores.accounts.insertSession(session)
-        await afterLogin(user, session: session, caller: caller)
+        try await app.stores.accounts.insertSession(session)
+        await triggers.afterLogin(user, session: session, caller: caller)
         return LoggedInUser(user: user, sessionToken: token)
     }
 
     /// Ends the session whose token hashes to `tokenHash`, then runs the `afterLogout` hook (as
     /// `caller`, the session's user). Throws 209 if there is no such session.
     public func logOut(tokenHash: String, caller: Caller) async throws {
-        let session = hasHook(.afterLogout, "") ? try await stores.accounts.session(tokenHash: tokenHash) : nil
-        guard try await stores.accounts.deleteSession(tokenHash: tokenHash) else {
+        let session = HookRunner(app).hook(.afterLogout, "") != nil ? try await app.stores.accounts.session(tokenHash: tokenHash) : nil
+        guard try await app.stores.accounts.deleteSession(tokenHash: tokenHash) else {
             throw ParseError(code: 209, message: "Invalid session token")
         }
-        if let session { await afterLogout(session, caller: caller) }
+        if let session { await LoginTriggers(app).afterLogout(session, caller: caller) }
     }
 
     /// The caller that a session token stands for: its user and the user's roles. Throws 209 for an
     /// unknown, revoked or expired token.
     public func caller(sessionToken: String, installationId: String?, requestId: String) async throws -> Caller {
         let tokenHash = SessionToken.hash(sessionToken)
-        guard let session = try await stores.accounts.session(tokenHash: tokenHash), session.expiresAt > clock.now else {
+        guard let session = try await app.stores.accounts.session(tokenHash: tokenHash), session.expiresAt > app.clock.now else {
             throw ParseError(code: 209, message: "Invalid session token")
         }
         return Caller(
@@ -81,7 +90,7 @@ extension AppRuntime {
             isMaster: false, installationId: installationId ?? session.installationId, requestId: requestId)
     }
 
-    /// Updates a user as ``update(_:id:body:caller:)`` does; a new `password` is hashed, and the
+    /// Updates a user as ``ObjectWrites/update(_:id:body:caller:)`` does; a new `password` is hashed, and the
     /// user, the new hash and the end of the user's other sessions commit in one transaction.
     /// Only the user (or the master key) may change a user.
     public func updateUser(id: String, body: [String: ParseValue], caller: Caller) async throws -> SaveResult {
@@ -95,22 +104,22 @@ extension AppRuntime {
         var changes = try WriteBody(body, isCreate: false).changes
         if let password = password?.stringValue {
             changes.password = PasswordChange(
-                hash: try await limits.passwordHasher.hash(password), keptSessionTokenHash: caller.sessionTokenHash)
+                hash: try await app.limits.passwordHasher.hash(password), keptSessionTokenHash: caller.sessionTokenHash)
         }
-        return try await update("_User", id: id, changes: changes, caller: caller)
+        return try await ObjectWrites(app).update("_User", id: id, changes: changes, caller: caller)
     }
 
     /// The names of the `_Role`s whose `users` list holds a pointer to the user `id`.
-    package func roles(ofUser id: String) async throws -> [String] {
+    func roles(ofUser id: String) async throws -> [String] {
         let query = ParseQuery("_Role", constraints: ["users": .pointer(className: "_User", objectId: id)], limit: 1000)
-        return try await stores.objects.find(StorageQuery(query: query, readerIdentities: nil)).compactMap { $0["name"]?.stringValue }
+        return try await app.stores.objects.find(StorageQuery(query: query, readerIdentities: nil)).compactMap { $0["name"]?.stringValue }
     }
 
     private func newSession(_ token: String, _ userId: String, _ caller: Caller) -> SessionRecord {
-        let now = clock.now
+        let now = app.clock.now
         return SessionRecord(
             tokenHash: SessionToken.hash(token), userId: userId, installationId: caller.installationId, createdAt: now,
-            expiresAt: now.addingTimeInterval(limits.sessionLifetime.seconds))
+            expiresAt: now.addingTimeInterval(app.limits.sessionLifetime.seconds))
     }
 
     private static func validateEmail(_ email: ParseValue) throws {

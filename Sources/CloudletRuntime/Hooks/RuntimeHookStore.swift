@@ -1,18 +1,18 @@
 import Cloudlet
 
-/// The store a hook sees: the app's runtime, acting as the hook's caller, with the hook's deadline
-/// and depth carried into every call so that nested hooks get only the time that is left. A call
-/// made once the deadline has passed is refused (124), and a write still running then does not
-/// commit (see ``WriteDeadline``). In a before hook, the push jobs it records wait for the hook's
-/// write (see ``PushJobBuffer``).
+/// The store a hook sees: the app's ``ObjectReads``, ``ObjectWrites``, ``CloudFunctions`` and ``BackgroundJobs``, acting as
+/// the hook's caller, with the hook's deadline and depth carried into every call so that nested
+/// hooks get only the time that is left. A call made once the deadline has passed is refused (124),
+/// and a write still running then does not commit (see ``WriteDeadline``). In a before hook, the
+/// push jobs it records wait for the hook's write (see ``PushJobBuffer``).
 struct RuntimeHookStore: HookStore, JobProgressReporter {
-    let runtime: AppRuntime
+    let app: AppContext
     let caller: Caller
 
     func get(_ className: String, id: String) async throws -> ParseObject? {
         try await withinDeadline {
             do {
-                return try await runtime.get(className, id: id, caller: caller)
+                return try await ObjectReads(app).get(className, id: id, caller: caller)
             } catch let error as ParseError where error.code == ParseError.objectNotFound().code {
                 return nil
             }
@@ -20,11 +20,11 @@ struct RuntimeHookStore: HookStore, JobProgressReporter {
     }
 
     func find(_ query: ParseQuery) async throws -> [ParseObject] {
-        try await withinDeadline { try await runtime.find(query, caller: caller) }
+        try await withinDeadline { try await ObjectReads(app).find(query, caller: caller) }
     }
 
     func count(_ query: ParseQuery) async throws -> Int {
-        try await withinDeadline { try await runtime.count(query, caller: caller) }
+        try await withinDeadline { try await ObjectReads(app).count(query, caller: caller) }
     }
 
     func save(_ object: ParseObject) async throws -> ParseObject {
@@ -32,42 +32,42 @@ struct RuntimeHookStore: HookStore, JobProgressReporter {
         if let acl = object.acl { body["ACL"] = acl.json }
         return try await withinDeadline {
             if let id = object.objectId {
-                return try await runtime.update(object.className, id: id, body: body, caller: caller.writingOnItsOwn).object
+                return try await ObjectWrites(app).update(object.className, id: id, body: body, caller: caller.writingOnItsOwn).object
             }
             if object.className == "_PushStatus", let heldJobs = caller.heldPushJobs {
-                return try await runtime.holdPushJob(body: body, caller: caller, in: heldJobs)
+                return try await ObjectWrites(app).holdPushJob(body: body, caller: caller, in: heldJobs)
             }
-            return try await runtime.create(object.className, body: body, caller: caller.writingOnItsOwn).object
+            return try await ObjectWrites(app).create(object.className, body: body, caller: caller.writingOnItsOwn).object
         }
     }
 
     func delete(_ className: String, id: String) async throws {
-        try await withinDeadline { try await runtime.delete(className, id: id, caller: caller.writingOnItsOwn) }
+        try await withinDeadline { try await ObjectWrites(app).delete(className, id: id, caller: caller.writingOnItsOwn) }
     }
 
     func call(_ name: String, params: [String: ParseValue]) async throws -> ParseValue {
-        try await withinDeadline { try await runtime.callFunction(name, params: params, caller: caller.writingOnItsOwn) }
+        try await withinDeadline { try await CloudFunctions(app).call(name, params: params, caller: caller.writingOnItsOwn) }
     }
 
     func config() async throws -> [String: ParseValue] {
-        try await withinDeadline { try await runtime.globalConfig(caller: caller).params }
+        try await withinDeadline { try await AppConfig(app).read(caller: caller).params }
     }
 
     func reportJobProgress(_ message: String) async throws {
         guard let run = caller.jobRun else { throw ParseError.failed("only a job reports progress") }
-        try await runtime.recordJobProgress(message, of: run)
+        try await BackgroundJobs(app).recordProgress(message, of: run)
     }
 
     var asMaster: any HookStore {
         var master = caller
         master.isMaster = true
-        return RuntimeHookStore(runtime: runtime, caller: master)
+        return RuntimeHookStore(app: app, caller: master)
     }
 
     /// Runs `operation` under the hook's deadline, which its writes check right before they commit.
     private func withinDeadline<Value>(_ operation: () async throws -> Value) async throws -> Value {
         guard let deadline = caller.deadline else { return try await operation() }
-        let fence = WriteDeadline(deadline: deadline, clock: runtime.clock)
+        let fence = WriteDeadline(deadline: deadline, clock: app.clock)
         try fence.check()
         return try await WriteDeadline.$current.withValue(fence) { try await operation() }
     }

@@ -5,7 +5,7 @@ import Cloudlet
 /// ``ReadBudget`` — each target fetched counts against the included objects, and each copy of it
 /// put in place counts its bytes, so a thousand pointers to one large object stop at the budget.
 struct IncludeExpansion {
-    let runtime: AppRuntime
+    let app: AppContext
     let caller: Caller
     let budget: ReadBudget
 
@@ -52,10 +52,10 @@ struct IncludeExpansion {
         for start in stride(from: 0, to: ids.count, by: StorageQuery.maximumLimit) {
             let chunk = ids[start..<min(start + StorageQuery.maximumLimit, ids.count)]
             let query = ParseQuery(className, constraints: ["objectId": ["$in": .array(chunk.map(ParseValue.string))]], limit: chunk.count)
-            found += try await runtime.stores.objects.find(StorageQuery(query: query, readerIdentities: caller.aclIdentities, budget: budget))
+            found += try await app.stores.objects.find(StorageQuery(query: query, readerIdentities: caller.aclIdentities, budget: budget))
         }
         if !deeper.isEmpty { found = try await including(deeper, in: found) }
-        return found.map { runtime.protectedFields.redacted($0, for: caller) }
+        return found.map { app.protectedFields.redacted($0, for: caller) }
     }
 
     private static func pointers(in value: ParseValue?) -> [(className: String, objectId: String)] {

@@ -13,24 +13,33 @@ public struct SaveResult: Sendable {
     public var isNew = true
 }
 
-extension AppRuntime {
+/// An app's object writes: creates, updates and deletes, each with its class's rules, its before
+/// hook (which may change or refuse it) and its after hook, queued in the write's own transaction
+/// and run right after it (``AfterHooks``).
+public struct ObjectWrites: Sendable {
+    let app: AppContext
+
+    init(_ app: AppContext) {
+        self.app = app
+    }
+
     /// Creates an object of `className` from a REST body: before hook, one transaction with the
     /// after hook queued, then the after hook.
     public func create(_ className: String, body: [String: ParseValue], caller: Caller) async throws -> SaveResult {
-        if SystemClass.named(className)?.saves == .installations { return try await createInstallation(body: body, caller: caller) }
+        if SystemClass.named(className)?.saves == .installations { return try await Installations(app).create(body: body, caller: caller) }
         return try await createObject(className, body: body, caller: caller)
     }
 
     /// Creates an object as ``create(_:body:caller:)`` does, with no class's own rules.
-    package func createObject(_ className: String, body: [String: ParseValue], caller: Caller) async throws -> SaveResult {
+    func createObject(_ className: String, body: [String: ParseValue], caller: Caller) async throws -> SaveResult {
         try await create(className, body: body, caller: caller) { object, event, heldJobs in
-            try await self.stores.objects.insert(object, outbox: event, alongside: heldJobs)
+            try await app.stores.objects.insert(object, outbox: event, alongside: heldJobs)
         }
     }
 
     /// Creates an object as ``create(_:body:caller:)`` does, writing it with `persist` (which must
     /// commit the object, the after hook's event and the push jobs its before hook recorded in one transaction).
-    package func create(
+    func create(
         _ className: String, body: [String: ParseValue], caller: Caller,
         persist: (ParseObject, OutboxEvent?, [ParseObject]) async throws -> Void
     ) async throws -> SaveResult {
@@ -41,17 +50,18 @@ extension AppRuntime {
         var object = proposed
         // The before hook's push jobs wait for this write.
         var heldJobs: PushJobBuffer?
-        if let beforeSave = hook(.beforeSave, className) {
+        let hooks = HookRunner(app)
+        if let beforeSave = hooks.hook(.beforeSave, className) {
             heldJobs = PushJobBuffer()
             object = try await runBeforeSave(beforeSave, proposed, original: nil, caller: caller, holding: heldJobs)
         }
-        try await checkFilesExist(in: object.fields.values)
-        object = FileURLs.presenting(object, with: stores.objects.fileURLs)
-        let now = clock.now
-        object.objectId = newObjectId()
+        try await UploadedFiles(app).checkExist(in: object.fields.values)
+        object = FileURLs.presenting(object, with: app.stores.objects.fileURLs)
+        let now = app.clock.now
+        object.objectId = ObjectId.new()
         object.createdAt = now
         object.updatedAt = now
-        try await writeThenAfterHook(hook(.afterSave, className)) { [object] hold in
+        try await AfterHooks(app).writeThenRun(hooks.hook(.afterSave, className)) { [object] hold in
             let event = hold.map { OutboxEvent(kind: .afterSave, object: object, original: nil, caller: caller, hold: $0) }
             try await persist(object, event, heldJobs?.held ?? [])
             return ((), event)
@@ -63,18 +73,21 @@ extension AppRuntime {
     /// stored values inside the write transaction, so concurrent increments all count.
     public func update(_ className: String, id: String, body: [String: ParseValue], caller: Caller) async throws -> SaveResult {
         try SystemClass.check(.update, className, by: caller)
-        if SystemClass.named(className)?.saves == .installations { return try await updateInstallation(id: id, body: body, caller: caller) }
+        if SystemClass.named(className)?.saves == .installations {
+            return try await Installations(app).update(id: id, body: body, caller: caller)
+        }
         return try await update(className, id: id, changes: try WriteBody(body, isCreate: false).changes, caller: caller)
     }
 
     /// Updates the object as ``update(_:id:body:caller:)`` does, with `changes` already validated.
-    package func update(_ className: String, id: String, changes: ObjectChanges, caller: Caller) async throws -> SaveResult {
+    func update(_ className: String, id: String, changes: ObjectChanges, caller: Caller) async throws -> SaveResult {
         var changes = changes
         try Self.checkClientWritable(className, changes, caller)
         var hookChanged: Set<String> = []
         var original: ParseObject?
-        let beforeSave = hook(.beforeSave, className)
-        let afterSave = hook(.afterSave, className)
+        let hooks = HookRunner(app)
+        let beforeSave = hooks.hook(.beforeSave, className)
+        let afterSave = hooks.hook(.afterSave, className)
         if beforeSave != nil || afterSave != nil {
             original = try await writable(className, id: id, caller: caller)
         }
@@ -90,12 +103,12 @@ extension AppRuntime {
             }
             if object.acl != proposed.acl, let acl = object.acl { changes.acl = acl }
         }
-        try await checkFilesExist(in: Self.writtenValues(changes))
+        try await UploadedFiles(app).checkExist(in: UploadedFiles.writtenValues(changes))
         let identities = caller.aclIdentities
-        let saved = try await writeThenAfterHook(afterSave) { [changes, heldJobs, original] hold in
-            let outbox = Self.afterHookEvent(.afterSave, original: original, caller: caller, hold: hold)
-            return try await stores.objects.update(
-                className, id: id, changes: changes, updatedAt: clock.now,
+        let saved = try await AfterHooks(app).writeThenRun(afterSave) { [changes, heldJobs, original] hold in
+            let outbox = AfterHooks.event(.afterSave, original: original, caller: caller, hold: hold)
+            return try await app.stores.objects.update(
+                className, id: id, changes: changes, updatedAt: app.clock.now,
                 check: { current in try Self.checkWrite(current, identities) }, outbox: outbox, alongside: heldJobs?.held ?? [])
         }
         let reported = changes.fields.compactMap { key, change -> (String, ParseValue)? in
@@ -103,6 +116,32 @@ extension AppRuntime {
             return (key, saved.fields[key] ?? .null)
         }
         return SaveResult(object: saved, changedFields: Dictionary(uniqueKeysWithValues: reported))
+    }
+
+    /// Deletes the object `id` of `className`: before hook (which may refuse), one transaction with
+    /// the after hook queued, then the after hook.
+    public func delete(_ className: String, id: String, caller: Caller) async throws {
+        try SystemClass.check(.delete, className, by: caller)
+        let object = try await writable(className, id: id, caller: caller)
+        let hooks = HookRunner(app)
+        if let beforeDelete = hooks.hook(.beforeDelete, className) {
+            _ = try await hooks.run(beforeDelete, input: HookPayload(object), caller: caller)
+        }
+        let identities = caller.aclIdentities
+        try await AfterHooks(app).writeThenRun(hooks.hook(.afterDelete, className)) { hold in
+            let outbox = AfterHooks.event(.afterDelete, original: nil, caller: caller, hold: hold)
+            let deleted = try await app.stores.objects.delete(
+                className, id: id, check: { current in try Self.checkWrite(current, identities) }, outbox: outbox)
+            return ((), deleted)
+        }
+    }
+
+    /// The stored object, if the caller may write it (whether or not it may read it, as in Parse);
+    /// 101 otherwise.
+    func writable(_ className: String, id: String, caller: Caller) async throws -> ParseObject {
+        guard let object = try await app.stores.objects.fetch(className, id: id) else { throw ParseError.objectNotFound() }
+        try Self.checkWrite(object, caller.aclIdentities)
+        return object
     }
 
     /// Runs `hook`, the before hook of `proposed`'s class; the push jobs it records wait in
@@ -114,7 +153,7 @@ extension AppRuntime {
         let className = proposed.className
         var hookCaller = caller
         hookCaller.heldPushJobs = heldJobs
-        let answer = try await runHook(
+        let answer = try await HookRunner(app).run(
             hook, input: HookPayload(proposed), original: original.map(HookPayload.init), caller: hookCaller)
         var object = ParseObject(className: className, json: answer.objectValue ?? [:])
         object.className = className

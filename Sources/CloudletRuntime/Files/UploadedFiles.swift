@@ -1,25 +1,35 @@
 import Cloudlet
 import NIOCore
 
-extension AppRuntime {
+/// An app's uploaded files: stores uploads (bounded by the app's limits and the host's free-disk
+/// floor, see ``FileUsage``), serves and deletes them with their hooks, and checks that the files
+/// an object names exist.
+public struct UploadedFiles: Sendable {
+    let app: AppContext
+
+    init(_ app: AppContext) {
+        self.app = app
+    }
+
     /// Stores an upload named `name` by the client (checked with ``FileName/uploaded(_:)``) from
     /// the bytes of `body`, streamed to the app's file storage and refused with 413/130 past
     /// `maximumBytes`, or once the app's files would take more than `maximumTotalBytes` or the
-    /// disk's free space would fall under the host's floor (``UploadRoom``; a body declared as
+    /// disk's free space would fall under the host's floor (``FileUsage/UploadRoom``; a body declared as
     /// `expectedBytes` long is refused before it is read). Its content type is `contentType`, or
     /// else guessed from the name's extension; it and `metadata` are bounded (400/130, see
     /// ``StoredFile/checkDescription(contentType:metadata:)``). Once the bytes are in, the
     /// `beforeSaveFile` hook may rename the file, change its content type or metadata, or refuse it
     /// (nothing is then kept); `afterSaveFile` runs once it is served (its failure is logged, never
     /// the upload's). Answers the stored file, whose name has a random prefix.
-    public func saveFile<Body: AsyncSequence & Sendable>(
+    public func save<Body: AsyncSequence & Sendable>(
         named name: String, contentType: String?, metadata: [String: ParseValue] = [:], body: Body, maximumBytes: Int,
         maximumTotalBytes: Int64? = nil, expectedBytes: Int? = nil, caller: Caller
     ) async throws -> StoredFile where Body.Element == ByteBuffer {
         let files = try requireFiles()
         let name = try FileName.uploaded(name)
         try StoredFile.checkDescription(contentType: contentType, metadata: metadata)
-        let room = try await uploadRoom(maximumTotalBytes: maximumTotalBytes)
+        let usage = FileUsage(app)
+        let room = try await usage.uploadRoom(maximumTotalBytes: maximumTotalBytes)
         if let room, let expectedBytes, Int64(expectedBytes) > room.bytes { throw room.exceeded }
         let staged: StagedFile
         do {
@@ -32,18 +42,19 @@ extension AppRuntime {
         do {
             let type = contentType.flatMap { $0.isEmpty ? nil : $0 } ?? FileContentType.guess(forName: name)
             var file = HookFile(name: name, contentType: type, size: staged.size, metadata: metadata)
-            if let beforeSaveFile = hook(.beforeSaveFile, "") {
-                file = HookFile(json: try await runHook(beforeSaveFile, input: HookPayload(file.json), caller: caller))
+            let hooks = HookRunner(app)
+            if let beforeSaveFile = hooks.hook(.beforeSaveFile, "") {
+                file = HookFile(json: try await hooks.run(beforeSaveFile, input: HookPayload(file.json), caller: caller))
                 file.name = try FileName.uploaded(file.name)
                 if file.contentType.isEmpty { file.contentType = type }
                 try StoredFile.checkDescription(contentType: file.contentType, metadata: file.metadata)
             }
-            try await reserveFileBytes(staged.size, maximumTotalBytes: maximumTotalBytes)
+            try await usage.reserve(staged.size, maximumTotalBytes: maximumTotalBytes)
             do {
                 stored = try await files.commit(
                     staged, as: FileName.stored(for: file.name), contentType: file.contentType, metadata: file.metadata)
             } catch {
-                await releaseFileBytes(staged.size)
+                await usage.release(staged.size)
                 throw error
             }
         } catch {
@@ -57,7 +68,7 @@ extension AppRuntime {
     /// Deletes the stored file `name` (a name the server made): the master key only (119), and 404
     /// with code 153 when there is no such file. `beforeDeleteFile` may refuse it; `afterDeleteFile`
     /// runs once it is gone (its failure is logged, never the delete's).
-    public func deleteFile(named name: String, caller: Caller) async throws {
+    public func delete(named name: String, caller: Caller) async throws {
         guard caller.isMaster else {
             throw ParseError.masterKeyRequired
         }
@@ -65,28 +76,30 @@ extension AppRuntime {
         let name = try FileName.storedName(name)
         let notFound = ParseError(code: 153, message: "Could not delete file: there is no file \(name).", httpStatus: 404)
         guard let file = try await files.file(name) else { throw notFound }
-        if let beforeDeleteFile = hook(.beforeDeleteFile, "") {
-            _ = try await runHook(beforeDeleteFile, input: HookPayload(file.hookFile.json), caller: caller)
+        let hooks = HookRunner(app)
+        if let beforeDeleteFile = hooks.hook(.beforeDeleteFile, "") {
+            _ = try await hooks.run(beforeDeleteFile, input: HookPayload(file.hookFile.json), caller: caller)
         }
         guard try await files.delete(name) else { throw notFound }
-        await releaseFileBytes(file.size)
+        await FileUsage(app).release(file.size)
         await runAfterFileHook(.afterDeleteFile, file, caller: caller)
     }
 
     /// Runs the after hook of `kind` on `file`, if the app has one; its failure is logged (and kept in
     /// the hook log) but does not fail the upload or delete, which has happened.
     private func runAfterFileHook(_ kind: HookKind, _ file: StoredFile, caller: Caller) async {
-        guard let afterHook = hook(kind, "") else { return }
+        let hooks = HookRunner(app)
+        guard let afterHook = hooks.hook(kind, "") else { return }
         do {
-            _ = try await runHook(afterHook, input: HookPayload(file.hookFile.json), caller: caller)
+            _ = try await hooks.run(afterHook, input: HookPayload(file.hookFile.json), caller: caller)
         } catch {
-            logger.warning("\(kind.rawValue) hook failed", metadata: ["file": "\(file.name)", "error": "\(error)"])
+            app.logger.warning("\(kind.rawValue) hook failed", metadata: ["file": "\(file.name)", "error": "\(error)"])
         }
     }
 
     /// The stored file `name` (a name from a URL, checked with ``FileName/storedName(_:)``), or 404
     /// with code 101.
-    public func storedFile(named name: String) async throws -> StoredFile {
+    public func file(named name: String) async throws -> StoredFile {
         let name = try FileName.storedName(name)
         guard let file = try await requireFiles().file(name) else {
             throw ParseError(code: 101, message: "File not found.", httpStatus: 404)
@@ -96,8 +109,8 @@ extension AppRuntime {
 
     /// Refuses (111) `values` when a `File` among them — at any depth — names a file the app does
     /// not store. Values without a `File` cost one walk and no storage call.
-    func checkFilesExist(in values: some Sequence<ParseValue>) async throws {
-        guard let files else { return }
+    func checkExist(in values: some Sequence<ParseValue>) async throws {
+        guard let files = app.fileStorage else { return }
         var names: Set<String> = []
         for value in values { value.collectFileNames(into: &names) }
         guard !names.isEmpty else { return }
@@ -107,7 +120,7 @@ extension AppRuntime {
         }
     }
 
-    /// The values a write sets or adds, for ``checkFilesExist(in:)``.
+    /// The values a write sets or adds, for ``checkExist(in:)``.
     static func writtenValues(_ changes: ObjectChanges) -> [ParseValue] {
         changes.fields.values.flatMap { change -> [ParseValue] in
             switch change {
@@ -119,7 +132,7 @@ extension AppRuntime {
     }
 
     private func requireFiles() throws -> any FileStorage {
-        guard let files else { throw ParseError(code: 130, message: "this app stores no files", httpStatus: 400) }
+        guard let files = app.fileStorage else { throw ParseError(code: 130, message: "this app stores no files", httpStatus: 400) }
         return files
     }
 }

@@ -1,0 +1,72 @@
+import Cloudlet
+import Foundation
+import Logging
+
+/// What the parts of one app's runtime share: the app's id, its stores and files, where its hooks
+/// run, its clock, limits and logs. Each part (``ObjectWrites``, ``ObjectReads``, ``UserAccounts``, ``UploadedFiles``,
+/// ``BackgroundJobs``, …) is a value over this one object, so a part reaches another by making it, at no
+/// allocation: a save checks its files with `UploadedFiles(app).checkExist(in:)`.
+public final class AppContext: Sendable {
+    /// The app's id.
+    public let id: String
+    /// The app's stores: objects, accounts, work queue, jobs, push, file usage, hook log and config.
+    public let stores: AppStores
+    /// Where the app's uploaded files are, if it stores files.
+    public let fileStorage: (any FileStorage)?
+    /// Where the app's hook code runs.
+    public let executor: any HookExecutor
+    /// The clock for timestamps and deadlines.
+    public let clock: any CloudletClock
+    /// How often each hook ran, failed and timed out.
+    public let statistics = HookStatistics()
+    /// The bounds on what one request may set off.
+    let limits: AppRuntime.Limits
+    /// The fields only their owner and the master key may see.
+    public let protectedFields: ProtectedFields
+    /// Failed logins per account and client address.
+    public let loginThrottle: LoginThrottle
+    /// Where the runtime's own messages go.
+    let logger: Logger
+    /// The app's hook log, which hooks write to through `request.logger`.
+    let hookLogger: Logger
+    /// Caps the app's hook invocations running and waiting at once.
+    public let bulkhead: HookBulkhead
+    /// The app's hook log: each run with its outcome and lines.
+    package let hookRuns: HookRunLog?
+    /// Where each hook run is counted by outcome and timed.
+    package let metrics: CloudletMetrics?
+    /// Where the rows the app's writes queue held (after hooks) go to be run by its work service.
+    let heldWork: WorkHandoff
+
+    /// The context of `appId`, as ``AppRuntime``'s initializer describes its parts; both loggers get
+    /// the app's id as metadata.
+    init(
+        appId: String, stores: AppStores, fileStorage: (any FileStorage)?, executor: any HookExecutor, clock: any CloudletClock,
+        limits: AppRuntime.Limits, protectedFields: ProtectedFields, logger: Logger, hookLogger: Logger, hookRuns: HookRunLog?,
+        metrics: CloudletMetrics?
+    ) {
+        id = appId
+        self.stores = stores
+        self.fileStorage = fileStorage
+        self.executor = executor
+        self.clock = clock
+        self.limits = limits
+        self.protectedFields = protectedFields
+        loginThrottle = LoginThrottle(clock: clock)
+        bulkhead = HookBulkhead(maximumRunning: limits.maximumConcurrentHooks, maximumWaiting: limits.maximumQueuedHooks)
+        self.hookRuns = hookRuns
+        self.metrics = metrics
+        heldWork = WorkHandoff(wake: stores.work.workQueued)
+        var logger = logger
+        logger[metadataKey: "app"] = .string(appId)
+        self.logger = logger
+        var hookLogger = hookLogger
+        hookLogger[metadataKey: "app"] = .string(appId)
+        self.hookLogger = hookLogger
+    }
+
+    /// A budget for one request, with the app's limit.
+    package func newBudget() -> ReadBudget {
+        ReadBudget(maximumBytes: limits.maximumResponseBytes)
+    }
+}

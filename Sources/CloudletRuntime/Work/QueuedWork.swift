@@ -1,0 +1,65 @@
+import Cloudlet
+import Foundation
+
+/// An app's queued work as its runtime runs it: each kind by its part (jobs, after hooks, push
+/// deliveries), each row ended as its run says, in the name of the holder it was leased to.
+struct QueuedWork {
+    let app: AppContext
+
+    init(_ app: AppContext) {
+        self.app = app
+    }
+
+    /// The kinds of queued work an app's runtime runs.
+    static let kinds: Set<WorkKind> = [.job, .afterHook, .pushDelivery]
+
+    /// Runs `work` as its kind says (a push delivery through `push`'s providers), and answers what
+    /// becomes of its row.
+    func run(_ work: ClaimedWork, push: PushDeliverySetup) async -> WorkOutcome {
+        switch work.kind {
+        case .job:
+            return await BackgroundJobs(app).runQueued(work)
+        case .afterHook:
+            return await AfterHooks(app).runQueued(work)
+        case .pushDelivery:
+            return await PushDeliveryRunner(objects: app.stores.objects, push: app.stores.push, setup: push, clock: app.clock, logger: app.logger).run(work)
+        default:
+            app.logger.error("dropped queued work of a kind this server does not run", metadata: ["work": "\(work.id)", "kind": "\(work.kind)"])
+            return .done
+        }
+    }
+
+    /// Ends `work`'s row as `outcome` says, in the name of the holder the row was leased to.
+    func end(_ work: ClaimedWork, as outcome: WorkOutcome) async {
+        do {
+            switch outcome {
+            case .done: try await app.stores.work.complete(work.id, owner: work.owner)
+            case .retry(let due): try await app.stores.work.retry(work.id, owner: work.owner, at: due)
+            case .released: try await app.stores.work.release([work.id], owner: work.owner, at: app.clock.now)
+            }
+        } catch is CancellationError {
+            // Stopped without a graceful shutdown: the lease runs out instead.
+        } catch {
+            app.logger.error(
+                "could not record how queued work ended", metadata: ["work": "\(work.id)", "kind": "\(work.kind)", "error": "\(error)"])
+        }
+    }
+
+    /// Runs the row `work` the app's writes queued held: in the app's ``AppWorkService`` at once when
+    /// one takes rows (returning then, or with `waits`, once it has run and its row is ended), in
+    /// this task otherwise; `run` runs it and answers what becomes of its row.
+    func runHeld(_ work: ClaimedWork, waits: Bool, _ run: @escaping @Sendable () async -> WorkOutcome) async {
+        let handed: Bool
+        if waits {
+            handed = await withCheckedContinuation { continuation in
+                if !app.heldWork.hand(HandedWork(work: work, run: run, ended: { continuation.resume(returning: true) })) {
+                    continuation.resume(returning: false)
+                }
+            }
+        } else {
+            handed = app.heldWork.hand(HandedWork(work: work, run: run, ended: {}))
+        }
+        guard !handed else { return }
+        await end(work, as: await run())
+    }
+}
