@@ -1,5 +1,4 @@
 import Cloudlet
-import Crypto
 import Foundation
 import NIOCore
 import NIOFileSystem
@@ -34,14 +33,14 @@ public struct LocalFileStorage: FileStorage {
         let id = UUID().uuidString
         let upload = uploadPath(id)
         var size: Int64 = 0
-        var hash = SHA256()
+        var hash = SHA256Hasher()
         do {
             try await fileSystem.withFileHandle(forWritingAt: upload, options: .newFile(replaceExisting: false)) { handle in
                 try await handle.withBufferedWriter(capacity: .kibibytes(256)) { writer in
                     for try await chunk in body {
                         size += Int64(chunk.readableBytes)
                         guard size <= maximumBytes else { throw FileStorageError.tooLarge(maximumBytes: maximumBytes) }
-                        chunk.withUnsafeReadableBytes { hash.update(bufferPointer: $0) }
+                        chunk.withUnsafeReadableBytes { hash.update($0) }
                         _ = try await writer.write(contentsOf: chunk)
                     }
                 }
@@ -50,7 +49,7 @@ public struct LocalFileStorage: FileStorage {
             _ = try? await fileSystem.removeItem(at: upload, recursively: false)
             throw error
         }
-        let etag = "\"" + hash.finalize().prefix(16).map { String(format: "%02x", $0) }.joined() + "\""
+        let etag = "\"" + hash.finalize().hex.prefix(32) + "\""
         return StagedFile(id: id, size: size, etag: etag)
     }
 
