@@ -1,8 +1,10 @@
 import Crypto
 import Foundation
+import NIOCore
 import Testing
 
 @testable import CloudletRuntime
+@testable import CloudletServer
 
 /// The core's SHA-256 answers what the standard and swift-crypto answer, however its input is cut.
 @Suite struct SHA256HasherTests {
@@ -56,5 +58,23 @@ import Testing
         let token = "r:0123456789abcdef0123456789abcdef"
         let stored = Crypto.SHA256.hash(data: Data(token.utf8)).map { String(format: "%02x", $0) }.joined()
         #expect(SessionToken.hash(token) == stored)
+    }
+
+    /// The server tags uploads with swift-crypto's SHA-256, the harness with the core's: the same tag,
+    /// the first 128 bits of the bytes' hash.
+    @Test func theServersAndTheCoresHashTagAnUploadAlike() async throws {
+        let bytes = (0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        let published = Crypto.SHA256.hash(data: bytes).prefix(16).map { String(format: "%02x", $0) }.joined()
+        for hash in [CryptoSHA256.self, SHA256Hasher.self] as [any IncrementalSHA256.Type] {
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cloudlet-sha-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let files = try LocalFileStorage(folder: folder.path, contentHash: hash)
+            let body = AsyncStream<ByteBuffer> { upload in
+                upload.yield(ByteBuffer(bytes: bytes[..<70_001]))
+                upload.yield(ByteBuffer(bytes: bytes[70_001...]))
+                upload.finish()
+            }
+            #expect(try await files.stage(body, maximumBytes: 1 << 20).etag == "\"\(published)\"", "\(hash)")
+        }
     }
 }

@@ -1,3 +1,15 @@
+/// SHA-256 fed a piece at a time: ``SHA256Hasher`` is the core's; the server's file storage uses
+/// swift-crypto's, whose assembly hashes large uploads several times faster.
+package protocol IncrementalSHA256 {
+    init()
+
+    /// Adds `bytes` to what is hashed.
+    mutating func update(_ bytes: UnsafeRawBufferPointer)
+
+    /// The 32 bytes of the hash of everything added.
+    func digestBytes() -> [UInt8]
+}
+
 /// SHA-256 (FIPS 180-4), fed a piece at a time: what session tokens are stored as and what tags a
 /// stored file's bytes. It lives in the core so that the core, and the harness over it, compile no
 /// cryptography library; the tests check it against the standard's vectors and swift-crypto.
@@ -7,7 +19,7 @@
 /// hash.update(Array("abc".utf8))
 /// hash.finalize().hex  // "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
 /// ```
-package struct SHA256Hasher: Sendable {
+package struct SHA256Hasher: IncrementalSHA256, Sendable {
     private var state: [UInt32] = [
         0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19,
     ]
@@ -56,6 +68,10 @@ package struct SHA256Hasher: Sendable {
         tail += (0..<8).reversed().map { UInt8(truncatingIfNeeded: bits >> (8 * UInt64($0))) }
         last.update(tail)
         return Digest(bytes: last.state.flatMap { word in (0..<4).reversed().map { UInt8(truncatingIfNeeded: word >> (8 * UInt32($0))) } })
+    }
+
+    package func digestBytes() -> [UInt8] {
+        finalize().bytes
     }
 
     /// A finished hash: 32 bytes.
