@@ -1,5 +1,4 @@
 import NIOCore
-import NIOExtras
 
 /// The framing of a CloudletWire connection: each message behind a 4-byte big-endian length, and no
 /// frame longer than a bound.
@@ -14,7 +13,7 @@ public enum WireFraming {
         to pipeline: ChannelPipeline.SynchronousOperations, maximumFrameBytes: Int = WireFraming.maximumFrameBytes
     ) throws {
         try pipeline.addHandler(ByteToMessageHandler(WireFrameDecoder(maximumFrameBytes: maximumFrameBytes)))
-        try pipeline.addHandler(LengthFieldPrepender(lengthFieldBitLength: .fourBytes))
+        try pipeline.addHandler(WireLengthPrepender())
     }
 }
 

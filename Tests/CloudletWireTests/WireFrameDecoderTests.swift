@@ -42,6 +42,21 @@ import Testing
         #expect(try channel.readInbound(as: WireFrame.self) == nil)
     }
 
+    @Test func aSentMessageGoesOutBehindItsLengthAndDecodesWhole() throws {
+        let channel = try channel(maximumFrameBytes: 64)
+        let message = WireMessage.pong(id: 7)
+        try channel.writeOutbound(message.encoded())
+        var sent = ByteBuffer()
+        while var piece = try channel.readOutbound(as: ByteBuffer.self) { sent.writeBuffer(&piece) }
+        #expect(sent == frame(message))
+        try channel.writeInbound(sent)
+        guard case .message(let body) = try channel.readInbound(as: WireFrame.self) else {
+            Issue.record("the sent frame did not decode")
+            return
+        }
+        #expect(try WireMessage(decoding: body) == message)
+    }
+
     @Test func aConnectionSendsNothingOverTheBound() throws {
         let channel = try channel(maximumFrameBytes: 64)
         let connection = try WireConnection(channel: channel, maximumFrameBytes: 64, onMessage: { _ in })

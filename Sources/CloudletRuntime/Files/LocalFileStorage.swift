@@ -1,5 +1,4 @@
 import Cloudlet
-import Crypto
 import Foundation
 import NIOCore
 import NIOFileSystem
@@ -14,10 +13,18 @@ public struct LocalFileStorage: FileStorage {
     /// The folder.
     public let folder: FilePath
     private let fileSystem = FileSystem.shared
+    /// The SHA-256 that tags uploads.
+    private let contentHash: any IncrementalSHA256.Type
 
     /// The storage in `folder`, created (with its `.meta` and `.uploads` folders) if needed.
     public init(folder: String) throws {
+        try self.init(folder: folder, contentHash: SHA256Hasher.self)
+    }
+
+    /// The storage in `folder`, tagging uploads with the SHA-256 of `contentHash`.
+    package init(folder: String, contentHash: any IncrementalSHA256.Type) throws {
         self.folder = FilePath(folder)
+        self.contentHash = contentHash
         for sub in [".meta", ".uploads"] {
             try FileManager.default.createDirectory(
                 atPath: URL(fileURLWithPath: folder).appendingPathComponent(sub).path, withIntermediateDirectories: true)
@@ -26,7 +33,13 @@ public struct LocalFileStorage: FileStorage {
 
     /// The storage of app `appId` in the data folder `dataDirectory`: `apps/<app>/files`.
     public init(dataDirectory: String, appId: String) throws {
-        try self.init(folder: URL(fileURLWithPath: dataDirectory).appendingPathComponent("apps/\(appId)/files").path)
+        try self.init(dataDirectory: dataDirectory, appId: appId, contentHash: SHA256Hasher.self)
+    }
+
+    /// The storage of app `appId` in `dataDirectory`, tagging uploads with the SHA-256 of `contentHash`.
+    package init(dataDirectory: String, appId: String, contentHash: any IncrementalSHA256.Type) throws {
+        try self.init(
+            folder: URL(fileURLWithPath: dataDirectory).appendingPathComponent("apps/\(appId)/files").path, contentHash: contentHash)
     }
 
     public func stage<Body: AsyncSequence & Sendable>(_ body: Body, maximumBytes: Int) async throws -> StagedFile
@@ -34,14 +47,14 @@ public struct LocalFileStorage: FileStorage {
         let id = UUID().uuidString
         let upload = uploadPath(id)
         var size: Int64 = 0
-        var hash = SHA256()
+        var hash = contentHash.init()
         do {
             try await fileSystem.withFileHandle(forWritingAt: upload, options: .newFile(replaceExisting: false)) { handle in
                 try await handle.withBufferedWriter(capacity: .kibibytes(256)) { writer in
                     for try await chunk in body {
                         size += Int64(chunk.readableBytes)
                         guard size <= maximumBytes else { throw FileStorageError.tooLarge(maximumBytes: maximumBytes) }
-                        chunk.withUnsafeReadableBytes { hash.update(bufferPointer: $0) }
+                        chunk.withUnsafeReadableBytes { hash.update($0) }
                         _ = try await writer.write(contentsOf: chunk)
                     }
                 }
@@ -50,7 +63,7 @@ public struct LocalFileStorage: FileStorage {
             _ = try? await fileSystem.removeItem(at: upload, recursively: false)
             throw error
         }
-        let etag = "\"" + hash.finalize().prefix(16).map { String(format: "%02x", $0) }.joined() + "\""
+        let etag = "\"" + SHA256Hasher.Digest(bytes: hash.digestBytes()).hex.prefix(32) + "\""
         return StagedFile(id: id, size: size, etag: etag)
     }
 

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 
 /// Session tokens as Parse makes them (`r:` and 32 random hex digits), and the hash they are stored as.
@@ -12,6 +11,6 @@ package enum SessionToken {
 
     /// The SHA-256 of `token`, hex: what storage keeps instead of the token.
     package static func hash(_ token: String) -> String {
-        SHA256.hash(data: Data(token.utf8)).map { String(format: "%02x", $0) }.joined()
+        SHA256Hasher.hash(token.utf8).hex
     }
 }

@@ -74,7 +74,7 @@ extension AppSupervisor {
                 path: URL(fileURLWithPath: configuration.dataDirectory).appendingPathComponent("apps/\(record.id).sqlite").path,
                 durability: configuration.durability, maximumObjectBytes: configuration.maximumObjectBytes,
                 fileURLs: FileURLs(origin: serverOrigin, mountPath: configuration.normalizedMountPath, appId: record.id))
-            files = try LocalFileStorage(dataDirectory: configuration.dataDirectory, appId: record.id)
+            files = try LocalFileStorage(dataDirectory: configuration.dataDirectory, appId: record.id, contentHash: CryptoSHA256.self)
             // Nothing uploads to the app before it is served: what its folder holds of uploads was left by a crash.
             try files.removeAbandonedUploads(olderThan: Date())
             pushProviders = try PushProviders(settings: record.settings.push, appId: record.id, clock: clock, logger: logger)
