@@ -14,8 +14,7 @@ public struct SQLiteAccountStore: AccountStorage {
         self.database = database
     }
 
-    /// `credentials` and `sessions`, and the unique indexes on users' usernames and emails; then
-    /// what makes each session a `_Session` object (its id, origin, update time and own fields).
+    /// `credentials` and `sessions`, and the unique indexes on users' usernames and emails.
     static func registerTables(_ migrator: inout DatabaseMigrator) {
         migrator.registerMigration("accounts") { db in
             try db.execute(
@@ -30,7 +29,6 @@ public struct SQLiteAccountStore: AccountStorage {
                     CREATE UNIQUE INDEX users_by_email ON objects (lower(json_extract(data, '$.email'))) WHERE class = '_User';
                     """)
         }
-        registerSessionObjects(&migrator)
     }
 
     public func insertUser(
