@@ -102,21 +102,18 @@ public struct UserSessions: Sendable {
     private func narrowed(_ filter: SessionFilter, by constraints: [String: ParseValue]) throws -> SessionFilter? {
         var filter = filter
         for (key, value) in constraints {
+            let member: WritableKeyPath<SessionFilter, String?>
             let wanted: String?
             switch key {
-            case "objectId", "installationId": wanted = value.stringValue
+            case "objectId": (member, wanted) = (\.objectId, value.stringValue)
+            case "installationId": (member, wanted) = (\.installationId, value.stringValue)
             case "user":
-                wanted = value.pointerValue.flatMap { $0.className == SystemClass.user.name ? $0.objectId : nil }
+                (member, wanted) = (\.userId, value.pointerValue.flatMap { $0.className == SystemClass.user.name ? $0.objectId : nil })
             default: throw ParseError.invalidQuery("_Session is queried by objectId, installationId and user only")
             }
             guard let wanted else { throw ParseError.invalidQuery("\(key) on _Session is tested for equality only") }
-            let current = key == "objectId" ? filter.objectId : key == "user" ? filter.userId : filter.installationId
-            if let current, current != wanted { return nil }
-            switch key {
-            case "objectId": filter.objectId = wanted
-            case "user": filter.userId = wanted
-            default: filter.installationId = wanted
-            }
+            if let current = filter[keyPath: member], current != wanted { return nil }
+            filter[keyPath: member] = wanted
         }
         return filter
     }
