@@ -174,6 +174,20 @@ struct SessionsTests {
         }
     }
 
+    @Test("a list of sessions is charged to the request's read budget: 154 past it, whatever the sessions' fields")
+    func listsAreBounded() async throws {
+        let configuration = ServerConfiguration(passwordHashCost: 4, maximumResponseBytes: 32 << 10)
+        try await ParseTestClient.withRouter(registry: HookRegistry(), configuration: configuration) { client in
+            let token = try await Self.logIn(client, "ada", from: "phone-1", signUp: true)
+            let note = ParseValue.string(String(repeating: "n", count: 4_000))
+            for _ in 0..<10 {
+                #expect(try await client.post("/sessions", ["note": note], sessionToken: token).status == 201)
+            }
+            Support.expectError(try await client.get("/sessions", sessionToken: token), status: 400, code: 154)
+            #expect(try await Self.results(client, "/sessions", query: ["limit": 5], token: token).count == 5)
+        }
+    }
+
     @Test("the session length setting sets expiresAt; an expired token gets 209; each app has its own length and sessions")
     func sessionLengthAndApps() async throws {
         let clock = ManualClock()

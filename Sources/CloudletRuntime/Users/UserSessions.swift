@@ -22,15 +22,20 @@ public struct UserSessions: Sendable {
     ]
 
     /// The sessions `query` finds among those `caller` may reach, and their count when `counting`.
-    /// `where` may test `objectId`, `installationId` and `user` for equality; results come oldest first.
-    /// `presentedToken` (the request's own) is shown on its session.
-    public func find(_ query: ParseQuery, counting: Bool, caller: Caller, presentedToken: String?) async throws -> ([ParseObject], Int?) {
+    /// `where` may test `objectId`, `installationId` and `user` for equality; results come oldest first,
+    /// each charged to `budget`. `presentedToken` (the request's own) is shown on its session.
+    public func find(
+        _ query: ParseQuery, counting: Bool, caller: Caller, presentedToken: String?, budget: ReadBudget
+    ) async throws -> ([ParseObject], Int?) {
         guard let filter = try narrowed(reach(caller), by: query.constraints) else { return ([], counting ? 0 : nil) }
         guard query.order.allSatisfy({ $0 == "createdAt" }) else {
             throw ParseError.invalidQuery("_Session is ordered by createdAt only")
         }
         let limit = min(query.limit, StorageQuery.maximumLimit)
         let records = limit == 0 ? [] : try await app.stores.accounts.sessions(matching: filter, skip: query.skip, limit: limit)
+        for record in records {
+            try budget.charge(bytes: ReadBudget.storedSize(data: JSONWriter.string(.object(record.fields)), acl: nil))
+        }
         let count = counting ? try await app.stores.accounts.countSessions(matching: filter) : nil
         return (records.map { object($0, presentedToken: presentedToken) }, count)
     }

@@ -8,7 +8,7 @@ extension ParseAPI {
     func findSessions(_ call: ParseCall) async throws -> Reply {
         let parameters = try QueryParameters(className: SystemClass.session.name, call.query.merging(call.body) { _, body in body })
         let (found, count) = try await call.app.runtime.sessions.find(
-            parameters.query, counting: parameters.count, caller: call.caller, presentedToken: call.sessionToken)
+            parameters.query, counting: parameters.count, caller: call.caller, presentedToken: call.sessionToken, budget: call.budget)
         var body: [String: ParseValue] = ["results": .array(found.map { .object($0.json) })]
         if let count { body["count"] = .number(Double(count)) }
         return Reply(body: .object(body))
