@@ -27,10 +27,10 @@ public struct UserSessions: Sendable {
     public func find(
         _ query: ParseQuery, counting: Bool, caller: Caller, presentedToken: String?, budget: ReadBudget
     ) async throws -> ([ParseObject], Int?) {
-        guard let filter = try narrowed(reach(caller), by: query.constraints) else { return ([], counting ? 0 : nil) }
         guard query.order.allSatisfy({ $0 == "createdAt" }) else {
             throw ParseError.invalidQuery("_Session is ordered by createdAt only")
         }
+        guard let filter = try narrowed(reach(caller), by: query.constraints) else { return ([], counting ? 0 : nil) }
         let limit = min(query.limit, StorageQuery.maximumLimit)
         let records = limit == 0 ? [] : try await app.stores.accounts.sessions(matching: filter, skip: query.skip, limit: limit)
         for record in records {
@@ -46,7 +46,7 @@ public struct UserSessions: Sendable {
     }
 
     /// `GET /sessions/me`: the session whose token the request presents, with that token.
-    public func current(caller: Caller, presentedToken: String?) async throws -> ParseObject {
+    public func current(presentedToken: String?) async throws -> ParseObject {
         guard let presentedToken else { throw ParseError(code: 209, message: "Session token required.") }
         guard let record = try await app.stores.accounts.session(tokenHash: SessionToken.hash(presentedToken)) else {
             throw ParseError(code: 209, message: "Session token not found.")

@@ -23,7 +23,7 @@ extension ParseAPI {
 
     /// `GET /sessions/me`: the session whose token the request presents.
     func currentSession(_ call: ParseCall) async throws -> Reply {
-        Reply(body: .object(try await call.app.runtime.sessions.current(caller: call.caller, presentedToken: call.sessionToken).json))
+        Reply(body: .object(try await call.app.runtime.sessions.current(presentedToken: call.sessionToken).json))
     }
 
     /// `POST /sessions`: a new session for the caller's user, answered 201 with its token.
