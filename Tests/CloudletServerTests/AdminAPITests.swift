@@ -16,10 +16,10 @@ struct AdminAPITests {
     static let operatorHeader = HTTPField.Name("X-Cloudlet-Operator-Key")!
 
     /// A server hosting apps `a` and `b` (keys `<app>-client`, `<app>-master`) whose operator key is
-    /// ``operatorKey``; apps created through the admin API run `hooks` in-process. `body` gets an
+    /// ``operatorKey``, on `clock`; apps created through the admin API run `hooks` in-process. `body` gets an
     /// admin client (paths from `/`) and a Parse client maker.
     static func withServer(
-        hooks: HookRegistry = HookRegistry(), connections: ConnectionLimits = ConnectionLimits(),
+        hooks: HookRegistry = HookRegistry(), connections: ConnectionLimits = ConnectionLimits(), clock: any CloudletClock = SystemClock(),
         _ body: @Sendable (_ admin: ParseTestClient, _ parse: @Sendable (String, String, String) -> ParseTestClient) async throws -> Void
     ) async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cloudlet-admin-\(UUID().uuidString)")
@@ -33,7 +33,7 @@ struct AdminAPITests {
             apps: ["a", "b"].map {
                 AppDefinition(id: $0, executor: InProcessHookExecutor(registry: HookRegistry()), clientKey: "\($0)-client", masterKey: "\($0)-master")
             },
-            launcher: AppLauncher(ownHooks: hooks, logger: logger, hookLogger: logger), logger: logger)
+            launcher: AppLauncher(ownHooks: hooks, logger: logger, hookLogger: logger), logger: logger, clock: clock)
         try await Application(router: server.router(), logger: logger).test(.router) { client in
             let transport: ParseTestClient.Transport = { method, uri, headers, requestBody in
                 let response = try await client.executeRequest(uri: uri, method: method, headers: headers, body: requestBody)

@@ -60,7 +60,10 @@ struct TriggerRouteTests {
             if request.user["banned"] == true { throw HookError.failed("this account is suspended") }
         }
         registry.afterLogout { request in
-            log.append("logout \(request.session["installationId"]?.stringValue ?? "-") \(request.context.user != nil)")
+            let session = request.session
+            log.append(
+                "logout \(session["installationId"]?.stringValue ?? "-") \(request.context.user != nil) \(session.objectId?.count ?? 0) "
+                    + (session["createdWith"]?["action"]?.stringValue ?? "-"))
         }
         try await ParseTestClient.withRouter(registry: registry) { client in
             #expect(try await client.post("/users", ["username": "mallory", "password": "pw", "banned": true]).status == 201)
@@ -71,7 +74,7 @@ struct TriggerRouteTests {
             let token = try #require(login["sessionToken"]?.stringValue)
             #expect(try await client.post("/logout", sessionToken: token).status == 200)
             Support.expectError(try await client.get("/users/me", sessionToken: token), status: 400, code: 209)
-            #expect(log.all == ["logout phone-1 true"])
+            #expect(log.all == ["logout phone-1 true 10 login"])
         }
     }
 

@@ -15,9 +15,9 @@ public struct LoginRequest: HookRequest {
     }
 }
 
-/// What an `afterLogout` hook receives: the session just ended, as a `_Session` object with `user`
-/// (a pointer), `installationId`, `createdAt` and `expiresAt` (never its token). The context's
-/// `user` is the session's user.
+/// What an `afterLogout` hook receives: the session just ended, as a `_Session` object in Parse's
+/// shape (`objectId`, `user` as a pointer, `createdWith`, `installationId`, `expiresAt`, `restricted`,
+/// its own fields; never its token). The context's `user` is the session's user.
 public struct LogoutRequest: HookRequest {
     /// The session that was deleted.
     public let session: ParseObject

@@ -2,14 +2,14 @@ import Cloudlet
 
 /// Parse's own classes and the rules that set each apart from an app's classes: whether
 /// `/classes` reaches it, who may write it, whether clients may list it, and whose logic saves
-/// it. The checks of every read and write (``check(_:_:by:)``) and the REST routes of users and
-/// installations consult this one table.
+/// it. The checks of every read and write (``check(_:_:by:)``) and the REST routes of users,
+/// sessions and installations consult this one table.
 ///
 /// | Class | `/classes` | Writers | Clients list | Saved by |
 /// |---|---|---|---|---|
 /// | `_User` | yes | as the ACL allows | yes | accounts (sign-up, password hashing) |
 /// | `_Installation` | yes | as the ACL allows | get by id only | installations (upsert by `installationId`) |
-/// | `_Session` | no: `/login`, `/logout`, `/users/me` | the server | no | accounts |
+/// | `_Session` | yes, served by ``UserSessions`` (not the object store) | its user (own fields only) | its user's own | sessions |
 /// | `_Role` | yes | master key | yes | plain |
 /// | `_PushStatus` | yes | master key | yes | plain |
 /// | `_JobStatus` | yes | the server | yes | plain |
@@ -27,16 +27,21 @@ public struct SystemClass: Sendable {
     /// Whose logic saves a class's objects, beyond the plain save every class has.
     public enum Saves: Sendable {
         case plain
-        /// Accounts: a created user signs up (hashed password, a session); sessions.
+        /// Accounts: a created user signs up (hashed password, a session).
         case accounts
+        /// Sessions, kept beside the accounts: every read and write of `_Session` goes to
+        /// ``UserSessions`` (each user reaches only their own; the master key all), none to the
+        /// object store, whose gets, finds and writes refuse the class (103).
+        case sessions
         /// Installations: a create updates the installation with the same `installationId`.
         case installations
     }
 
     /// The class name, such as `_User`.
     public let name: String
-    /// Whether `/classes/<name>` and hooks' queries may name it (class names of apps may not
-    /// start with `_`, so only the reachable system classes are valid names that do).
+    /// Whether the object store's paths (`/classes/<name>`, hooks' queries) may name it (class
+    /// names of apps may not start with `_`, so only the reachable system classes are valid names
+    /// that do). `_Session` is not: its own part serves it.
     public let isReachable: Bool
     /// Who may create, change and delete its objects.
     public let writers: Writers
@@ -49,7 +54,7 @@ public struct SystemClass: Sendable {
     package static let user = SystemClass(name: "_User", isReachable: true, writers: .acl, clientsMayList: true, saves: .accounts)
     package static let installation = SystemClass(
         name: "_Installation", isReachable: true, writers: .acl, clientsMayList: false, saves: .installations)
-    package static let session = SystemClass(name: "_Session", isReachable: false, writers: .server, clientsMayList: false, saves: .accounts)
+    package static let session = SystemClass(name: "_Session", isReachable: false, writers: .server, clientsMayList: false, saves: .sessions)
     package static let role = SystemClass(name: "_Role", isReachable: true, writers: .masterKey, clientsMayList: true, saves: .plain)
     package static let pushStatus = SystemClass(name: "_PushStatus", isReachable: true, writers: .masterKey, clientsMayList: true, saves: .plain)
     package static let jobStatus = SystemClass(name: "_JobStatus", isReachable: true, writers: .server, clientsMayList: true, saves: .plain)

@@ -1,6 +1,7 @@
 import Cloudlet
 import Foundation
 import Logging
+import Synchronization
 
 /// What the parts of one app's runtime share: the app's id, its stores and files, where its hooks
 /// run, its clock, limits and logs. Each part (``ObjectWrites``, ``ObjectReads``, ``UserAccounts``, ``UploadedFiles``,
@@ -21,6 +22,8 @@ public final class AppContext: Sendable {
     public let statistics = HookStatistics()
     /// The bounds on what one request may set off.
     let limits: AppRuntime.Limits
+    /// How long a new session lasts: ``AppRuntime/Limits/sessionLifetime`` at first, then as the app's settings change it.
+    private let newSessionLifetime: Mutex<Duration>
     /// The fields only their owner and the master key may see.
     public let protectedFields: ProtectedFields
     /// Failed logins per account and client address.
@@ -51,6 +54,7 @@ public final class AppContext: Sendable {
         self.executor = executor
         self.clock = clock
         self.limits = limits
+        newSessionLifetime = Mutex(limits.sessionLifetime)
         self.protectedFields = protectedFields
         loginThrottle = LoginThrottle(clock: clock)
         bulkhead = HookBulkhead(maximumRunning: limits.maximumConcurrentHooks, maximumWaiting: limits.maximumQueuedHooks)
@@ -63,6 +67,12 @@ public final class AppContext: Sendable {
         var hookLogger = hookLogger
         hookLogger[metadataKey: "app"] = .string(appId)
         self.hookLogger = hookLogger
+    }
+
+    /// How long a session made now lasts; setting it changes the sessions made from then on.
+    package var sessionLifetime: Duration {
+        get { newSessionLifetime.withLock { $0 } }
+        set { newSessionLifetime.withLock { $0 = newValue } }
     }
 
     /// A budget for one request, with the app's limit.

@@ -2,7 +2,7 @@ import Cloudlet
 import Foundation
 import Logging
 
-/// One app's request path, in parts: ``writes``, ``reads``, ``accounts``, ``files``, ``jobs`` and
+/// One app's request path, in parts: ``writes``, ``reads``, ``accounts``, ``sessions``, ``files``, ``jobs`` and
 /// ``functions`` (installations save through ``writes``). Each part validates, checks access, runs
 /// the hooks under their time limits and stores, queueing after hooks with the writes; all share
 /// the app's ``context``. The HTTP routes, the hooks' store and the test harness
@@ -17,7 +17,7 @@ public final class AppRuntime: Sendable {
     public struct Limits: Sendable {
         /// How deep hooks may call the store that fires further hooks.
         public var maximumHookDepth: Int
-        /// How long a login session lasts (Parse's default: one year).
+        /// How long a login session lasts at first (Parse's default: one year); see ``AppContext/sessionLifetime``.
         public var sessionLifetime: Duration
         /// How passwords are hashed.
         public var passwordHasher: any PasswordHashing
@@ -57,6 +57,8 @@ public final class AppRuntime: Sendable {
     public let reads: ObjectReads
     /// Sign-ups, logins, logouts and sessions.
     public let accounts: UserAccounts
+    /// `_Session` objects: each user's own, all for the master key.
+    public let sessions: UserSessions
     /// Uploaded files: stores, serves and deletes them.
     public let files: UploadedFiles
     /// Background jobs: starts runs and runs them.
@@ -84,6 +86,7 @@ public final class AppRuntime: Sendable {
         writes = ObjectWrites(app)
         reads = ObjectReads(app)
         accounts = UserAccounts(app)
+        sessions = UserSessions(app)
         self.files = UploadedFiles(app)
         jobs = BackgroundJobs(app)
         functions = CloudFunctions(app)

@@ -14,14 +14,39 @@ public protocol AccountStorage: Sendable {
     /// The password hash of the user `id`, if the user exists.
     func passwordHash(ofUser id: String) async throws -> String?
 
-    /// Stores a session.
+    /// Stores a session, ending the user's other sessions from the same installation (as Parse does).
     func insertSession(_ session: SessionRecord) async throws
 
     /// The session whose token hashes to `tokenHash`, if any.
     func session(tokenHash: String) async throws -> SessionRecord?
 
+    /// The sessions `filter` matches, oldest first: `skip` of them passed, then at most `limit`.
+    func sessions(matching filter: SessionFilter, skip: Int, limit: Int) async throws -> [SessionRecord]
+
+    /// How many sessions `filter` matches.
+    func countSessions(matching filter: SessionFilter) async throws -> Int
+
+    /// Replaces the own fields of the session `objectId` and sets its update time; returns whether there was one.
+    func updateSession(objectId: String, fields: [String: ParseValue], updatedAt: Date) async throws -> Bool
+
     /// Removes the session whose token hashes to `tokenHash`; returns whether there was one.
     func deleteSession(tokenHash: String) async throws -> Bool
+}
+
+/// Which sessions a read of `_Session` names: each member, when set, must match.
+public struct SessionFilter: Sendable, Hashable {
+    /// The session's user.
+    public var userId: String?
+    /// The session's object id.
+    public var objectId: String?
+    /// The installation that made the session.
+    public var installationId: String?
+
+    public init(userId: String? = nil, objectId: String? = nil, installationId: String? = nil) {
+        self.userId = userId
+        self.objectId = objectId
+        self.installationId = installationId
+    }
 }
 
 /// A user's new password: its hash replaces the old one and the user's other sessions end, in the
@@ -38,24 +63,52 @@ public struct PasswordChange: Sendable {
     }
 }
 
-/// One login session. The token itself is never stored, only its SHA-256.
+/// One login session, a `_Session` object. The token itself is never stored, only its SHA-256.
 public struct SessionRecord: Sendable, Hashable {
+    /// What made a session: Parse's `createdWith.action`.
+    public enum Origin: String, Sendable, Hashable {
+        /// A sign-up with a password.
+        case signup
+        /// A login with a password.
+        case login
+        /// `POST /sessions` by a logged-in user.
+        case create
+        /// `POST /upgradeToRevocableSession`.
+        case upgrade
+    }
+
     /// The SHA-256 of the session token, hex.
     public let tokenHash: String
+    /// The `_Session` object's id.
+    public let objectId: String
     /// The user the session belongs to.
     public let userId: String
     /// The device that logged in, if it said.
     public let installationId: String?
+    /// What made the session.
+    public let origin: Origin
     /// When the session was created.
     public let createdAt: Date
+    /// When the session's own fields last changed (its creation, until they do).
+    public var updatedAt: Date
     /// When the session stops being valid.
     public let expiresAt: Date
+    /// Fields the session's user set on it (`PUT /sessions/:id`).
+    public var fields: [String: ParseValue]
 
-    public init(tokenHash: String, userId: String, installationId: String?, createdAt: Date, expiresAt: Date) {
+    /// A session; a new object id unless `objectId` is given.
+    public init(
+        tokenHash: String, objectId: String? = nil, userId: String, installationId: String?, origin: Origin = .login,
+        createdAt: Date, updatedAt: Date? = nil, expiresAt: Date, fields: [String: ParseValue] = [:]
+    ) {
         self.tokenHash = tokenHash
+        self.objectId = objectId ?? ObjectId.new()
         self.userId = userId
         self.installationId = installationId
+        self.origin = origin
         self.createdAt = createdAt
+        self.updatedAt = updatedAt ?? createdAt
         self.expiresAt = expiresAt
+        self.fields = fields
     }
 }

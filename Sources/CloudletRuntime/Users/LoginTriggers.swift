@@ -32,11 +32,7 @@ struct LoginTriggers {
     /// Runs the app's `afterLogout` hook, if it has one, on the deleted `session`, as its user.
     func afterLogout(_ session: SessionRecord, caller: Caller) async {
         guard let hook = HookRunner(app).hook(.afterLogout, "") else { return }
-        var fields: [String: ParseValue] = [
-            "user": .pointer(className: "_User", objectId: session.userId), "expiresAt": .date(session.expiresAt),
-        ]
-        if let installationId = session.installationId { fields["installationId"] = .string(installationId) }
-        let object = ParseObject(className: "_Session", createdAt: session.createdAt, fields: fields)
+        let object = UserSessions(app).object(session, presentedToken: nil)
         var caller = caller
         caller.userId = session.userId
         caller.installationId = caller.installationId ?? session.installationId

@@ -37,7 +37,8 @@ public struct UserAccounts: Sendable {
             if user.acl == nil, let id = user.objectId {
                 user.acl = ParseACL([ParseACL.publicEntry: .init(read: true), id: .init(read: true, write: true)])
             }
-            try await app.stores.accounts.insertUser(user, passwordHash: hash, session: newSession(token, user.objectId!, caller), outbox: event,
+            let session = newSession(token, user.objectId!, installationId: caller.installationId, origin: .signup)
+            try await app.stores.accounts.insertUser(user, passwordHash: hash, session: session, outbox: event,
                 alongside: heldJobs)
         }
         app.logger.info("user signed up", metadata: ["user_id": "\(saved.object.objectId!)", "request_id": "\(caller.requestId)"])
@@ -62,7 +63,7 @@ public struct UserAccounts: Sendable {
         let triggers = LoginTriggers(app)
         try await triggers.beforeLogin(user, caller: caller)
         let token = SessionToken.generate()
-        let session = newSession(token, id, caller)
+        let session = newSession(token, id, installationId: caller.installationId, origin: .login)
         try await app.stores.accounts.insertSession(session)
         await triggers.afterLogin(user, session: session, caller: caller)
         return LoggedInUser(user: user, sessionToken: token)
@@ -79,12 +80,13 @@ public struct UserAccounts: Sendable {
     }
 
     /// The caller that a session token stands for: its user and the user's roles. Throws 209 for an
-    /// unknown, revoked or expired token.
+    /// unknown, revoked (deleted) or expired token.
     public func caller(sessionToken: String, installationId: String?, requestId: String) async throws -> Caller {
         let tokenHash = SessionToken.hash(sessionToken)
-        guard let session = try await app.stores.accounts.session(tokenHash: tokenHash), session.expiresAt > app.clock.now else {
+        guard let session = try await app.stores.accounts.session(tokenHash: tokenHash) else {
             throw ParseError(code: 209, message: "Invalid session token")
         }
+        guard session.expiresAt > app.clock.now else { throw ParseError(code: 209, message: "Session token is expired.") }
         return Caller(
             userId: session.userId, roles: try await roles(ofUser: session.userId), sessionTokenHash: tokenHash,
             isMaster: false, installationId: installationId ?? session.installationId, requestId: requestId)
@@ -115,11 +117,12 @@ public struct UserAccounts: Sendable {
         return try await app.stores.objects.find(StorageQuery(query: query, readerIdentities: nil)).compactMap { $0["name"]?.stringValue }
     }
 
-    private func newSession(_ token: String, _ userId: String, _ caller: Caller) -> SessionRecord {
+    /// A new session of `userId` for `token`, lasting the app's session length from now.
+    func newSession(_ token: String, _ userId: String, installationId: String?, origin: SessionRecord.Origin) -> SessionRecord {
         let now = app.clock.now
         return SessionRecord(
-            tokenHash: SessionToken.hash(token), userId: userId, installationId: caller.installationId, createdAt: now,
-            expiresAt: now.addingTimeInterval(app.limits.sessionLifetime.seconds))
+            tokenHash: SessionToken.hash(token), userId: userId, installationId: installationId, origin: origin, createdAt: now,
+            expiresAt: now.addingTimeInterval(app.sessionLifetime.seconds))
     }
 
     private static func validateEmail(_ email: ParseValue) throws {

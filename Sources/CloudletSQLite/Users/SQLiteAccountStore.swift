@@ -4,7 +4,8 @@ import Foundation
 import GRDB
 
 /// ``AccountStorage`` in the app's database: password hashes in `credentials` and sessions in
-/// `sessions`, beside the `_User` objects (whose usernames and emails unique indexes keep unique).
+/// `sessions` (see `SQLiteAccountStore+Sessions.swift`), beside the `_User` objects (whose
+/// usernames and emails unique indexes keep unique).
 public struct SQLiteAccountStore: AccountStorage {
     let database: SQLiteAppDatabase
 
@@ -62,39 +63,6 @@ public struct SQLiteAccountStore: AccountStorage {
             arguments: [id, change.hash])
         try db.execute(
             sql: "DELETE FROM sessions WHERE user_id = ? AND token_hash IS NOT ?", arguments: [id, change.keptSessionTokenHash])
-    }
-
-    public func insertSession(_ session: SessionRecord) async throws {
-        try await database.pool.write { db in try Self.insertSession(session, db) }
-    }
-
-    public func session(tokenHash: String) async throws -> SessionRecord? {
-        try await database.pool.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM sessions WHERE token_hash = ?", arguments: [tokenHash]).flatMap { row in
-                guard let created = ParseDate.date(from: row["created_at"]), let expires = ParseDate.date(from: row["expires_at"]) else {
-                    return nil
-                }
-                return SessionRecord(
-                    tokenHash: row["token_hash"], userId: row["user_id"], installationId: row["installation_id"],
-                    createdAt: created, expiresAt: expires)
-            }
-        }
-    }
-
-    public func deleteSession(tokenHash: String) async throws -> Bool {
-        try await database.pool.write { db in
-            try db.execute(sql: "DELETE FROM sessions WHERE token_hash = ?", arguments: [tokenHash])
-            return db.changesCount > 0
-        }
-    }
-
-    private static func insertSession(_ session: SessionRecord, _ db: Database) throws {
-        try db.execute(
-            sql: "INSERT INTO sessions (token_hash, user_id, installation_id, created_at, expires_at) VALUES (?, ?, ?, ?, ?)",
-            arguments: [
-                session.tokenHash, session.userId, session.installationId, ParseDate.string(from: session.createdAt),
-                ParseDate.string(from: session.expiresAt),
-            ])
     }
 
     /// Throws 202 or 203 when another user has the username or (case aside) the email of `user`.

@@ -42,6 +42,8 @@ public struct AppSettings: Sendable, Hashable {
     public var files = FileSettings()
     /// When the app's jobs run by themselves, by job name. None by default.
     public var jobSchedules: [String: CronSchedule] = [:]
+    /// How long a new session lasts, in seconds (Parse Server's `sessionLength`): one year by default.
+    public var sessionLength = 365 * 86_400
 
     /// The default settings.
     public init() {}
@@ -80,6 +82,9 @@ public struct AppSettings: Sendable, Hashable {
         .document(
             "jobSchedules", help: "When the app's jobs run by themselves, as JSON: {\"<job>\": \"<cron expression>\"}.",
             read: { settings, value in settings.jobSchedules = try jobSchedules(value) }, write: { jobSchedulesJSON($0.jobSchedules) }),
+        .integer(
+            "sessionLength", \.sessionLength, in: 1...(100 * 365 * 86_400),
+            help: "How long a new session lasts, in seconds; an older session is refused (209) once it has expired."),
         .document(
             "files", help: "The app's file options as JSON: {\"maxUploadBytes\", \"requireSession\", \"maxTotalBytes\"}.",
             read: { settings, value in settings.files = try settings.files.applying(value) }, write: { $0.files.json }),

@@ -126,6 +126,7 @@ extension AppSupervisor {
         let rateLimiter =
             entry.record.settings.rateLimits == policy ? entry.hosted.rateLimiter : RateLimiter(policy: policy, clock: clock)
         runtime.context.bulkhead.resize(maximumRunning: policy.maximumConcurrentHooks, maximumWaiting: policy.maximumQueuedHooks)
+        runtime.context.sessionLifetime = .seconds(record.settings.sessionLength)
         let hosted = HostedApp(
             id: record.id, keys: record.acceptedKeys, fileSettings: record.settings.files, runtime: runtime, rateLimiter: rateLimiter,
             pushProviders: pushProviders, jobSchedules: record.settings.jobSchedules)
@@ -180,7 +181,7 @@ extension AppSupervisor {
         return AppRuntime(
             appId: record.id, stores: stores, files: files, executor: executor, clock: clock,
             limits: AppRuntime.Limits(
-                passwordHasher: PasswordHasher(cost: configuration.passwordHashCost),
+                sessionLifetime: .seconds(record.settings.sessionLength), passwordHasher: PasswordHasher(cost: configuration.passwordHashCost),
                 maximumConcurrentHooks: policy.maximumConcurrentHooks, maximumQueuedHooks: policy.maximumQueuedHooks,
                 maximumResponseBytes: configuration.maximumResponseBytes, freeDiskFloor: configuration.freeDiskFloor),
             protectedFields: definitions[record.id]?.protectedFields ?? .standard, logger: logger,

@@ -5,9 +5,14 @@ import HTTPTypes
 extension ParseAPI {
     /// `POST /classes/:className`: creates an object and answers 201 with its id, its creation
     /// time and the fields the server set, with its URL in `Location` (200 when an installation's
-    /// create updated the stored one). A user is created by signing up.
+    /// create updated the stored one). A user is created by signing up; `_Session` objects are
+    /// served by the sessions' handlers here and below (``SystemClass/Saves/sessions``).
     func createObject(_ className: String, _ call: ParseCall) async throws -> Reply {
-        if SystemClass.named(className)?.saves == .accounts { return try await signUp(call) }
+        switch SystemClass.named(className)?.saves {
+        case .accounts: return try await signUp(call)
+        case .sessions: return try await createSession(call)
+        default: break
+        }
         let saved = try await call.app.runtime.writes.create(className, body: call.body, caller: call.caller)
         var body = saved.changedFields
         body["objectId"] = .string(saved.object.objectId!)
@@ -22,6 +27,7 @@ extension ParseAPI {
     /// `GET /classes/:className`: the objects a query (in the URL or the body) finds, and their
     /// count when asked.
     func findObjects(_ className: String, _ call: ParseCall) async throws -> Reply {
+        if SystemClass.named(className)?.saves == .sessions { return try await findSessions(call) }
         let parameters = try QueryParameters(className: className, call.query.merging(call.body) { _, body in body })
         let (found, count) = try await call.app.runtime.reads.search(
             parameters.query, counting: parameters.count, caller: call.caller, budget: call.budget)
@@ -32,6 +38,7 @@ extension ParseAPI {
 
     /// `GET /classes/:className/:objectId`: one object, with `include`, `keys` and `excludeKeys` applied.
     func getObject(_ className: String, _ call: ParseCall) async throws -> Reply {
+        if SystemClass.named(className)?.saves == .sessions { return try await getSession(call) }
         let parameters = try QueryParameters(className: className, call.query.merging(call.body) { _, body in body })
         let object = try await call.app.runtime.reads.get(
             className, id: try call.parameter("objectId"), caller: call.caller, include: parameters.query.include,
@@ -42,6 +49,7 @@ extension ParseAPI {
     /// `PUT /classes/:className/:objectId`: applies the body's fields and operations, answering
     /// the update time and the fields the server set. A user's changes pass the accounts' rules.
     func updateObject(_ className: String, _ call: ParseCall) async throws -> Reply {
+        if SystemClass.named(className)?.saves == .sessions { return try await updateSession(call) }
         let id = try call.parameter("objectId")
         let runtime = call.app.runtime
         let saved =
@@ -55,6 +63,7 @@ extension ParseAPI {
 
     /// `DELETE /classes/:className/:objectId`.
     func deleteObject(_ className: String, _ call: ParseCall) async throws -> Reply {
+        if SystemClass.named(className)?.saves == .sessions { return try await deleteSession(call) }
         try await call.app.runtime.writes.delete(className, id: try call.parameter("objectId"), caller: call.caller)
         return Reply(body: [:])
     }
