@@ -18,6 +18,7 @@ enum SQLiteMigrations {
         SQLitePushSchema.registerQueuedDeliveries(&migrator)
         SQLiteWorkQueue.registerAfterHookMigration(&migrator)
         SQLiteGlobalConfigStore.registerTables(&migrator)
+        SQLiteRelations.registerTables(&migrator)
         return migrator
     }
 }
