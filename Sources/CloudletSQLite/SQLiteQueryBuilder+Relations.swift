@@ -15,8 +15,27 @@ extension SQLiteQueryBuilder {
         }
         arguments += [owner.className, owner.objectId, key, className]
         return """
-            (id IN (SELECT related_id FROM relations \
+            (objects.id IN (SELECT related_id FROM relations \
             WHERE owning_class = ? AND owning_id = ? AND field = ? AND related_class = ?))
+            """
+    }
+
+    /// For a top-level field that is a relation, the test that it relates an object whose id
+    /// `comparand` (one id or a list of them) accepts: Parse's equality, `$in`, `$ne` and `$nin`
+    /// with pointers on a relation field. Nil for a dotted path or an inner query's rows (whose SQL
+    /// would be repeated once more at each level of nesting). The join table is read only for rows
+    /// whose field holds a `Relation`.
+    mutating func relationMatch(_ field: QueryField, _ comparand: Comparand) -> String? {
+        switch comparand {
+        case .value, .anyOf: break
+        case .column, .anyRow: return nil
+        }
+        guard !field.path.contains(".") else { return nil }
+        arguments += [field.jsonPath + ".__type", className, field.path]
+        let related = "related_id" + comparand.sql(&arguments)
+        return """
+            (json_extract(data, ?) = 'Relation' AND EXISTS (SELECT 1 FROM relations \
+            WHERE owning_class = ? AND owning_id = objects.id AND field = ? AND \(related)))
             """
     }
 }

@@ -189,6 +189,7 @@ struct SQLiteQueryBuilder {
             direct += " AND json_extract(data, ?)" + comparand.sql(&arguments)
         }
         direct += ")"
+        if kind == .pointer, let comparand, let relation = relationMatch(field, comparand) { direct = "(\(direct) OR \(relation))" }
         guard kind.canBeElement else { return direct }
         arguments += [field.jsonPath, field.jsonPath]
         let elementTypes = kind.suffix.isEmpty ? kind.types : ["object"]

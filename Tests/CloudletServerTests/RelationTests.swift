@@ -189,3 +189,31 @@ struct RelationTests {
         }
     }
 }
+
+extension RelationTests {
+    @Test("equality, $in, $ne and $nin with pointers on a relation field find the objects that relate them")
+    func queriesOnRelationFields() async throws {
+        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+            let a = try await Support.create(client, "Tags", ["name": "a"])
+            let b = try await Support.create(client, "Tags", ["name": "b"])
+            let hidden = try await Support.create(client, "Tags", ["name": "h"])
+            try await Support.create(client, "Posts", ["title": "p1", "tags": Self.addRelation(Self.pointer("Tags", a))])
+            try await Support.create(client, "Posts", ["title": "p2", "tags": Self.addRelation(Self.pointer("Tags", a), Self.pointer("Tags", b))])
+            try await Support.create(
+                client, "Posts", ["title": "p3", "tags": Self.addRelation(Self.pointer("Tags", hidden)), "ACL": ["nobody": ["read": true]]])
+            try await Support.create(client, "Posts", ["title": "p4"])
+            func titles(_ constraints: ParseValue, sourceLocation: SourceLocation = #_sourceLocation) async throws -> [String] {
+                let reply = try await client.get("/classes/Posts", query: ["where": constraints])
+                #expect(reply.status == 200, "\(reply.body)", sourceLocation: sourceLocation)
+                return Support.values(reply, "title").compactMap(\.stringValue).sorted()
+            }
+            #expect(try await titles(["tags": Self.pointer("Tags", a)]) == ["p1", "p2"])
+            #expect(try await titles(["tags": Self.pointer("Tags", b)]) == ["p2"])
+            #expect(try await titles(["tags": Self.pointer("Tags", hidden)]) == [])
+            #expect(try await titles(["tags": ["$in": [Self.pointer("Tags", b), Self.pointer("Tags", hidden)]]]) == ["p2"])
+            #expect(try await titles(["tags": ["$ne": Self.pointer("Tags", b)]]) == ["p1", "p4"])
+            #expect(try await titles(["tags": ["$nin": [Self.pointer("Tags", a)]]]) == ["p4"])
+            #expect(try await titles(["$or": [["tags": Self.pointer("Tags", b)], ["title": "p4"]]]) == ["p2", "p4"])
+        }
+    }
+}
