@@ -55,4 +55,18 @@ import Testing
             #expect(try await joinRows(database).isEmpty)
         }
     }
+
+    @Test func relatedToLooksTheRelatedObjectsUpByTheirKey() async throws {
+        try await TemporaryStorage.with { database, _ in
+            let relatedTo: ParseValue = ["$relatedTo": ["object": .pointer(className: "Posts", objectId: "p1"), "key": "tags"]]
+            let query = ParseQuery("Tags", constraints: relatedTo.objectValue!)
+            let statement = try SQLiteQueryBuilder.select(StorageQuery(query: query, readerIdentities: ["*"]))
+            let plan = try await database.pool.read { db in
+                try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + statement.sql, arguments: statement.arguments).map { $0["detail"] as String }
+            }
+            // Not a walk of every tag in sort order, each tested against the relation.
+            #expect(plan.contains("SEARCH objects USING PRIMARY KEY (class=? AND id=?)"), "\(plan)")
+            #expect(plan.contains { $0.contains("relations USING PRIMARY KEY") }, "\(plan)")
+        }
+    }
 }

@@ -8,8 +8,9 @@ import GRDB
 /// `owningId` and `relatedId`); one table keyed by (owning class, owning id, field, related id)
 /// holds the same rows with a fixed schema: no table is created under a write, and no class or
 /// field name ever becomes part of SQL text. Its key serves both reading a relation (`$relatedTo`)
-/// and dropping an owner's rows; the second index, by related class and id, drops the rows of a
-/// related object when it is deleted.
+/// and dropping an owner's rows; the second index, by related id and class, finds the owners that
+/// relate an object (a query on a relation field) and drops the rows of a related object when it
+/// is deleted.
 enum SQLiteRelations {
     static func registerTables(_ migrator: inout DatabaseMigrator) {
         migrator.registerMigration("relations") { db in
@@ -20,7 +21,7 @@ enum SQLiteRelations {
                         related_class TEXT NOT NULL, related_id TEXT NOT NULL,
                         PRIMARY KEY (owning_class, owning_id, field, related_id)
                     ) WITHOUT ROWID;
-                    CREATE INDEX relations_by_related ON relations (related_class, related_id);
+                    CREATE INDEX relations_by_related ON relations (related_id, related_class);
                     """)
         }
     }
