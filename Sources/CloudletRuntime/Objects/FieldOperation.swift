@@ -12,7 +12,8 @@ public enum FieldOperation: Sendable, Hashable {
     case relation(RelationChange)
 
     /// The operation `value` describes, or nil if `value` is not an `__op` object.
-    /// Throws 111 for an unknown operation or a wrong argument.
+    /// Throws 111 for an unknown operation or a wrong argument, 107 for a relation operation past
+    /// ``RelationChange/maximumObjects``.
     public static func parse(_ value: ParseValue, field: String) throws(ParseError) -> FieldOperation? {
         guard let name = value["__op"] else { return nil }
         if let change = try RelationChange.parse(value, field: field) { return .relation(change) }
