@@ -27,6 +27,8 @@ struct SQLiteQueryBuilder {
     var patterns: [Int64: RegexProgram] = [:]
     /// The reader's ACL identities, for the outer query and every inner one; nil reads as master.
     var identities: [String]?
+    /// The class whose rows this builder's filter selects.
+    var className = ""
     /// The distance a `$nearSphere` orders the results by, nearest first, and its arguments.
     var distanceOrder: (sql: String, arguments: StatementArguments)?
     /// The reader's ACL test and its arguments, repeated in front of every `$regex` so that a
@@ -64,6 +66,7 @@ struct SQLiteQueryBuilder {
 
     /// The rows of `className` the reader may read that match `constraints`, nested `depth` deep.
     mutating func filter(className: String, constraints: [String: ParseValue], depth: Int) throws -> String {
+        self.className = className
         arguments += [className]
         var clauses = ["class = ?"]
         if let identities {
@@ -104,6 +107,9 @@ struct SQLiteQueryBuilder {
                     return try clause(for: members, depth: depth + 1)
                 }
                 clauses.append(Self.joined(parts, key == "$or" ? "OR" : "AND"))
+            case "$relatedTo":
+                try bounds.addCondition()
+                clauses.append(try relatedTo(value))
             default:
                 try ParseNames.validateFieldPath(key)
                 let field = QueryField(path: key)
@@ -183,6 +189,7 @@ struct SQLiteQueryBuilder {
             direct += " AND json_extract(data, ?)" + comparand.sql(&arguments)
         }
         direct += ")"
+        if kind == .pointer, let comparand, let relation = relationMatch(field, comparand) { direct = "(\(direct) OR \(relation))" }
         guard kind.canBeElement else { return direct }
         arguments += [field.jsonPath, field.jsonPath]
         let elementTypes = kind.suffix.isEmpty ? kind.types : ["object"]

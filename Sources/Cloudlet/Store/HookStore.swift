@@ -18,7 +18,8 @@ public protocol HookStore: Sendable {
     func count(_ query: ParseQuery) async throws -> Int
 
     /// Creates the object (if it has no `objectId`) or updates it with its fields, and returns it as
-    /// saved. Field values may be Parse field operations (`{"__op": "Increment", "amount": 1}`).
+    /// saved. Field values may be Parse field operations (`{"__op": "Increment", "amount": 1}`,
+    /// ``ParseValue/addRelation(_:)``).
     func save(_ object: ParseObject) async throws -> ParseObject
 
     /// Deletes the object `id` of `className`.

@@ -46,3 +46,13 @@ extension ParseQuery {
         ["className": .string(className), "where": .object(constraints)]
     }
 }
+
+extension ParseQuery {
+    /// Only the objects of this query's class in the relation `key` of the object `object` (a
+    /// pointer) points to (`$relatedTo`). The objects found are only those the caller may read.
+    public func whereRelatedTo(object: ParseValue, key: String) -> ParseQuery {
+        var query = self
+        query.constraints["$relatedTo"] = ["object": object, "key": .string(key)]
+        return query
+    }
+}

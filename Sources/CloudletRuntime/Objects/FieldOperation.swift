@@ -8,11 +8,15 @@ public enum FieldOperation: Sendable, Hashable {
     case addUnique([ParseValue])
     case remove([ParseValue])
     case delete
+    /// Objects added to and removed from a relation field (`AddRelation`, `RemoveRelation`, `Batch`).
+    case relation(RelationChange)
 
     /// The operation `value` describes, or nil if `value` is not an `__op` object.
-    /// Throws 111 for an unknown operation or a wrong argument.
+    /// Throws 111 for an unknown operation or a wrong argument, 107 for a relation operation past
+    /// ``RelationChange/maximumObjects``.
     public static func parse(_ value: ParseValue, field: String) throws(ParseError) -> FieldOperation? {
         guard let name = value["__op"] else { return nil }
+        if let change = try RelationChange.parse(value, field: field) { return .relation(change) }
         switch name.stringValue {
         case "Increment":
             guard let amount = value["amount"]?.doubleValue else {
@@ -42,6 +46,8 @@ public enum FieldOperation: Sendable, Hashable {
         switch self {
         case .delete:
             return nil
+        case .relation(let change):
+            return try change.fieldValue(replacing: current, field: field)
         case .increment(let amount):
             switch current {
             case nil, .null?: return .number(amount)

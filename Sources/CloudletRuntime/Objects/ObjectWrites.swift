@@ -32,16 +32,17 @@ public struct ObjectWrites: Sendable {
 
     /// Creates an object as ``create(_:body:caller:)`` does, with no class's own rules.
     func createObject(_ className: String, body: [String: ParseValue], caller: Caller) async throws -> SaveResult {
-        try await create(className, body: body, caller: caller) { object, event, heldJobs in
-            try await app.stores.objects.insert(object, outbox: event, alongside: heldJobs)
+        try await create(className, body: body, caller: caller) { object, relations, event, heldJobs in
+            try await app.stores.objects.insert(object, relations: relations, outbox: event, alongside: heldJobs)
         }
     }
 
     /// Creates an object as ``create(_:body:caller:)`` does, writing it with `persist` (which must
-    /// commit the object, the after hook's event and the push jobs its before hook recorded in one transaction).
+    /// commit the object, the join rows of its relation fields, the after hook's event and the push
+    /// jobs its before hook recorded in one transaction).
     func create(
         _ className: String, body: [String: ParseValue], caller: Caller,
-        persist: (ParseObject, OutboxEvent?, [ParseObject]) async throws -> Void
+        persist: (ParseObject, [String: RelationChange], OutboxEvent?, [ParseObject]) async throws -> Void
     ) async throws -> SaveResult {
         try SystemClass.check(.create, className, by: caller)
         let requested = try WriteBody(body, isCreate: true).changes
@@ -63,7 +64,7 @@ public struct ObjectWrites: Sendable {
         object.updatedAt = now
         try await AfterHooks(app).writeThenRun(hooks.hook(.afterSave, className)) { [object] hold in
             let event = hold.map { OutboxEvent(kind: .afterSave, object: object, original: nil, caller: caller, hold: $0) }
-            try await persist(object, event, heldJobs?.held ?? [])
+            try await persist(object, requested.relations, event, heldJobs?.held ?? [])
             return ((), event)
         }
         return SaveResult(object: object, changedFields: object.fields.filter { proposed.fields[$0.key] != $0.value })
@@ -112,6 +113,8 @@ public struct ObjectWrites: Sendable {
                 check: { current in try Self.checkWrite(current, identities) }, outbox: outbox, alongside: heldJobs?.held ?? [])
         }
         let reported = changes.fields.compactMap { key, change -> (String, ParseValue)? in
+            // Parse answers the results of operations, but not a relation's.
+            if case .operation(.relation) = change { return nil }
             guard case .operation = change else { return hookChanged.contains(key) ? (key, saved.fields[key] ?? .null) : nil }
             return (key, saved.fields[key] ?? .null)
         }
@@ -166,7 +169,7 @@ public struct ObjectWrites: Sendable {
     /// Creates the push job `body` of a before hook (as `_PushStatus`, with its id) in `heldJobs`
     /// instead of storing it: the hook's write stores it, or drops it if it fails.
     func holdPushJob(body: [String: ParseValue], caller: Caller, in heldJobs: PushJobBuffer) async throws -> ParseObject {
-        try await create("_PushStatus", body: body, caller: caller.writingOnItsOwn) { job, _, _ in heldJobs.hold(job) }.object
+        try await create("_PushStatus", body: body, caller: caller.writingOnItsOwn) { job, _, _, _ in heldJobs.hold(job) }.object
     }
 
     /// Fields of `_User` that only the server (or the master key) sets.

@@ -6,6 +6,8 @@ import Foundation
 public enum ParseFieldType: Sendable, Hashable, CustomStringConvertible {
     case string, number, boolean, date, geoPoint, polygon, bytes, file, array, object
     case pointer(targetClass: String)
+    /// A relation: its objects are rows of a join table, the field holds only the target class.
+    case relation(targetClass: String)
 
     /// The name stored in the schema table, such as `Number` or `Pointer<_User>`.
     public var description: String {
@@ -21,6 +23,7 @@ public enum ParseFieldType: Sendable, Hashable, CustomStringConvertible {
         case .array: "Array"
         case .object: "Object"
         case .pointer(let target): "Pointer<\(target)>"
+        case .relation(let target): "Relation<\(target)>"
         }
     }
 
@@ -62,6 +65,7 @@ public enum ParseFieldType: Sendable, Hashable, CustomStringConvertible {
             switch value.parseType {
             case "Date": return .date
             case "Pointer": return .pointer(targetClass: value["className"]?.stringValue ?? "")
+            case "Relation": return .relation(targetClass: value["className"]?.stringValue ?? "")
             case "GeoPoint": return .geoPoint
             case "Polygon": return .polygon
             case "Bytes": return .bytes
@@ -83,6 +87,11 @@ public enum ParseFieldType: Sendable, Hashable, CustomStringConvertible {
                 let objectId = value["objectId"]?.stringValue, !objectId.isEmpty
             else { throw invalid("Pointer") }
             return .pointer(targetClass: className)
+        case "Relation":
+            guard let className = value["className"]?.stringValue, (try? ParseNames.validateClassName(className)) != nil,
+                value.objectValue?.count == 2
+            else { throw invalid("Relation") }
+            return .relation(targetClass: className)
         case "GeoPoint":
             guard let latitude = value["latitude"]?.doubleValue, let longitude = value["longitude"]?.doubleValue,
                 (-90...90).contains(latitude), (-180...180).contains(longitude)

@@ -21,12 +21,15 @@ public protocol ObjectStorage: Sendable {
     /// How many objects match `query` (its limit and skip aside).
     func count(_ query: StorageQuery) async throws -> Int
 
-    /// Stores a new object, which has its id and timestamps already, queues the after hook `outbox`
-    /// with it, and stores the new objects `alongside` (push jobs a before hook recorded) in the same transaction.
-    func insert(_ object: ParseObject, outbox: OutboxEvent?, alongside: [ParseObject]) async throws
+    /// Stores a new object, which has its id and timestamps already, adds the objects `relations`
+    /// names to its relation fields, queues the after hook `outbox` with it, and stores the new
+    /// objects `alongside` (push jobs a before hook recorded) in the same transaction.
+    func insert(
+        _ object: ParseObject, relations: [String: RelationChange], outbox: OutboxEvent?, alongside: [ParseObject]
+    ) async throws
 
-    /// Applies `changes` to the stored object and returns it as written, with the event `outbox` built
-    /// for it. `check` sees the stored object first and may refuse by throwing; `outbox` builds the
+    /// Applies `changes` (relation operations to the join rows) to the stored object and returns it
+    /// as written, with the event `outbox` built for it. `check` sees the stored object first and may refuse by throwing; `outbox` builds the
     /// after hook event to queue with the write, and the new objects `alongside` are inserted in its transaction.
     /// Throws ``ParseError/objectNotFound(_:)`` if there is no such object.
     func update(
@@ -35,7 +38,8 @@ public protocol ObjectStorage: Sendable {
         outbox: (@Sendable (ParseObject) -> OutboxEvent)?, alongside: [ParseObject]
     ) async throws -> (object: ParseObject, event: OutboxEvent?)
 
-    /// Deletes the object `id` of `className` and returns the event `outbox` built for it; `check`
+    /// Deletes the object `id` of `className`, and every join row that relates it to another object
+    /// (as owner or as related object), and returns the event `outbox` built for it; `check`
     /// and `outbox` as for ``update(_:id:changes:updatedAt:check:outbox:)``.
     /// Throws ``ParseError/objectNotFound(_:)`` if there is no such object.
     @discardableResult
@@ -52,7 +56,12 @@ public protocol ObjectStorage: Sendable {
 extension ObjectStorage {
     /// Stores a new object and `outbox` with it, nothing alongside.
     public func insert(_ object: ParseObject, outbox: OutboxEvent?) async throws {
-        try await insert(object, outbox: outbox, alongside: [])
+        try await insert(object, relations: [:], outbox: outbox, alongside: [])
+    }
+
+    /// Stores a new object, `outbox` and the objects `alongside` with it, no relation fields changed.
+    public func insert(_ object: ParseObject, outbox: OutboxEvent?, alongside: [ParseObject]) async throws {
+        try await insert(object, relations: [:], outbox: outbox, alongside: alongside)
     }
 
     /// Applies `changes` as ``update(_:id:changes:updatedAt:check:outbox:alongside:)`` does, nothing alongside.
@@ -104,6 +113,14 @@ public struct ObjectChanges: Sendable {
         self.fields = fields
         self.acl = acl
         self.password = password
+    }
+
+    /// The relation operations among these changes, by field.
+    public var relations: [String: RelationChange] {
+        fields.compactMapValues { change in
+            guard case .operation(.relation(let relation)) = change else { return nil }
+            return relation
+        }
     }
 
     /// The object `current` with these changes applied.

@@ -32,7 +32,8 @@ public struct UserAccounts: Sendable {
         if let email = body["email"] { try Self.validateEmail(email) }
         let token = SessionToken.generate()
         let hash = try await app.limits.passwordHasher.hash(password)
-        let saved = try await ObjectWrites(app).create("_User", body: body, caller: caller) { user, event, heldJobs in
+        let saved = try await ObjectWrites(app).create("_User", body: body, caller: caller) { user, relations, event, heldJobs in
+            guard relations.isEmpty else { throw ParseError.incorrectType("a user's relations are added once it has signed up") }
             var user = user
             if user.acl == nil, let id = user.objectId {
                 user.acl = ParseACL([ParseACL.publicEntry: .init(read: true), id: .init(read: true, write: true)])

@@ -19,6 +19,7 @@ enum SQLiteMigrations {
         SQLiteWorkQueue.registerAfterHookMigration(&migrator)
         SQLiteGlobalConfigStore.registerTables(&migrator)
         SQLiteAccountStore.registerSessionObjects(&migrator)
+        SQLiteRelations.registerTables(&migrator)
         return migrator
     }
 }

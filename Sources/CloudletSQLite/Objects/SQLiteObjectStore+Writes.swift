@@ -6,13 +6,16 @@ import GRDB
 /// Saves and deletes: each one transaction with the after hook it owes (a row of the work queue)
 /// and the objects stored alongside it.
 extension SQLiteObjectStore {
-    public func insert(_ object: ParseObject, outbox: OutboxEvent?, alongside: [ParseObject]) async throws {
+    public func insert(
+        _ object: ParseObject, relations: [String: RelationChange], outbox: OutboxEvent?, alongside: [ParseObject]
+    ) async throws {
         let arguments = try rows.arguments(object, encodedIn: outbox)
         let afterHookRow = outbox.map(SQLiteWorkQueue.afterHookRow)
         let companions = try rows.companions(alongside)
         try await database.write { db in
             try ObjectRows.checkUniqueness(of: object, db)
             try self.rows.insert(object, arguments, db)
+            try SQLiteRelations.apply(relations, owner: object.className, id: object.objectId!, db)
             if let afterHookRow { try self.queue.queueAfterHook(afterHookRow, isHeld: outbox?.hold != nil, db) }
             try self.rows.insertCompanions(companions, db)
         }
@@ -39,6 +42,7 @@ extension SQLiteObjectStore {
             try db.execute(
                 sql: "UPDATE objects SET updated_at = ?, acl = ?, data = ? WHERE class = ? AND id = ?",
                 arguments: [row.updatedAt, row.acl, row.fields, className, id])
+            try SQLiteRelations.apply(changes.relations, owner: className, id: id, db)
             if let password = changes.password { try SQLiteAccountStore.setPassword(password, of: object, db) }
             if let event { try self.queue.queueAfterHook(event, db) }
             try self.rows.insertCompanions(companions, db)
@@ -55,6 +59,7 @@ extension SQLiteObjectStore {
             guard let current = try ObjectRows.fetch(db, className, id) else { throw ParseError.objectNotFound() }
             try check(current)
             try db.execute(sql: "DELETE FROM objects WHERE class = ? AND id = ?", arguments: [className, id])
+            try SQLiteRelations.removeAll(of: className, id: id, db)
             try SQLiteAccountStore.deleteAccount(of: current, db)
             let event = outbox?(self.database.presented(current))
             if let event { try self.queue.queueAfterHook(event, db) }
