@@ -31,6 +31,7 @@ struct AfterHooks {
         let hold = app.heldWork.hold(runningFor: hook.timeLimit, at: max(app.clock.now, latestCommit))
         let (value, event) = try await write(hold)
         guard let event else { return value }
+        await SharedTransactionMember.current?.waitForTurn()
         let work = ClaimedWork(id: event.id, kind: .afterHook, payload: .null, attempts: 1, owner: hold.owner, leasedUntil: hold.leasedUntil)
         await QueuedWork(app).runHeld(work, waits: hook.runs != .afterResponse) { await self.run(event, attempt: 1) }
         return value

@@ -5,7 +5,7 @@ import Synchronization
 /// Runs the operations of a `POST /batch` with `"transaction": true` as one: each in turn up to its
 /// write (its checks and its before hook, which see the objects as stored before the batch), where
 /// the write is held; then every held write in one ``SharedTransaction``; then, once it has
-/// committed, the rest of every operation at once (their after hooks). The first failure — an
+/// committed, the rest of each operation (its after hook), in turn. The first failure — an
 /// operation refused before its write, or a write refused inside the transaction — ends the batch:
 /// the operations after it do not run, nothing is written, no after hook runs and no work is
 /// queued.
@@ -44,6 +44,7 @@ public struct TransactionalBatch: Sendable {
             message: "the transaction's time ran out before it committed")
         let transaction = app.stores.objects.sharedTransaction(deadline: deadline)
         let outcomes = Outcomes<Value>(count: count)
+        let turns = Turns()
         return await withTaskGroup(of: Void.self) { group in
             var failure: (any Error)?
             for index in 0..<count {
@@ -56,7 +57,8 @@ public struct TransactionalBatch: Sendable {
                 }
                 // Finished when the operation's write is held or the operation has ended.
                 let (reached, reach) = AsyncStream.makeStream(of: Never.self)
-                let member = SharedTransactionMember(transaction: transaction, held: { reach.finish() })
+                let member = SharedTransactionMember(
+                    transaction: transaction, held: { reach.finish() }, waitForTurn: { await turns.wait(untilEndedBefore: index) })
                 group.addTask {
                     let outcome: Result<Value, any Error>
                     do {
@@ -65,6 +67,7 @@ public struct TransactionalBatch: Sendable {
                         outcome = .failure(error)
                     }
                     outcomes.set(index, outcome)
+                    turns.end(index)
                     reach.finish()
                 }
                 for await _ in reached {}
@@ -85,6 +88,41 @@ public struct TransactionalBatch: Sendable {
             await group.waitForAll()
             if let failure { return .rolledBack(failure) }
             return .committed((0..<count).map { outcomes.get($0) ?? .failure(SharedTransactionRolledBack()) })
+        }
+    }
+
+    /// Which operations have ended, for those that wait until every one before them has.
+    private final class Turns: Sendable {
+        private struct State {
+            var ended: Set<Int> = []
+            /// How many operations from the first have all ended.
+            var endedBefore = 0
+            var waiting: [(index: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        }
+
+        private let state = Mutex(State())
+
+        /// Returns once every operation before `index` has ended.
+        func wait(untilEndedBefore index: Int) async {
+            await withCheckedContinuation { continuation in
+                let isTurn = state.withLock { state in
+                    if state.endedBefore < index { state.waiting.append((index, continuation)) }
+                    return state.endedBefore >= index
+                }
+                if isTurn { continuation.resume() }
+            }
+        }
+
+        /// The operation at `index` has ended.
+        func end(_ index: Int) {
+            let ready = state.withLock { state in
+                state.ended.insert(index)
+                while state.ended.contains(state.endedBefore) { state.endedBefore += 1 }
+                let endedBefore = state.endedBefore
+                defer { state.waiting.removeAll { $0.index <= endedBefore } }
+                return state.waiting.filter { $0.index <= endedBefore }.map(\.continuation)
+            }
+            for continuation in ready { continuation.resume() }
         }
     }
 

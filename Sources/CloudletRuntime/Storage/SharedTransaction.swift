@@ -3,7 +3,7 @@
 /// its operations makes is held, not run, and that operation waits; ``commit()`` then runs every
 /// held write, in the order they were held, in one transaction of the storage, which holds its
 /// writer for those writes alone. Once it has committed, each operation goes on (its after hook
-/// runs) and any write it makes then is one of its own; once it has rolled back, every write its
+/// runs, in turn) and any write it makes then is one of its own; once it has rolled back, every write its
 /// operations make is refused.
 ///
 /// A storage makes one with ``ObjectStorage/sharedTransaction(deadline:)``; its writes join it in a
@@ -38,9 +38,15 @@ public struct SharedTransactionMember: Sendable {
     public let transaction: any SharedTransaction
     /// Called once its write is held, by the storage that holds it.
     public let held: @Sendable () -> Void
+    /// Waits, once its write has committed, until the operations before it have ended: its after
+    /// hook then runs after theirs, as in a batch without a transaction.
+    public let waitForTurn: @Sendable () async -> Void
 
-    public init(transaction: any SharedTransaction, held: @escaping @Sendable () -> Void) {
+    public init(
+        transaction: any SharedTransaction, held: @escaping @Sendable () -> Void, waitForTurn: @escaping @Sendable () async -> Void = {}
+    ) {
         self.transaction = transaction
         self.held = held
+        self.waitForTurn = waitForTurn
     }
 }
