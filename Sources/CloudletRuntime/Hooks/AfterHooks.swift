@@ -26,9 +26,12 @@ struct AfterHooks {
         _ hook: HookRegistry.Summary?, _ write: (WorkHold?) async throws -> (Value, OutboxEvent?)
     ) async throws -> Value {
         guard let hook else { return try await write(nil).0 }
-        let hold = app.heldWork.hold(runningFor: hook.timeLimit, at: app.clock.now)
+        // A write that joins a transactional batch's transaction commits as late as its deadline.
+        let latestCommit = SharedTransactionMember.current?.transaction.deadline.deadline ?? .distantPast
+        let hold = app.heldWork.hold(runningFor: hook.timeLimit, at: max(app.clock.now, latestCommit))
         let (value, event) = try await write(hold)
         guard let event else { return value }
+        await SharedTransactionMember.current?.waitForTurn()
         let work = ClaimedWork(id: event.id, kind: .afterHook, payload: .null, attempts: 1, owner: hold.owner, leasedUntil: hold.leasedUntil)
         await QueuedWork(app).runHeld(work, waits: hook.runs != .afterResponse) { await self.run(event, attempt: 1) }
         return value

@@ -4,7 +4,8 @@ import Cloudlet
 /// the hook's caller, with the hook's deadline and depth carried into every call so that nested
 /// hooks get only the time that is left. A call made once the deadline has passed is refused (124),
 /// and a write still running then does not commit (see ``WriteDeadline``). In a before hook, the
-/// push jobs it records wait for the hook's write (see ``PushJobBuffer``).
+/// push jobs it records wait for the hook's write (see ``PushJobBuffer``). A hook's calls are its
+/// own: a hook run for an operation of a transactional batch writes outside its transaction.
 struct RuntimeHookStore: HookStore, JobProgressReporter {
     let app: AppContext
     let caller: Caller
@@ -64,11 +65,14 @@ struct RuntimeHookStore: HookStore, JobProgressReporter {
         return RuntimeHookStore(app: app, caller: master)
     }
 
-    /// Runs `operation` under the hook's deadline, which its writes check right before they commit.
+    /// Runs `operation` under the hook's deadline, which its writes check right before they commit,
+    /// and outside any shared transaction the hook's caller joined.
     private func withinDeadline<Value>(_ operation: () async throws -> Value) async throws -> Value {
-        guard let deadline = caller.deadline else { return try await operation() }
-        let fence = WriteDeadline(deadline: deadline, clock: app.clock)
-        try fence.check()
-        return try await WriteDeadline.$current.withValue(fence) { try await operation() }
+        try await SharedTransactionMember.$current.withValue(nil) {
+            guard let deadline = caller.deadline else { return try await operation() }
+            let fence = WriteDeadline(deadline: deadline, clock: app.clock)
+            try fence.check()
+            return try await WriteDeadline.$current.withValue(fence) { try await operation() }
+        }
     }
 }

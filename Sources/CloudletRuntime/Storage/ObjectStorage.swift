@@ -51,6 +51,10 @@ public protocol ObjectStorage: Sendable {
     /// The `_Installation` objects whose `key` is `value`, at most `limit`, in id order, found
     /// through an index.
     func installations(with key: InstallationKey, equalTo value: String, limit: Int) async throws -> [ParseObject]
+
+    /// A new transaction that the writes of several operations join — of objects, and of the
+    /// accounts and work beside them — to commit by `deadline` (see ``SharedTransaction``).
+    func sharedTransaction(deadline: WriteDeadline) -> any SharedTransaction
 }
 
 extension ObjectStorage {

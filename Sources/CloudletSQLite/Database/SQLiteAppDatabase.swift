@@ -75,14 +75,27 @@ public final class SQLiteAppDatabase: Sendable {
 
     /// A write transaction. If the caller has a ``WriteDeadline`` and it passes while the transaction
     /// runs, the transaction rolls back instead of committing (the caller has had its 504 by then).
+    /// In the task of a member of a shared transaction of this database (a transactional batch's
+    /// operation), the write joins that transaction instead (``SQLiteSharedTransaction``).
     func write<Value: Sendable>(_ body: @escaping @Sendable (Database) throws -> Value) async throws -> Value {
         let deadline = WriteDeadline.current
         try deadline?.check()
-        return try await pool.write { db in
+        let checked: @Sendable (Database) throws -> Value = { db in
             let value = try body(db)
             try deadline?.check()
             return value
         }
+        if let member = SharedTransactionMember.current, let shared = member.transaction as? SQLiteSharedTransaction, shared.database === self,
+            case .committed(let value) = try await shared.join(checked, held: member.held)
+        {
+            return value
+        }
+        return try await pool.write(checked)
+    }
+
+    /// A new transaction that the writes of several operations join (see ``SharedTransaction``).
+    func sharedTransaction(deadline: WriteDeadline) -> any SharedTransaction {
+        SQLiteSharedTransaction(database: self, deadline: deadline)
     }
 
     /// The rows of the `objects` table as every store writes them in its transactions.

@@ -75,6 +75,10 @@ public struct SQLiteObjectStore: ObjectStorage {
         }
     }
 
+    public func sharedTransaction(deadline: WriteDeadline) -> any SharedTransaction {
+        database.sharedTransaction(deadline: deadline)
+    }
+
     public func installations(with key: InstallationKey, equalTo value: String, limit: Int) async throws -> [ParseObject] {
         try await database.pool.read { db in
             try SQLiteInstallationIndex.installations(with: key, equalTo: value, limit: limit, db)

@@ -66,4 +66,18 @@ struct ParseRoute: Sendable {
         guard isInBatches, kind == .json, path != Self.batchPath, case .reply = handler else { return false }
         return true
     }
+
+    /// The paths of the routes a transactional batch may call: those of objects of every class
+    /// (users, installations and roles by their own paths too), and push, whose job is a
+    /// `_PushStatus` object. Their writes join its transaction; the effects of the others (a
+    /// function's store calls, a login's session, a job run, the config) are not writes it holds.
+    static let transactionalPaths: Set<String> = [
+        "classes/:className", "classes/:className/:objectId", "users", "users/me", "users/:objectId", "installations",
+        "installations/:objectId", "roles", "roles/:objectId", "push",
+    ]
+
+    /// Whether an operation of a transactional `POST /batch` may call this route.
+    var isTransactional: Bool {
+        isBatchable && Self.transactionalPaths.contains(path)
+    }
 }
