@@ -1,0 +1,87 @@
+import Cloudlet
+import CloudletRuntime
+import Foundation
+import GRDB
+
+extension SQLiteObjectStore {
+    public func distinct(_ className: String, field: String, constraints: [String: ParseValue], budget: ReadBudget) async throws -> [ParseValue] {
+        let statement = try SQLiteDistinct.select(className, field: field, constraints: constraints, limit: StorageQuery.maximumLimit + 1)
+        let database = database
+        let values = try await database.pool.read { db in
+            try SQLiteRegex.running(statement.patterns, steps: database.regexStepsPerQuery) {
+                var values: [ParseValue] = []
+                let rows = try Row.fetchCursor(db, sql: statement.sql, arguments: statement.arguments)
+                while let row = try rows.next() {
+                    try Self.checkRowCount(values.count)
+                    let type: String = row[0]
+                    let value: DatabaseValue = row[1]
+                    try budget.charge(bytes: value.description.utf8.count + 16)
+                    values.append(try SQLiteDistinct.value(type: type, value))
+                }
+                return values
+            }
+        }
+        guard field == "createdAt" || field == "updatedAt" else { return values }
+        return values.map { value in value.stringValue.flatMap(ParseDate.date(from:)).map { .date($0) } ?? value }
+    }
+
+    public func aggregate(_ className: String, pipeline: AggregatePipeline, budget: ReadBudget) async throws -> [[String: ParseValue]] {
+        let statement = try SQLiteAggregateBuilder.select(className, pipeline, limit: StorageQuery.maximumLimit + 1)
+        let database = database
+        return try await database.pool.read { db in
+            try SQLiteRegex.running(statement.patterns, steps: database.regexStepsPerQuery) {
+                var results: [[String: ParseValue]] = []
+                let rows = try String.fetchCursor(db, sql: statement.sql, arguments: statement.arguments)
+                while let document = try rows.next() {
+                    try Self.checkRowCount(results.count)
+                    try budget.charge(bytes: document.utf8.count + 16)
+                    results.append(try JSONParser.parse(document).objectValue ?? [:])
+                }
+                return results
+            }
+        }
+    }
+
+    /// Throws 154 once `count` rows have been read already and there are more.
+    private static func checkRowCount(_ count: Int) throws {
+        guard count < StorageQuery.maximumLimit else {
+            throw ParseError(
+                code: 154, message: "the aggregate would answer more than \(StorageQuery.maximumLimit) results: narrow it with $match, $limit or $skip")
+        }
+    }
+}
+
+/// The SQL of `distinct`: each matching object's value of the field, or each element when it holds
+/// an array, as (JSON type, value) pairs, null left out.
+enum SQLiteDistinct {
+    static func select(_ className: String, field path: String, constraints: [String: ParseValue], limit: Int) throws -> SQLiteQueryBuilder.Statement {
+        var builder = SQLiteQueryBuilder()
+        let filter = try builder.filter(className: className, constraints: constraints, depth: 0)
+        let field = QueryField(path: path)
+        var arguments = StatementArguments()
+        let elements: String
+        if let column = field.column {
+            elements = "json_array(\(column))"
+        } else {
+            arguments += [field.jsonPath, field.jsonPath, field.jsonPath]
+            elements = "CASE WHEN json_type(data, ?) = 'array' THEN json_extract(data, ?) ELSE json_array(data -> ?) END"
+        }
+        let sql = """
+            SELECT DISTINCT element.type, element.value FROM (SELECT \(elements) AS elements FROM objects WHERE \(filter)) AS matched, \
+            json_each(matched.elements) AS element WHERE element.type <> 'null' LIMIT ?
+            """
+        try SQLiteQueryBounds.check(sql: sql)
+        return .init(sql: sql, arguments: arguments + builder.arguments + [limit], patterns: builder.patterns)
+    }
+
+    /// The value json_each gave as `type` and `value`.
+    static func value(type: String, _ value: DatabaseValue) throws -> ParseValue {
+        switch type {
+        case "true": return .bool(true)
+        case "false": return .bool(false)
+        case "integer", "real": return .number(Double.fromDatabaseValue(value) ?? 0)
+        case "text": return .string(String.fromDatabaseValue(value) ?? "")
+        default: return try JSONParser.parse(String.fromDatabaseValue(value) ?? "null")
+        }
+    }
+}
