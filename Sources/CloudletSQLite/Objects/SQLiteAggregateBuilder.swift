@@ -3,35 +3,48 @@ import CloudletRuntime
 import GRDB
 
 /// Turns an ``AggregatePipeline`` into one SQL statement over the `objects` table: each stage is
-/// a `SELECT` over the one before it. Every level has the columns of `objects` (`class`, `id`,
-/// `created_at`, `updated_at`, `acl`, `data`), so a `$match` anywhere compiles through
-/// ``SQLiteQueryBuilder`` as a query's `where` does; a `$group`, `$project` or `$count` makes
-/// documents, whose `data` holds the whole row and whose `id` and dates mirror its `objectId`,
-/// `createdAt` and `updatedAt`. Field paths are validated names bound as JSON paths, values are bound
-/// parameters: nothing from the client is spliced into the SQL text.
+/// a `SELECT` over the one before it, as a chain of common table expressions (`s0`, `s1`, …), so
+/// the statement does not nest deeper as stages are added. Every stage has the columns of `objects`
+/// (`class`, `id`, `created_at`, `updated_at`, `acl`, `data`) and `ord`, the row's place in the
+/// order the last `$sort` made; so a `$match` anywhere compiles through ``SQLiteQueryBuilder`` as a
+/// query's `where` does, and `$skip`, `$limit` and the answer follow `ord` (SQLite drops an order
+/// a subquery does not need itself). A `$group`, `$project` or `$count` makes documents, whose
+/// `data` holds the whole row and whose `id` and dates mirror its `objectId`, `createdAt` and
+/// `updatedAt`. Field paths are validated names bound as JSON paths, values are bound parameters:
+/// nothing from the client is spliced into the SQL text.
 struct SQLiteAggregateBuilder {
-    /// The statement so far: its SQL, arguments (in text order) and `$regex` programs.
-    private(set) var statement: SQLiteQueryBuilder.Statement
+    private var stages: [String] = []
+    private var arguments = StatementArguments()
+    private var patterns: [Int64: RegexProgram] = [:]
     /// Whether `data` holds whole documents (after a `$group`, `$project` or `$count`) rather than
     /// the stored fields of objects.
     private var isDocument = false
     private let className: String
 
     /// The objects of `className`, before any stage.
-    init(className: String) {
+    private init(className: String) {
         self.className = className
-        statement = .init(
-            sql: "SELECT class, id, created_at, updated_at, acl, data FROM objects WHERE class = ?", arguments: [className], patterns: [:])
+        append("SELECT class, id, created_at, updated_at, acl, data, 0 AS ord FROM objects WHERE class = ?", [className])
     }
 
-    /// The rows of `pipeline` as one JSON document each (the `doc` column), at most `limit`.
+    /// The rows of `pipeline` as one JSON document each (the `doc` column), in order, at most `limit`.
     static func select(_ className: String, _ pipeline: AggregatePipeline, limit: Int) throws -> SQLiteQueryBuilder.Statement {
         var builder = SQLiteAggregateBuilder(className: className)
         for stage in pipeline.stages { try builder.add(stage) }
-        var final = builder.wrapped("SELECT \(builder.document) AS doc FROM", "LIMIT ?")
-        final.arguments += [limit]
-        try SQLiteQueryBounds.check(sql: final.sql)
-        return final
+        let chain = builder.stages.enumerated().map { "s\($0.offset) AS (\($0.element))" }.joined(separator: ", ")
+        let sql = "WITH \(chain) SELECT \(builder.document) AS doc FROM \(builder.previous) ORDER BY \(order) LIMIT ?"
+        try SQLiteQueryBounds.check(sql: sql)
+        return .init(sql: sql, arguments: builder.arguments + [limit], patterns: builder.patterns)
+    }
+
+    /// The order rows keep between stages: the last sort's, then creation.
+    private static let order = "ord, created_at, id"
+
+    private var previous: String { "s\(stages.count - 1)" }
+
+    private mutating func append(_ sql: String, _ stageArguments: StatementArguments = []) {
+        stages.append(sql)
+        arguments += stageArguments
     }
 
     private mutating func add(_ stage: AggregatePipeline.Stage) throws {
@@ -39,49 +52,54 @@ struct SQLiteAggregateBuilder {
         case .match(let constraints):
             var filter = SQLiteQueryBuilder()
             let clause = try filter.filter(className: className, constraints: constraints, depth: 0)
-            statement = wrapped("SELECT * FROM", "WHERE \(clause)", filter.arguments)
-            statement.patterns.merge(filter.patterns) { first, _ in first }
+            patterns.merge(filter.patterns) { first, _ in first }
+            append("SELECT * FROM \(previous) WHERE \(clause)", filter.arguments)
         case .sort(let field, let ascending):
-            var arguments = StatementArguments()
-            let expression = Self.sortable(QueryField(path: field), &arguments)
-            statement = wrapped("SELECT * FROM", "ORDER BY \(expression) \(ascending ? "ASC" : "DESC")", arguments)
+            var sortArguments = StatementArguments()
+            let expression = Self.sortable(QueryField(path: field), &sortArguments)
+            append(
+                """
+                SELECT class, id, created_at, updated_at, acl, data, \
+                row_number() OVER (ORDER BY \(expression) \(ascending ? "ASC" : "DESC"), \(Self.order)) AS ord FROM \(previous)
+                """, sortArguments)
         case .limit(let count):
-            statement = wrapped("SELECT * FROM", "LIMIT ?", [count])
+            append("SELECT * FROM \(previous) ORDER BY \(Self.order) LIMIT ?", [count])
         case .skip(let count):
-            statement = wrapped("SELECT * FROM", "LIMIT -1 OFFSET ?", [count])
+            append("SELECT * FROM \(previous) ORDER BY \(Self.order) LIMIT -1 OFFSET ?", [count])
         case .group(let group):
             addGroup(group)
         case .project(let fields):
-            var arguments = StatementArguments()
-            let members = fields.map { field in
-                arguments += [field.name]
-                return "?, json(\(json(of: field.source, &arguments)))"
+            var members: [String] = []
+            var projectArguments = StatementArguments()
+            for field in fields {
+                projectArguments += [field.name]
+                members.append("?, json(\(json(of: field.source, &projectArguments)))")
             }
-            documents("json_patch('{}', json_object(\(members.joined(separator: ", "))))", arguments)
+            documents("json_patch('{}', json_object(\(members.joined(separator: ", "))))", projectArguments, order: "ord")
         case .count(let name):
-            documents("json_object(?, COUNT(*))", [name], after: "HAVING COUNT(*) > 0")
+            documents("json_object(?, COUNT(*))", [name], order: "0", tail: "HAVING COUNT(*) > 0")
         }
     }
 
+    /// A `$group`: one row per key (none for no rows), `{"objectId": key, accumulated…}`.
     private mutating func addGroup(_ group: AggregateGroup) {
-        var arguments = StatementArguments()
-        var members = ["'objectId'"]
+        var groupArguments = StatementArguments()
         var key = "NULL"
         var keyArguments = StatementArguments()
         if let field = group.key {
             key = "COALESCE(\(groupKey(field, &keyArguments)), 'null')"
-            arguments += keyArguments
+            groupArguments += keyArguments
         }
-        members[0] += ", json(\(key))"
+        var members = ["'objectId', json(\(key))"]
         for accumulator in group.accumulators {
-            arguments += [accumulator.name]
-            members.append("?, " + self.accumulator(accumulator, &arguments))
+            groupArguments += [accumulator.name]
+            members.append("?, " + self.accumulator(accumulator, &groupArguments))
         }
-        var tail = "HAVING COUNT(*) > 0"
-        if group.key != nil {
-            tail = "GROUP BY \(key) " + tail
-        }
-        documents("json_object(\(members.joined(separator: ", ")))", arguments, after: tail, afterArguments: keyArguments)
+        // One group of all rows is grouped by a constant: no rows make no group.
+        let grouping = "GROUP BY \(group.key == nil ? "'all'" : key) "
+        documents(
+            "json_object(\(members.joined(separator: ", ")))", groupArguments, order: "0",
+            tail: grouping + "HAVING COUNT(*) > 0", tailArguments: keyArguments)
     }
 
     /// The SQL value an accumulator gives for a group: numbers only for `$sum` and `$avg` (a group
@@ -92,16 +110,13 @@ struct SQLiteAggregateBuilder {
             return "COUNT(*) * ?"
         }
         let field = QueryField(path: path)
-        let types: String
-        switch accumulator.kind {
-        case .sum, .avg: types = "'integer', 'real'"
-        case .min, .max: types = "'integer', 'real', 'text'"
-        }
+        let isExtreme = accumulator.kind == .min || accumulator.kind == .max
         let value: String
         if !isDocument, let column = field.column {
-            value = accumulator.kind == .min || accumulator.kind == .max ? column : "NULL"
+            value = isExtreme ? column : "NULL"
         } else {
             arguments += [field.jsonPath, field.jsonPath]
+            let types = isExtreme ? "'integer', 'real', 'text'" : "'integer', 'real'"
             value = "CASE WHEN json_type(data, ?) IN (\(types)) THEN json_extract(data, ?) END"
         }
         switch accumulator.kind {
@@ -140,27 +155,18 @@ struct SQLiteAggregateBuilder {
         return "COALESCE(json_extract(data, ?), json_extract(data, ?))"
     }
 
-    /// `head (statement) tail`, its arguments in text order: `headArguments`, the statement's, `tailArguments`.
-    private func wrapped(
-        _ head: String, _ tail: String, _ tailArguments: StatementArguments = [], headArguments: StatementArguments = []
-    ) -> SQLiteQueryBuilder.Statement {
-        SQLiteQueryBuilder.Statement(
-            sql: "\(head) (\(statement.sql)) \(tail)", arguments: headArguments + statement.arguments + tailArguments,
-            patterns: statement.patterns)
-    }
-
-    /// Makes the next level documents: `document` (with `arguments`) for each row of the current
-    /// one, grouped or filtered by `tail` (with `afterArguments`).
+    /// Appends a stage of documents: `document` (with `documentArguments`) for each row of the
+    /// previous stage, or each group `tail` (with `tailArguments`) makes, in the place `order` gives.
     private mutating func documents(
-        _ document: String, _ arguments: StatementArguments, after tail: String = "", afterArguments: StatementArguments = []
+        _ document: String, _ documentArguments: StatementArguments, order: String, tail: String = "",
+        tailArguments: StatementArguments = []
     ) {
-        let rows = wrapped("SELECT \(document) AS doc FROM", tail, afterArguments, headArguments: arguments)
-        statement = SQLiteQueryBuilder.Statement(
-            sql: """
-                SELECT ? AS class, json_extract(doc, '$.objectId') AS id, json_extract(doc, '$.createdAt') AS created_at, \
-                json_extract(doc, '$.updatedAt') AS updated_at, NULL AS acl, doc AS data FROM (\(rows.sql))
-                """,
-            arguments: [className] + rows.arguments, patterns: rows.patterns)
+        append(
+            """
+            SELECT ? AS class, json_extract(doc, '$.objectId') AS id, json_extract(doc, '$.createdAt') AS created_at, \
+            json_extract(doc, '$.updatedAt') AS updated_at, NULL AS acl, doc AS data, ord \
+            FROM (SELECT \(document) AS doc, \(order) AS ord FROM \(previous) \(tail))
+            """, [className] + documentArguments + tailArguments)
         isDocument = true
     }
 }
