@@ -92,6 +92,16 @@ struct AggregateBoundsTests {
         }
     }
 
+    @Test("a sum past the largest number answers 102, not a broken body")
+    func overflow() async throws {
+        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+            for _ in 0..<2 { try await Support.create(client, "Huge", ["n": 1e308]) }
+            let reply = try await client.get("/aggregate/Huge", query: AggregateTests.pipeline(["$group": ["_id": .null, "s": ["$sum": "$n"]]]), master: true)
+            Support.expectError(reply, status: 400, code: 102)
+            #expect(try await AggregateTests.results(client, AggregateTests.pipeline(["$group": ["_id": .null, "m": ["$max": "$n"]]]), className: "Huge") == [["objectId": .null, "m": 1e308]])
+        }
+    }
+
     @Test("more results than one answer holds answer 154")
     func resultBound() async throws {
         try await ParseTestClient.withRouter(registry: HookRegistry()) { client in

@@ -96,6 +96,10 @@ struct AggregateTests {
             let byNested = try await Self.results(client, Self.pipeline(["$group": ["_id": "$sender.group", "avg": ["$avg": "$views"]]], ["$sort": ["avg": 1]]))
             #expect(byNested == [["objectId": "B", "avg": 700], ["objectId": "A", "avg": 850]])
             #expect(try await Self.results(client, Self.pipeline(["$group": ["_id": .null, "n": ["$sum": 1]]]), className: "NoSuchClass") == [])
+            let popular = Self.pipeline(["$group": ["_id": "$name", "n": ["$sum": 1]]], ["$match": ["n": ["$gt": 1]]])
+            #expect(try await Self.results(client, popular) == [["objectId": "foo", "n": 2]])
+            let named = Self.pipeline(["$group": ["_id": "$name", "n": ["$sum": 2]]], ["$match": ["objectId": "bar"]])
+            #expect(try await Self.results(client, named) == [["objectId": "bar", "n": 2]])
 
             let target = try await Support.create(client, "PointerObject", [:])
             for _ in 0..<2 { try await Support.create(client, "Holder", ["pointer": .pointer(className: "PointerObject", objectId: target)]) }

@@ -28,18 +28,29 @@ extension SQLiteObjectStore {
     public func aggregate(_ className: String, pipeline: AggregatePipeline, budget: ReadBudget) async throws -> [[String: ParseValue]] {
         let statement = try SQLiteAggregateBuilder.select(className, pipeline, limit: StorageQuery.maximumLimit + 1)
         let database = database
-        return try await database.pool.read { db in
-            try SQLiteRegex.running(statement.patterns, steps: database.regexStepsPerQuery) {
-                var results: [[String: ParseValue]] = []
-                let rows = try String.fetchCursor(db, sql: statement.sql, arguments: statement.arguments)
-                while let document = try rows.next() {
-                    try Self.checkRowCount(results.count)
-                    try budget.charge(bytes: document.utf8.count + 16)
-                    results.append(try JSONParser.parse(document).objectValue ?? [:])
+        do {
+            return try await database.pool.read { db in
+                try SQLiteRegex.running(statement.patterns, steps: database.regexStepsPerQuery) {
+                    var results: [[String: ParseValue]] = []
+                    let rows = try String.fetchCursor(db, sql: statement.sql, arguments: statement.arguments)
+                    while let document = try rows.next() {
+                        try Self.checkRowCount(results.count)
+                        try budget.charge(bytes: document.utf8.count + 16)
+                        guard let row = (try? JSONParser.parse(document))?.objectValue else { throw Self.cannotRun("a number out of range") }
+                        results.append(row)
+                    }
+                    return results
                 }
-                return results
             }
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_ERROR {
+            // A statement that compiled but cannot run on this data: a sum past the largest number
+            // (SQLite then reads its own JSON as malformed). Busy, full or broken databases stay 5xx.
+            throw Self.cannotRun(error.message ?? "SQLite refused it")
         }
+    }
+
+    private static func cannotRun(_ reason: String) -> ParseError {
+        ParseError.invalidQuery("the pipeline cannot run on this class's data (a $sum or $avg past the largest number?): \(reason)")
     }
 
     /// Throws 154 once `count` rows have been read already and there are more.
