@@ -96,9 +96,10 @@ struct AggregateBoundsTests {
     func overflow() async throws {
         try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
             for _ in 0..<2 { try await Support.create(client, "Huge", ["n": 1e308]) }
-            let reply = try await client.get("/aggregate/Huge", query: AggregateTests.pipeline(["$group": ["_id": .null, "s": ["$sum": "$n"]]]), master: true)
-            Support.expectError(reply, status: 400, code: 102)
-            #expect(try await AggregateTests.results(client, AggregateTests.pipeline(["$group": ["_id": .null, "m": ["$max": "$n"]]]), className: "Huge") == [["objectId": .null, "m": 1e308]])
+            let sum = AggregateTests.pipeline(["$group": ["_id": .null, "s": ["$sum": "$n"]]])
+            Support.expectError(try await client.get("/aggregate/Huge", query: sum, master: true), status: 400, code: 102)
+            let most = AggregateTests.pipeline(["$group": ["_id": .null, "m": ["$max": "$n"]]])
+            #expect(try await AggregateTests.results(client, most, className: "Huge") == [["objectId": .null, "m": 1e308]])
         }
     }
 
@@ -109,7 +110,8 @@ struct AggregateBoundsTests {
             let group = try await client.get("/aggregate/Many", query: AggregateTests.pipeline(["$group": ["_id": "$n"]]), master: true)
             Support.expectError(group, status: 400, code: 154)
             Support.expectError(try await client.get("/aggregate/Many", query: ["distinct": "n"], master: true), status: 400, code: 154)
-            #expect(try await AggregateTests.results(client, AggregateTests.pipeline(["$group": ["_id": "$n"]], ["$limit": 1000]), className: "Many").count == 1000)
+            let limited = AggregateTests.pipeline(["$group": ["_id": "$n"]], ["$limit": 1000])
+            #expect(try await AggregateTests.results(client, limited, className: "Many").count == 1000)
             #expect(try await AggregateTests.results(client, ["distinct": "n", "where": ["n": ["$lt": 10]]], className: "Many").count == 10)
         }
     }
@@ -119,7 +121,8 @@ struct AggregateBoundsTests {
         try await RateLimitRouteTests.withApps(.off) { a, b in
             try await Support.create(b, "Notes", ["text": "b's note", "n": 1])
             #expect(try await AggregateTests.results(a, ["distinct": "text"], className: "Notes") == [])
-            #expect(try await AggregateTests.results(a, AggregateTests.pipeline(["$group": ["_id": .null, "n": ["$sum": 1]]]), className: "Notes") == [])
+            let all = AggregateTests.pipeline(["$group": ["_id": .null, "n": ["$sum": 1]]])
+            #expect(try await AggregateTests.results(a, all, className: "Notes") == [])
             #expect(try await AggregateTests.results(b, ["distinct": "text"], className: "Notes") == ["b's note"])
             let crossed = try await a.raw(
                 .get, "/aggregate/Notes?distinct=text", headers: TenantIsolationTests.headers(app: "b", key: "master-a", master: true), body: nil)

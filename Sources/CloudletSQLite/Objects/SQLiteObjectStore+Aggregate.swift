@@ -4,7 +4,9 @@ import Foundation
 import GRDB
 
 extension SQLiteObjectStore {
-    public func distinct(_ className: String, field: String, constraints: [String: ParseValue], budget: ReadBudget) async throws -> [ParseValue] {
+    public func distinct(
+        _ className: String, field: String, constraints: [String: ParseValue], budget: ReadBudget
+    ) async throws -> [ParseValue] {
         let statement = try SQLiteDistinct.select(className, field: field, constraints: constraints, limit: StorageQuery.maximumLimit + 1)
         let database = database
         let values = try await database.pool.read { db in
@@ -36,7 +38,9 @@ extension SQLiteObjectStore {
                     while let document = try rows.next() {
                         try Self.checkRowCount(results.count)
                         try budget.charge(bytes: document.utf8.count + 16)
-                        guard let row = (try? JSONParser.parse(document))?.objectValue else { throw Self.cannotRun("a number out of range") }
+                        guard let row = (try? JSONParser.parse(document))?.objectValue else {
+                            throw Self.cannotRun("a number out of range")
+                        }
                         results.append(row)
                     }
                     return results
@@ -57,7 +61,8 @@ extension SQLiteObjectStore {
     private static func checkRowCount(_ count: Int) throws {
         guard count < StorageQuery.maximumLimit else {
             throw ParseError(
-                code: 154, message: "the aggregate would answer more than \(StorageQuery.maximumLimit) results: narrow it with $match, $limit or $skip")
+                code: 154,
+                message: "the aggregate would answer more than \(StorageQuery.maximumLimit) results: narrow it with $match, $limit or $skip")
         }
     }
 }
@@ -65,7 +70,9 @@ extension SQLiteObjectStore {
 /// The SQL of `distinct`: each matching object's value of the field, or each element when it holds
 /// an array, as (JSON type, value) pairs, null left out.
 enum SQLiteDistinct {
-    static func select(_ className: String, field path: String, constraints: [String: ParseValue], limit: Int) throws -> SQLiteQueryBuilder.Statement {
+    static func select(
+        _ className: String, field path: String, constraints: [String: ParseValue], limit: Int
+    ) throws -> SQLiteQueryBuilder.Statement {
         var builder = SQLiteQueryBuilder()
         let filter = try builder.filter(className: className, constraints: constraints, depth: 0)
         let field = QueryField(path: path)

@@ -2,7 +2,8 @@ import Cloudlet
 import CloudletRuntime
 
 extension ParseAPI {
-    /// Members of an aggregate request that are options, not stages; Cloudlet has no use for them.
+    /// Members of an aggregate request that are not stages (`hint`, `explain`, `comment` and
+    /// `readPreference` are Parse Server's options for MongoDB, taken and left unused).
     static let aggregateOptions: Set<String> = ["distinct", "where", "pipeline", "hint", "explain", "comment", "readPreference"]
 
     /// `GET /aggregate/:className` with the master key: `{"results": […]}`, the distinct values
