@@ -2,6 +2,7 @@ import Cloudlet
 import CloudletServer
 import CloudletServerTesting
 import CloudletTesting
+import Foundation
 import HTTPTypes
 import Testing
 
@@ -114,6 +115,27 @@ struct AggregateBoundsTests {
             #expect(try await AggregateTests.results(client, limited, className: "Many").count == 1000)
             #expect(try await AggregateTests.results(client, ["distinct": "n", "where": ["n": ["$lt": 10]]], className: "Many").count == 10)
         }
+    }
+
+    @Test("an aggregate past its database's bound on SQLite instructions stops there and answers 102")
+    func workBound() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cloudlet-aggregate-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("app.sqlite").path
+        try await TemporaryStorage.insert(500, "Many", idPrefix: "m", bytes: 10, into: SQLiteObjectStore(try SQLiteAppDatabase(path: path)))
+        let pipeline = AggregatePipeline(stages: [.sort(field: "n", ascending: false), .group(AggregateGroup(key: "n", accumulators: []))])
+        let bounded = SQLiteObjectStore(try SQLiteAppDatabase(path: path, aggregateInstructions: 5_000))
+        await #expect(throws: ParseError.self) { try await bounded.aggregate("Many", pipeline: pipeline, budget: ReadBudget()) }
+        await #expect(throws: ParseError.self) { try await bounded.distinct("Many", field: "n", constraints: [:], budget: ReadBudget()) }
+        do {
+            _ = try await bounded.aggregate("Many", pipeline: pipeline, budget: ReadBudget())
+        } catch let error as ParseError {
+            #expect(error.code == 102 && error.message.contains("more work"), "\(error)")
+        }
+        let unbounded = SQLiteObjectStore(try SQLiteAppDatabase(path: path))
+        #expect(try await unbounded.aggregate("Many", pipeline: pipeline, budget: ReadBudget()).count == 500)
+        #expect(try await bounded.distinct("Many", field: "n", constraints: ["objectId": "m1"], budget: ReadBudget()) == [1])
     }
 
     @Test("an app's aggregates see only its own objects")

@@ -8,20 +8,17 @@ extension SQLiteObjectStore {
         _ className: String, field: String, constraints: [String: ParseValue], budget: ReadBudget
     ) async throws -> [ParseValue] {
         let statement = try SQLiteDistinct.select(className, field: field, constraints: constraints, limit: StorageQuery.maximumLimit + 1)
-        let database = database
-        let values = try await database.pool.read { db in
-            try SQLiteRegex.running(statement.patterns, steps: database.regexStepsPerQuery) {
-                var values: [ParseValue] = []
-                let rows = try Row.fetchCursor(db, sql: statement.sql, arguments: statement.arguments)
-                while let row = try rows.next() {
-                    try Self.checkRowCount(values.count)
-                    let type: String = row[0]
-                    let value: DatabaseValue = row[1]
-                    try budget.charge(bytes: value.description.utf8.count + 16)
-                    values.append(try SQLiteDistinct.value(type: type, value))
-                }
-                return values
+        let values = try await reading(statement, what: "the distinct") { db in
+            var values: [ParseValue] = []
+            let rows = try Row.fetchCursor(db, sql: statement.sql, arguments: statement.arguments)
+            while let row = try rows.next() {
+                try Self.checkRowCount(values.count)
+                let type: String = row[0]
+                let value: DatabaseValue = row[1]
+                try budget.charge(bytes: value.description.utf8.count + 16)
+                values.append(try SQLiteDistinct.value(type: type, value))
             }
+            return values
         }
         guard field == "createdAt" || field == "updatedAt" else { return values }
         return values.map { value in value.stringValue.flatMap(ParseDate.date(from:)).map { .date($0) } ?? value }
@@ -29,22 +26,17 @@ extension SQLiteObjectStore {
 
     public func aggregate(_ className: String, pipeline: AggregatePipeline, budget: ReadBudget) async throws -> [[String: ParseValue]] {
         let statement = try SQLiteAggregateBuilder.select(className, pipeline, limit: StorageQuery.maximumLimit + 1)
-        let database = database
         do {
-            return try await database.pool.read { db in
-                try SQLiteRegex.running(statement.patterns, steps: database.regexStepsPerQuery) {
-                    var results: [[String: ParseValue]] = []
-                    let rows = try String.fetchCursor(db, sql: statement.sql, arguments: statement.arguments)
-                    while let document = try rows.next() {
-                        try Self.checkRowCount(results.count)
-                        try budget.charge(bytes: document.utf8.count + 16)
-                        guard let row = (try? JSONParser.parse(document))?.objectValue else {
-                            throw Self.cannotRun("a number out of range")
-                        }
-                        results.append(row)
-                    }
-                    return results
+            return try await reading(statement, what: "the pipeline") { db in
+                var results: [[String: ParseValue]] = []
+                let rows = try String.fetchCursor(db, sql: statement.sql, arguments: statement.arguments)
+                while let document = try rows.next() {
+                    try Self.checkRowCount(results.count)
+                    try budget.charge(bytes: document.utf8.count + 16)
+                    guard let row = (try? JSONParser.parse(document))?.objectValue else { throw Self.cannotRun("a number out of range") }
+                    results.append(row)
                 }
+                return results
             }
         } catch let error as DatabaseError where error.resultCode == .SQLITE_ERROR {
             // A statement that compiled but cannot run on this data: a sum past the largest number
@@ -55,6 +47,19 @@ extension SQLiteObjectStore {
 
     private static func cannotRun(_ reason: String) -> ParseError {
         ParseError.invalidQuery("the pipeline cannot run on this class's data (a $sum or $avg past the largest number?): \(reason)")
+    }
+
+    /// `body` on a read connection, with the statement's `$regex` programs and within the
+    /// database's bound on an aggregate's instructions.
+    private func reading<Result: Sendable>(
+        _ statement: SQLiteQueryBuilder.Statement, what: String, _ body: @escaping @Sendable (Database) throws -> Result
+    ) async throws -> Result {
+        let database = database
+        return try await database.pool.read { db in
+            try SQLiteWorkBound.running(db, instructions: database.aggregateInstructions, what: what) {
+                try SQLiteRegex.running(statement.patterns, steps: database.regexStepsPerQuery) { try body(db) }
+            }
+        }
     }
 
     /// Throws 154 once `count` rows have been read already and there are more.
