@@ -15,7 +15,7 @@ extension SQLiteObjectStore {
                 try Self.checkRowCount(values.count)
                 let type: String = row[0]
                 let value: DatabaseValue = row[1]
-                try budget.charge(bytes: value.description.utf8.count + 16)
+                try budget.charge(bytes: (String.fromDatabaseValue(value)?.utf8.count ?? 8) + 16)
                 values.append(try SQLiteDistinct.value(type: type, value))
             }
             return values
