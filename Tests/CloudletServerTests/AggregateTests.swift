@@ -165,6 +165,11 @@ struct AggregateTests {
             #expect(try await Self.results(client, query) == [["n": 2]])
             #expect(try await Self.results(client, ["$count": "all"]) == [["all": 4]])
             #expect(try await Self.results(client, [:]).count == 4)
+            // The Parse Swift SDK's POST form: the members in a JSON body.
+            let posted = try await client.post(
+                "/aggregate/TestObject", ["pipeline": [["$count": "n"]], "includeReadPreference": "PRIMARY"], master: true)
+            #expect(posted["results"] == [["n": 4]], "\(posted.body)")
+            Support.expectError(try await client.post("/aggregate/TestObject", ["distinct": "score"]), status: 403, code: 119)
         }
     }
 }

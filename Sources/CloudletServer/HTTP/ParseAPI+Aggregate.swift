@@ -2,11 +2,14 @@ import Cloudlet
 import CloudletRuntime
 
 extension ParseAPI {
-    /// Members of an aggregate request that are not stages (`hint`, `explain`, `comment` and
-    /// `readPreference` are Parse Server's options for MongoDB, taken and left unused).
-    static let aggregateOptions: Set<String> = ["distinct", "where", "pipeline", "hint", "explain", "comment", "readPreference"]
+    /// Members of an aggregate request that are not stages (`hint`, `explain`, `comment` and the
+    /// read preferences are Parse Server's options for MongoDB, taken and left unused).
+    static let aggregateOptions: Set<String> = [
+        "distinct", "where", "pipeline", "hint", "explain", "comment", "readPreference", "includeReadPreference", "subqueryReadPreference",
+    ]
 
-    /// `GET /aggregate/:className` with the master key: `{"results": […]}`, the distinct values
+    /// `GET /aggregate/:className` (or a `POST` with the same members in its body, as the Parse
+    /// Swift SDK sends it when told to query by `POST`) with the master key: `{"results": […]}`, the distinct values
     /// of `distinct` among the objects `where` matches, or the rows of `pipeline` (an array of
     /// stages, or one object of them; without it, the request's own `$`-members are the stages, as
     /// Parse Server reads them). A `where` given with a pipeline is its first `$match`.
