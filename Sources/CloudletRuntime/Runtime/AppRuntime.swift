@@ -2,7 +2,7 @@ import Cloudlet
 import Foundation
 import Logging
 
-/// One app's request path, in parts: ``writes``, ``reads``, ``accounts``, ``sessions``, ``files``, ``jobs`` and
+/// One app's request path, in parts: ``writes``, ``reads``, ``aggregates``, ``accounts``, ``sessions``, ``files``, ``jobs`` and
 /// ``functions`` (installations save through ``writes``). Each part validates, checks access, runs
 /// the hooks under their time limits and stores, queueing after hooks with the writes; all share
 /// the app's ``context``. The HTTP routes, the hooks' store and the test harness
@@ -55,6 +55,8 @@ public final class AppRuntime: Sendable {
     public let writes: ObjectWrites
     /// Gets, finds and counts objects as a caller may see them.
     public let reads: ObjectReads
+    /// Distinct values and aggregation pipelines, for the master key.
+    public let aggregates: ObjectAggregates
     /// Sign-ups, logins, logouts and sessions.
     public let accounts: UserAccounts
     /// `_Session` objects: each user's own, all for the master key.
@@ -85,6 +87,7 @@ public final class AppRuntime: Sendable {
         context = app
         writes = ObjectWrites(app)
         reads = ObjectReads(app)
+        aggregates = ObjectAggregates(app)
         accounts = UserAccounts(app)
         sessions = UserSessions(app)
         self.files = UploadedFiles(app)

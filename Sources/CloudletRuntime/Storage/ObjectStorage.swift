@@ -21,6 +21,15 @@ public protocol ObjectStorage: Sendable {
     /// How many objects match `query` (its limit and skip aside).
     func count(_ query: StorageQuery) async throws -> Int
 
+    /// The distinct values of `field` among the objects of `className` matching `constraints` (an
+    /// array field's elements counted one by one; null and missing values left out), as master reads
+    /// them, each charged to `budget`. Throws 154 past ``StorageQuery/maximumLimit`` values.
+    func distinct(_ className: String, field: String, constraints: [String: ParseValue], budget: ReadBudget) async throws -> [ParseValue]
+
+    /// The rows `pipeline` makes of the objects of `className`, as master reads them, each charged
+    /// to `budget`. Throws 154 past ``StorageQuery/maximumLimit`` rows.
+    func aggregate(_ className: String, pipeline: AggregatePipeline, budget: ReadBudget) async throws -> [[String: ParseValue]]
+
     /// Stores a new object, which has its id and timestamps already, adds the objects `relations`
     /// names to its relation fields, queues the after hook `outbox` with it, and stores the new
     /// objects `alongside` (push jobs a before hook recorded) in the same transaction.

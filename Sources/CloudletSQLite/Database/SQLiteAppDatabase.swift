@@ -25,6 +25,9 @@ public final class SQLiteAppDatabase: Sendable {
     /// The match steps one query's `$regex` patterns may take together by default: about 0.3 s of one
     /// core in a release build (the matcher takes ~160 million steps a second there).
     public static let defaultRegexStepsPerQuery = 50_000_000
+    /// The SQLite instructions one aggregate (`distinct` or a pipeline) may run by default: a few
+    /// seconds of one core, a scan and sorts of about a million objects.
+    public static let defaultAggregateInstructions = 1_000_000_000
 
     let pool: DatabasePool
     /// The database file.
@@ -39,17 +42,22 @@ public final class SQLiteAppDatabase: Sendable {
     let maximumObjectBytes: Int
     /// The match steps one query's `$regex` patterns may take together.
     let regexStepsPerQuery: Int
+    /// The SQLite instructions one aggregate may run (102 past them).
+    let aggregateInstructions: Int
     /// The URLs `File` values read back get (see ``ObjectStorage/fileURLs``).
     let fileURLs: FileURLs?
 
     /// Opens (creating if needed) the database at `path` and brings its tables up to date. Writes
     /// of objects larger than `maximumObjectBytes` are refused (116), and a query's `$regex`
-    /// patterns may take at most `regexStepsPerQuery` match steps in all (102 past them). `File`
+    /// patterns may take at most `regexStepsPerQuery` match steps in all (102 past them), an
+    /// aggregate at most `aggregateInstructions` SQLite instructions (102 past them). `File`
     /// values read back get their URLs from `fileURLs`.
     public init(
         path: String, durability: Durability = .normal, maximumObjectBytes: Int = defaultMaximumObjectBytes,
-        regexStepsPerQuery: Int = defaultRegexStepsPerQuery, fileURLs: FileURLs? = nil
+        regexStepsPerQuery: Int = defaultRegexStepsPerQuery, aggregateInstructions: Int = defaultAggregateInstructions,
+        fileURLs: FileURLs? = nil
     ) throws {
+        self.aggregateInstructions = aggregateInstructions
         self.path = path
         self.fileURLs = fileURLs
         self.maximumObjectBytes = maximumObjectBytes

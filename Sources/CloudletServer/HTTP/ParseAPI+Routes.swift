@@ -13,6 +13,8 @@ extension ParseAPI {
         ParseRoute(.get, "classes/:className/:objectId") { try await $0.getObject(try $1.parameter("className"), $1) },
         ParseRoute(.put, "classes/:className/:objectId") { try await $0.updateObject(try $1.parameter("className"), $1) },
         ParseRoute(.delete, "classes/:className/:objectId") { try await $0.deleteObject(try $1.parameter("className"), $1) },
+        ParseRoute(.get, "aggregate/:className") { try await $0.aggregate(try $1.parameter("className"), $1) },
+        ParseRoute(.post, "aggregate/:className") { try await $0.aggregate(try $1.parameter("className"), $1) },
         ParseRoute(.post, "functions/:name") { try await $0.callFunction($1) },
         ParseRoute(.post, ParseRoute.batchPath) { Reply(body: .null, encoded: try await $0.performBatch($1)) },
         ParseRoute(.get, "users") { try await $0.findObjects(SystemClass.user.name, $1) },

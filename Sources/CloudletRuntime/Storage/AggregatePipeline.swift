@@ -1,0 +1,235 @@
+import Cloudlet
+
+/// An aggregation pipeline as `GET /aggregate/:className` takes it (Parse Server's stages, as it
+/// serves them on PostgreSQL): the objects of a class pass through the stages in order. Each stage
+/// is parsed and checked here, before storage sees it; anything else answers 102.
+///
+/// ```swift
+/// let pipeline = try AggregatePipeline(json: [["$match": ["score": ["$gt": 5]]], ["$group": ["_id": "$name", "n": ["$sum": 1]]]])
+/// ```
+public struct AggregatePipeline: Sendable, Equatable {
+    /// The most stages one pipeline may have.
+    public static let maximumStages = 20
+    /// The order stages given as the members of one object (`{"$group": …, "$sort": …}`, or as
+    /// query parameters) run in: a JSON object keeps no order of its own.
+    static let objectFormOrder = ["$match", "$project", "$group", "$sort", "$skip", "$limit", "$count"]
+
+    /// One step of a pipeline.
+    public enum Stage: Sendable, Equatable {
+        /// Keeps the objects (or rows) a query's `where` matches.
+        case match([String: ParseValue])
+        /// One row per distinct value of a field (or one for all), with accumulated values.
+        case group(AggregateGroup)
+        /// Keeps (or renames) fields.
+        case project([AggregateProjection])
+        /// Orders the rows by one field.
+        case sort(field: String, ascending: Bool)
+        /// Keeps the first rows.
+        case limit(Int)
+        /// Drops the first rows.
+        case skip(Int)
+        /// One row, `{name: how many rows}` (none when there are none).
+        case count(String)
+    }
+
+    /// The stages, in the order they run.
+    public var stages: [Stage]
+
+    public init(stages: [Stage]) {
+        self.stages = stages
+    }
+
+    /// Parses a pipeline given as an array of one-member stage objects, or as one object whose
+    /// members are stages (run in ``objectFormOrder``).
+    public init(json: ParseValue) throws(ParseError) {
+        var stageObjects: [(String, ParseValue)] = []
+        switch json {
+        case .array(let elements):
+            guard elements.count <= Self.maximumStages else { throw Self.tooManyStages }
+            for element in elements {
+                guard let members = element.objectValue, members.count == 1, let (name, body) = members.first else {
+                    let names = element.objectValue.map { $0.keys.sorted().joined(separator: ", ") } ?? ""
+                    throw .invalidQuery("Pipeline stages should only have one key but found \(names).")
+                }
+                stageObjects.append((name, body))
+            }
+        case .object(let members):
+            guard members.count <= Self.maximumStages else { throw Self.tooManyStages }
+            for name in members.keys.sorted(by: Self.objectFormRank) { stageObjects.append((name, members[name]!)) }
+        default:
+            throw .invalidQuery("pipeline must be an array of stages or an object of stages")
+        }
+        stages = try stageObjects.map { (name, body) throws(ParseError) in try Self.stage(name, body) }
+    }
+
+    private static var tooManyStages: ParseError { .invalidQuery("a pipeline may have at most \(maximumStages) stages") }
+
+    private static func objectFormRank(_ a: String, _ b: String) -> Bool {
+        let (rankA, rankB) = (objectFormOrder.firstIndex(of: a) ?? .max, objectFormOrder.firstIndex(of: b) ?? .max)
+        return rankA == rankB ? a < b : rankA < rankB
+    }
+
+    private static func stage(_ name: String, _ body: ParseValue) throws(ParseError) -> Stage {
+        guard name.hasPrefix("$") else { throw .invalidQuery("Invalid aggregate stage '\(name)'.") }
+        switch name {
+        case "$match":
+            guard let constraints = body.objectValue else { throw .invalidQuery("$match needs a query object") }
+            return .match(constraints)
+        case "$group": return .group(try AggregateGroup(json: body))
+        case "$project": return .project(try AggregateProjection.list(body))
+        case "$sort": return try sort(body)
+        case "$limit":
+            guard let count = body.intValue, count > 0 else { throw .invalidQuery("$limit needs a positive integer") }
+            return .limit(count)
+        case "$skip":
+            guard let count = body.intValue, count >= 0 else { throw .invalidQuery("$skip needs an integer of 0 or more") }
+            return .skip(count)
+        case "$count":
+            guard let field = body.stringValue else { throw .invalidQuery("$count needs the name of the field to count into") }
+            try ParseNames.validateFieldName(field)
+            return .count(field)
+        default:
+            throw .invalidQuery("unsupported aggregate stage \(name): use $match, $group, $project, $sort, $limit, $skip or $count")
+        }
+    }
+
+    private static func sort(_ body: ParseValue) throws(ParseError) -> Stage {
+        guard let keys = body.objectValue, keys.count == 1, let (field, direction) = keys.first else {
+            throw .invalidQuery("$sort takes exactly one field (a JSON object keeps no order of several)")
+        }
+        try ParseNames.validateFieldPath(field)
+        switch direction.intValue {
+        case 1: return .sort(field: field, ascending: true)
+        case -1: return .sort(field: field, ascending: false)
+        default: throw .invalidQuery("$sort takes 1 or -1")
+        }
+    }
+}
+
+/// A `$group` stage: the field whose values make the groups (nil for one group of all), and what
+/// each group's row accumulates. Its key comes back as `objectId`, as Parse answers it.
+public struct AggregateGroup: Sendable, Equatable {
+    /// The field path grouped by (`name` for `"$name"`), or nil for one group.
+    public var key: String?
+    /// The accumulated fields of each row.
+    public var accumulators: [AggregateAccumulator]
+
+    public init(key: String?, accumulators: [AggregateAccumulator]) {
+        self.key = key
+        self.accumulators = accumulators
+    }
+
+    init(json: ParseValue) throws(ParseError) {
+        guard let members = json.objectValue else { throw .invalidQuery("$group needs an object") }
+        guard members["objectId"] == nil else { throw .invalidQuery("Cannot use 'objectId' in aggregation stage $group.") }
+        guard let id = members["_id"] else { throw .invalidQuery("Invalid parameter for query: group. Missing key _id") }
+        switch id {
+        case .null: key = nil
+        case .string(let text) where text.isEmpty: key = nil
+        case .object(let members) where members.isEmpty: key = nil
+        case .array(let elements) where elements.isEmpty: key = nil
+        case .string(let text) where text.hasPrefix("$"):
+            key = try AggregateAccumulator.fieldPath(text)
+        default:
+            throw .invalidQuery("$group's _id must be null or a field as \"$name\"")
+        }
+        accumulators = try members.keys.sorted().filter { $0 != "_id" }.map { (name) throws(ParseError) in
+            try AggregateAccumulator(name: name, json: members[name]!)
+        }
+    }
+}
+
+/// One accumulated field of a `$group` row: `{"total": {"$sum": "$score"}}`.
+public struct AggregateAccumulator: Sendable, Equatable {
+    /// What is accumulated.
+    public enum Kind: String, Sendable, CaseIterable {
+        case sum = "$sum", avg = "$avg", min = "$min", max = "$max"
+    }
+
+    /// The field of the row it fills.
+    public var name: String
+    public var kind: Kind
+    /// The field path accumulated, or nil for `$sum` of a number (`{"$sum": 1}` counts).
+    public var field: String?
+    /// The number summed for each row when `field` is nil.
+    public var constant: Double
+
+    public init(name: String, kind: Kind, field: String?, constant: Double = 1) {
+        self.name = name
+        self.kind = kind
+        self.field = field
+        self.constant = constant
+    }
+
+    init(name: String, json: ParseValue) throws(ParseError) {
+        try ParseNames.validateFieldName(name)
+        guard let members = json.objectValue, members.count == 1, let (op, operand) = members.first else {
+            throw .invalidQuery("\(name) in $group needs one accumulator, such as {\"$sum\": 1}")
+        }
+        guard let kind = Kind(rawValue: op) else {
+            throw .invalidQuery("unsupported $group accumulator \(op): use $sum, $avg, $min or $max")
+        }
+        self.name = name
+        self.kind = kind
+        constant = 1
+        switch operand {
+        case .number(let number) where kind == .sum:
+            field = nil
+            constant = number
+        case .string(let text) where text.hasPrefix("$"):
+            field = try Self.fieldPath(text)
+        default:
+            throw .invalidQuery("\(op) needs a field as \"$name\"\(kind == .sum ? " or a number" : "")")
+        }
+    }
+
+    /// The field path of `"$a.b"`, validated.
+    static func fieldPath(_ reference: String) throws(ParseError) -> String {
+        let path = String(reference.dropFirst())
+        try ParseNames.validateFieldPath(path)
+        return path
+    }
+}
+
+/// One field a `$project` stage keeps: `{"name": 1}` keeps `name`, `{"title": "$name"}` fills
+/// `title` with `name`'s value. `objectId` is kept unless `{"_id": 0}` drops it.
+public struct AggregateProjection: Sendable, Equatable {
+    /// The field of the projected row.
+    public var name: String
+    /// The field path its value comes from.
+    public var source: String
+
+    public init(name: String, source: String) {
+        self.name = name
+        self.source = source
+    }
+
+    static func list(_ json: ParseValue) throws(ParseError) -> [AggregateProjection] {
+        guard let members = json.objectValue, !members.isEmpty else { throw .invalidQuery("$project needs an object of fields") }
+        var fields: [AggregateProjection] = []
+        var keepsObjectId = true
+        for name in members.keys.sorted() {
+            let value = members[name]!
+            let isId = name == "_id" || name == "objectId"
+            switch value {
+            case .bool(false), .number(0):
+                guard isId else { throw .invalidQuery("$project may leave out only _id; list the fields to keep") }
+                keepsObjectId = false
+            case .bool(true), .number(1):
+                if !isId {
+                    try ParseNames.validateFieldPath(name)
+                    guard !name.contains(".") else { throw .invalidQuery("$project keeps top-level fields only: \(name)") }
+                    fields.append(AggregateProjection(name: name, source: name))
+                }
+            case .string(let text) where text.hasPrefix("$") && !isId:
+                try ParseNames.validateFieldPath(name)
+                guard !name.contains(".") else { throw .invalidQuery("$project keeps top-level fields only: \(name)") }
+                fields.append(AggregateProjection(name: name, source: try AggregateAccumulator.fieldPath(text)))
+            default:
+                throw .invalidQuery("$project takes 1, true or \"$field\" for each field (0 only for _id)")
+            }
+        }
+        if keepsObjectId { fields.insert(AggregateProjection(name: "objectId", source: "objectId"), at: 0) }
+        return fields
+    }
+}
