@@ -103,8 +103,9 @@ extension ProcessTests {
             let commands = try DocumentationBlocks.shellCommands().filter { $0.words.first == "curl" }
             #expect(commands.count >= 12, "the pages show \(commands.count) curl commands")
             var uploaded: String?
+            var sessionToken = "<token>"
             for command in commands {
-                let words = command.words.map { Self.filled($0, port: server.port, uploaded: uploaded) }
+                let words = command.words.map { Self.filled($0, port: server.port, uploaded: uploaded).replacingOccurrences(of: "<token>", with: sessionToken) }
                 let request = try Self.request(words, port: server.port)
                 let (status, _, buffer) = try await send(request.method, request.uri, request.headers, request.body.map { ByteBuffer(bytes: $0) })
                 let answer = try? JSONParser.parse(Array(buffer.readableBytesView))
@@ -114,6 +115,8 @@ extension ProcessTests {
                     #expect(answer == (try? JSONParser.parse(shown)), "\(context); the page shows \(shown)")
                 }
                 if request.uri.contains("/files/"), request.method == .post, let name = answer?["name"]?.stringValue { uploaded = name }
+                // `<token>` is the session token the latest sign-up or login answered.
+                if let token = answer?["sessionToken"]?.stringValue { sessionToken = token }
             }
             #expect(uploaded != nil, "the files page uploads a file")
             #expect(try await server.stop() == .exit(0))
