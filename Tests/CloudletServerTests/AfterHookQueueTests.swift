@@ -65,25 +65,17 @@ import Testing
 /// the migration moves its `outbox` rows into the work queue, due at once, and drops the table.
 @Suite struct AfterHookMigrationTests {
     @Test func outboxRowsOfAnOlderDatabaseAreQueuedInOrderAndTheOutboxIsDropped() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cloudlet-outbox-migration-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let path = folder.appendingPathComponent("app.sqlite").path
-        do {
-            SQLiteProcessSettings.apply()
-            let old = try DatabaseQueue(path: path)
-            try SQLiteMigrations.migrator.migrate(old, upTo: "work_queue")
-            try await old.write { db in
-                // Rows as the outbox held them: the event's members, the object and original as REST JSON.
-                try db.execute(
-                    sql: """
-                        INSERT INTO outbox (id, event) VALUES
-                            ('e2', '{"id":"e2","kind":"afterSave","className":"Note","caller":{"master":false,"requestId":"r2","roles":["staff"],"userId":"u2"},"object":{"objectId":"n2","text":"second","createdAt":"2026-01-01T00:00:00.000Z","updatedAt":"2026-01-01T00:00:01.000Z"},"original":{"objectId":"n2","text":"first","createdAt":"2026-01-01T00:00:00.000Z","updatedAt":"2026-01-01T00:00:00.000Z"}}'),
-                            ('e1', '{"id":"e1","kind":"afterDelete","className":"Note","caller":{"master":true,"requestId":"r1","roles":[]},"object":{"objectId":"n1","createdAt":"2026-01-01T00:00:00.000Z","updatedAt":"2026-01-01T00:00:00.000Z"}}');
-                        """)
-            }
-            try old.close()
+        let old = try await OldAppDatabase(madeUpTo: "work_queue") { db in
+            // Rows as the outbox held them: the event's members, the object and original as REST JSON.
+            try db.execute(
+                sql: """
+                    INSERT INTO outbox (id, event) VALUES
+                        ('e2', '{"id":"e2","kind":"afterSave","className":"Note","caller":{"master":false,"requestId":"r2","roles":["staff"],"userId":"u2"},"object":{"objectId":"n2","text":"second","createdAt":"2026-01-01T00:00:00.000Z","updatedAt":"2026-01-01T00:00:01.000Z"},"original":{"objectId":"n2","text":"first","createdAt":"2026-01-01T00:00:00.000Z","updatedAt":"2026-01-01T00:00:00.000Z"}}'),
+                        ('e1', '{"id":"e1","kind":"afterDelete","className":"Note","caller":{"master":true,"requestId":"r1","roles":[]},"object":{"objectId":"n1","createdAt":"2026-01-01T00:00:00.000Z","updatedAt":"2026-01-01T00:00:00.000Z"}}');
+                    """)
         }
+        defer { old.remove() }
+        let path = old.path
         let database = try SQLiteAppDatabase(path: path)
         let stores = AppStores(database)
         let now = Date()

@@ -16,32 +16,23 @@ import Testing
     /// Databases as the releases before made them: before and after `push_deliveries_lean`.
     @Test(arguments: ["job_schedules", "work_queue"])
     func pendingDeliveriesAreCarriedIntoTheWorkQueue(madeUpTo lastMigration: String) async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cloudlet-push-migration-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let path = folder.appendingPathComponent("app.sqlite").path
-        do {
-            // As Cloudlet's own databases do: SQLite starts with the process's settings, whichever test opens a database first.
-            SQLiteProcessSettings.apply()
-            let old = try DatabaseQueue(path: path)
-            try SQLiteMigrations.migrator.migrate(old, upTo: lastMigration)
-            try await old.write { db in
-                try db.execute(
-                    sql: """
-                        INSERT INTO objects (class, id, created_at, updated_at, data) VALUES
-                            ('_PushStatus', 'job1', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z',
-                             '{"status":"running","source":"rest","query":"{}","payload":"{\\"alert\\":\\"Hi\\"}"}');
-                        UPDATE push_jobs SET phase = 'running', expanded = 1, count = 3 WHERE job_id = 'job1';
-                        INSERT INTO push_jobs (job_id, phase) VALUES ('done', 'finished');
-                        INSERT INTO push_deliveries (job_id, installation_id, device_type, token, badge, key, state, attempts, due_at, lease_until) VALUES
-                            ('job1', 'i1', 'ios', 'aa', 4, 'key-1', 'pending', 2, 300, NULL),
-                            ('job1', 'i2', 'android', 'bb', NULL, 'key-2', 'pending', 1, 200, 200),
-                            ('job1', 'i3', 'ios', 'cc', NULL, 'key-3', 'sent', 1, 100, NULL);
-                        INSERT INTO push_job_counts (job_id, sent, device_type, reason, n) VALUES ('job1', 1, 'ios', '', 1);
-                        """)
-            }
-            try old.close()
+        let old = try await OldAppDatabase(madeUpTo: lastMigration) { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO objects (class, id, created_at, updated_at, data) VALUES
+                        ('_PushStatus', 'job1', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z',
+                         '{"status":"running","source":"rest","query":"{}","payload":"{\\"alert\\":\\"Hi\\"}"}');
+                    UPDATE push_jobs SET phase = 'running', expanded = 1, count = 3 WHERE job_id = 'job1';
+                    INSERT INTO push_jobs (job_id, phase) VALUES ('done', 'finished');
+                    INSERT INTO push_deliveries (job_id, installation_id, device_type, token, badge, key, state, attempts, due_at, lease_until) VALUES
+                        ('job1', 'i1', 'ios', 'aa', 4, 'key-1', 'pending', 2, 300, NULL),
+                        ('job1', 'i2', 'android', 'bb', NULL, 'key-2', 'pending', 1, 200, 200),
+                        ('job1', 'i3', 'ios', 'cc', NULL, 'key-3', 'sent', 1, 100, NULL);
+                    INSERT INTO push_job_counts (job_id, sent, device_type, reason, n) VALUES ('job1', 1, 'ios', '', 1);
+                    """)
         }
+        defer { old.remove() }
+        let path = old.path
         let stores = AppStores(try SQLiteAppDatabase(path: path))
         #expect(try await stores.push.pushJobProgress("job1")?.pending == 2)
         let now = Date(timeIntervalSince1970: 150)

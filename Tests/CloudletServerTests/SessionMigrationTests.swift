@@ -10,24 +10,16 @@ import Testing
 /// id, reads as a login, and is listed with its user's sessions.
 @Suite struct SessionMigrationTests {
     @Test func earlierSessionsBecomeSessionObjects() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cloudlet-session-migration-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let path = folder.appendingPathComponent("app.sqlite").path
-        do {
-            SQLiteProcessSettings.apply()
-            let old = try DatabaseQueue(path: path)
-            try SQLiteMigrations.migrator.migrate(old, upTo: "global_config")
-            try await old.write { db in
-                try db.execute(
-                    sql: """
-                        INSERT INTO sessions (token_hash, user_id, installation_id, created_at, expires_at) VALUES
-                            ('hash-1', 'user1', 'phone-1', '2026-01-01T00:00:00.000Z', '2027-01-01T00:00:00.000Z'),
-                            ('hash-2', 'user1', NULL, '2026-01-02T00:00:00.000Z', '2027-01-02T00:00:00.000Z');
-                        """)
-            }
-            try old.close()
+        let old = try await OldAppDatabase(madeUpTo: "global_config") { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO sessions (token_hash, user_id, installation_id, created_at, expires_at) VALUES
+                        ('hash-1', 'user1', 'phone-1', '2026-01-01T00:00:00.000Z', '2027-01-01T00:00:00.000Z'),
+                        ('hash-2', 'user1', NULL, '2026-01-02T00:00:00.000Z', '2027-01-02T00:00:00.000Z');
+                    """)
         }
+        defer { old.remove() }
+        let path = old.path
         let stores = AppStores(try SQLiteAppDatabase(path: path))
         let first = try #require(try await stores.accounts.session(tokenHash: "hash-1"))
         #expect(first.objectId.count == 10 && first.origin == .login && first.updatedAt == first.createdAt && first.fields.isEmpty)

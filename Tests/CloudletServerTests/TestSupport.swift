@@ -2,9 +2,13 @@ import Cloudlet
 import CloudletServer
 import CloudletServerTesting
 import CloudletTesting
+import Foundation
+import GRDB
 import HTTPTypes
 import NIOCore
 import Testing
+
+@testable import CloudletSQLite
 
 /// Shared helpers for the REST API suites: error shape checks, master counts, raw requests.
 enum Support {
@@ -125,5 +129,30 @@ enum Support {
             #expect(entries.allSatisfy { $0["success"]?["objectId"]?.stringValue != nil }, "batch entries: \(entries)")
             index = end
         }
+    }
+}
+
+/// An app database as an earlier version left it, for the tests of the migrations that upgrade it:
+/// its schema migrated up to one migration only, then filled with rows of that schema, and closed.
+struct OldAppDatabase {
+    /// The temporary folder that holds it; ``remove()`` deletes it.
+    let folder: URL
+    /// The database file.
+    var path: String { folder.appendingPathComponent("app.sqlite").path }
+
+    /// A database migrated up to `lastMigration` and filled by `fill`.
+    init(madeUpTo lastMigration: String, fill: @escaping @Sendable (Database) throws -> Void) async throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("cloudlet-old-database-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        // As Cloudlet's own databases do: SQLite starts with the process's settings, whichever test opens a database first.
+        SQLiteProcessSettings.apply()
+        let old = try DatabaseQueue(path: folder.appendingPathComponent("app.sqlite").path)
+        try SQLiteMigrations.migrator.migrate(old, upTo: lastMigration)
+        try await old.write(fill)
+        try old.close()
+    }
+
+    func remove() {
+        try? FileManager.default.removeItem(at: folder)
     }
 }

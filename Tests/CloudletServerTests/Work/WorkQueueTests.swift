@@ -149,27 +149,19 @@ import Testing
 /// migration queues them, so that they run again rather than staying `running` for ever.
 @Suite struct WorkQueueMigrationTests {
     @Test func runsLeftRunningBeforeTheQueueAreQueuedByItsMigration() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cloudlet-work-migration-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let path = folder.appendingPathComponent("app.sqlite").path
         let now = Date(timeIntervalSince1970: 1_000_000)
-        do {
-            SQLiteProcessSettings.apply()
-            let old = try DatabaseQueue(path: path)
-            try SQLiteMigrations.migrator.migrate(old, upTo: "file_usage")
-            try await old.write { db in
-                try db.execute(
-                    sql: """
-                        INSERT INTO objects (class, id, created_at, updated_at, acl, data) VALUES
-                            ('_JobStatus', 'run1', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z', '{}',
-                             '{"jobName":"tidy","source":"api","status":"running","params":{"rooms":3}}'),
-                            ('_JobStatus', 'run2', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z', '{}',
-                             '{"jobName":"tidy","source":"api","status":"succeeded","params":{}}');
-                        """)
-            }
-            try old.close()
+        let old = try await OldAppDatabase(madeUpTo: "file_usage") { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO objects (class, id, created_at, updated_at, acl, data) VALUES
+                        ('_JobStatus', 'run1', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z', '{}',
+                         '{"jobName":"tidy","source":"api","status":"running","params":{"rooms":3}}'),
+                        ('_JobStatus', 'run2', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z', '{}',
+                         '{"jobName":"tidy","source":"api","status":"succeeded","params":{}}');
+                    """)
         }
+        defer { old.remove() }
+        let path = old.path
         let queue = SQLiteWorkQueue(try SQLiteAppDatabase(path: path))
         let queued = try await queue.claim([.job], limit: 10, owner: "new", at: now, leasedUntil: now + 10)
         #expect(queued.map(\.id) == ["run1"], "the ended run is not queued")
