@@ -68,11 +68,16 @@ struct RuntimeHookStore: HookStore, JobProgressReporter {
     /// Runs `operation` under the hook's deadline, which its writes check right before they commit,
     /// and outside any shared transaction the hook's caller joined.
     private func withinDeadline<Value>(_ operation: () async throws -> Value) async throws -> Value {
-        try await SharedTransactionMember.$current.withValue(nil) {
-            guard let deadline = caller.deadline else { return try await operation() }
-            let fence = WriteDeadline(deadline: deadline, clock: app.clock)
-            try fence.check()
-            return try await WriteDeadline.$current.withValue(fence) { try await operation() }
-        }
+        // Only a hook of a transactional batch's operation has a shared transaction to leave.
+        guard SharedTransactionMember.current != nil else { return try await fenced(operation) }
+        return try await SharedTransactionMember.$current.withValue(nil) { try await fenced(operation) }
+    }
+
+    /// Runs `operation` under the hook's deadline, if its caller has one.
+    private func fenced<Value>(_ operation: () async throws -> Value) async throws -> Value {
+        guard let deadline = caller.deadline else { return try await operation() }
+        let fence = WriteDeadline(deadline: deadline, clock: app.clock)
+        try fence.check()
+        return try await WriteDeadline.$current.withValue(fence) { try await operation() }
     }
 }

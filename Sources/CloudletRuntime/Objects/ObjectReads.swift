@@ -130,7 +130,7 @@ public struct ObjectReads: Sendable {
             objects = try await IncludeExpansion(app: app, caller: caller, budget: budget).including(paths, in: objects)
         }
         objects = objects.map { app.protectedFields.redacted($0, for: caller) }
-        objects = objects.map { $0.excluding(query.excludeKeys ?? []) }
+        if let excluded = query.excludeKeys, !excluded.isEmpty { objects = objects.map { $0.excluding(excluded) } }
         if let keys = query.keys {
             let kept = Set(keys.compactMap { $0.split(separator: ".").first.map(String.init) })
             for index in objects.indices { objects[index].fields = objects[index].fields.filter { kept.contains($0.key) } }
