@@ -35,7 +35,10 @@ struct AggregateBoundsTests {
                 AggregateTests.pipeline(["$group": [:]]), AggregateTests.pipeline(["$group": ["objectId": "$name"]]),
                 AggregateTests.pipeline(["$group": ["_id": "$name", "all": ["$push": "$score"]]]),
                 AggregateTests.pipeline(["$group": ["_id": "$name", "n": ["$sum": ["$multiply": ["$a", "$b"]]]]]),
-                AggregateTests.pipeline(["$group": ["_id": ["a": "$name"]]]), AggregateTests.pipeline(["$group": ["_id": "name"]]),
+                AggregateTests.pipeline(["$group": ["_id": ["a": "name"]]]), AggregateTests.pipeline(["$group": ["_id": "name"]]),
+                AggregateTests.pipeline(["$group": ["_id": ["a": ["$dayOfMonth": "createdAt"]]]]),
+                AggregateTests.pipeline(["$group": ["_id": ["a": ["$dateToString": "$createdAt"]]]]),
+                AggregateTests.pipeline(["$group": ["_id": .object(Dictionary(uniqueKeysWithValues: (0...16).map { ("k\($0)", "$name") }))]]),
                 AggregateTests.pipeline(["$project": ["total": ["$multiply": ["$a", "$b"]]]]), AggregateTests.pipeline(["$project": ["name": 0]]),
                 AggregateTests.pipeline(["$sort": ["a": 1, "b": -1]]), AggregateTests.pipeline(["$sort": ["a": 2]]),
                 AggregateTests.pipeline(["$limit": -1]), AggregateTests.pipeline(["$limit": 0]), AggregateTests.pipeline(["$skip": -5]),
@@ -124,7 +127,7 @@ struct AggregateBoundsTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("app.sqlite").path
         try await TemporaryStorage.insert(500, "Many", idPrefix: "m", bytes: 10, into: SQLiteObjectStore(try SQLiteAppDatabase(path: path)))
-        let pipeline = AggregatePipeline(stages: [.sort(field: "n", ascending: false), .group(AggregateGroup(key: "n", accumulators: []))])
+        let pipeline = AggregatePipeline(stages: [.sort(field: "n", ascending: false), .group(AggregateGroup(key: .field("n"), accumulators: []))])
         let bounded = SQLiteObjectStore(try SQLiteAppDatabase(path: path, aggregateInstructions: 5_000))
         await #expect(throws: ParseError.self) { try await bounded.aggregate("Many", pipeline: pipeline, budget: ReadBudget()) }
         await #expect(throws: ParseError.self) { try await bounded.distinct("Many", field: "n", constraints: [:], budget: ReadBudget()) }

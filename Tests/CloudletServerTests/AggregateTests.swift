@@ -115,6 +115,41 @@ struct AggregateTests {
         }
     }
 
+    @Test("$group by an object of fields and date parts: the key comes back as that object, dates taken in UTC as PostgreSQL extracts them")
+    func compoundGroup() async throws {
+        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+            try await Self.seed(client)
+            let byNameAndScore = try await Self.results(
+                client, Self.pipeline(["$group": ["_id": ["name": "$name", "score": "$score"], "n": ["$sum": 1]]], ["$sort": ["n": -1]]))
+            #expect(byNameAndScore.first == ["objectId": ["name": "foo", "score": 10], "n": 2])
+            #expect(Set(byNameAndScore.dropFirst()) == [["objectId": ["name": "bar", "score": 10], "n": 1], ["objectId": ["name": "dpl", "score": 20], "n": 1]])
+
+            // 2024-12-30 is a Monday in ISO week 1 of 2025; 2027-01-03 a Sunday in week 53 of 2026.
+            for iso in ["2024-12-30T23:59:58.750Z", "2024-12-30T08:00:00.000Z", "2027-01-03T12:30:15.250Z"] {
+                try await Support.create(client, "Visit", ["at": ["__type": "Date", "iso": .string(iso)]])
+            }
+            let parts: ParseValue = [
+                "year": ["$year": "$at"], "month": ["$month": "$at"], "day": ["$dayOfMonth": "$at"], "weekday": ["$dayOfWeek": "$at"],
+                "isoWeekday": ["$isoDayOfWeek": "$at"], "week": ["$week": "$at"], "isoYear": ["$isoWeekYear": "$at"],
+                "dayOfYear": ["$dayOfYear": "$at"],
+            ]
+            let byDay = try await Self.results(
+                client, Self.pipeline(["$group": ["_id": parts, "n": ["$sum": 1]]], ["$sort": ["n": -1]]), className: "Visit")
+            #expect(
+                byDay == [
+                    ["objectId": ["year": 2024, "month": 12, "day": 30, "weekday": 1, "isoWeekday": 1, "week": 1, "isoYear": 2025, "dayOfYear": 365], "n": 2],
+                    ["objectId": ["year": 2027, "month": 1, "day": 3, "weekday": 0, "isoWeekday": 7, "week": 53, "isoYear": 2026, "dayOfYear": 3], "n": 1],
+                ])
+            let clock: ParseValue = ["hour": ["$hour": "$at"], "minute": ["$minute": "$at"], "second": ["$second": "$at"], "ms": ["$millisecond": "$at"]]
+            let late = try await Self.results(
+                client, Self.pipeline(["$match": ["at": ["$gt": ["__type": "Date", "iso": "2024-12-30T12:00:00.000Z"]]]], ["$group": ["_id": clock]], ["$sort": ["objectId": 1]]),
+                className: "Visit")
+            #expect(late == [["objectId": ["hour": 12, "minute": 30, "second": 15, "ms": 15250]], ["objectId": ["hour": 23, "minute": 59, "second": 59, "ms": 58750]]])
+            let created = try await Self.results(client, Self.pipeline(["$group": ["_id": ["year": ["$year": "$createdAt"]], "n": ["$sum": 1]]]), className: "Visit")
+            #expect(created.count == 1 && created.first?["n"] == 3 && (created.first?["objectId"]?["year"]?.doubleValue ?? 0) >= 2024)
+        }
+    }
+
     @Test("$project keeps, renames and drops fields; objectId stays unless _id is 0")
     func project() async throws {
         try await ParseTestClient.withRouter(registry: HookRegistry()) { client in

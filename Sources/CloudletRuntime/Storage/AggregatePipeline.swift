@@ -106,39 +106,6 @@ public struct AggregatePipeline: Sendable, Equatable {
     }
 }
 
-/// A `$group` stage: the field whose values make the groups (nil for one group of all), and what
-/// each group's row accumulates. Its key comes back as `objectId`, as Parse answers it.
-public struct AggregateGroup: Sendable, Equatable {
-    /// The field path grouped by (`name` for `"$name"`), or nil for one group.
-    public var key: String?
-    /// The accumulated fields of each row.
-    public var accumulators: [AggregateAccumulator]
-
-    public init(key: String?, accumulators: [AggregateAccumulator]) {
-        self.key = key
-        self.accumulators = accumulators
-    }
-
-    init(json: ParseValue) throws(ParseError) {
-        guard let members = json.objectValue else { throw .invalidQuery("$group needs an object") }
-        guard members["objectId"] == nil else { throw .invalidQuery("Cannot use 'objectId' in aggregation stage $group.") }
-        guard let id = members["_id"] else { throw .invalidQuery("Invalid parameter for query: group. Missing key _id") }
-        switch id {
-        case .null: key = nil
-        case .string(let text) where text.isEmpty: key = nil
-        case .object(let members) where members.isEmpty: key = nil
-        case .array(let elements) where elements.isEmpty: key = nil
-        case .string(let text) where text.hasPrefix("$"):
-            key = try AggregateAccumulator.fieldPath(text)
-        default:
-            throw .invalidQuery("$group's _id must be null or a field as \"$name\"")
-        }
-        accumulators = try members.keys.sorted().filter { $0 != "_id" }.map { (name) throws(ParseError) in
-            try AggregateAccumulator(name: name, json: members[name]!)
-        }
-    }
-}
-
 /// One accumulated field of a `$group` row: `{"total": {"$sum": "$score"}}`.
 public struct AggregateAccumulator: Sendable, Equatable {
     /// What is accumulated.

@@ -84,22 +84,60 @@ struct SQLiteAggregateBuilder {
     /// A `$group`: one row per key (none for no rows), `{"objectId": key, accumulated…}`.
     private mutating func addGroup(_ group: AggregateGroup) {
         var groupArguments = StatementArguments()
-        var key = "NULL"
         var keyArguments = StatementArguments()
-        if let field = group.key {
-            key = "COALESCE(\(groupKey(field, &keyArguments)), 'null')"
-            groupArguments += keyArguments
+        let key: String
+        switch group.key {
+        case .all: key = "NULL"
+        case .field(let path): key = "COALESCE(\(groupKey(path, &keyArguments)), 'null')"
+        case .members(let members): key = compoundKey(members, &keyArguments)
         }
+        groupArguments += keyArguments
         var members = ["'objectId', json(\(key))"]
         for accumulator in group.accumulators {
             groupArguments += [accumulator.name]
             members.append("?, " + self.accumulator(accumulator, &groupArguments))
         }
         // One group of all rows is grouped by a constant: no rows make no group.
-        let grouping = "GROUP BY \(group.key == nil ? "'all'" : key) "
+        let grouping = "GROUP BY \(group.key == .all ? "'all'" : key) "
         documents(
             "json_object(\(members.joined(separator: ", ")))", groupArguments, order: "0",
-            tail: grouping + "HAVING COUNT(*) > 0", tailArguments: keyArguments)
+            tail: grouping + "HAVING COUNT(*) > 0", tailArguments: group.key == .all ? [] : keyArguments)
+    }
+
+    /// The JSON object a compound key makes of each row: each member's value (a Pointer by its
+    /// `objectId`) or the part of its instant it takes.
+    private func compoundKey(_ members: [AggregateKeyMember], _ arguments: inout StatementArguments) -> String {
+        var parts: [String] = []
+        for member in members {
+            arguments += [member.name]
+            if let datePart = member.datePart {
+                parts.append("?, " + Self.extract(datePart, from: Self.sortable(QueryField(path: member.path), &arguments)))
+            } else {
+                parts.append("?, json(\(groupKey(member.path, &arguments)))")
+            }
+        }
+        return "json_object(\(parts.joined(separator: ", ")))"
+    }
+
+    /// The integer `part` of the UTC instant `instant` (ISO 8601 text), as PostgreSQL's `EXTRACT`
+    /// gives it: ISO weeks and years from the Thursday of the instant's week, `$dayOfWeek` from 0
+    /// (Sunday), `$isoDayOfWeek` from 1 (Monday), seconds rounded.
+    private static func extract(_ part: AggregateKeyMember.DatePart, from instant: String) -> String {
+        let thursday = "date(\(instant), '-3 days', 'weekday 4')"
+        switch part {
+        case .year: return "CAST(strftime('%Y', \(instant)) AS INTEGER)"
+        case .month: return "CAST(strftime('%m', \(instant)) AS INTEGER)"
+        case .dayOfMonth: return "CAST(strftime('%d', \(instant)) AS INTEGER)"
+        case .hour: return "CAST(strftime('%H', \(instant)) AS INTEGER)"
+        case .minute: return "CAST(strftime('%M', \(instant)) AS INTEGER)"
+        case .second: return "CAST(ROUND(strftime('%f', \(instant))) AS INTEGER)"
+        case .millisecond: return "CAST(ROUND(strftime('%f', \(instant)) * 1000) AS INTEGER)"
+        case .dayOfWeek: return "CAST(strftime('%w', \(instant)) AS INTEGER)"
+        case .dayOfYear: return "CAST(strftime('%j', \(instant)) AS INTEGER)"
+        case .isoDayOfWeek: return "(CAST(strftime('%w', \(instant)) AS INTEGER) + 6) % 7 + 1"
+        case .week: return "(CAST(strftime('%j', \(thursday)) AS INTEGER) - 1) / 7 + 1"
+        case .isoWeekYear: return "CAST(strftime('%Y', \(thursday)) AS INTEGER)"
+        }
     }
 
     /// The SQL value an accumulator gives for a group: numbers only for `$sum` and `$avg` (a group
