@@ -31,6 +31,11 @@ public protocol AccountStorage: Sendable {
 
     /// Removes the session whose token hashes to `tokenHash`; returns whether there was one.
     func deleteSession(tokenHash: String) async throws -> Bool
+
+    /// The names of the roles the user `id` holds, directly and inherited, sorted (see
+    /// ``UserRoles``); throws ``UserRoles/tooMany(_:)`` past ``UserRoles/maximumRoles`` roles or
+    /// ``UserRoles/maximumLinks`` relation rows read.
+    func roleNames(ofUser id: String) async throws -> [String]
 }
 
 /// Which sessions a read of `_Session` names: each member, when set, must match.
