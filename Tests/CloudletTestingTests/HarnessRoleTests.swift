@@ -4,11 +4,16 @@ import Testing
 
 @Suite("The hook harness: roles resolved as the server resolves them")
 struct HarnessRoleTests {
-    /// `boardTitles` answers the titles of the `Notes` the caller may read, through the hook's store.
+    /// `boardTitles` answers the titles of the `Notes` the caller may read, through the hook's store;
+    /// `myRoles` the caller's roles, to members of `Board` only.
     private static var hooks: HookRegistry {
         var hooks = HookRegistry()
         hooks.function("boardTitles") { request in
             .array(try await request.store.find(ParseQuery("Notes")).compactMap { $0["title"] })
+        }
+        hooks.function("myRoles") { request in
+            guard request.user?.hasRole("Board") == true else { throw HookError.unauthorized("the board only") }
+            return .array(request.user?.roles.map(ParseValue.string) ?? [])
         }
         return hooks
     }
@@ -34,5 +39,7 @@ struct HarnessRoleTests {
         #expect(try await harness.get("Notes", id: note, as: .user("stranger")) == nil)
         #expect(try await harness.call("boardTitles", as: .user(ivy)) == ["minutes"])
         #expect(try await harness.call("boardTitles", as: .anonymous) == [])
+        #expect(try await harness.call("myRoles", as: .user(ivy)) == ["Board", "Members"])
+        await #expect(throws: ParseError.self) { try await harness.call("myRoles", as: .user("stranger")) }
     }
 }
