@@ -48,11 +48,33 @@ struct RoleResolutionTests {
         }
     }
 
-    @Test("a 10,000-role cycle stops at the bound on roles with 119")
+    @Test("a 10,000-role cycle stops at the bound on depth with 119")
     func longCycle() async throws {
         try await Self.withDatabase { database, stores in
             let count = 10_000
             try await Self.storeGraph(database, count: count) { [($0 + 1) % count] }
+            await Self.expectTooMany(stores, "more than \(UserRoles.maximumDepth) levels deep")
+        }
+    }
+
+    @Test("a chain exactly as deep as the bound resolves; one level more is refused")
+    func depthBound() async throws {
+        try await Self.withDatabase { database, stores in
+            let count = UserRoles.maximumDepth + 1
+            try await Self.storeGraph(database, count: count) { $0 + 1 < count ? [$0 + 1] : [] }
+            #expect(try await stores.accounts.roleNames(ofUser: "u1").count == count)
+        }
+        try await Self.withDatabase { database, stores in
+            let count = UserRoles.maximumDepth + 2
+            try await Self.storeGraph(database, count: count) { $0 + 1 < count ? [$0 + 1] : [] }
+            await Self.expectTooMany(stores, "more than \(UserRoles.maximumDepth) levels deep")
+        }
+    }
+
+    @Test("10,000 roles inherited from one stop at the bound on roles with 119")
+    func wideFanOut() async throws {
+        try await Self.withDatabase { database, stores in
+            try await Self.storeGraph(database, count: 10_000) { $0 == 0 ? Array(1..<10_000) : [] }
             await Self.expectTooMany(stores, "more than \(UserRoles.maximumRoles) roles")
         }
     }

@@ -33,8 +33,7 @@ public protocol AccountStorage: Sendable {
     func deleteSession(tokenHash: String) async throws -> Bool
 
     /// The names of the roles the user `id` holds, directly and inherited, sorted (see
-    /// ``UserRoles``); throws ``UserRoles/tooMany(_:)`` past ``UserRoles/maximumRoles`` roles or
-    /// ``UserRoles/maximumLinks`` relation rows read.
+    /// ``UserRoles``); throws ``UserRoles/tooMany(_:)`` past the bounds of ``UserRoles``.
     func roleNames(ofUser id: String) async throws -> [String]
 }
 

@@ -54,15 +54,19 @@ enum SQLiteRoles {
 
     /// The names of the roles the user `userId` holds, sorted: those whose `users` relation holds
     /// it, then level by level those whose `roles` relation holds a role found, each role once.
-    /// Throws ``UserRoles/tooMany(_:)`` past ``UserRoles/maximumRoles`` roles or past
-    /// ``UserRoles/maximumLinks`` rows read.
+    /// Throws ``UserRoles/tooMany(_:)`` past ``UserRoles/maximumRoles`` roles,
+    /// ``UserRoles/maximumDepth`` levels or ``UserRoles/maximumLinks`` rows read.
     static func names(ofUser userId: String, _ db: Database) throws -> [String] {
         var found: Set<String> = []
         var names: [String] = []
         var linksRead = 0
         var level = (field: "users", relatedClass: SystemClass.user.name, ids: [userId])
+        // The roles that hold the user itself are at depth 0, those they inherit at 1, and so on.
+        var depth = -1
         while !level.ids.isEmpty {
-            let rows = try owners(field: level.field, relatedClass: level.relatedClass, of: level.ids, limit: UserRoles.maximumLinks - linksRead + 1, db)
+            depth += 1
+            let rows = try owners(
+                field: level.field, relatedClass: level.relatedClass, of: level.ids, limit: UserRoles.maximumLinks - linksRead + 1, db)
             linksRead += rows.count
             guard linksRead <= UserRoles.maximumLinks else { throw UserRoles.tooMany("more than \(UserRoles.maximumLinks) links") }
             var next: [String] = []
@@ -71,6 +75,9 @@ enum SQLiteRoles {
                 if let name { names.append(name) }
             }
             guard found.count <= UserRoles.maximumRoles else { throw UserRoles.tooMany("more than \(UserRoles.maximumRoles) roles") }
+            guard next.isEmpty || depth <= UserRoles.maximumDepth else {
+                throw UserRoles.tooMany("inherited more than \(UserRoles.maximumDepth) levels deep")
+            }
             level = (field: "roles", relatedClass: SystemClass.role.name, ids: next)
         }
         return names.sorted()
@@ -79,18 +86,17 @@ enum SQLiteRoles {
     /// The roles (id and name) whose relation `field` holds one of the objects `ids` of
     /// `relatedClass`, one row per relation row, at most `limit`.
     private static func owners(field: String, relatedClass: String, of ids: [String], limit: Int, _ db: Database) throws -> [(String, String?)] {
-        let marks = Array(repeating: "?", count: ids.count).joined(separator: ", ")
-        let rows = try Row.fetchAll(
-            db,
+        // One statement for every level, whatever its size: the ids arrive as one JSON array.
+        let statement = try db.cachedStatement(
             sql: """
                 SELECT relations.owning_id AS id,
                     CASE json_type(objects.data, '$.name') WHEN 'text' THEN json_extract(objects.data, '$.name') END AS name
                 FROM relations LEFT JOIN objects ON objects.class = '_Role' AND objects.id = relations.owning_id
                 WHERE relations.owning_class = '_Role' AND relations.field = ? AND relations.related_class = ?
-                    AND relations.related_id IN (\(marks))
+                    AND relations.related_id IN (SELECT value FROM json_each(?))
                 LIMIT ?
-                """,
-            arguments: StatementArguments([field, relatedClass]) + StatementArguments(ids) + [limit])
+                """)
+        let rows = try Row.fetchAll(statement, arguments: [field, relatedClass, JSONWriter.string(.array(ids.map(ParseValue.string))), limit])
         return rows.map { ($0["id"], $0["name"]) }
     }
 }
