@@ -10,6 +10,9 @@ import Cloudlet
 /// rename before they send it (code -1, `OTHER_CAUSE`), which the server does too here, so that a
 /// plain REST call cannot make a role whose name an ACL entry could not name.
 enum RoleRules {
+    /// The longest name a role may have, in bytes: each name a user holds is one of its ACL
+    /// identities, bound into every query it makes and cached, so the names' size is bounded.
+    static let maximumNameBytes = 256
     /// The relation fields of a role, and the class each relates.
     static let relationTargets = ["users": SystemClass.user.name, "roles": SystemClass.role.name]
 
@@ -55,9 +58,9 @@ enum RoleRules {
     }
 
     /// Whether `name` may name a role: one or more ASCII letters, digits, `_`, `-` and spaces (the
-    /// pattern Parse's SDKs hold role names to).
+    /// pattern Parse's SDKs hold role names to), at most ``maximumNameBytes`` of them.
     static func isValidName(_ name: String) -> Bool {
-        !name.isEmpty
+        !name.isEmpty && name.utf8.count <= maximumNameBytes
             && name.utf8.allSatisfy { byte in
                 switch byte {
                 case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
@@ -77,7 +80,9 @@ enum RoleRules {
     private static func checkName(_ value: ParseValue) throws {
         guard let name = value.stringValue else { throw invalidName }
         guard isValidName(name) else {
-            throw ParseError(code: -1, message: "A role's name can only contain alphanumeric characters, _, -, and spaces.")
+            throw ParseError(
+                code: -1,
+                message: "A role's name can only contain alphanumeric characters, _, -, and spaces, at most \(maximumNameBytes) of them.")
         }
     }
 }
