@@ -69,6 +69,23 @@ struct RoleHierarchyTests {
         }
     }
 
+    @Test("a role change inside a transactional batch counts once the batch has committed; a rolled-back one never")
+    func transactionalRoleChanges() async throws {
+        try await UsersTests.withClient { client in
+            let hal = try await UsersTests.signUp(client, "hal")
+            let staff = try await Roles.createRole(client, "Staff")
+            let note = try await Support.create(client, "Notes", ["ACL": Self.readableBy("Staff")], master: true)
+            let join: ParseValue = ["method": "PUT", "path": .string("/parse/roles/\(staff)"), "body": ["users": Roles.addUsers(hal.id)]]
+            let refused: ParseValue = ["method": "POST", "path": "/parse/roles", "body": ["name": "Staff", "ACL": Roles.publicRead]]
+            let rolledBack = try await client.post("/batch", ["requests": [join, refused], "transaction": true], master: true)
+            #expect(rolledBack.status == 400, "\(rolledBack.body)")
+            #expect(try await Self.access(client, note, hal.token).get == false)
+            let committed = try await client.post("/batch", ["requests": [join], "transaction": true], master: true)
+            #expect(committed.body.arrayValue?.first?["success"] != nil, "\(committed.body)")
+            #expect(try await Self.access(client, note, hal.token).get == true)
+        }
+    }
+
     @Test("cycles end where they close: each role in a cycle is held once")
     func cyclesResolveOnce() async throws {
         try await UsersTests.withClient { client in
