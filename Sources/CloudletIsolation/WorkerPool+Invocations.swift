@@ -76,7 +76,7 @@ extension WorkerPool {
                 id: id, deadlineMilliseconds: Int64((context.deadline.timeIntervalSince1970 * 1000).rounded()), kind: kind,
                 name: name, appId: context.appId, requestId: context.requestId, userId: context.user?.id,
                 isMaster: context.isMaster, installationId: context.installationId, eventId: context.eventId, input: input,
-                original: original)
+                original: original, roles: context.user?.roles ?? [])
         }
     }
 

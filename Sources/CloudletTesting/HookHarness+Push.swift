@@ -15,7 +15,7 @@ extension HookHarness {
         ]
         fields["deviceToken"] = deviceToken.map(ParseValue.string)
         fields["badge"] = badge.map { .number(Double($0)) }
-        var device = caller(user.map(Actor.user) ?? .anonymous)
+        var device = try await caller(user.map(Actor.user) ?? .anonymous)
         device.installationId = installationId
         return try await runtime.writes.create("_Installation", body: fields, caller: device).object
     }

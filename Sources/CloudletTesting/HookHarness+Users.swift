@@ -14,7 +14,7 @@ extension HookHarness {
     /// Logs in as `POST /login` does, from the device `installationId` if given: the `beforeLogin`
     /// hook may refuse it, and the `afterLogin` hook runs once the session is made.
     public func logIn(username: String, password: String, installationId: String? = nil) async throws -> LoggedInUser {
-        var device = caller(.anonymous)
+        var device = try await caller(.anonymous)
         device.installationId = installationId
         return try await runtime.accounts.logIn(username: username, password: password, address: nil, caller: device)
     }

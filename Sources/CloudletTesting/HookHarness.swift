@@ -125,11 +125,12 @@ public final class HookHarness: Sendable {
         }
     }
 
-    func caller(_ actor: Actor) -> Caller {
+    /// The caller `actor` stands for; a user's roles resolved as a request's are (``UserRoles``).
+    func caller(_ actor: Actor) async throws -> Caller {
         switch actor {
         case .master: Caller(isMaster: true, requestId: "harness")
         case .anonymous: Caller(isMaster: false, requestId: "harness")
-        case .user(let id): Caller(userId: id, isMaster: false, requestId: "harness")
+        case .user(let id): Caller(userId: id, roles: try await UserRoles(runtime.context).names(ofUser: id), isMaster: false, requestId: "harness")
         }
     }
 }

@@ -16,6 +16,8 @@ public struct WireInvocation: Sendable, Equatable {
     public var requestId: String
     /// The caller's user id, if any.
     public var userId: String?
+    /// The names of the roles the caller's user holds, inherited ones included.
+    public var roles: [String]
     /// Whether the call holds the master key.
     public var isMaster: Bool
     /// The calling device's installation id, if any.
@@ -29,7 +31,8 @@ public struct WireInvocation: Sendable, Equatable {
 
     public init(
         id: UInt64, deadlineMilliseconds: Int64, kind: UInt8, name: String, appId: String, requestId: String,
-        userId: String?, isMaster: Bool, installationId: String?, eventId: String?, input: ByteBuffer, original: ByteBuffer?
+        userId: String?, isMaster: Bool, installationId: String?, eventId: String?, input: ByteBuffer, original: ByteBuffer?,
+        roles: [String] = []
     ) {
         self.id = id
         self.deadlineMilliseconds = deadlineMilliseconds
@@ -38,6 +41,7 @@ public struct WireInvocation: Sendable, Equatable {
         self.appId = appId
         self.requestId = requestId
         self.userId = userId
+        self.roles = roles
         self.isMaster = isMaster
         self.installationId = installationId
         self.eventId = eventId

@@ -26,13 +26,15 @@ extension WireMessage {
         case .invoke:
             let deadline: Int64 = try buffer.readWire()
             let kind = try buffer.readKind()
+            let (name, appId, requestId) = (try buffer.readWireString(), try buffer.readWireString(), try buffer.readWireString())
+            let userId = try buffer.readOptionalWireString()
+            let roles = try buffer.readWireStrings()
             self = .invoke(
                 WireInvocation(
-                    id: id, deadlineMilliseconds: deadline, kind: kind, name: try buffer.readWireString(),
-                    appId: try buffer.readWireString(), requestId: try buffer.readWireString(),
-                    userId: try buffer.readOptionalWireString(), isMaster: try buffer.readFlag(),
+                    id: id, deadlineMilliseconds: deadline, kind: kind, name: name, appId: appId, requestId: requestId,
+                    userId: userId, isMaster: try buffer.readFlag(),
                     installationId: try buffer.readOptionalWireString(), eventId: try buffer.readOptionalWireString(),
-                    input: try buffer.readJSON(), original: try buffer.readFlag() ? try buffer.readJSON() : nil))
+                    input: try buffer.readJSON(), original: try buffer.readFlag() ? try buffer.readJSON() : nil, roles: roles))
         case .storeReply:
             self = .storeReply(id: id, try buffer.readOutcome())
         case .cancel:
@@ -99,6 +101,16 @@ extension ByteBuffer {
         let length: UInt32 = try readWire()
         guard let text = readString(length: Int(length)) else { throw WireFormatError("string past the frame") }
         return text
+    }
+
+    /// A u32 count and that many strings; a count the rest of the frame cannot hold is refused
+    /// before anything is kept for it.
+    fileprivate mutating func readWireStrings() throws(WireFormatError) -> [String] {
+        let count: UInt32 = try readWire()
+        guard Int(count) <= readableBytes / 4 else { throw WireFormatError("string count \(count) past the frame") }
+        var strings: [String] = []
+        for _ in 0..<count { strings.append(try readWireString()) }
+        return strings
     }
 
     fileprivate mutating func readOptionalWireString() throws(WireFormatError) -> String? {

@@ -13,6 +13,8 @@ extension WireMessage {
             buffer.writeWireString(call.appId)
             buffer.writeWireString(call.requestId)
             buffer.writeOptionalWireString(call.userId)
+            buffer.writeInteger(UInt32(call.roles.count))
+            for role in call.roles { buffer.writeWireString(role) }
             buffer.writeInteger(call.isMaster ? 1 : 0 as UInt8)
             buffer.writeOptionalWireString(call.installationId)
             buffer.writeOptionalWireString(call.eventId)

@@ -4,7 +4,7 @@ import NIOCore
 ///
 /// Every frame on the Unix-domain socket is a 4-byte big-endian length followed by the message:
 /// ```
-/// u8  version      (WireMessage.version, 2)
+/// u8  version      (WireMessage.version, 3)
 /// u8  type         (0x01… host to worker, 0x81… worker to host)
 /// u64 id           (the invocation, store call or ping this message belongs to; 0 for hello)
 /// …   fields of the type, integers big-endian, strings and JSON as u32 length + bytes
@@ -32,7 +32,7 @@ public enum WireMessage: Sendable, Equatable {
     case pong(id: UInt64)
 
     /// The version of the format this build writes and reads.
-    public static let version: UInt8 = 2
+    public static let version: UInt8 = 3
 
     /// The type byte of each message.
     public enum MessageType: UInt8, Sendable {

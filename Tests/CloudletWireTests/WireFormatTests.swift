@@ -14,13 +14,14 @@ import Testing
         let message = WireMessage.invoke(
             WireInvocation(
                 id: 7, deadlineMilliseconds: 1_700_000_000_000, kind: 1, name: "Po", appId: "a", requestId: "r",
-                userId: "u", isMaster: true, installationId: nil, eventId: nil, input: json("{}"), original: nil))
+                userId: "u", isMaster: true, installationId: nil, eventId: nil, input: json("{}"), original: nil, roles: ["A"]))
         #expect(
             hex(message)
-                == "02" + "01" + "0000000000000007"  // version, invoke, id
+                == "03" + "01" + "0000000000000007"  // version, invoke, id
                 + "0000018bcfe56800" + "01"  // deadline ms, beforeSave
                 + "00000002506f" + "0000000161" + "0000000172"  // name "Po", app "a", request "r"
-                + "01" + "0000000175" + "01" + "00" + "00"  // user "u", master, no installation, no event
+                + "01" + "0000000175" + "00000001" + "0000000141"  // user "u", its roles: "A"
+                + "01" + "00" + "00"  // master, no installation, no event
                 + "000000027b7d" + "00")  // input {}, no original
         #expect(try WireMessage(decoding: message.encoded()) == message)
     }
@@ -29,7 +30,7 @@ import Testing
         let message = WireMessage.hello(
             WireHello(processId: 258, hooks: [WireHello.Hook(kind: 5, name: "f", timeLimitMilliseconds: 15_000)]))
         #expect(
-            hex(message) == "02" + "81" + "0000000000000000" + "00000102" + "00000001" + "05" + "0000000166" + "0000000000003a98"
+            hex(message) == "03" + "81" + "0000000000000000" + "00000102" + "00000001" + "05" + "0000000166" + "0000000000003a98"
                 + "00" + "00")  // no rate limit, runs before the response
         #expect(try WireMessage(decoding: message.encoded()) == message)
         let limited = WireMessage.hello(
@@ -48,9 +49,9 @@ import Testing
         let success = WireMessage.result(id: 1, .success(json: json("1")))
         let refused = WireMessage.result(id: 1, .refused(code: 142, message: "no"))
         let failed = WireMessage.storeReply(id: 2, .failed(description: "x"))
-        #expect(hex(success) == "02820000000000000001" + "00" + "0000000131")
-        #expect(hex(refused) == "02820000000000000001" + "01" + "0000008e" + "000000026e6f")
-        #expect(hex(failed) == "02020000000000000002" + "02" + "0000000178")
+        #expect(hex(success) == "03820000000000000001" + "00" + "0000000131")
+        #expect(hex(refused) == "03820000000000000001" + "01" + "0000008e" + "000000026e6f")
+        #expect(hex(failed) == "03020000000000000002" + "02" + "0000000178")
         for message in [success, refused, failed] {
             #expect(try WireMessage(decoding: message.encoded()) == message)
         }
@@ -59,11 +60,11 @@ import Testing
     @Test func storeCallLogAndControlMessagesPinTheirBytes() throws {
         let call = WireMessage.storeCall(WireStoreCall(id: 3, invocationId: 7, operation: .save, asMaster: true, arguments: json("{}")))
         let log = WireMessage.log(WireLogRecord(invocationId: 7, level: 2, message: "hi", metadata: json("{}")))
-        #expect(hex(call) == "02830000000000000003" + "0000000000000007" + "04" + "01" + "000000027b7d")
-        #expect(hex(log) == "02840000000000000007" + "02" + "000000026869" + "000000027b7d")
-        #expect(hex(.cancel(id: 9)) == "02030000000000000009")
-        #expect(hex(.ping(id: 9)) == "02040000000000000009")
-        #expect(hex(.pong(id: 9)) == "02850000000000000009")
+        #expect(hex(call) == "03830000000000000003" + "0000000000000007" + "04" + "01" + "000000027b7d")
+        #expect(hex(log) == "03840000000000000007" + "02" + "000000026869" + "000000027b7d")
+        #expect(hex(.cancel(id: 9)) == "03030000000000000009")
+        #expect(hex(.ping(id: 9)) == "03040000000000000009")
+        #expect(hex(.pong(id: 9)) == "03850000000000000009")
         for message in [call, log, .cancel(id: 9), .ping(id: 9), .pong(id: 9)] {
             #expect(try WireMessage(decoding: message.encoded()) == message)
         }
@@ -81,6 +82,19 @@ import Testing
         var trailing = WireMessage.pong(id: 1).encoded()
         trailing.writeInteger(UInt8(0))
         #expect(throws: WireFormatError.self) { try WireMessage(decoding: trailing) }
+    }
+
+    @Test func aRoleCountPastTheFrameIsRefused() {
+        var frame = WireMessage.invoke(
+            WireInvocation(
+                id: 1, deadlineMilliseconds: 0, kind: 1, name: "P", appId: "a", requestId: "r", userId: "u", isMaster: false,
+                installationId: nil, eventId: nil, input: json("{}"), original: nil)
+        ).encoded()
+        // The role count follows version, type, id, deadline, kind, the three strings and the user.
+        let countIndex = frame.readerIndex + 1 + 1 + 8 + 8 + 1 + 5 * 3 + 1 + 5
+        #expect(frame.getInteger(at: countIndex, as: UInt32.self) == 0)
+        frame.setInteger(UInt32.max, at: countIndex)
+        #expect(throws: WireFormatError.self) { try WireMessage(decoding: frame) }
     }
 
     @Test func manyCallsInFlightKeepTheirIds() throws {

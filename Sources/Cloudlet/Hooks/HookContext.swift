@@ -50,12 +50,26 @@ public struct HookContext: Sendable {
 }
 
 /// The user a hook acts for.
+///
+/// ```swift
+/// guard request.user?.hasRole("Admins") == true else { throw HookError.unauthorized("admins only") }
+/// ```
 public struct HookUser: Sendable, Hashable {
     /// The user's object id.
     public let id: String
+    /// The names of the `_Role`s the user holds, sorted: those whose `users` relation holds the
+    /// user and every role they inherit through `roles` relations, as the server resolved them for
+    /// this request (the same names its `role:` ACL entries match).
+    public let roles: [String]
 
-    /// A user known by `id`.
-    public init(id: String) {
+    /// A user known by `id`, holding the roles `roles`.
+    public init(id: String, roles: [String] = []) {
         self.id = id
+        self.roles = roles
+    }
+
+    /// Whether the user holds the role `name`, directly or inherited.
+    public func hasRole(_ name: String) -> Bool {
+        roles.contains(name)
     }
 }

@@ -123,7 +123,7 @@ public final class WorkerSession: Sendable {
         var logger = Logger(label: "cloudlet.hooks") { _ in WireLogHandler(invocationId: invocation.id, connection: connection) }
         logger.logLevel = .trace
         let context = HookContext(
-            appId: invocation.appId, requestId: invocation.requestId, user: invocation.userId.map(HookUser.init(id:)),
+            appId: invocation.appId, requestId: invocation.requestId, user: invocation.userId.map { HookUser(id: $0, roles: invocation.roles) },
             isMaster: invocation.isMaster, installationId: invocation.installationId,
             deadline: Date(timeIntervalSince1970: Double(invocation.deadlineMilliseconds) / 1000), eventId: invocation.eventId,
             logger: logger, store: RemoteHookStore(session: self, invocationId: invocation.id, isMaster: invocation.isMaster),

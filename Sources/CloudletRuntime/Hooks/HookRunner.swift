@@ -47,7 +47,7 @@ struct HookRunner {
         inner.deadline = deadline
         inner.depth += 1
         let context = HookContext(
-            appId: app.id, requestId: caller.requestId, user: caller.userId.map(HookUser.init(id:)),
+            appId: app.id, requestId: caller.requestId, user: caller.userId.map { HookUser(id: $0, roles: caller.roles) },
             isMaster: caller.isMaster, installationId: caller.installationId, deadline: deadline, eventId: eventId,
             logger: logger, store: RuntimeHookStore(app: app, caller: inner), clock: app.clock)
         app.statistics.record(kind, name) { $0.invocations += 1 }

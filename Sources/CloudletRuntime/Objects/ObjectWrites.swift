@@ -47,6 +47,7 @@ public struct ObjectWrites: Sendable {
         try SystemClass.check(.create, className, by: caller)
         let requested = try WriteBody(body, isCreate: true).changes
         try Self.checkClientWritable(className, requested, caller)
+        try RoleRules.checkChanges(className, requested)
         let proposed = try requested.applied(to: ParseObject(className: className))
         var object = proposed
         // The before hook's push jobs wait for this write.
@@ -56,12 +57,14 @@ public struct ObjectWrites: Sendable {
             heldJobs = PushJobBuffer()
             object = try await runBeforeSave(beforeSave, proposed, original: nil, caller: caller, holding: heldJobs)
         }
+        try RoleRules.checkCreated(object)
         try await UploadedFiles(app).checkExist(in: object.fields.values)
         object = FileURLs.presenting(object, with: app.stores.objects.fileURLs)
         let now = app.clock.now
         object.objectId = ObjectId.new()
         object.createdAt = now
         object.updatedAt = now
+        defer { invalidateRoles(ifWritten: className) }
         try await AfterHooks(app).writeThenRun(hooks.hook(.afterSave, className)) { [object] hold in
             let event = hold.map { OutboxEvent(kind: .afterSave, object: object, original: nil, caller: caller, hold: $0) }
             try await persist(object, requested.relations, event, heldJobs?.held ?? [])
@@ -104,13 +107,18 @@ public struct ObjectWrites: Sendable {
             }
             if object.acl != proposed.acl, let acl = object.acl { changes.acl = acl }
         }
+        try RoleRules.checkChanges(className, changes)
         try await UploadedFiles(app).checkExist(in: UploadedFiles.writtenValues(changes))
         let identities = caller.aclIdentities
+        defer { invalidateRoles(ifWritten: className) }
         let saved = try await AfterHooks(app).writeThenRun(afterSave) { [changes, heldJobs, original] hold in
             let outbox = AfterHooks.event(.afterSave, original: original, caller: caller, hold: hold)
             return try await app.stores.objects.update(
                 className, id: id, changes: changes, updatedAt: app.clock.now,
-                check: { current in try Self.checkWrite(current, identities) }, outbox: outbox, alongside: heldJobs?.held ?? [])
+                check: { current in
+                    try Self.checkWrite(current, identities)
+                    try RoleRules.checkKeepsName(current, changes)
+                }, outbox: outbox, alongside: heldJobs?.held ?? [])
         }
         let reported = changes.fields.compactMap { key, change -> (String, ParseValue)? in
             // Parse answers the results of operations, but not a relation's.
@@ -131,6 +139,7 @@ public struct ObjectWrites: Sendable {
             _ = try await hooks.run(beforeDelete, input: HookPayload(object), caller: caller)
         }
         let identities = caller.aclIdentities
+        defer { invalidateRoles(ifWritten: className) }
         try await AfterHooks(app).writeThenRun(hooks.hook(.afterDelete, className)) { hold in
             let outbox = AfterHooks.event(.afterDelete, original: nil, caller: caller, hold: hold)
             let deleted = try await app.stores.objects.delete(
@@ -181,6 +190,12 @@ public struct ObjectWrites: Sendable {
             let field = changes.fields.keys.first(where: serverWrittenUserFields.contains)
         else { return }
         throw ParseError(code: 119, message: "clients may not set \(field)", httpStatus: 403)
+    }
+
+    /// Empties the app's ``RoleCache`` after a write of `_Role` (done, refused or rolled back alike:
+    /// a role write is rare, a stale role is not harmless).
+    private func invalidateRoles(ifWritten className: String) {
+        if className == SystemClass.role.name { app.roleCache.invalidate() }
     }
 
     /// Throws "not found" (as Parse does, so as not to reveal the object) if the caller may not write it.

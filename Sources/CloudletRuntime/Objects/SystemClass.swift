@@ -10,7 +10,7 @@ import Cloudlet
 /// | `_User` | yes | as the ACL allows | yes | accounts (sign-up, password hashing) |
 /// | `_Installation` | yes | as the ACL allows | get by id only | installations (upsert by `installationId`) |
 /// | `_Session` | yes, served by ``UserSessions`` (not the object store) | its user (own fields only) | its user's own | sessions |
-/// | `_Role` | yes | master key | yes | plain |
+/// | `_Role` | yes | as the ACL allows (clients create roles, as in Parse Server) | yes | plain, held to ``RoleRules`` |
 /// | `_PushStatus` | yes | master key | yes | plain |
 /// | `_JobStatus` | yes | the server | yes | plain |
 public struct SystemClass: Sendable {
@@ -18,7 +18,7 @@ public struct SystemClass: Sendable {
     public enum Writers: Sendable {
         /// Any caller, as each object's ACL allows.
         case acl
-        /// Only the master key (roles decide access; push jobs are the server's to send).
+        /// Only the master key (push jobs are the server's to send).
         case masterKey
         /// Only the server itself, whoever asks (job runs).
         case server
@@ -55,7 +55,7 @@ public struct SystemClass: Sendable {
     package static let installation = SystemClass(
         name: "_Installation", isReachable: true, writers: .acl, clientsMayList: false, saves: .installations)
     package static let session = SystemClass(name: "_Session", isReachable: false, writers: .server, clientsMayList: false, saves: .sessions)
-    package static let role = SystemClass(name: "_Role", isReachable: true, writers: .masterKey, clientsMayList: true, saves: .plain)
+    package static let role = SystemClass(name: "_Role", isReachable: true, writers: .acl, clientsMayList: true, saves: .plain)
     package static let pushStatus = SystemClass(name: "_PushStatus", isReachable: true, writers: .masterKey, clientsMayList: true, saves: .plain)
     package static let jobStatus = SystemClass(name: "_JobStatus", isReachable: true, writers: .server, clientsMayList: true, saves: .plain)
 

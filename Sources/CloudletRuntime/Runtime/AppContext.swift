@@ -28,6 +28,8 @@ public final class AppContext: Sendable {
     public let protectedFields: ProtectedFields
     /// Failed logins per account and client address.
     public let loginThrottle: LoginThrottle
+    /// The roles of the app's users as last resolved (``UserRoles``).
+    package let roleCache = RoleCache()
     /// Where the runtime's own messages go.
     let logger: Logger
     /// The app's hook log, which hooks write to through `request.logger`.

@@ -31,6 +31,10 @@ public protocol AccountStorage: Sendable {
 
     /// Removes the session whose token hashes to `tokenHash`; returns whether there was one.
     func deleteSession(tokenHash: String) async throws -> Bool
+
+    /// The names of the roles the user `id` holds, directly and inherited, sorted (see
+    /// ``UserRoles``); throws ``UserRoles/tooMany(_:)`` past the bounds of ``UserRoles``.
+    func roleNames(ofUser id: String) async throws -> [String]
 }
 
 /// Which sessions a read of `_Session` names: each member, when set, must match.

@@ -24,7 +24,7 @@ struct LoginTriggers {
         guard let hook = HookRunner(app).hook(.afterLogin, ""), let id = user.objectId else { return }
         var caller = caller
         caller.userId = id
-        caller.roles = (try? await UserAccounts(app).roles(ofUser: id)) ?? []
+        caller.roles = (try? await UserRoles(app).names(ofUser: id)) ?? []
         caller.sessionTokenHash = session.tokenHash
         await runAfterward(hook, input: user, caller: caller)
     }

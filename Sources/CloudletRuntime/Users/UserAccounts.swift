@@ -80,8 +80,8 @@ public struct UserAccounts: Sendable {
         if let session { await LoginTriggers(app).afterLogout(session, caller: caller) }
     }
 
-    /// The caller that a session token stands for: its user and the user's roles. Throws 209 for an
-    /// unknown, revoked (deleted) or expired token.
+    /// The caller that a session token stands for: its user and the user's roles, inherited ones
+    /// included (``UserRoles``). Throws 209 for an unknown, revoked (deleted) or expired token.
     public func caller(sessionToken: String, installationId: String?, requestId: String) async throws -> Caller {
         let tokenHash = SessionToken.hash(sessionToken)
         guard let session = try await app.stores.accounts.session(tokenHash: tokenHash) else {
@@ -89,7 +89,7 @@ public struct UserAccounts: Sendable {
         }
         guard session.expiresAt > app.clock.now else { throw ParseError(code: 209, message: "Session token is expired.") }
         return Caller(
-            userId: session.userId, roles: try await roles(ofUser: session.userId), sessionTokenHash: tokenHash,
+            userId: session.userId, roles: try await UserRoles(app).names(ofUser: session.userId), sessionTokenHash: tokenHash,
             isMaster: false, installationId: installationId ?? session.installationId, requestId: requestId)
     }
 
@@ -110,12 +110,6 @@ public struct UserAccounts: Sendable {
                 hash: try await app.limits.passwordHasher.hash(password), keptSessionTokenHash: caller.sessionTokenHash)
         }
         return try await ObjectWrites(app).update("_User", id: id, changes: changes, caller: caller)
-    }
-
-    /// The names of the `_Role`s whose `users` list holds a pointer to the user `id`.
-    func roles(ofUser id: String) async throws -> [String] {
-        let query = ParseQuery("_Role", constraints: ["users": .pointer(className: "_User", objectId: id)], limit: 1000)
-        return try await app.stores.objects.find(StorageQuery(query: query, readerIdentities: nil)).compactMap { $0["name"]?.stringValue }
     }
 
     /// A new session of `userId` for `token`, lasting the app's session length from now.

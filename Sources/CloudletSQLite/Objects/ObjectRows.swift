@@ -70,11 +70,12 @@ struct ObjectRows: Sendable {
     }
 
     /// Throws when another object of its class holds a value that must be unique: a user's
-    /// username (202) or email (203), an installation's `installationId` (137).
+    /// username (202) or email (203), an installation's `installationId` (137), a role's name (137).
     static func checkUniqueness(of object: ParseObject, _ db: Database) throws {
         switch object.className {
         case "_User": try SQLiteAccountStore.checkUniqueness(of: object, db)
         case "_Installation": try SQLiteInstallationIndex.checkUniqueness(of: object, db)
+        case "_Role": try SQLiteRoles.checkUniqueness(of: object, db)
         default: return
         }
     }

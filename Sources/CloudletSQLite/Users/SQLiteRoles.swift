@@ -1,0 +1,108 @@
+import Cloudlet
+import CloudletRuntime
+import GRDB
+
+/// `_Role` objects in the app's database: their names kept unique, and the roles a user holds
+/// found through the `relations` rows of the roles' `users` and `roles` fields (see ``UserRoles``),
+/// one indexed query per level of the hierarchy, each bounded by what the resolution may still read.
+enum SQLiteRoles {
+    /// Roles by name, and the relation rows of roles by the object they relate (a member user or
+    /// an inheriting role): the two lookups of a resolution, each an index probe. Roles made before
+    /// relations were (their `users` and `roles` arrays of pointers) become relation rows, and the
+    /// two fields relations, as Parse's `_Role` schema has them; any other element of those arrays
+    /// is dropped.
+    static func registerMigration(_ migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("role_relations") { db in
+            try db.execute(
+                sql: """
+                    CREATE INDEX roles_by_name ON objects (json_extract(data, '$.name')) WHERE class = '_Role';
+                    CREATE INDEX relations_of_roles ON relations (field, related_class, related_id) WHERE owning_class = '_Role';
+                    """)
+            for (field, target) in [("users", "_User"), ("roles", "_Role")] {
+                let arguments: StatementArguments = [field, target]
+                try db.execute(
+                    sql: """
+                        INSERT OR IGNORE INTO relations (owning_class, owning_id, field, related_class, related_id)
+                        SELECT '_Role', objects.id, ?1, ?2, json_extract(element.value, '$.objectId')
+                        FROM objects, json_each(objects.data, '$.' || ?1) AS element
+                        WHERE objects.class = '_Role' AND json_type(objects.data, '$.' || ?1) = 'array'
+                            AND json_extract(element.value, '$.__type') = 'Pointer'
+                            AND json_extract(element.value, '$.className') = ?2
+                            AND json_type(element.value, '$.objectId') = 'text'
+                        """, arguments: arguments)
+                try db.execute(
+                    sql: """
+                        UPDATE objects SET data = json_set(data, '$.' || ?1, json_object('__type', 'Relation', 'className', ?2))
+                        WHERE class = '_Role' AND json_type(data, '$.' || ?1) = 'array'
+                        """, arguments: arguments)
+                try db.execute(
+                    sql: "INSERT OR REPLACE INTO fields (class, field, type) VALUES ('_Role', ?1, 'Relation<' || ?2 || '>')",
+                    arguments: arguments)
+            }
+        }
+    }
+
+    /// Throws 137 when another role has the name of `role`.
+    static func checkUniqueness(of role: ParseObject, _ db: Database) throws {
+        guard let name = role["name"]?.stringValue,
+            try Bool.fetchOne(
+                db, sql: "SELECT 1 FROM objects WHERE class = '_Role' AND json_extract(data, '$.name') = ? AND id IS NOT ?",
+                arguments: [name, role.objectId]) == true
+        else { return }
+        throw ParseError(code: 137, message: "A duplicate value for a field with unique values was provided")
+    }
+
+    /// The names of the roles the user `userId` holds, sorted: those whose `users` relation holds
+    /// it, then level by level those whose `roles` relation holds a role found, each role once.
+    /// Throws ``UserRoles/tooMany(_:)`` past ``UserRoles/maximumRoles`` roles,
+    /// ``UserRoles/maximumDepth`` levels or ``UserRoles/maximumLinks`` rows read.
+    static func names(ofUser userId: String, _ db: Database) throws -> [String] {
+        var found: Set<String> = []
+        var names: [String] = []
+        var linksRead = 0
+        var level = (field: "users", relatedClass: SystemClass.user.name, ids: [userId])
+        // The roles that hold the user itself are at depth 0, those they inherit at 1, and so on.
+        var depth = -1
+        while !level.ids.isEmpty {
+            depth += 1
+            let rows = try owners(
+                field: level.field, relatedClass: level.relatedClass, of: level.ids, limit: UserRoles.maximumLinks - linksRead + 1, db)
+            linksRead += rows.count
+            guard linksRead <= UserRoles.maximumLinks else { throw UserRoles.tooMany("more than \(UserRoles.maximumLinks) links") }
+            var next: [String] = []
+            for (id, name) in rows where found.insert(id).inserted {
+                next.append(id)
+                if let name { names.append(name) }
+            }
+            guard found.count <= UserRoles.maximumRoles else { throw UserRoles.tooMany("more than \(UserRoles.maximumRoles) roles") }
+            guard next.isEmpty || depth <= UserRoles.maximumDepth else {
+                throw UserRoles.tooMany("inherited more than \(UserRoles.maximumDepth) levels deep")
+            }
+            level = (field: "roles", relatedClass: SystemClass.role.name, ids: next)
+        }
+        return names.sorted()
+    }
+
+    /// The roles (id and name) whose relation `field` holds one of the objects `ids` of
+    /// `relatedClass`, one row per relation row, at most `limit`.
+    private static func owners(field: String, relatedClass: String, of ids: [String], limit: Int, _ db: Database) throws -> [(String, String?)] {
+        // One statement for every level, whatever its size: the ids arrive as one JSON array.
+        let statement = try db.cachedStatement(
+            sql: """
+                SELECT relations.owning_id AS id,
+                    CASE json_type(objects.data, '$.name') WHEN 'text' THEN json_extract(objects.data, '$.name') END AS name
+                FROM relations LEFT JOIN objects ON objects.class = '_Role' AND objects.id = relations.owning_id
+                WHERE relations.owning_class = '_Role' AND relations.field = ? AND relations.related_class = ?
+                    AND relations.related_id IN (SELECT value FROM json_each(?))
+                LIMIT ?
+                """)
+        let rows = try Row.fetchAll(statement, arguments: [field, relatedClass, JSONWriter.string(.array(ids.map(ParseValue.string))), limit])
+        return rows.map { ($0["id"], $0["name"]) }
+    }
+}
+
+extension SQLiteAccountStore {
+    public func roleNames(ofUser id: String) async throws -> [String] {
+        try await database.pool.read { db in try SQLiteRoles.names(ofUser: id, db) }
+    }
+}
