@@ -14,6 +14,8 @@ struct SQLiteQueryBuilder {
         var arguments: StatementArguments
         /// The compiled `$regex` patterns, by the handle the SQL binds for each.
         var patterns: [Int64: RegexProgram]
+        /// The query's `$text`, whose field ``checkTextField(of:_:)`` checks.
+        var text: TextConstraint?
     }
 
     /// The most results one query returns, as on Parse.com.
@@ -31,21 +33,26 @@ struct SQLiteQueryBuilder {
     var className = ""
     /// The distance a `$nearSphere` orders the results by, nearest first, and its arguments.
     var distanceOrder: (sql: String, arguments: StatementArguments)?
+    /// The query's `$text`, which `$score` ranks by.
+    var text: TextConstraint?
     /// The reader's ACL test and its arguments, repeated in front of every `$regex` so that a
     /// pattern never runs on a row the reader may not see (SQLite may test the other terms of a
     /// WHERE in any order; a CASE is evaluated in order).
     private var readable: (sql: String, arguments: StatementArguments)?
 
-    /// The rows of `query`, each as `columns` of `objects` (by default the whole object).
+    /// The rows of `query`, each as `columns` of `objects` (by default the whole object), and
+    /// `text_score` when the query asks for `$score`.
     static func select(_ query: StorageQuery, columns: String = "id, created_at, updated_at, acl, data") throws -> Statement {
         var builder = SQLiteQueryBuilder()
         let filter = try builder.filter(query)
+        var selected = StatementArguments()
+        let score = needsScore(query.query) ? ", \(try builder.textScore(&selected)) AS text_score" : ""
         let order = try builder.orderClause(query.query.order)
         let limit = min(max(query.query.limit, 0), maximumLimit)
         guard query.query.skip >= 0 else { throw ParseError.invalidQuery("skip must not be negative") }
-        builder.arguments += [limit, query.query.skip]
+        builder.arguments = selected + builder.arguments + [limit, query.query.skip]
         return try builder.statement(
-            "SELECT \(columns) FROM objects WHERE \(filter) ORDER BY \(order) LIMIT ? OFFSET ?")
+            "SELECT \(columns)\(score) FROM objects WHERE \(filter) ORDER BY \(order) LIMIT ? OFFSET ?")
     }
 
     static func count(_ query: StorageQuery) throws -> Statement {
@@ -56,7 +63,7 @@ struct SQLiteQueryBuilder {
 
     private func statement(_ sql: String) throws -> Statement {
         try SQLiteQueryBounds.check(sql: sql)
-        return Statement(sql: sql, arguments: arguments, patterns: patterns)
+        return Statement(sql: sql, arguments: arguments, patterns: patterns, text: text)
     }
 
     private mutating func filter(_ query: StorageQuery) throws -> String {
@@ -156,6 +163,8 @@ struct SQLiteQueryBuilder {
                 guard operators["$nearSphere"] != nil else { throw ParseError.invalidQuery("\(op) needs $nearSphere") }
             case "$within", "$geoWithin", "$geoIntersects":
                 clauses.append(try geoClause(field, op, operand))
+            case "$text":
+                clauses.append(try textClause(field, operand))
             default:
                 guard let inner = InnerQuery.Operator(rawValue: op) else { throw ParseError.invalidQuery("unsupported query operator \(op)") }
                 clauses.append(try innerQuery(field, InnerQuery(inner, operand), depth: depth + 1))
@@ -260,6 +269,10 @@ struct SQLiteQueryBuilder {
         }
         var terms: [String] = []
         for key in keys where !key.isEmpty {
+            if Self.isScoreKey(key) {
+                terms.append("text_score DESC")
+                continue
+            }
             let descending = key.hasPrefix("-")
             let path = descending ? String(key.dropFirst()) : key
             try ParseNames.validateFieldPath(path)
