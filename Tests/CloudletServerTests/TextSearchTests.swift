@@ -88,6 +88,10 @@ struct TextSearchTests {
                 let scores = Support.values(reply, "score").compactMap(\.doubleValue)
                 #expect(scores.count == 2 && scores[0] > scores[1] && scores[1] > 0, "\(reply.body)")
             }
+            // Beside a phrase, the words rank without deciding what matches.
+            let ranked = try await client.get(
+                "/classes/Notes", query: ["where": Self.search("\"coffee\" afternoon", field: "body"), "order": "$score"])
+            #expect(Support.values(ranked, "body") == ["coffee, then a long afternoon of other things to do", "coffee coffee coffee"])
             let unscored = try await client.get("/classes/Notes", query: ["where": Self.search("coffee", field: "body"), "order": "$score"])
             #expect(Support.values(unscored, "score") == [.null, .null], "no score unless keys ask for it")
             // $score without a $text is refused.

@@ -93,13 +93,15 @@ struct TextSearch: Hashable {
     }
 
     /// The FTS5 query that finds the rows this search may match: the phrases (all of them), or else
-    /// any of the words; less its negations when the index decides alone. Every word is a quoted
-    /// FTS5 string of letters and digits only. Nil when nothing can match (only negations).
+    /// any of the words; less its negations when the index decides alone. Beside phrases, the words
+    /// are an alternative to the first phrase, which they only rank. Every word is a quoted FTS5
+    /// string of letters and digits only. Nil when nothing can match (only negations).
     var indexQuery: String? {
         let quoted = { (tokens: [String]) in "\"" + tokens.joined(separator: " ") + "\"" }
         let required: String
-        if !phrases.isEmpty {
+        if let first = phrases.first {
             required = phrases.map(quoted).joined(separator: " AND ")
+                + (words.isEmpty ? "" : " AND (" + (words.map { quoted([$0]) } + [quoted(first)]).joined(separator: " OR ") + ")")
         } else if !words.isEmpty {
             required = words.map { quoted([$0]) }.joined(separator: " OR ")
         } else {
