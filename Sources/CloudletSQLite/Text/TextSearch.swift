@@ -8,7 +8,7 @@ import Foundation
 /// Words are runs of letters and digits (``TextTokens``), so nothing a client writes reaches SQLite
 /// as FTS5 syntax: `"`, `*`, `^`, `NEAR`, `AND` or `title:` are punctuation or plain words. Malformed
 /// operands answer 107 with Parse Server's messages; a search past the bounds answers 102.
-struct TextSearch: Hashable {
+struct TextSearch {
     /// The most characters a `$term` may hold.
     static let maximumTermLength = 1_000
     /// The most words a `$term` may hold, in its words, phrases and negations together.
