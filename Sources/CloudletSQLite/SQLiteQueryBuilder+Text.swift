@@ -27,10 +27,7 @@ extension SQLiteQueryBuilder {
         text = TextConstraint(className: className, field: field.path, indexQuery: search.indexQuery)
         guard let indexQuery = search.indexQuery else { return "0" }
         arguments += [indexQuery, className, field.path]
-        var clause = """
-            id IN (SELECT found.id FROM text_index CROSS JOIN text_fields AS found ON found.doc = text_index.rowid
-                WHERE text_index MATCH ? AND found.class = ? AND found.field = ?)
-            """
+        var clause = "id IN (\(Self.indexRows(selecting: "found.id")))"
         if !search.isIndexExact {
             arguments += [search.encoded]
             clause += " AND cloudlet_text_match(?, \(field.value(&arguments)))"
@@ -49,17 +46,26 @@ extension SQLiteQueryBuilder {
         query.order.contains(where: isScoreKey) || query.keys?.contains("$score") == true
     }
 
-    /// The relevance of the row of `objects` to the query's `$text` (FTS5's BM25, negated so that
-    /// higher is more relevant, as Parse's `score`); NULL for a row the search does not match.
+    /// The index rows an FTS5 query (bound first), a class and a field (bound after it) find, as
+    /// `selecting` columns of `text_index` and `text_fields AS found`: the index scanned once, each
+    /// row it finds looked up by its `doc`.
+    private static func indexRows(selecting columns: String) -> String {
+        """
+        SELECT \(columns) FROM text_index CROSS JOIN text_fields AS found ON found.doc = text_index.rowid
+            WHERE text_index MATCH ? AND found.class = ? AND found.field = ?
+        """
+    }
+
+    /// A join that gives each row of `objects` its relevance to the query's `$text` as
+    /// `hits.text_score` (FTS5's BM25, negated so that higher is more relevant, as Parse's `score`);
+    /// NULL for a row the search does not match. Every relevance comes from one scan of the index.
     /// Throws 102 if the query has no `$text`.
-    func textScore(_ arguments: inout StatementArguments) throws -> String {
+    func textScoreJoin(_ arguments: inout StatementArguments) throws -> String {
         guard let text else { throw ParseError.invalidQuery("$score needs a $text constraint in the query") }
-        guard let indexQuery = text.indexQuery else { return "NULL" }
-        arguments += [indexQuery, text.field]
-        return """
-            (SELECT -bm25(text_index) FROM text_index WHERE text_index MATCH ? AND text_index.rowid =
-                (SELECT doc FROM text_fields WHERE class = objects.class AND id = objects.id AND field = ?))
-            """
+        // An empty FTS5 phrase finds nothing, as a search of negations alone.
+        arguments += [text.indexQuery ?? "\"\"", text.className, text.field]
+        let scores = Self.indexRows(selecting: "found.id AS hit_id, -bm25(text_index) AS text_score")
+        return " LEFT JOIN (\(scores)) AS hits ON hits.hit_id = objects.id"
     }
 
     /// Throws 102 when the `$text` of `statement` names a field its class stores with a type

@@ -45,14 +45,14 @@ struct SQLiteQueryBuilder {
     static func select(_ query: StorageQuery, columns: String = "id, created_at, updated_at, acl, data") throws -> Statement {
         var builder = SQLiteQueryBuilder()
         let filter = try builder.filter(query)
-        var selected = StatementArguments()
-        let score = needsScore(query.query) ? ", \(try builder.textScore(&selected)) AS text_score" : ""
+        var joined = StatementArguments()
+        let scores = needsScore(query.query) ? (", hits.text_score", try builder.textScoreJoin(&joined)) : ("", "")
         let order = try builder.orderClause(query.query.order)
         let limit = min(max(query.query.limit, 0), maximumLimit)
         guard query.query.skip >= 0 else { throw ParseError.invalidQuery("skip must not be negative") }
-        builder.arguments = selected + builder.arguments + [limit, query.query.skip]
+        builder.arguments = joined + builder.arguments + [limit, query.query.skip]
         return try builder.statement(
-            "SELECT \(columns)\(score) FROM objects WHERE \(filter) ORDER BY \(order) LIMIT ? OFFSET ?")
+            "SELECT \(columns)\(scores.0) FROM objects\(scores.1) WHERE \(filter) ORDER BY \(order) LIMIT ? OFFSET ?")
     }
 
     static func count(_ query: StorageQuery) throws -> Statement {
@@ -270,7 +270,7 @@ struct SQLiteQueryBuilder {
         var terms: [String] = []
         for key in keys where !key.isEmpty {
             if Self.isScoreKey(key) {
-                terms.append("text_score DESC")
+                terms.append("hits.text_score DESC")
                 continue
             }
             let descending = key.hasPrefix("-")
