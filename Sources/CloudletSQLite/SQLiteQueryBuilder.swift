@@ -12,8 +12,8 @@ struct SQLiteQueryBuilder {
     struct Statement {
         var sql: String
         var arguments: StatementArguments
-        /// The compiled `$regex` patterns, by the handle the SQL binds for each.
-        var patterns: [Int64: RegexProgram]
+        /// The compiled `$regex` patterns and `$text` checks, by the handle the SQL binds for each.
+        var patterns: [Int64: any SQLiteRowMatcher]
         /// The query's `$text`, whose field ``checkTextField(of:_:)`` checks.
         var text: TextConstraint?
     }
@@ -26,7 +26,7 @@ struct SQLiteQueryBuilder {
     var arguments = StatementArguments()
     /// What the query has used of its bounds so far, inner queries included.
     var bounds = SQLiteQueryBounds()
-    var patterns: [Int64: RegexProgram] = [:]
+    var patterns: [Int64: any SQLiteRowMatcher] = [:]
     /// The reader's ACL identities, for the outer query and every inner one; nil reads as master.
     var identities: [String]?
     /// The class whose rows this builder's filter selects.
@@ -38,7 +38,7 @@ struct SQLiteQueryBuilder {
     /// The reader's ACL test and its arguments, repeated in front of every `$regex` so that a
     /// pattern never runs on a row the reader may not see (SQLite may test the other terms of a
     /// WHERE in any order; a CASE is evaluated in order).
-    private var readable: (sql: String, arguments: StatementArguments)?
+    var readable: (sql: String, arguments: StatementArguments)?
 
     /// The rows of `query`, each as `columns` of `objects` (by default the whole object), and
     /// `text_score` when the query asks for `$score`.
@@ -237,28 +237,6 @@ struct SQLiteQueryBuilder {
         }
         guard let date = value.dateValue else { throw ParseError.invalidQuery("\(field.path) must be compared with a Date") }
         return ParseDate.string(from: date)
-    }
-
-    private mutating func regex(_ field: QueryField, _ pattern: ParseValue, options: ParseValue?) throws -> String {
-        guard let text = pattern.stringValue else { throw ParseError.invalidQuery("$regex needs a string") }
-        var letters = ""
-        if let options {
-            guard let given = options.stringValue, given.allSatisfy({ "imsx".contains($0) }) else {
-                throw ParseError.invalidQuery("$options may hold only i, m, s and x")
-            }
-            letters = given
-        }
-        let program: RegexProgram
-        do { program = try RegexProgram(pattern: text, options: letters) } catch { throw ParseError.invalidQuery(error.message) }
-        let handle = SQLiteRegex.newHandle()
-        patterns[handle] = program
-        guard let readable else {
-            arguments += [handle]
-            return "cloudlet_regexp(?, \(field.value(&arguments)))"
-        }
-        arguments += readable.arguments
-        arguments += [handle]
-        return "(CASE WHEN \(readable.sql) THEN cloudlet_regexp(?, \(field.value(&arguments))) ELSE 0 END)"
     }
 
     // MARK: - Order

@@ -69,7 +69,6 @@ public final class SQLiteAppDatabase: Sendable {
         configuration.prepareDatabase { db in
             try db.execute(sql: durability == .full ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL")
             db.add(function: SQLiteRegex.function)
-            db.add(function: SQLiteTextIndex.matchFunction)
             for function in SQLiteGeo.functions { db.add(function: function) }
             if !db.configuration.readonly { checkpointer.attach(to: db) }
         }

@@ -82,13 +82,4 @@ enum SQLiteTextIndex {
                     """)
         }
     }
-
-    /// `cloudlet_text_match(search, text)`: whether `text` matches the ``TextSearch`` whose
-    /// ``TextSearch/encoded`` form is `search`; false when `text` is not text.
-    static let matchFunction = DatabaseFunction("cloudlet_text_match", argumentCount: 2, pure: true) { values in
-        guard let encoded = String.fromDatabaseValue(values[0]), let search = TextSearch(encoded: encoded),
-            let text = String.fromDatabaseValue(values[1])
-        else { return false }
-        return search.matches(text)
-    }
 }

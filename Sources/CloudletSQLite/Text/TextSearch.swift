@@ -1,5 +1,4 @@
 import Cloudlet
-import Foundation
 
 /// A `$text` constraint's `$search`, read as Parse documents it: words (any of them matches),
 /// `"quoted phrases"` (every one must appear, words in order), and `-word` or `-"phrase"` (must not
@@ -8,11 +7,13 @@ import Foundation
 /// Words are runs of letters and digits (``TextTokens``), so nothing a client writes reaches SQLite
 /// as FTS5 syntax: `"`, `*`, `^`, `NEAR`, `AND` or `title:` are punctuation or plain words. Malformed
 /// operands answer 107 with Parse Server's messages; a search past the bounds answers 102.
-struct TextSearch {
+struct TextSearch: SQLiteRowMatcher {
     /// The most characters a `$term` may hold.
     static let maximumTermLength = 1_000
     /// The most words a `$term` may hold, in its words, phrases and negations together.
     static let maximumWords = 64
+    /// The match steps a check spends on each byte of the text it reads (``matches(_:steps:)``).
+    static let stepsPerByte = 4
     /// The `$language` values that stem English words (Parse's default language is English).
     static let englishNames: Set<String> = ["english", "en"]
 
@@ -109,6 +110,14 @@ struct TextSearch {
         }
         guard isIndexExact, !excluded.isEmpty else { return "(\(required))" }
         return "(\(required))" + excluded.map { " NOT " + quoted($0) }.joined()
+    }
+
+    /// ``matches(_:)``, spending ``stepsPerByte`` of `steps` on each byte of `text` first; throws
+    /// once they run out, as a `$regex` does.
+    func matches(_ text: String, steps: inout Int) throws -> Bool {
+        steps -= text.utf8.count * Self.stepsPerByte
+        guard steps >= 0 else { throw RegexProgram.StepsExhausted() }
+        return matches(text)
     }
 
     /// Whether `text` matches, its words compared whole as the flags say (case and diacritics

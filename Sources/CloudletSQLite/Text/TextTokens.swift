@@ -17,26 +17,3 @@ enum TextTokens {
         return word
     }
 }
-
-extension TextSearch {
-    /// The search as one string for the SQL function that checks it (``SQLiteTextIndex/matchFunction``):
-    /// the flags, the words, the phrases and the negations, separated by characters no word holds.
-    var encoded: String {
-        let list = { (groups: [[String]]) in groups.map { $0.joined(separator: " ") }.joined(separator: ";") }
-        return (caseSensitive ? "1" : "0") + (diacriticSensitive ? "1" : "0") + "|" + words.joined(separator: " ")
-            + "|" + list(phrases) + "|" + list(excluded)
-    }
-
-    /// The search ``encoded`` holds; nil if it is not one.
-    init?(encoded: String) {
-        let parts = encoded.split(separator: "|", omittingEmptySubsequences: false)
-        guard parts.count == 4, parts[0].count == 2 else { return nil }
-        let groups = { (part: Substring) in part.split(separator: ";").map { $0.split(separator: " ").map(String.init) } }
-        caseSensitive = parts[0].first == "1"
-        diacriticSensitive = parts[0].last == "1"
-        stemsEnglish = false
-        words = parts[1].split(separator: " ").map(String.init)
-        phrases = groups(parts[2])
-        excluded = groups(parts[3])
-    }
-}
