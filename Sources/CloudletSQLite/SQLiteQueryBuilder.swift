@@ -35,8 +35,8 @@ struct SQLiteQueryBuilder {
     var distanceOrder: (sql: String, arguments: StatementArguments)?
     /// The query's `$text`, which `$score` ranks by.
     var text: TextConstraint?
-    /// The reader's ACL test and its arguments, repeated in front of every `$regex` so that a
-    /// pattern never runs on a row the reader may not see (SQLite may test the other terms of a
+    /// The reader's ACL test and its arguments, repeated in front of every `$regex` and `$text`
+    /// check so that a matcher never runs on a row the reader may not see (SQLite may test the other terms of a
     /// WHERE in any order; a CASE is evaluated in order).
     var readable: (sql: String, arguments: StatementArguments)?
 
