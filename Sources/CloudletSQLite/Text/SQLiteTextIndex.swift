@@ -25,24 +25,33 @@ enum SQLiteTextIndex {
         "(substr(\(column), 1, 1) <> '_' OR \(column) IN ('_User', '_Role'))"
     }
 
-    /// Inserts the index rows of the object `row` (`NEW` or an alias of `objects`).
-    private static func indexing(_ row: String) -> String {
-        """
-        INSERT INTO text_fields (class, id, field)
-            SELECT \(row).class, \(row).id, json_each.key FROM json_each(\(row).data) WHERE json_each.type = 'text';
-        INSERT INTO text_index (rowid, text)
-            SELECT f.doc, e.value FROM json_each(\(row).data) AS e
-            JOIN text_fields AS f ON f.class = \(row).class AND f.id = \(row).id AND f.field = e.key
-            WHERE e.type = 'text';
-        """
+    /// The statements that index an object, whose class, id and fields are the SQL expressions
+    /// given (`NEW.class`, … in a trigger; `?1`, … for an object bound). FTS5 takes rows in
+    /// ascending rowid order without flushing its buffer, so they are inserted by `doc`.
+    private static func indexing(className: String, id: String, data: String) -> [String] {
+        [
+            """
+            INSERT INTO text_fields (class, id, field)
+                SELECT \(className), \(id), json_each.key FROM json_each(\(data)) WHERE json_each.type = 'text'
+            """,
+            """
+            INSERT INTO text_index (rowid, text)
+                SELECT f.doc, e.value FROM json_each(\(data)) AS e
+                JOIN text_fields AS f ON f.class = \(className) AND f.id = \(id) AND f.field = e.key
+                WHERE e.type = 'text' ORDER BY f.doc
+            """,
+        ]
     }
 
-    /// Removes the index rows of the object `OLD`.
+    /// Indexes the object `NEW`, in a trigger.
+    private static let indexingNew = indexing(className: "NEW.class", id: "NEW.id", data: "NEW.data").map { $0 + ";" }.joined(separator: "\n")
+
+    /// Removes the index rows of the object `OLD`, in a trigger.
     private static let forgetting = """
         INSERT INTO text_index (text_index, rowid, text)
             SELECT 'delete', f.doc, e.value FROM json_each(OLD.data) AS e
             JOIN text_fields AS f ON f.class = OLD.class AND f.id = OLD.id AND f.field = e.key
-            WHERE e.type = 'text';
+            WHERE e.type = 'text' ORDER BY f.doc;
         DELETE FROM text_fields WHERE class = OLD.class AND id = OLD.id;
         """
 
@@ -59,7 +68,7 @@ enum SQLiteTextIndex {
                         text, content = '', tokenize = 'porter unicode61 remove_diacritics 2'
                     );
                     CREATE TRIGGER objects_text_insert AFTER INSERT ON objects WHEN \(searchable("NEW.class")) BEGIN
-                        \(indexing("NEW"))
+                        \(indexingNew)
                     END;
                     CREATE TRIGGER objects_text_delete AFTER DELETE ON objects WHEN \(searchable("OLD.class")) BEGIN
                         \(forgetting)
@@ -67,19 +76,16 @@ enum SQLiteTextIndex {
                     CREATE TRIGGER objects_text_update AFTER UPDATE OF data ON objects
                         WHEN \(searchable("NEW.class")) AND OLD.data IS NOT NEW.data BEGIN
                         \(forgetting)
-                        \(indexing("NEW"))
+                        \(indexingNew)
                     END;
                     """)
-            try db.execute(
-                sql: """
-                    INSERT INTO text_fields (class, id, field)
-                        SELECT o.class, o.id, e.key FROM objects AS o, json_each(o.data) AS e
-                        WHERE e.type = 'text' AND \(searchable("o.class"));
-                    INSERT INTO text_index (rowid, text)
-                        SELECT f.doc, e.value FROM objects AS o, json_each(o.data) AS e
-                        JOIN text_fields AS f ON f.class = o.class AND f.id = o.id AND f.field = e.key
-                        WHERE e.type = 'text' AND \(searchable("o.class"));
-                    """)
+            // The objects already stored, one at a time as the triggers index them.
+            let statements = try indexing(className: "?1", id: "?2", data: "?3").map { try db.makeStatement(sql: $0) }
+            let objects = try Row.fetchCursor(db, sql: "SELECT class, id, data FROM objects WHERE \(searchable("class"))")
+            while let object = try objects.next() {
+                let arguments = StatementArguments(Array(object.databaseValues))
+                for statement in statements { try statement.execute(arguments: arguments) }
+            }
         }
     }
 }
