@@ -8,7 +8,7 @@ import GRDB
 /// tokenized by `porter unicode61 remove_diacritics 2`: words folded in case and diacritics and
 /// reduced to their English stems. Triggers on `objects` keep both in step in the transaction of
 /// every write, whichever store makes it: an insert indexes the new row's top-level String
-/// fields, a delete removes the old row's, and an update whose fields change does both (a
+/// fields, a delete removes the old row's, and an update whose String fields change does both (a
 /// contentless table forgets a row by being told its old text, which the trigger has as
 /// `OLD.data`). Every String field is indexed as it is written, so a search never builds an index
 /// under a read; the cost is paid by writes, in proportion to the text they store.
@@ -46,6 +46,12 @@ enum SQLiteTextIndex {
     /// Indexes the object `NEW`, in a trigger.
     private static let indexingNew = indexing(className: "NEW.class", id: "NEW.id", data: "NEW.data").map { $0 + ";" }.joined(separator: "\n")
 
+    /// The String fields of the JSON object `data`, as one JSON object: the same text exactly when
+    /// the same fields hold the same strings (an update of other fields leaves the index alone).
+    private static func strings(_ data: String) -> String {
+        "(SELECT json_group_object(key, value) FROM json_each(\(data)) WHERE type = 'text')"
+    }
+
     /// Removes the index rows of the object `OLD`, in a trigger.
     private static let forgetting = """
         INSERT INTO text_index (text_index, rowid, text)
@@ -74,7 +80,7 @@ enum SQLiteTextIndex {
                         \(forgetting)
                     END;
                     CREATE TRIGGER objects_text_update AFTER UPDATE OF data ON objects
-                        WHEN \(searchable("NEW.class")) AND OLD.data IS NOT NEW.data BEGIN
+                        WHEN \(searchable("NEW.class")) AND \(strings("OLD.data")) IS NOT \(strings("NEW.data")) BEGIN
                         \(forgetting)
                         \(indexingNew)
                     END;
