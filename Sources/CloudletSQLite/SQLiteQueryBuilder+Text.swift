@@ -16,7 +16,8 @@ extension SQLiteQueryBuilder {
     /// `$text` on `field`: the field's words match the search. The FTS5 index finds the rows; when it
     /// cannot decide alone (a search sensitive to case or diacritics, or in a language other than
     /// English, whose words compare whole rather than by English stems), the search checks each row
-    /// it found, spending the query's budget of match steps (``SQLiteRegex``). One `$text` per query, on a top-level field of a searchable class.
+    /// it found, spending the query's budget of match steps (``SQLiteRegex``). One `$text` per
+    /// query, on a top-level field of a searchable class.
     mutating func textClause(_ field: QueryField, _ operand: ParseValue) throws -> String {
         guard !field.isColumn, !field.path.contains(".") else {
             throw ParseError.invalidQuery("$text needs a top-level String field, not \(field.path)")
