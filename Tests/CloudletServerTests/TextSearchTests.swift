@@ -45,6 +45,9 @@ struct TextSearchTests {
             #expect(try await Self.subjects(client, "bake", ["$language": "spanish"]) == [], "other languages compare whole words")
             #expect(try await Self.subjects(client, "cream сырники") == ["coffee and cream", "Сырники"])
             #expect(try await Self.subjects(client, "tea") == [])
+            let pipeline: ParseValue = [["$match": Self.search("coffee")], ["$count": "n"]]
+            let counted = try await client.get("/aggregate/TestObject", query: ["pipeline": pipeline], master: true)
+            #expect(counted["results"] == [["n": 3]], "an aggregate's $match searches too: \(counted.body)")
         }
     }
 
