@@ -12,8 +12,10 @@ struct SQLiteQueryBuilder {
     struct Statement {
         var sql: String
         var arguments: StatementArguments
-        /// The compiled `$regex` patterns, by the handle the SQL binds for each.
-        var patterns: [Int64: RegexProgram]
+        /// The compiled `$regex` patterns and `$text` checks, by the handle the SQL binds for each.
+        var patterns: [Int64: any SQLiteRowMatcher]
+        /// The query's `$text`, whose field ``checkTextField(of:_:)`` checks.
+        var text: TextConstraint?
     }
 
     /// The most results one query returns, as on Parse.com.
@@ -24,28 +26,33 @@ struct SQLiteQueryBuilder {
     var arguments = StatementArguments()
     /// What the query has used of its bounds so far, inner queries included.
     var bounds = SQLiteQueryBounds()
-    var patterns: [Int64: RegexProgram] = [:]
+    var patterns: [Int64: any SQLiteRowMatcher] = [:]
     /// The reader's ACL identities, for the outer query and every inner one; nil reads as master.
     var identities: [String]?
     /// The class whose rows this builder's filter selects.
     var className = ""
     /// The distance a `$nearSphere` orders the results by, nearest first, and its arguments.
     var distanceOrder: (sql: String, arguments: StatementArguments)?
-    /// The reader's ACL test and its arguments, repeated in front of every `$regex` so that a
-    /// pattern never runs on a row the reader may not see (SQLite may test the other terms of a
+    /// The query's `$text`, which `$score` ranks by.
+    var text: TextConstraint?
+    /// The reader's ACL test and its arguments, repeated in front of every `$regex` and `$text`
+    /// check so that a matcher never runs on a row the reader may not see (SQLite may test the other terms of a
     /// WHERE in any order; a CASE is evaluated in order).
-    private var readable: (sql: String, arguments: StatementArguments)?
+    var readable: (sql: String, arguments: StatementArguments)?
 
-    /// The rows of `query`, each as `columns` of `objects` (by default the whole object).
+    /// The rows of `query`, each as `columns` of `objects` (by default the whole object), and
+    /// `text_score` when the query asks for `$score`.
     static func select(_ query: StorageQuery, columns: String = "id, created_at, updated_at, acl, data") throws -> Statement {
         var builder = SQLiteQueryBuilder()
         let filter = try builder.filter(query)
+        var joined = StatementArguments()
+        let scores = needsScore(query.query) ? (", hits.text_score", try builder.textScoreJoin(&joined)) : ("", "")
         let order = try builder.orderClause(query.query.order)
         let limit = min(max(query.query.limit, 0), maximumLimit)
         guard query.query.skip >= 0 else { throw ParseError.invalidQuery("skip must not be negative") }
-        builder.arguments += [limit, query.query.skip]
+        builder.arguments = joined + builder.arguments + [limit, query.query.skip]
         return try builder.statement(
-            "SELECT \(columns) FROM objects WHERE \(filter) ORDER BY \(order) LIMIT ? OFFSET ?")
+            "SELECT \(columns)\(scores.0) FROM objects\(scores.1) WHERE \(filter) ORDER BY \(order) LIMIT ? OFFSET ?")
     }
 
     static func count(_ query: StorageQuery) throws -> Statement {
@@ -56,7 +63,7 @@ struct SQLiteQueryBuilder {
 
     private func statement(_ sql: String) throws -> Statement {
         try SQLiteQueryBounds.check(sql: sql)
-        return Statement(sql: sql, arguments: arguments, patterns: patterns)
+        return Statement(sql: sql, arguments: arguments, patterns: patterns, text: text)
     }
 
     private mutating func filter(_ query: StorageQuery) throws -> String {
@@ -156,6 +163,8 @@ struct SQLiteQueryBuilder {
                 guard operators["$nearSphere"] != nil else { throw ParseError.invalidQuery("\(op) needs $nearSphere") }
             case "$within", "$geoWithin", "$geoIntersects":
                 clauses.append(try geoClause(field, op, operand))
+            case "$text":
+                clauses.append(try textClause(field, operand))
             default:
                 guard let inner = InnerQuery.Operator(rawValue: op) else { throw ParseError.invalidQuery("unsupported query operator \(op)") }
                 clauses.append(try innerQuery(field, InnerQuery(inner, operand), depth: depth + 1))
@@ -230,28 +239,6 @@ struct SQLiteQueryBuilder {
         return ParseDate.string(from: date)
     }
 
-    private mutating func regex(_ field: QueryField, _ pattern: ParseValue, options: ParseValue?) throws -> String {
-        guard let text = pattern.stringValue else { throw ParseError.invalidQuery("$regex needs a string") }
-        var letters = ""
-        if let options {
-            guard let given = options.stringValue, given.allSatisfy({ "imsx".contains($0) }) else {
-                throw ParseError.invalidQuery("$options may hold only i, m, s and x")
-            }
-            letters = given
-        }
-        let program: RegexProgram
-        do { program = try RegexProgram(pattern: text, options: letters) } catch { throw ParseError.invalidQuery(error.message) }
-        let handle = SQLiteRegex.newHandle()
-        patterns[handle] = program
-        guard let readable else {
-            arguments += [handle]
-            return "cloudlet_regexp(?, \(field.value(&arguments)))"
-        }
-        arguments += readable.arguments
-        arguments += [handle]
-        return "(CASE WHEN \(readable.sql) THEN cloudlet_regexp(?, \(field.value(&arguments))) ELSE 0 END)"
-    }
-
     // MARK: - Order
 
     private mutating func orderClause(_ keys: [String]) throws -> String {
@@ -260,6 +247,10 @@ struct SQLiteQueryBuilder {
         }
         var terms: [String] = []
         for key in keys where !key.isEmpty {
+            if Self.isScoreKey(key) {
+                terms.append("hits.text_score DESC")
+                continue
+            }
             let descending = key.hasPrefix("-")
             let path = descending ? String(key.dropFirst()) : key
             try ParseNames.validateFieldPath(path)

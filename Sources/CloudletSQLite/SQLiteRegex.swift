@@ -3,19 +3,28 @@ import CloudletRuntime
 import GRDB
 import Synchronization
 
-/// The `cloudlet_regexp(pattern, text)` SQL function behind Parse's `$regex`.
+/// A test of a row's text that a statement runs through `cloudlet_regexp`: a `$regex` pattern
+/// (``RegexProgram``) or the word-by-word check of a `$text` search (``TextSearch``). It spends
+/// `steps` of the statement's budget as it works and throws once they run out.
+protocol SQLiteRowMatcher: Sendable {
+    func matches(_ text: String, steps: inout Int) throws -> Bool
+}
+
+extension RegexProgram: SQLiteRowMatcher {}
+
+/// The `cloudlet_regexp(matcher, text)` SQL function behind Parse's `$regex` and the checks of `$text`.
 ///
 /// A query's patterns are compiled (``RegexProgram``, linear time) before its statement runs and
-/// registered for that statement only, under handles that the SQL binds in place of the pattern;
-/// all of them share one budget of match steps, so that no query can hold a read connection for
-/// long. Past the budget the statement stops, and the query answers 102.
+/// registered for that statement only, as are its `$text` checks, under handles that the SQL binds
+/// in their place; all of them share one budget of match steps, so that no query can hold a read
+/// connection for long. Past the budget the statement stops, and the query answers 102.
 enum SQLiteRegex {
     /// The patterns of one statement, by handle, and the steps they have left.
     final class Patterns: Sendable {
-        let programs: [Int64: RegexProgram]
+        let programs: [Int64: any SQLiteRowMatcher]
         let stepsLeft: Mutex<Int>
 
-        init(programs: [Int64: RegexProgram], steps: Int) {
+        init(programs: [Int64: any SQLiteRowMatcher], steps: Int) {
             self.programs = programs
             self.stepsLeft = Mutex(steps)
         }
@@ -43,7 +52,7 @@ enum SQLiteRegex {
 
     /// Runs `body` (which steps the statement holding `programs`) with the programs registered under
     /// their handles and `steps` to share; a statement stopped for lack of steps throws 102.
-    static func running<Result>(_ programs: [Int64: RegexProgram], steps: Int, _ body: () throws -> Result) throws -> Result {
+    static func running<Result>(_ programs: [Int64: any SQLiteRowMatcher], steps: Int, _ body: () throws -> Result) throws -> Result {
         guard !programs.isEmpty else { return try body() }
         let patterns = Patterns(programs: programs, steps: steps)
         registered.withLock { entries in for handle in programs.keys { entries[handle] = patterns } }
@@ -51,7 +60,7 @@ enum SQLiteRegex {
         do {
             return try body()
         } catch where patterns.isExhausted {
-            throw ParseError.invalidQuery("$regex needs more work than one query may do; use a simpler pattern or narrow the query")
+            throw ParseError.invalidQuery("$regex or $text needs more work than one query may do; use a simpler pattern or search, or narrow the query")
         }
     }
 }

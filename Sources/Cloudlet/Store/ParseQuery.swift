@@ -60,6 +60,21 @@ public struct ParseQuery: Sendable, Hashable {
         return query
     }
 
+    /// Only objects whose String field `key` matches the full-text search `text` (Parse's `$text`):
+    /// any of its words, every `"quoted phrase"`, none of its `-words`. Words compare by their
+    /// English stems unless `language` names another language, and fold case and diacritics unless
+    /// the search is `caseSensitive` or `diacriticSensitive`. Sort by relevance with
+    /// `order(by: "$score")`, and put `"$score"` in `keys` to have each result's `score`.
+    public func matchesText(
+        key: String, text: String, language: String? = nil, caseSensitive: Bool? = nil, diacriticSensitive: Bool? = nil
+    ) -> ParseQuery {
+        var search: [String: ParseValue] = ["$term": .string(text)]
+        if let language { search["$language"] = .string(language) }
+        if let caseSensitive { search["$caseSensitive"] = .bool(caseSensitive) }
+        if let diacriticSensitive { search["$diacriticSensitive"] = .bool(diacriticSensitive) }
+        return whereKey(key, "$text", .object(["$search": .object(search)]))
+    }
+
     /// Sorted by `keys` (`"-createdAt"` for newest first).
     public func order(by keys: String...) -> ParseQuery {
         var query = self

@@ -132,7 +132,8 @@ public struct ObjectReads: Sendable {
         objects = objects.map { app.protectedFields.redacted($0, for: caller) }
         if let excluded = query.excludeKeys, !excluded.isEmpty { objects = objects.map { $0.excluding(excluded) } }
         if let keys = query.keys {
-            let kept = Set(keys.compactMap { $0.split(separator: ".").first.map(String.init) })
+            // `$score` keeps the relevance the store put in `score` (Parse's name for it).
+            let kept = Set(keys.compactMap { $0 == "$score" ? "score" : $0.split(separator: ".").first.map(String.init) })
             for index in objects.indices { objects[index].fields = objects[index].fields.filter { kept.contains($0.key) } }
         }
         return objects

@@ -21,6 +21,7 @@ enum SQLiteMigrations {
         SQLiteAccountStore.registerSessionObjects(&migrator)
         SQLiteRelations.registerTables(&migrator)
         SQLiteRoles.registerMigration(&migrator)
+        SQLiteTextIndex.registerTables(&migrator)
         return migrator
     }
 }

@@ -15,7 +15,7 @@ import GRDB
 struct SQLiteAggregateBuilder {
     private var stages: [String] = []
     private var arguments = StatementArguments()
-    private var patterns: [Int64: RegexProgram] = [:]
+    private var patterns: [Int64: any SQLiteRowMatcher] = [:]
     /// Whether `data` holds whole documents (after a `$group`, `$project` or `$count`) rather than
     /// the stored fields of objects.
     private var isDocument = false

@@ -49,16 +49,21 @@ public struct SQLiteObjectStore: ObjectStorage {
     }
 
     /// The objects matching `query`, each charged to the query's budget as it is read, so that a
-    /// read past the budget stops at it.
+    /// read past the budget stops at it. When its `keys` ask for `$score`, each object holds its
+    /// relevance to the query's `$text` as `score`, as Parse answers it.
     public func find(_ query: StorageQuery) async throws -> [ParseObject] {
         let statement = try SQLiteQueryBuilder.select(query)
         let database = database
+        let scored = query.query.keys?.contains("$score") == true
         return try await database.pool.read { db in
-            try SQLiteRegex.running(statement.patterns, steps: database.regexStepsPerQuery) {
+            try SQLiteQueryBuilder.checkTextField(of: statement, db)
+            return try SQLiteRegex.running(statement.patterns, steps: database.regexStepsPerQuery) {
                 var objects: [ParseObject] = []
                 let rows = try Row.fetchCursor(db, sql: statement.sql, arguments: statement.arguments)
                 while let row = try rows.next() {
-                    objects.append(database.presented(try ObjectRows.object(query.query.className, row, budget: query.budget)))
+                    var object = try ObjectRows.object(query.query.className, row, budget: query.budget)
+                    if scored, let score: Double = row["text_score"] { object.fields["score"] = .number(score) }
+                    objects.append(database.presented(object))
                 }
                 return objects
             }
@@ -69,7 +74,8 @@ public struct SQLiteObjectStore: ObjectStorage {
         let statement = try SQLiteQueryBuilder.count(query)
         let steps = database.regexStepsPerQuery
         return try await database.pool.read { db in
-            try SQLiteRegex.running(statement.patterns, steps: steps) {
+            try SQLiteQueryBuilder.checkTextField(of: statement, db)
+            return try SQLiteRegex.running(statement.patterns, steps: steps) {
                 try Int.fetchOne(db, sql: statement.sql, arguments: statement.arguments) ?? 0
             }
         }

@@ -1,0 +1,97 @@
+import GRDB
+
+/// The full-text index behind `$text`: one FTS5 table for the whole app, in its own database, with
+/// one row for each String field of each object of the searchable classes.
+///
+/// `text_fields` names each indexed field (class, object id, field) under an integer `doc`, the
+/// rowid of its row in `text_index`, a contentless FTS5 table (the text stays in `objects` only)
+/// tokenized by `porter unicode61 remove_diacritics 2`: words folded in case and diacritics and
+/// reduced to their English stems. Triggers on `objects` keep both in step in the transaction of
+/// every write, whichever store makes it: an insert indexes the new row's top-level String
+/// fields, a delete removes the old row's, and an update whose String fields change does both (a
+/// contentless table forgets a row by being told its old text, which the trigger has as
+/// `OLD.data`). Every String field is indexed as it is written, so a search never builds an index
+/// under a read; the cost is paid by writes, in proportion to the text they store.
+enum SQLiteTextIndex {
+    /// The classes whose objects are indexed: every class of the app, and of Parse's own classes
+    /// those an app searches (users and roles); the others (sessions, installations, push and job
+    /// statuses) hold no text to search, and `$text` on them answers 102.
+    static func isSearchable(_ className: String) -> Bool {
+        !className.hasPrefix("_") || ["_User", "_Role"].contains(className)
+    }
+
+    /// ``isSearchable(_:)`` in SQL, for the class column `column`.
+    private static func searchable(_ column: String) -> String {
+        "(substr(\(column), 1, 1) <> '_' OR \(column) IN ('_User', '_Role'))"
+    }
+
+    /// The statements that index an object, whose class, id and fields are the SQL expressions
+    /// given (`NEW.class`, … in a trigger; `?1`, … for an object bound). FTS5 takes rows in
+    /// ascending rowid order without flushing its buffer, so they are inserted by `doc`.
+    private static func indexing(className: String, id: String, data: String) -> [String] {
+        [
+            """
+            INSERT INTO text_fields (class, id, field)
+                SELECT \(className), \(id), json_each.key FROM json_each(\(data)) WHERE json_each.type = 'text'
+            """,
+            """
+            INSERT INTO text_index (rowid, text)
+                SELECT f.doc, e.value FROM json_each(\(data)) AS e
+                JOIN text_fields AS f ON f.class = \(className) AND f.id = \(id) AND f.field = e.key
+                WHERE e.type = 'text' ORDER BY f.doc
+            """,
+        ]
+    }
+
+    /// Indexes the object `NEW`, in a trigger.
+    private static let indexingNew = indexing(className: "NEW.class", id: "NEW.id", data: "NEW.data").map { $0 + ";" }.joined(separator: "\n")
+
+    /// The String fields of the JSON object `data`, as one JSON object: the same text exactly when
+    /// the same fields hold the same strings (an update of other fields leaves the index alone).
+    private static func strings(_ data: String) -> String {
+        "(SELECT json_group_object(key, value) FROM json_each(\(data)) WHERE type = 'text')"
+    }
+
+    /// Removes the index rows of the object `OLD`, in a trigger.
+    private static let forgetting = """
+        INSERT INTO text_index (text_index, rowid, text)
+            SELECT 'delete', f.doc, e.value FROM json_each(OLD.data) AS e
+            JOIN text_fields AS f ON f.class = OLD.class AND f.id = OLD.id AND f.field = e.key
+            WHERE e.type = 'text' ORDER BY f.doc;
+        DELETE FROM text_fields WHERE class = OLD.class AND id = OLD.id;
+        """
+
+    /// The index, its triggers, and the index rows of every object already stored.
+    static func registerTables(_ migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("text_index") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE text_fields (
+                        doc INTEGER PRIMARY KEY, class TEXT NOT NULL, id TEXT NOT NULL, field TEXT NOT NULL,
+                        UNIQUE (class, id, field)
+                    );
+                    CREATE VIRTUAL TABLE text_index USING fts5(
+                        text, content = '', tokenize = 'porter unicode61 remove_diacritics 2'
+                    );
+                    CREATE TRIGGER objects_text_insert AFTER INSERT ON objects WHEN \(searchable("NEW.class")) BEGIN
+                        \(indexingNew)
+                    END;
+                    CREATE TRIGGER objects_text_delete AFTER DELETE ON objects WHEN \(searchable("OLD.class")) BEGIN
+                        \(forgetting)
+                    END;
+                    CREATE TRIGGER objects_text_update AFTER UPDATE OF data ON objects
+                        WHEN \(searchable("NEW.class")) AND \(strings("OLD.data")) IS NOT \(strings("NEW.data")) BEGIN
+                        \(forgetting)
+                        \(indexingNew)
+                    END;
+                    """)
+            // The objects already stored, one at a time as the triggers index them.
+            let statements = try indexing(className: "?1", id: "?2", data: "?3").map { try db.makeStatement(sql: $0) }
+            let objects = try Row.fetchCursor(db, sql: "SELECT class, id, data FROM objects WHERE \(searchable("class"))")
+            while let object = try objects.next() {
+                let arguments = StatementArguments(Array(object.databaseValues))
+                for statement in statements { try statement.execute(arguments: arguments) }
+            }
+        }
+    }
+}
