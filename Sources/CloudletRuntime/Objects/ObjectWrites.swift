@@ -80,10 +80,14 @@ public struct ObjectWrites: Sendable {
         return try await update(className, id: id, changes: try WriteBody(body, isCreate: false).changes, caller: caller)
     }
 
-    /// Updates the object as ``update(_:id:body:caller:)`` does, with `changes` already validated.
-    func update(_ className: String, id: String, changes: ObjectChanges, caller: Caller) async throws -> SaveResult {
+    /// Updates the object as ``update(_:id:body:caller:)`` does, with `changes` already validated;
+    /// `serverSet` are changes of the server's own (`emailVerified` on a new email), made whoever calls.
+    func update(
+        _ className: String, id: String, changes: ObjectChanges, serverSet: [String: FieldChange] = [:], caller: Caller
+    ) async throws -> SaveResult {
         var changes = changes
         try Self.checkClientWritable(className, changes, caller)
+        changes.fields.merge(serverSet) { _, server in server }
         var hookChanged: Set<String> = []
         var original: ParseObject?
         let hooks = HookRunner(app)

@@ -21,6 +21,8 @@ public struct UserAccounts: Sendable {
     /// Signs a user up: `username` and `password` are required, `email` must look like one, and the
     /// rest of `body` are the user's own fields. The user, its credentials and its first session are
     /// written in one transaction; `beforeSave`/`afterSave` hooks on `_User` run as for any class.
+    /// A user with an email starts with `emailVerified` false, and is sent a verification link
+    /// when the app verifies emails.
     public func signUp(body: [String: ParseValue], caller: Caller) async throws -> (SaveResult, String) {
         var body = body
         guard let password = body.removeValue(forKey: "password")?.stringValue, !password.isEmpty else {
@@ -29,7 +31,7 @@ public struct UserAccounts: Sendable {
         guard let username = body["username"]?.stringValue, !username.isEmpty else {
             throw ParseError(code: 200, message: "bad or missing username")
         }
-        if let email = body["email"] { try Self.validateEmail(email) }
+        if let email = body["email"] { _ = try EmailAddress.checked(email) }
         let token = SessionToken.generate()
         let hash = try await app.limits.passwordHasher.hash(password)
         let saved = try await ObjectWrites(app).create("_User", body: body, caller: caller) { user, relations, event, heldJobs in
@@ -38,17 +40,20 @@ public struct UserAccounts: Sendable {
             if user.acl == nil, let id = user.objectId {
                 user.acl = ParseACL([ParseACL.publicEntry: .init(read: true), id: .init(read: true, write: true)])
             }
+            if user["email"] != nil { user["emailVerified"] = .bool(false) }
             let session = newSession(token, user.objectId!, installationId: caller.installationId, origin: .signup)
             try await app.stores.accounts.insertUser(user, passwordHash: hash, session: session, outbox: event,
                 alongside: heldJobs)
         }
         app.logger.info("user signed up", metadata: ["user_id": "\(saved.object.objectId!)", "request_id": "\(caller.requestId)"])
+        await UserEmails(app).sendVerification(userId: saved.object.objectId!, email: saved.object["email"])
         return (saved, token)
     }
 
     /// Logs a user in. A wrong username and a wrong password give the same error (101) after the
     /// same bcrypt work (an unknown username is checked against a stand-in hash), and every
     /// attempt counts against the username and the client's address until its password matched.
+    /// An app that requires verified emails then refuses (205) a user whose email is not verified.
     /// Then the `beforeLogin` hook may refuse it (no session is made), and the `afterLogin` hook
     /// runs once the session is made.
     public func logIn(username: String, password: String, address: String?, caller: Caller) async throws -> LoggedInUser {
@@ -61,6 +66,9 @@ public struct UserAccounts: Sendable {
             throw ParseError(code: 101, message: "Invalid username/password.")
         }
         app.loginThrottle.succeeded(attempt)
+        if app.emailPolicy.preventLoginWithUnverifiedEmail, user["email"] != nil, user["emailVerified"]?.boolValue != true {
+            throw ParseError(code: 205, message: "User email is not verified.")
+        }
         let triggers = LoginTriggers(app)
         try await triggers.beforeLogin(user, caller: caller)
         let token = SessionToken.generate()
@@ -95,7 +103,8 @@ public struct UserAccounts: Sendable {
 
     /// Updates a user as ``ObjectWrites/update(_:id:body:caller:)`` does; a new `password` is hashed, and the
     /// user, the new hash and the end of the user's other sessions commit in one transaction.
-    /// Only the user (or the master key) may change a user.
+    /// A new email makes `emailVerified` false (and is sent a verification link when the app
+    /// verifies emails). Only the user (or the master key) may change a user.
     public func updateUser(id: String, body: [String: ParseValue], caller: Caller) async throws -> SaveResult {
         guard caller.isMaster || caller.userId == id else {
             throw ParseError(code: 206, message: "Cannot modify user \(id).")
@@ -103,13 +112,24 @@ public struct UserAccounts: Sendable {
         var body = body
         let password = body.removeValue(forKey: "password")
         if let password, password.stringValue?.isEmpty ?? true { throw ParseError(code: 201, message: "password is required.") }
-        if let email = body["email"] { try Self.validateEmail(email) }
+        if let email = body["email"] { _ = try EmailAddress.checked(email) }
         var changes = try WriteBody(body, isCreate: false).changes
         if let password = password?.stringValue {
             changes.password = PasswordChange(
                 hash: try await app.limits.passwordHasher.hash(password), keptSessionTokenHash: caller.sessionTokenHash)
         }
-        return try await ObjectWrites(app).update("_User", id: id, changes: changes, caller: caller)
+        let newEmail = try await changedEmail(body["email"], ofUser: id)
+        let saved = try await ObjectWrites(app).update(
+            "_User", id: id, changes: changes, serverSet: newEmail == nil ? [:] : ["emailVerified": .set(.bool(false))], caller: caller)
+        if let newEmail { await UserEmails(app).sendVerification(userId: id, email: newEmail) }
+        return saved
+    }
+
+    /// `email` when it sets the user `id` an email other than the one stored (case aside), else nil.
+    private func changedEmail(_ email: ParseValue?, ofUser id: String) async throws -> ParseValue? {
+        guard let email, let text = email.stringValue else { return nil }
+        let stored = try await app.stores.objects.fetch("_User", id: id)?["email"]?.stringValue
+        return stored?.lowercased() == text.lowercased() ? nil : email
     }
 
     /// The names of the `_Role`s whose `users` list holds a pointer to the user `id`.
@@ -124,11 +144,5 @@ public struct UserAccounts: Sendable {
         return SessionRecord(
             tokenHash: SessionToken.hash(token), userId: userId, installationId: installationId, origin: origin, createdAt: now,
             expiresAt: now.addingTimeInterval(app.sessionLifetime.seconds))
-    }
-
-    private static func validateEmail(_ email: ParseValue) throws {
-        guard let text = email.stringValue, let at = text.firstIndex(of: "@"), at != text.startIndex,
-            text[text.index(after: at)...].contains("."), !text.contains(" ")
-        else { throw ParseError(code: 125, message: "Email address format is invalid.") }
     }
 }

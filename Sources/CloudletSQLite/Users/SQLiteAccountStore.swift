@@ -83,10 +83,11 @@ public struct SQLiteAccountStore: AccountStorage {
         }
     }
 
-    /// Removes a deleted user's credentials and sessions.
+    /// Removes a deleted user's credentials, sessions and email tokens.
     static func deleteAccount(of object: ParseObject, _ db: Database) throws {
         guard object.className == "_User", let id = object.objectId else { return }
         try db.execute(sql: "DELETE FROM credentials WHERE user_id = ?", arguments: [id])
         try db.execute(sql: "DELETE FROM sessions WHERE user_id = ?", arguments: [id])
+        try deleteEmailTokens(ofUser: id, db)
     }
 }
