@@ -57,7 +57,7 @@ public final class SMTPStandIn: Sendable {
     private let channel: any Channel
     private let state: Locked<State>
 
-    private struct State {
+    fileprivate struct State {
         var messages: [SMTPStandInMessage] = []
         var lines: [String] = []
         var temporaryFailuresLeft: Int
@@ -90,6 +90,12 @@ public final class SMTPStandIn: Sendable {
                 }
             }
         }
+    }
+
+    /// The certificate as PEM, for a client's trusted-certificates file.
+    public var certificatePEM: String {
+        let der = (try? certificate.toDERBytes()) ?? []
+        return "-----BEGIN CERTIFICATE-----\n\(Data(der).base64EncodedString(options: [.lineLength64Characters, .endLineWithLineFeed]))\n-----END CERTIFICATE-----\n"
     }
 
     /// The messages accepted so far.
@@ -126,7 +132,7 @@ public final class SMTPStandIn: Sendable {
         }
     }
 
-    private struct SMTPStandInSession {
+    fileprivate struct SMTPStandInSession {
         let connection: NIOAsyncChannel<ByteBuffer, ByteBuffer>
         let tls: NIOSSLContext
         let behaviour: Behaviour
