@@ -161,8 +161,9 @@ public final class SMTPStandIn: Sendable {
                         offers.append("8BITMIME")
                         try await reply(offers.enumerated().map { ($0.offset == offers.count - 1 ? "250 " : "250-") + $0.element }.joined(separator: "\r\n"))
                     case "STARTTLS" where behaviour.offersSTARTTLS && !overTLS:
-                        try await reply("220 go ahead")
+                        // The reply leaves in the clear before TLS is put in front of the connection, in one task of its loop.
                         try await connection.channel.eventLoop.submit { [tls, channel = connection.channel] in
+                            channel.writeAndFlush(ByteBuffer(string: "220 go ahead\r\n"), promise: nil)
                             try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls), position: .first)
                         }.get()
                         overTLS = true

@@ -22,8 +22,9 @@ public struct UserAccounts: Sendable {
     /// rest of `body` are the user's own fields. The user, its credentials and its first session are
     /// written in one transaction; `beforeSave`/`afterSave` hooks on `_User` run as for any class.
     /// A user with an email starts with `emailVerified` false, and is sent a verification link
-    /// when the app verifies emails.
-    public func signUp(body: [String: ParseValue], caller: Caller) async throws -> (SaveResult, String) {
+    /// when the app verifies emails; where the app refuses logins of unverified emails, such a
+    /// user gets no session (the token answered is nil), as in Parse Server.
+    public func signUp(body: [String: ParseValue], caller: Caller) async throws -> (SaveResult, String?) {
         var body = body
         guard let password = body.removeValue(forKey: "password")?.stringValue, !password.isEmpty else {
             throw ParseError(code: 201, message: "password is required.")
@@ -33,6 +34,7 @@ public struct UserAccounts: Sendable {
         }
         if let email = body["email"] { _ = try EmailAddress.checked(email) }
         let token = SessionToken.generate()
+        let waitsForVerification = app.emailPolicy.preventLoginWithUnverifiedEmail
         let hash = try await app.limits.passwordHasher.hash(password)
         let saved = try await ObjectWrites(app).create("_User", body: body, caller: caller) { user, relations, event, heldJobs in
             guard relations.isEmpty else { throw ParseError.incorrectType("a user's relations are added once it has signed up") }
@@ -41,13 +43,15 @@ public struct UserAccounts: Sendable {
                 user.acl = ParseACL([ParseACL.publicEntry: .init(read: true), id: .init(read: true, write: true)])
             }
             if user["email"] != nil { user["emailVerified"] = .bool(false) }
-            let session = newSession(token, user.objectId!, installationId: caller.installationId, origin: .signup)
+            let session =
+                waitsForVerification && user["email"] != nil
+                ? nil : newSession(token, user.objectId!, installationId: caller.installationId, origin: .signup)
             try await app.stores.accounts.insertUser(user, passwordHash: hash, session: session, outbox: event,
                 alongside: heldJobs)
         }
         app.logger.info("user signed up", metadata: ["user_id": "\(saved.object.objectId!)", "request_id": "\(caller.requestId)"])
         await UserEmails(app).sendVerification(userId: saved.object.objectId!, email: saved.object["email"])
-        return (saved, token)
+        return (saved, waitsForVerification && saved.object["email"] != nil ? nil : token)
     }
 
     /// Logs a user in. A wrong username and a wrong password give the same error (101) after the
