@@ -14,6 +14,9 @@ public struct UserEmails: Sendable {
         self.app = app
     }
 
+    /// The app's name as its messages and pages show it: the `appName` of its email policy, else its id.
+    public var appName: String { app.emailPolicy.appName ?? app.id }
+
     /// `POST /requestPasswordReset`: sends a reset link if `email` is a user's. Throws 204 without
     /// an email, 125 for one that is not an address, 155 past the throttle.
     public func requestPasswordReset(email: ParseValue?, address: String?) async throws {
@@ -97,7 +100,7 @@ public struct UserEmails: Sendable {
             EmailTokenRecord(
                 tokenHash: SessionToken.hash(token), purpose: purpose, userId: userId, email: email,
                 expiresAt: now.addingTimeInterval(lifetime.seconds)))
-        let message = EmailTemplates(appName: policy.appName ?? app.id, links: policy.links, appId: app.id)
+        let message = EmailTemplates(appName: appName, links: policy.links, appId: app.id)
             .message(purpose, token: token, to: email, username: user["username"]?.stringValue)
         try await app.stores.work.enqueue([NewWork(id: "email-" + ObjectId.new(), kind: .email, payload: message.json, due: now)])
     }

@@ -23,17 +23,17 @@ extension ParseAPI {
         let runtime = context.app.runtime
         let token = request.uri.queryParameters["token"].map(String.init) ?? ""
         guard try await runtime.emails.verifyEmail(token: token, requestId: context.caller.requestId) else {
-            return EmailPages.invalidLink(appName: runtime.emailAppName)
+            return EmailPages.invalidLink(appName: runtime.emails.appName)
         }
-        return EmailPages.emailVerified(appName: runtime.emailAppName)
+        return EmailPages.emailVerified(appName: runtime.emails.appName)
     }
 
     /// `GET /apps/:id/request_password_reset?token=…`: the choose-password form, or the invalid-link page.
     func choosePasswordPage(request: Request, context: ParseRequestContext) async throws -> Response {
         let runtime = context.app.runtime
         let token = request.uri.queryParameters["token"].map(String.init) ?? ""
-        guard try await runtime.emails.isValidResetLink(token) else { return EmailPages.invalidLink(appName: runtime.emailAppName) }
-        return EmailPages.choosePassword(appName: runtime.emailAppName, token: token)
+        guard try await runtime.emails.isValidResetLink(token) else { return EmailPages.invalidLink(appName: runtime.emails.appName) }
+        return EmailPages.choosePassword(appName: runtime.emails.appName, token: token)
     }
 
     /// `POST /apps/:id/request_password_reset` with the form's `new_password` and `token`: sets the
@@ -44,27 +44,22 @@ extension ParseAPI {
         do {
             body = try await request.body.collect(upTo: Self.maximumFormBytes)
         } catch {
-            return EmailPages.tooLarge(appName: runtime.emailAppName)
+            return EmailPages.tooLarge(appName: runtime.emails.appName)
         }
         let form = ParseCall.formDecoded(String(buffer: body))
         let token = form["token"]?.stringValue ?? ""
         let password = form["new_password"]?.stringValue ?? ""
-        guard try await runtime.emails.isValidResetLink(token) else { return EmailPages.invalidLink(appName: runtime.emailAppName) }
+        guard try await runtime.emails.isValidResetLink(token) else { return EmailPages.invalidLink(appName: runtime.emails.appName) }
         do {
             try await runtime.emails.resetPassword(token: token, newPassword: password, requestId: context.caller.requestId)
         } catch let error as ParseError where error.code == 201 {
-            return EmailPages.choosePassword(appName: runtime.emailAppName, token: token, error: "Enter a new password.")
+            return EmailPages.choosePassword(appName: runtime.emails.appName, token: token, error: "Enter a new password.")
         } catch let error as ParseError where error.code == 206 {
-            return EmailPages.invalidLink(appName: runtime.emailAppName)
+            return EmailPages.invalidLink(appName: runtime.emails.appName)
         } catch let error as ParseError {
             // A beforeSave hook of _User refused the change.
-            return EmailPages.choosePassword(appName: runtime.emailAppName, token: token, error: error.message)
+            return EmailPages.choosePassword(appName: runtime.emails.appName, token: token, error: error.message)
         }
-        return EmailPages.passwordChanged(appName: runtime.emailAppName)
+        return EmailPages.passwordChanged(appName: runtime.emails.appName)
     }
-}
-
-extension AppRuntime {
-    /// The app's name as its email pages show it: the `appName` of its email settings, else its id.
-    var emailAppName: String { context.emailPolicy.appName ?? context.id }
 }
