@@ -32,6 +32,17 @@ import Testing
                 "/users", ["username": "mallory", "password": "p", "email": "m@example.com\r\nBcc: evil@attacker.example"])
             #expect(signUp.status == 400 && signUp["code"] == 125)
 
+            // The link pages refuse what is not a token, and a form past its bound.
+            for token in ["", "x", String(repeating: "0", count: 64), "<script>", String(repeating: "a", count: 10_000)] {
+                let escaped = token.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+                #expect(try await server.page(.get, "/parse/apps/a/verify_email?token=\(escaped)").status == 400)
+                let form = try await server.page(.get, "/parse/apps/a/request_password_reset?token=\(escaped)")
+                #expect(form.status == 400 && !form.html.contains("<script>"))
+            }
+            let huge = try await server.page(
+                .post, "/parse/apps/a/request_password_reset", form: ["token": "0", "new_password": String(repeating: "p", count: 100_000)])
+            #expect(huge.status == 413)
+
             #expect(try await client.post("/requestPasswordReset", ["email": "fay@example.com"]).status == 200)
             _ = try await smtp.waitForMessages(1)
             #expect(!smtp.commandLines.contains { $0.contains("evil") || $0.contains("attacker") })

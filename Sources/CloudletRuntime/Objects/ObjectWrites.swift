@@ -39,15 +39,17 @@ public struct ObjectWrites: Sendable {
 
     /// Creates an object as ``create(_:body:caller:)`` does, writing it with `persist` (which must
     /// commit the object, the join rows of its relation fields, the after hook's event and the push
-    /// jobs its before hook recorded in one transaction).
+    /// jobs its before hook recorded in one transaction). `serverSet` are fields of the server's own
+    /// (a new user's `emailVerified`), set whoever calls, before the before hook runs.
     func create(
-        _ className: String, body: [String: ParseValue], caller: Caller,
+        _ className: String, body: [String: ParseValue], serverSet: [String: ParseValue] = [:], caller: Caller,
         persist: (ParseObject, [String: RelationChange], OutboxEvent?, [ParseObject]) async throws -> Void
     ) async throws -> SaveResult {
         try SystemClass.check(.create, className, by: caller)
         let requested = try WriteBody(body, isCreate: true).changes
         try Self.checkClientWritable(className, requested, caller)
-        let proposed = try requested.applied(to: ParseObject(className: className))
+        var proposed = try requested.applied(to: ParseObject(className: className))
+        proposed.fields.merge(serverSet) { _, server in server }
         var object = proposed
         // The before hook's push jobs wait for this write.
         var heldJobs: PushJobBuffer?

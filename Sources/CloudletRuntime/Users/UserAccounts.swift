@@ -36,13 +36,14 @@ public struct UserAccounts: Sendable {
         let token = SessionToken.generate()
         let waitsForVerification = app.emailPolicy.preventLoginWithUnverifiedEmail
         let hash = try await app.limits.passwordHasher.hash(password)
-        let saved = try await ObjectWrites(app).create("_User", body: body, caller: caller) { user, relations, event, heldJobs in
+        let unverified: [String: ParseValue] = body["email"] == nil ? [:] : ["emailVerified": .bool(false)]
+        let saved = try await ObjectWrites(app).create("_User", body: body, serverSet: unverified, caller: caller) {
+            user, relations, event, heldJobs in
             guard relations.isEmpty else { throw ParseError.incorrectType("a user's relations are added once it has signed up") }
             var user = user
             if user.acl == nil, let id = user.objectId {
                 user.acl = ParseACL([ParseACL.publicEntry: .init(read: true), id: .init(read: true, write: true)])
             }
-            if user["email"] != nil { user["emailVerified"] = .bool(false) }
             let session =
                 waitsForVerification && user["email"] != nil
                 ? nil : newSession(token, user.objectId!, installationId: caller.installationId, origin: .signup)

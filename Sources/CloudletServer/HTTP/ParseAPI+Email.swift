@@ -20,46 +20,46 @@ extension ParseAPI {
 
     /// `GET /apps/:id/verify_email?token=…`: marks the email verified, or the invalid-link page.
     func verifyEmailPage(request: Request, context: ParseRequestContext) async throws -> Response {
-        let runtime = context.app.runtime
+        let emails = context.app.runtime.emails
         let token = request.uri.queryParameters["token"].map(String.init) ?? ""
-        guard try await runtime.emails.verifyEmail(token: token, requestId: context.caller.requestId) else {
-            return EmailPages.invalidLink(appName: runtime.emails.appName)
+        guard try await emails.verifyEmail(token: token, requestId: context.caller.requestId) else {
+            return EmailPages.invalidLink(appName: emails.appName)
         }
-        return EmailPages.emailVerified(appName: runtime.emails.appName)
+        return EmailPages.emailVerified(appName: emails.appName)
     }
 
     /// `GET /apps/:id/request_password_reset?token=…`: the choose-password form, or the invalid-link page.
     func choosePasswordPage(request: Request, context: ParseRequestContext) async throws -> Response {
-        let runtime = context.app.runtime
+        let emails = context.app.runtime.emails
         let token = request.uri.queryParameters["token"].map(String.init) ?? ""
-        guard try await runtime.emails.isValidResetLink(token) else { return EmailPages.invalidLink(appName: runtime.emails.appName) }
-        return EmailPages.choosePassword(appName: runtime.emails.appName, token: token)
+        guard try await emails.isValidResetLink(token) else { return EmailPages.invalidLink(appName: emails.appName) }
+        return EmailPages.choosePassword(appName: emails.appName, token: token)
     }
 
     /// `POST /apps/:id/request_password_reset` with the form's `new_password` and `token`: sets the
     /// password and ends the user's sessions, or the form again with what was wrong.
     func resetPasswordPage(request: Request, context: ParseRequestContext) async throws -> Response {
-        let runtime = context.app.runtime
+        let emails = context.app.runtime.emails
         let body: ByteBuffer
         do {
             body = try await request.body.collect(upTo: Self.maximumFormBytes)
         } catch {
-            return EmailPages.tooLarge(appName: runtime.emails.appName)
+            return EmailPages.tooLarge(appName: emails.appName)
         }
         let form = ParseCall.formDecoded(String(buffer: body))
         let token = form["token"]?.stringValue ?? ""
         let password = form["new_password"]?.stringValue ?? ""
-        guard try await runtime.emails.isValidResetLink(token) else { return EmailPages.invalidLink(appName: runtime.emails.appName) }
+        guard try await emails.isValidResetLink(token) else { return EmailPages.invalidLink(appName: emails.appName) }
         do {
-            try await runtime.emails.resetPassword(token: token, newPassword: password, requestId: context.caller.requestId)
+            try await emails.resetPassword(token: token, newPassword: password, requestId: context.caller.requestId)
         } catch let error as ParseError where error.code == 201 {
-            return EmailPages.choosePassword(appName: runtime.emails.appName, token: token, error: "Enter a new password.")
+            return EmailPages.choosePassword(appName: emails.appName, token: token, error: "Enter a new password.")
         } catch let error as ParseError where error.code == 206 {
-            return EmailPages.invalidLink(appName: runtime.emails.appName)
+            return EmailPages.invalidLink(appName: emails.appName)
         } catch let error as ParseError {
             // A beforeSave hook of _User refused the change.
-            return EmailPages.choosePassword(appName: runtime.emails.appName, token: token, error: error.message)
+            return EmailPages.choosePassword(appName: emails.appName, token: token, error: error.message)
         }
-        return EmailPages.passwordChanged(appName: runtime.emails.appName)
+        return EmailPages.passwordChanged(appName: emails.appName)
     }
 }
