@@ -36,7 +36,8 @@ public struct UserAccounts: Sendable {
         let token = SessionToken.generate()
         let waitsForVerification = app.emailPolicy.preventLoginWithUnverifiedEmail
         let hash = try await app.limits.passwordHasher.hash(password)
-        let unverified: [String: ParseValue] = body["email"] == nil ? [:] : ["emailVerified": .bool(false)]
+        // The master key may say itself whether the email is verified.
+        let unverified: [String: ParseValue] = body["email"] == nil || body["emailVerified"] != nil ? [:] : ["emailVerified": .bool(false)]
         let saved = try await ObjectWrites(app).create("_User", body: body, serverSet: unverified, caller: caller) {
             user, relations, event, heldJobs in
             guard relations.isEmpty else { throw ParseError.incorrectType("a user's relations are added once it has signed up") }
@@ -124,8 +125,8 @@ public struct UserAccounts: Sendable {
                 hash: try await app.limits.passwordHasher.hash(password), keptSessionTokenHash: caller.sessionTokenHash)
         }
         let newEmail = try await changedEmail(body["email"], ofUser: id)
-        let saved = try await ObjectWrites(app).update(
-            "_User", id: id, changes: changes, serverSet: newEmail == nil ? [:] : ["emailVerified": .set(.bool(false))], caller: caller)
+        let unverified: [String: FieldChange] = newEmail == nil || body["emailVerified"] != nil ? [:] : ["emailVerified": .set(.bool(false))]
+        let saved = try await ObjectWrites(app).update("_User", id: id, changes: changes, serverSet: unverified, caller: caller)
         if let newEmail { await UserEmails(app).sendVerification(userId: id, email: newEmail) }
         return saved
     }

@@ -25,13 +25,15 @@ public struct WebhookEmailSender: EmailSender {
         body["from"] = from.map(ParseValue.string)
         // One client per message: emails are few, and no connection outlives its send.
         let transport = PushHTTPTransport(trustRoots: trustRoots)
-        defer { Task { await transport.shutdown() } }
-        let status: Int
+        let answer: Result<Int, any Error>
         do {
-            status = try await transport.post(url, headers: ["content-type": "application/json"], body: JSONWriter.bytes(.object(body))).status
+            answer = .success(
+                try await transport.post(url, headers: ["content-type": "application/json"], body: JSONWriter.bytes(.object(body))).status)
         } catch {
-            throw EmailSendFailure("email webhook unreachable: \(error)")
+            answer = .failure(error)
         }
+        await transport.shutdown()
+        guard case .success(let status) = answer else { throw EmailSendFailure("email webhook unreachable: \(answer)") }
         switch status {
         case 200...299: return
         case 429, 500...599: throw EmailSendFailure("email webhook answered HTTP \(status)")
