@@ -50,7 +50,7 @@ public struct UserEmails: Sendable {
     /// Follows a verification link: marks its user's email verified and uses up the token. False
     /// for a token unknown, used, expired or sent to an email the user no longer has.
     public func verifyEmail(token: String, requestId: String) async throws -> Bool {
-        guard let (record, _) = try await take(token, .verifyEmail) else { return false }
+        guard let record = try await take(token, .verifyEmail) else { return false }
         let changes = ObjectChanges(fields: ["emailVerified": .set(.bool(true))])
         _ = try await ObjectWrites(app).update(SystemClass.user.name, id: record.userId, changes: changes, caller: master(requestId))
         return true
@@ -62,14 +62,14 @@ public struct UserEmails: Sendable {
         guard EmailToken.isWellFormed(token),
             let record = try await app.stores.accounts.emailToken(hash: SessionToken.hash(token), purpose: .resetPassword)
         else { return false }
-        return try await stillValid(record) != nil
+        return try await stillValid(record)
     }
 
     /// Sets a new password through a reset link: the token is used up, and every session of the
     /// user ends. Throws 201 for an empty password, 206 for a link that does not work.
     public func resetPassword(token: String, newPassword: String, requestId: String) async throws {
         guard !newPassword.isEmpty else { throw ParseError(code: 201, message: "password is required.") }
-        guard let (record, _) = try await take(token, .resetPassword) else {
+        guard let record = try await take(token, .resetPassword) else {
             throw ParseError(code: 206, message: "The password reset link is invalid or has expired.")
         }
         _ = try await UserAccounts(app).updateUser(id: record.userId, body: ["password": .string(newPassword)], caller: master(requestId))
@@ -107,21 +107,20 @@ public struct UserEmails: Sendable {
         try await app.stores.work.enqueue([NewWork(id: "email-" + ObjectId.new(), kind: .email, payload: message.json, due: now)])
     }
 
-    /// Removes the token and answers it with its user, if it still works.
-    private func take(_ token: String, _ purpose: EmailTokenPurpose) async throws -> (EmailTokenRecord, ParseObject)? {
+    /// Removes the token and answers it, if it still works.
+    private func take(_ token: String, _ purpose: EmailTokenPurpose) async throws -> EmailTokenRecord? {
         guard EmailToken.isWellFormed(token),
             let record = try await app.stores.accounts.takeEmailToken(hash: SessionToken.hash(token), purpose: purpose),
-            let user = try await stillValid(record)
+            try await stillValid(record)
         else { return nil }
-        return (record, user)
+        return record
     }
 
-    /// The token's user, if the token has not expired and the user still has the email it was sent to.
-    private func stillValid(_ record: EmailTokenRecord) async throws -> ParseObject? {
-        guard record.expiresAt > app.clock.now, let user = try await app.stores.objects.fetch(SystemClass.user.name, id: record.userId),
-            user["email"]?.stringValue?.lowercased() == record.email.lowercased()
-        else { return nil }
-        return user
+    /// Whether the token has not expired and its user still has the email it was sent to.
+    private func stillValid(_ record: EmailTokenRecord) async throws -> Bool {
+        guard record.expiresAt > app.clock.now, let user = try await app.stores.objects.fetch(SystemClass.user.name, id: record.userId)
+        else { return false }
+        return user["email"]?.stringValue?.lowercased() == record.email.lowercased()
     }
 
     private func master(_ requestId: String) -> Caller {
