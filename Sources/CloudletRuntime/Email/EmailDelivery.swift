@@ -3,13 +3,15 @@ import Foundation
 import Logging
 
 extension WorkKind {
-    /// An email to send (``EmailMessage`` as its payload), through the app's email adapter.
+    /// An email to send (``EmailMessage`` as its payload), through the app's email adapter; or a
+    /// request for a link (`{"request", "email"}`), which queues the email if a user has that address.
     public static let email = WorkKind(rawValue: "email")
 }
 
-/// Sends the queued emails of an app through its adapter: a failure another try may mend (an SMTP
-/// server down, a 4xx reply, a webhook's 5xx) is tried again after ``backoff``, up to
-/// ``maximumAttempts``; a permanent one (a 5xx SMTP reply) is logged and dropped.
+/// Answers the queued requests for email links and sends the queued emails of an app through its
+/// adapter: a failure another try may mend (an SMTP server down, a 4xx reply, a webhook's 5xx) is
+/// tried again after ``backoff``, up to ``maximumAttempts``; a permanent one (a 5xx SMTP reply) is
+/// logged and dropped.
 struct EmailDelivery {
     /// The waits between tries.
     static let backoff = Backoff(first: .seconds(30), maximum: .seconds(3600), isJittered: true)
@@ -22,14 +24,19 @@ struct EmailDelivery {
         self.app = app
     }
 
-    /// Sends `work`'s message and answers what becomes of its row.
+    /// Answers `work`'s request or sends its message, and answers what becomes of its row.
     func run(_ work: ClaimedWork) async -> WorkOutcome {
-        guard let message = EmailMessage(json: work.payload) else {
+        let message = EmailMessage(json: work.payload)
+        guard message != nil || work.payload["request"] != nil else {
             app.logger.error("dropped a queued email that could not be read", metadata: ["work": "\(work.id)"])
             return .done
         }
         do {
-            try await app.emailPolicy.sender.send(message)
+            if let message {
+                try await app.emailPolicy.sender.send(message)
+            } else {
+                try await UserEmails(app).answerRequest(work.payload)
+            }
             return .done
         } catch is CancellationError {
             return .released

@@ -5,8 +5,8 @@ import Foundation
 /// Asking for a link answers the same whether or not the email belongs to a user (Parse Server's
 /// `emailVerifySuccessOnInvalidEmail`), bounded by ``EmailRequestThrottle``. Each link carries a
 /// random token stored only as its hash, good once, until it expires or the user's email changes.
-/// The messages go through the app's work queue (kind ``WorkKind/email``), off the request path
-/// and retried (see ``EmailDelivery``).
+/// The requests and the messages go through the app's work queue (kind ``WorkKind/email``), off
+/// the request path and retried (see ``EmailDelivery``).
 public struct UserEmails: Sendable {
     let app: AppContext
 
@@ -17,20 +17,41 @@ public struct UserEmails: Sendable {
     /// The app's name as its messages and pages show it: the `appName` of its email policy, else its id.
     public var appName: String { app.emailPolicy.appName ?? app.id }
 
-    /// `POST /requestPasswordReset`: sends a reset link if `email` is a user's. Throws 204 without
-    /// an email, 125 for one that is not an address, 155 past the throttle.
+    /// `POST /requestPasswordReset`: queues the request, which sends a reset link if `email` is a
+    /// user's. Throws 204 without an email, 125 for one that is not an address, 155 past the throttle.
     public func requestPasswordReset(email: ParseValue?, address: String?) async throws {
-        let email = try requested(email, address: address)
-        guard let user = try await user(withEmail: email) else { return }
-        try await send(.resetPassword, to: user, email: email)
+        try await queueRequest(.resetPassword, email: email, address: address)
     }
 
-    /// `POST /verificationEmailRequest`: sends a verification link if `email` is a user's whose
-    /// email is not verified yet. Throws as ``requestPasswordReset(email:address:)`` does.
+    /// `POST /verificationEmailRequest`: queues the request, which sends a verification link if
+    /// `email` is a user's whose email is not verified yet. Throws as
+    /// ``requestPasswordReset(email:address:)`` does.
     public func requestVerification(email: ParseValue?, address: String?) async throws {
-        let email = try requested(email, address: address)
-        guard let user = try await user(withEmail: email), user["emailVerified"]?.boolValue != true else { return }
-        try await send(.verifyEmail, to: user, email: email)
+        try await queueRequest(.verifyEmail, email: email, address: address)
+    }
+
+    /// Queues a request for a link of `purpose` to `email`, once checked and counted: the request
+    /// does the same work (one queued row) whether or not the email is a user's, so neither its
+    /// answer nor its time tells; the work queue looks the user up (``answerRequest(_:)``).
+    private func queueRequest(_ purpose: EmailTokenPurpose, email: ParseValue?, address: String?) async throws {
+        guard let email, !email.isNull, email.stringValue?.isEmpty != true else {
+            throw ParseError(code: 204, message: "you must provide an email")
+        }
+        let checked = try EmailAddress.checked(email)
+        try app.emailThrottle.admit(email: checked, address: address)
+        let request: ParseValue = ["request": .string(purpose.rawValue), "email": .string(checked)]
+        try await app.stores.work.enqueue([NewWork(id: "email-" + ObjectId.new(), kind: .email, payload: request, due: app.clock.now)])
+    }
+
+    /// Answers a queued request for a link (`{"request": <purpose>, "email"}`): stores a token and
+    /// queues the message when the email is a user's (for a verification, one not verified yet).
+    func answerRequest(_ request: ParseValue) async throws {
+        guard let purpose = request["request"]?.stringValue.flatMap(EmailTokenPurpose.init(rawValue:)),
+            let email = request["email"]?.stringValue,
+            let user = try await user(withEmail: email)
+        else { return }
+        if purpose == .verifyEmail, user["emailVerified"]?.boolValue == true { return }
+        try await send(purpose, to: user, email: email)
     }
 
     /// Sends the user `userId` a link to verify `email`, its new email, when the app verifies
@@ -74,16 +95,6 @@ public struct UserEmails: Sendable {
         }
         _ = try await UserAccounts(app).updateUser(id: record.userId, body: ["password": .string(newPassword)], caller: master(requestId))
         app.logger.info("password reset through an email link", metadata: ["user_id": "\(record.userId)", "request_id": "\(requestId)"])
-    }
-
-    /// The address asked for, once checked and counted against the throttle.
-    private func requested(_ email: ParseValue?, address: String?) throws -> String {
-        guard let email, !email.isNull, email.stringValue?.isEmpty != true else {
-            throw ParseError(code: 204, message: "you must provide an email")
-        }
-        let checked = try EmailAddress.checked(email)
-        try app.emailThrottle.admit(email: checked, address: address)
-        return checked
     }
 
     private func user(withEmail email: String) async throws -> ParseObject? {
