@@ -244,7 +244,7 @@ let package = Package(
             dependencies: ["CloudletServerTesting", "Hooks", "Cloudlet", "CloudletServer", "CloudletTesting"],
             swiftSettings: swiftSettings
         ),
-        // Local APNs and FCM over HTTP/2 and TLS, for the push tests and benchmarks.
+        // Local APNs and FCM over HTTP/2 and TLS, and an SMTP server, for the push and email tests and benchmarks.
         .target(
             name: "PushStandIns",
             dependencies: [
@@ -281,6 +281,21 @@ let package = Package(
                 .product(name: "NIOHPACK", package: "swift-nio-http2"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "X509", package: "swift-certificates"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "EmailTests",
+            dependencies: [
+                "CloudletServerTesting",
+                "Cloudlet",
+                "CloudletServer",
+                "CloudletTesting",
+                "PushStandIns",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             swiftSettings: swiftSettings

@@ -30,6 +30,8 @@ public final class HookHarness: Sendable {
     public let clock: ManualClock
     /// Everything the hooks and the runtime logged.
     public let logs: CapturedLogs
+    /// The emails the app sent: see ``emails(count:timeout:)``.
+    public let sentEmails = CapturedEmails()
     /// The runtime behind the harness, for what the convenience calls do not cover.
     public let runtime: AppRuntime
     private let folder: URL
@@ -56,6 +58,7 @@ public final class HookHarness: Sendable {
             appId: "test", stores: AppStores(try SQLiteAppDatabase(path: folder.appendingPathComponent("test.sqlite").path)),
             files: try LocalFileStorage(folder: folder.appendingPathComponent("files").path), executor: executor, clock: clock,
             logger: logs.logger(label: "cloudlet"), hookLogger: logs.logger(label: "cloudlet.hooks"))
+        runtime.context.emailPolicy = EmailPolicy(sender: sentEmails)
         // Pushes the hooks record stay recorded, for the test to read; job runs run.
         var settings = WorkSettings()
         settings.kinds.remove(.pushDelivery)

@@ -39,16 +39,18 @@ public struct ObjectWrites: Sendable {
 
     /// Creates an object as ``create(_:body:caller:)`` does, writing it with `persist` (which must
     /// commit the object, the join rows of its relation fields, the after hook's event and the push
-    /// jobs its before hook recorded in one transaction).
+    /// jobs its before hook recorded in one transaction). `serverSet` are fields of the server's own
+    /// (a new user's `emailVerified`), set whoever calls, before the before hook runs.
     func create(
-        _ className: String, body: [String: ParseValue], caller: Caller,
+        _ className: String, body: [String: ParseValue], serverSet: [String: ParseValue] = [:], caller: Caller,
         persist: (ParseObject, [String: RelationChange], OutboxEvent?, [ParseObject]) async throws -> Void
     ) async throws -> SaveResult {
         try SystemClass.check(.create, className, by: caller)
         let requested = try WriteBody(body, isCreate: true).changes
         try Self.checkClientWritable(className, requested, caller)
         try RoleRules.checkChanges(className, requested)
-        let proposed = try requested.applied(to: ParseObject(className: className))
+        var proposed = try requested.applied(to: ParseObject(className: className))
+        proposed.fields.merge(serverSet) { _, server in server }
         var object = proposed
         // The before hook's push jobs wait for this write.
         var heldJobs: PushJobBuffer?
@@ -83,10 +85,14 @@ public struct ObjectWrites: Sendable {
         return try await update(className, id: id, changes: try WriteBody(body, isCreate: false).changes, caller: caller)
     }
 
-    /// Updates the object as ``update(_:id:body:caller:)`` does, with `changes` already validated.
-    func update(_ className: String, id: String, changes: ObjectChanges, caller: Caller) async throws -> SaveResult {
+    /// Updates the object as ``update(_:id:body:caller:)`` does, with `changes` already validated;
+    /// `serverSet` are changes of the server's own (`emailVerified` on a new email), made whoever calls.
+    func update(
+        _ className: String, id: String, changes: ObjectChanges, serverSet: [String: FieldChange] = [:], caller: Caller
+    ) async throws -> SaveResult {
         var changes = changes
         try Self.checkClientWritable(className, changes, caller)
+        changes.fields.merge(serverSet) { _, server in server }
         var hookChanged: Set<String> = []
         var original: ParseObject?
         let hooks = HookRunner(app)

@@ -42,6 +42,8 @@ public final class AppContext: Sendable {
     package let metrics: CloudletMetrics?
     /// Where the rows the app's writes queue held (after hooks) go to be run by its work service.
     let heldWork: WorkHandoff
+    /// The app's email policy and the bound on requests for email links.
+    let email: EmailState
 
     /// The context of `appId`, as ``AppRuntime``'s initializer describes its parts; both loggers get
     /// the app's id as metadata.
@@ -66,6 +68,7 @@ public final class AppContext: Sendable {
         var logger = logger
         logger[metadataKey: "app"] = .string(appId)
         self.logger = logger
+        email = EmailState(policy: EmailPolicy(sender: LogEmailSender(logger: logger)), clock: clock)
         var hookLogger = hookLogger
         hookLogger[metadataKey: "app"] = .string(appId)
         self.hookLogger = hookLogger

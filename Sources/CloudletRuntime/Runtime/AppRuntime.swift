@@ -61,6 +61,8 @@ public final class AppRuntime: Sendable {
     public let accounts: UserAccounts
     /// `_Session` objects: each user's own, all for the master key.
     public let sessions: UserSessions
+    /// Password-reset and verification emails and their links.
+    public let emails: UserEmails
     /// Uploaded files: stores, serves and deletes them.
     public let files: UploadedFiles
     /// Background jobs: starts runs and runs them.
@@ -90,6 +92,7 @@ public final class AppRuntime: Sendable {
         aggregates = ObjectAggregates(app)
         accounts = UserAccounts(app)
         sessions = UserSessions(app)
+        emails = UserEmails(app)
         self.files = UploadedFiles(app)
         jobs = BackgroundJobs(app)
         functions = CloudFunctions(app)

@@ -21,7 +21,10 @@ public struct UserAccounts: Sendable {
     /// Signs a user up: `username` and `password` are required, `email` must look like one, and the
     /// rest of `body` are the user's own fields. The user, its credentials and its first session are
     /// written in one transaction; `beforeSave`/`afterSave` hooks on `_User` run as for any class.
-    public func signUp(body: [String: ParseValue], caller: Caller) async throws -> (SaveResult, String) {
+    /// A user with an email starts with `emailVerified` false, and is sent a verification link
+    /// when the app verifies emails; where the app refuses logins of unverified emails, such a
+    /// user gets no session (the token answered is nil), as in Parse Server.
+    public func signUp(body: [String: ParseValue], caller: Caller) async throws -> (SaveResult, String?) {
         var body = body
         guard let password = body.removeValue(forKey: "password")?.stringValue, !password.isEmpty else {
             throw ParseError(code: 201, message: "password is required.")
@@ -29,26 +32,34 @@ public struct UserAccounts: Sendable {
         guard let username = body["username"]?.stringValue, !username.isEmpty else {
             throw ParseError(code: 200, message: "bad or missing username")
         }
-        if let email = body["email"] { try Self.validateEmail(email) }
+        if let email = body["email"] { _ = try EmailAddress.checked(email) }
         let token = SessionToken.generate()
+        let waitsForVerification = app.emailPolicy.preventLoginWithUnverifiedEmail
         let hash = try await app.limits.passwordHasher.hash(password)
-        let saved = try await ObjectWrites(app).create("_User", body: body, caller: caller) { user, relations, event, heldJobs in
+        // The master key may say itself whether the email is verified.
+        let unverified: [String: ParseValue] = body["email"] == nil || body["emailVerified"] != nil ? [:] : ["emailVerified": .bool(false)]
+        let saved = try await ObjectWrites(app).create("_User", body: body, serverSet: unverified, caller: caller) {
+            user, relations, event, heldJobs in
             guard relations.isEmpty else { throw ParseError.incorrectType("a user's relations are added once it has signed up") }
             var user = user
             if user.acl == nil, let id = user.objectId {
                 user.acl = ParseACL([ParseACL.publicEntry: .init(read: true), id: .init(read: true, write: true)])
             }
-            let session = newSession(token, user.objectId!, installationId: caller.installationId, origin: .signup)
+            let session =
+                waitsForVerification && user["email"] != nil
+                ? nil : newSession(token, user.objectId!, installationId: caller.installationId, origin: .signup)
             try await app.stores.accounts.insertUser(user, passwordHash: hash, session: session, outbox: event,
                 alongside: heldJobs)
         }
         app.logger.info("user signed up", metadata: ["user_id": "\(saved.object.objectId!)", "request_id": "\(caller.requestId)"])
-        return (saved, token)
+        await UserEmails(app).sendVerification(userId: saved.object.objectId!, email: saved.object["email"])
+        return (saved, waitsForVerification && saved.object["email"] != nil ? nil : token)
     }
 
     /// Logs a user in. A wrong username and a wrong password give the same error (101) after the
     /// same bcrypt work (an unknown username is checked against a stand-in hash), and every
     /// attempt counts against the username and the client's address until its password matched.
+    /// An app that requires verified emails then refuses (205) a user whose email is not verified.
     /// Then the `beforeLogin` hook may refuse it (no session is made), and the `afterLogin` hook
     /// runs once the session is made.
     public func logIn(username: String, password: String, address: String?, caller: Caller) async throws -> LoggedInUser {
@@ -61,6 +72,9 @@ public struct UserAccounts: Sendable {
             throw ParseError(code: 101, message: "Invalid username/password.")
         }
         app.loginThrottle.succeeded(attempt)
+        if app.emailPolicy.preventLoginWithUnverifiedEmail, user["email"] != nil, user["emailVerified"]?.boolValue != true {
+            throw ParseError(code: 205, message: "User email is not verified.")
+        }
         let triggers = LoginTriggers(app)
         try await triggers.beforeLogin(user, caller: caller)
         let token = SessionToken.generate()
@@ -95,7 +109,8 @@ public struct UserAccounts: Sendable {
 
     /// Updates a user as ``ObjectWrites/update(_:id:body:caller:)`` does; a new `password` is hashed, and the
     /// user, the new hash and the end of the user's other sessions commit in one transaction.
-    /// Only the user (or the master key) may change a user.
+    /// A new email makes `emailVerified` false (and is sent a verification link when the app
+    /// verifies emails). Only the user (or the master key) may change a user.
     public func updateUser(id: String, body: [String: ParseValue], caller: Caller) async throws -> SaveResult {
         guard caller.isMaster || caller.userId == id else {
             throw ParseError(code: 206, message: "Cannot modify user \(id).")
@@ -103,13 +118,24 @@ public struct UserAccounts: Sendable {
         var body = body
         let password = body.removeValue(forKey: "password")
         if let password, password.stringValue?.isEmpty ?? true { throw ParseError(code: 201, message: "password is required.") }
-        if let email = body["email"] { try Self.validateEmail(email) }
+        if let email = body["email"] { _ = try EmailAddress.checked(email) }
         var changes = try WriteBody(body, isCreate: false).changes
         if let password = password?.stringValue {
             changes.password = PasswordChange(
                 hash: try await app.limits.passwordHasher.hash(password), keptSessionTokenHash: caller.sessionTokenHash)
         }
-        return try await ObjectWrites(app).update("_User", id: id, changes: changes, caller: caller)
+        let newEmail = try await changedEmail(body["email"], ofUser: id)
+        let unverified: [String: FieldChange] = newEmail == nil || body["emailVerified"] != nil ? [:] : ["emailVerified": .set(.bool(false))]
+        let saved = try await ObjectWrites(app).update("_User", id: id, changes: changes, serverSet: unverified, caller: caller)
+        if let newEmail { await UserEmails(app).sendVerification(userId: id, email: newEmail) }
+        return saved
+    }
+
+    /// `email` when it sets the user `id` an email other than the one stored (case aside), else nil.
+    private func changedEmail(_ email: ParseValue?, ofUser id: String) async throws -> ParseValue? {
+        guard let email, let text = email.stringValue else { return nil }
+        let stored = try await app.stores.objects.fetch("_User", id: id)?["email"]?.stringValue
+        return stored?.lowercased() == text.lowercased() ? nil : email
     }
 
     /// A new session of `userId` for `token`, lasting the app's session length from now.
@@ -118,11 +144,5 @@ public struct UserAccounts: Sendable {
         return SessionRecord(
             tokenHash: SessionToken.hash(token), userId: userId, installationId: installationId, origin: origin, createdAt: now,
             expiresAt: now.addingTimeInterval(app.sessionLifetime.seconds))
-    }
-
-    private static func validateEmail(_ email: ParseValue) throws {
-        guard let text = email.stringValue, let at = text.firstIndex(of: "@"), at != text.startIndex,
-            text[text.index(after: at)...].contains("."), !text.contains(" ")
-        else { throw ParseError(code: 125, message: "Email address format is invalid.") }
     }
 }

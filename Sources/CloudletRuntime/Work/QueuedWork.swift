@@ -2,7 +2,7 @@ import Cloudlet
 import Foundation
 
 /// An app's queued work as its runtime runs it: each kind by its part (jobs, after hooks, push
-/// deliveries), each row ended as its run says, in the name of the holder it was leased to.
+/// deliveries, emails), each row ended as its run says, in the name of the holder it was leased to.
 struct QueuedWork {
     let app: AppContext
 
@@ -11,7 +11,7 @@ struct QueuedWork {
     }
 
     /// The kinds of queued work an app's runtime runs.
-    static let kinds: Set<WorkKind> = [.job, .afterHook, .pushDelivery]
+    static let kinds: Set<WorkKind> = [.job, .afterHook, .pushDelivery, .email]
 
     /// Runs `work` as its kind says (a push delivery through `push`'s providers), and answers what
     /// becomes of its row.
@@ -23,6 +23,8 @@ struct QueuedWork {
             return await AfterHooks(app).runQueued(work)
         case .pushDelivery:
             return await PushDeliveryRunner(objects: app.stores.objects, push: app.stores.push, setup: push, clock: app.clock, logger: app.logger).run(work)
+        case .email:
+            return await EmailDelivery(app).run(work)
         default:
             app.logger.error("dropped queued work of a kind this server does not run", metadata: ["work": "\(work.id)", "kind": "\(work.kind)"])
             return .done

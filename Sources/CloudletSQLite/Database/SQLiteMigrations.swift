@@ -22,6 +22,7 @@ enum SQLiteMigrations {
         SQLiteRelations.registerTables(&migrator)
         SQLiteRoles.registerMigration(&migrator)
         SQLiteTextIndex.registerTables(&migrator)
+        SQLiteAccountStore.registerEmailTokens(&migrator)
         return migrator
     }
 }

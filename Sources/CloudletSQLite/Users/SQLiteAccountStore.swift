@@ -32,7 +32,7 @@ public struct SQLiteAccountStore: AccountStorage {
     }
 
     public func insertUser(
-        _ user: ParseObject, passwordHash: String, session: SessionRecord, outbox: OutboxEvent?, alongside: [ParseObject]
+        _ user: ParseObject, passwordHash: String, session: SessionRecord?, outbox: OutboxEvent?, alongside: [ParseObject]
     ) async throws {
         let rows = database.objectRows
         let arguments = try rows.arguments(user, encodedIn: outbox)
@@ -43,7 +43,7 @@ public struct SQLiteAccountStore: AccountStorage {
             try rows.insert(user, arguments, db)
             try db.execute(
                 sql: "INSERT INTO credentials (user_id, password_hash) VALUES (?, ?)", arguments: [user.objectId, passwordHash])
-            try Self.insertSession(session, db)
+            if let session { try Self.insertSession(session, db) }
             if let outbox { try queue.queueAfterHook(outbox, db) }
             try rows.insertCompanions(companions, db)
         }
@@ -83,10 +83,11 @@ public struct SQLiteAccountStore: AccountStorage {
         }
     }
 
-    /// Removes a deleted user's credentials and sessions.
+    /// Removes a deleted user's credentials, sessions and email tokens.
     static func deleteAccount(of object: ParseObject, _ db: Database) throws {
         guard object.className == "_User", let id = object.objectId else { return }
         try db.execute(sql: "DELETE FROM credentials WHERE user_id = ?", arguments: [id])
         try db.execute(sql: "DELETE FROM sessions WHERE user_id = ?", arguments: [id])
+        try deleteEmailTokens(ofUser: id, db)
     }
 }

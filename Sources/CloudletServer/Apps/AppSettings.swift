@@ -13,8 +13,8 @@ public enum HookIsolation: String, Sendable, Hashable, CaseIterable {
 }
 
 /// What the operator sets for one app in the registry: where its hooks run, how many workers they
-/// get, the cap on its hooks' time limits, its rate limits, its push providers, its job schedules and
-/// its file options. Each member's default is written here once; ``fields`` names each setting as
+/// get, the cap on its hooks' time limits, its rate limits, its push providers, its job schedules,
+/// its file options and its emails. Each member's default is written here once; ``fields`` names each setting as
 /// the settings document, the admin API, the config file and the command line write it.
 ///
 /// Adding a setting is its member here and its entry in ``fields``: the registry keeps it in the
@@ -44,6 +44,8 @@ public struct AppSettings: Sendable, Hashable {
     public var jobSchedules: [String: CronSchedule] = [:]
     /// How long a new session lasts, in seconds (Parse Server's `sessionLength`): one year by default.
     public var sessionLength = 365 * 86_400
+    /// The app's email links and where its emails go: to its log, no verification required, by default.
+    public var email = EmailSettings()
 
     /// The default settings.
     public init() {}
@@ -85,6 +87,14 @@ public struct AppSettings: Sendable, Hashable {
         .integer(
             "sessionLength", \.sessionLength, in: 1...(100 * 365 * 86_400),
             help: "How long a new session lasts, in seconds; an older session is refused (209) once it has expired."),
+        .document(
+            "email",
+            help: """
+                The app's emails as JSON: {"verifyUserEmails", "preventLoginWithUnverifiedEmail", "appName", "from", \
+                "verificationLinkSeconds", "resetLinkSeconds", "smtp": {"host", "port", "security", "username", "passwordFile", \
+                "caFile"}, "webhook": {"url"}}; files by absolute path.
+                """,
+            read: { settings, value in settings.email = try EmailSettings(json: value) }, write: { $0.email.json }),
         .document(
             "files", help: "The app's file options as JSON: {\"maxUploadBytes\", \"requireSession\", \"maxTotalBytes\"}.",
             read: { settings, value in settings.files = try settings.files.applying(value) }, write: { $0.files.json }),
@@ -131,6 +141,7 @@ public struct AppSettings: Sendable, Hashable {
             throw Self.invalid("hooks: \(problem)")
         }
         if json["push"] != nil { try settings.push.validate() }
+        if json["email"] != nil { try settings.email.validate() }
         return settings
     }
 

@@ -68,6 +68,7 @@ extension AppSupervisor {
         let database: SQLiteAppDatabase
         let files: LocalFileStorage
         let pushProviders: PushProviders
+        let email: EmailPolicy
         do {
             try manifest.checkTimeLimits()
             database = try SQLiteAppDatabase(
@@ -78,6 +79,7 @@ extension AppSupervisor {
             // Nothing uploads to the app before it is served: what its folder holds of uploads was left by a crash.
             try files.removeAbandonedUploads(olderThan: Date())
             pushProviders = try PushProviders(settings: record.settings.push, appId: record.id, clock: clock, logger: logger)
+            email = try emailPolicy(record)
         } catch {
             stop(group)
             throw error
@@ -89,6 +91,7 @@ extension AppSupervisor {
             runtime: runtime(record, stores: AppStores(database), files: files, executor: executor),
             rateLimiter: RateLimiter(policy: record.settings.rateLimits, clock: clock), pushProviders: pushProviders,
             jobSchedules: record.settings.jobSchedules)
+        hosted.runtime.context.emailPolicy = email
         entries.withLock {
             $0[record.id] = Entry(record: record, hosted: hosted, manifest: manifest, pool: group, push: push, checkpoints: checkpoints)
         }
@@ -112,8 +115,10 @@ extension AppSupervisor {
         let pushChanged = entry.record.settings.push != record.settings.push
         var pushProviders = entry.hosted.pushProviders
         var push = entry.push
+        let email: EmailPolicy
         do {
             try manifest.checkTimeLimits()
+            email = try emailPolicy(record)
             if pushChanged {
                 pushProviders = try PushProviders(settings: record.settings.push, appId: record.id, clock: clock, logger: logger)
             }
@@ -127,6 +132,7 @@ extension AppSupervisor {
             entry.record.settings.rateLimits == policy ? entry.hosted.rateLimiter : RateLimiter(policy: policy, clock: clock)
         runtime.context.bulkhead.resize(maximumRunning: policy.maximumConcurrentHooks, maximumWaiting: policy.maximumQueuedHooks)
         runtime.context.sessionLifetime = .seconds(record.settings.sessionLength)
+        runtime.context.emailPolicy = email
         let hosted = HostedApp(
             id: record.id, keys: record.acceptedKeys, fileSettings: record.settings.files, runtime: runtime, rateLimiter: rateLimiter,
             pushProviders: pushProviders, jobSchedules: record.settings.jobSchedules)
@@ -145,6 +151,12 @@ extension AppSupervisor {
         if entry.record.settings != record.settings {
             logger.notice("app changed in the registry\n\(manifest.text)", metadata: ["app": "\(record.id)"])
         }
+    }
+
+    /// How `record`'s app handles emails, its links under the server's public URL.
+    private func emailPolicy(_ record: AppRecord) throws -> EmailPolicy {
+        let links = EmailLinks(origin: serverOrigin, mountPath: configuration.normalizedMountPath, appId: record.id)
+        return try record.settings.email.policy(appId: record.id, links: links, logger: logger)
     }
 
     /// The most descriptors app `id` with `settings` may hold.

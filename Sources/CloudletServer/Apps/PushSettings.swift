@@ -131,19 +131,19 @@ public struct PushSettings: Sendable, Hashable {
         return .object(members)
     }
 
-    private static func refuseUnknown(_ object: [String: ParseValue], allowed: Set<String>, in path: String) throws {
+    static func refuseUnknown(_ object: [String: ParseValue], allowed: Set<String>, in path: String) throws {
         if let unknown = object.keys.sorted().first(where: { !allowed.contains($0) }) {
             throw invalid("\(path) has no member \(unknown)")
         }
     }
 
-    private static func object(_ value: ParseValue, _ path: String, allowed: Set<String>) throws -> [String: ParseValue] {
+    static func object(_ value: ParseValue, _ path: String, allowed: Set<String>) throws -> [String: ParseValue] {
         guard let object = value.objectValue else { throw invalid("\(path) must be an object") }
         try refuseUnknown(object, allowed: allowed, in: path)
         return object
     }
 
-    private static func string(_ object: [String: ParseValue], _ name: String, in path: String, required: Bool = true) throws -> String? {
+    static func string(_ object: [String: ParseValue], _ name: String, in path: String, required: Bool = true) throws -> String? {
         guard let value = object[name], !value.isNull else {
             if required { throw invalid("\(path).\(name) is required") }
             return nil
@@ -156,7 +156,7 @@ public struct PushSettings: Sendable, Hashable {
 
     /// The URL `name` of `object`, which must use one of `schemes` (APNs and FCM speak HTTP/2 over
     /// TLS only; a webhook may be plain HTTP).
-    private static func url(
+    static func url(
         _ object: [String: ParseValue], _ name: String, in path: String, required: Bool = true, schemes: [String] = ["http", "https"]
     ) throws -> String? {
         guard let text = try string(object, name, in: path, required: required) else { return nil }

@@ -33,6 +33,8 @@ extension ParseAPI {
         ParseRoute(.put, "sessions/:objectId") { try await $0.updateSession($1) },
         ParseRoute(.delete, "sessions/:objectId") { try await $0.deleteSession($1) },
         ParseRoute(.post, "upgradeToRevocableSession") { try await $0.upgradeSession($1) },
+        ParseRoute(.post, "requestPasswordReset") { try await $0.requestPasswordReset($1) },
+        ParseRoute(.post, "verificationEmailRequest") { try await $0.requestVerificationEmail($1) },
         ParseRoute(.get, "installations") { try await $0.findObjects(SystemClass.installation.name, $1) },
         ParseRoute(.post, "installations") { try await $0.createObject(SystemClass.installation.name, $1) },
         ParseRoute(.get, "installations/:objectId") { try await $0.getObject(SystemClass.installation.name, $1) },
@@ -49,6 +51,12 @@ extension ParseAPI {
         ParseRoute(.post, "files/:id", kind: .streamedBody, handler: .response { try await $0.upload(request: $1, context: $2) }),
         ParseRoute(.delete, "files/:id", inBatches: false) { try await $0.deleteFile($1) },
         ParseRoute(.get, "files/:id/:name", kind: .urlOnly, handler: .response { try await $0.download(request: $1, context: $2) }),
+        // The pages of email links name their app in the path, as Parse Server's do.
+        ParseRoute(.get, "apps/:id/verify_email", kind: .urlOnly, handler: .response { try await $0.verifyEmailPage(request: $1, context: $2) }),
+        ParseRoute(
+            .get, "apps/:id/request_password_reset", kind: .urlOnly, handler: .response { try await $0.choosePasswordPage(request: $1, context: $2) }),
+        ParseRoute(
+            .post, "apps/:id/request_password_reset", kind: .urlOnly, handler: .response { try await $0.resetPasswordPage(request: $1, context: $2) }),
         ParseRoute(.post, "jobs/:name") { try await $0.startJob($1) },
         ParseRoute(.get, "config") { try await $0.readConfig($1) },
         ParseRoute(.put, "config") { try await $0.updateConfig($1) },

@@ -4,13 +4,13 @@ import HTTPTypes
 
 extension ParseAPI {
     /// `POST /users` (or `/classes/_User`): signs up, answering 201 with the user's id, creation
-    /// time and a new session token.
+    /// time and a new session token (none for an email the app requires verified before a login).
     func signUp(_ call: ParseCall) async throws -> Reply {
         let (saved, token) = try await call.app.runtime.accounts.signUp(body: call.body, caller: call.caller)
         var body = saved.changedFields
         body["objectId"] = .string(saved.object.objectId!)
         body["createdAt"] = saved.object.json["createdAt"]
-        body["sessionToken"] = .string(token)
+        body["sessionToken"] = token.map(ParseValue.string)
         return Reply(status: .created, body: .object(body), location: "\(mountPath)/users/\(saved.object.objectId!)")
     }
 
