@@ -45,7 +45,15 @@ public struct ObjectWrites: Sendable {
         persist: (ParseObject, [String: RelationChange], OutboxEvent?, [ParseObject]) async throws -> Void
     ) async throws -> SaveResult {
         try SystemClass.check(.create, className, by: caller)
-        let requested = try WriteBody(body, isCreate: true).changes
+        return try await create(className, changes: try WriteBody(body, isCreate: true).changes, caller: caller, persist: persist)
+    }
+
+    /// Creates an object as ``create(_:body:caller:persist:)`` does, from `requested`, the body
+    /// already read, of a class the caller may create objects of.
+    func create(
+        _ className: String, changes requested: ObjectChanges, caller: Caller,
+        persist: (ParseObject, [String: RelationChange], OutboxEvent?, [ParseObject]) async throws -> Void
+    ) async throws -> SaveResult {
         try Self.checkClientWritable(className, requested, caller)
         let proposed = try requested.applied(to: ParseObject(className: className))
         var object = proposed

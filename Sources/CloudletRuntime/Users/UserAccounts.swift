@@ -21,6 +21,7 @@ public struct UserAccounts: Sendable {
     /// Signs a user up: `username` and `password` are required, `email` must look like one, and the
     /// rest of `body` are the user's own fields. The user, its credentials and its first session are
     /// written in one transaction; `beforeSave`/`afterSave` hooks on `_User` run as for any class.
+    /// (A body with `authData` goes to ``signIn(authData:body:caller:)`` instead.)
     public func signUp(body: [String: ParseValue], caller: Caller) async throws -> (SaveResult, String) {
         var body = body
         guard let password = body.removeValue(forKey: "password")?.stringValue, !password.isEmpty else {
@@ -29,10 +30,23 @@ public struct UserAccounts: Sendable {
         guard let username = body["username"]?.stringValue, !username.isEmpty else {
             throw ParseError(code: 200, message: "bad or missing username")
         }
+        return try await createUser(body, password: password, authData: [:], caller: caller)
+    }
+
+    /// Creates the user of `body`'s fields, with `password` hashed (if any) and linked to the
+    /// providers of `authData` (already checked), and its first session; answers the save and the
+    /// session's token.
+    func createUser(
+        _ body: [String: ParseValue], password: String?, authData: [String: ParseValue], caller: Caller
+    ) async throws -> (SaveResult, String) {
+        try SystemClass.check(.create, SystemClass.user.name, by: caller)
         if let email = body["email"] { try Self.validateEmail(email) }
+        var changes = try WriteBody(body, isCreate: true).changes
+        changes.authData = authData
         let token = SessionToken.generate()
-        let hash = try await app.limits.passwordHasher.hash(password)
-        let saved = try await ObjectWrites(app).create("_User", body: body, caller: caller) { user, relations, event, heldJobs in
+        var hash: String?
+        if let password { hash = try await app.limits.passwordHasher.hash(password) }
+        let saved = try await ObjectWrites(app).create("_User", changes: changes, caller: caller) { user, relations, event, heldJobs in
             guard relations.isEmpty else { throw ParseError.incorrectType("a user's relations are added once it has signed up") }
             var user = user
             if user.acl == nil, let id = user.objectId {
@@ -95,6 +109,7 @@ public struct UserAccounts: Sendable {
 
     /// Updates a user as ``ObjectWrites/update(_:id:body:caller:)`` does; a new `password` is hashed, and the
     /// user, the new hash and the end of the user's other sessions commit in one transaction.
+    /// `authData` links (an object) and unlinks (null) providers, as ``linking(_:toUser:)`` checks them.
     /// Only the user (or the master key) may change a user.
     public func updateUser(id: String, body: [String: ParseValue], caller: Caller) async throws -> SaveResult {
         guard caller.isMaster || caller.userId == id else {
@@ -102,9 +117,11 @@ public struct UserAccounts: Sendable {
         }
         var body = body
         let password = body.removeValue(forKey: "password")
+        let authData = body.removeValue(forKey: AuthData.field)
         if let password, password.stringValue?.isEmpty ?? true { throw ParseError(code: 201, message: "password is required.") }
         if let email = body["email"] { try Self.validateEmail(email) }
         var changes = try WriteBody(body, isCreate: false).changes
+        if let authData { changes.authData = try await linking(authData, toUser: id) }
         if let password = password?.stringValue {
             changes.password = PasswordChange(
                 hash: try await app.limits.passwordHasher.hash(password), keptSessionTokenHash: caller.sessionTokenHash)
