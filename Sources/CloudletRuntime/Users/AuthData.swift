@@ -53,7 +53,7 @@ package struct AuthData {
     static func merging(_ changes: [String: ParseValue], into stored: ParseValue?) -> ParseValue? {
         var providers = stored?.objectValue ?? [:]
         for (provider, data) in changes {
-            providers[provider] = data == .null ? nil : data
+            if data == .null { providers.removeValue(forKey: provider) } else { providers[provider] = data }
         }
         return providers.isEmpty ? nil : .object(providers)
     }
