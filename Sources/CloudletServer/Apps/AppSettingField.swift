@@ -134,7 +134,7 @@ public struct AppSettingField: Sendable {
     }
 
     /// The most names a list setting holds.
-    static let maximumNames = 32
+    public static let maximumNames = 32
 
     /// A JSON document setting, read and written by its own type.
     static func document(
