@@ -84,6 +84,18 @@ struct AuthDataTests {
         }
     }
 
+    @Test("concurrent sign-ins with one new anonymous id make one user: the others log into it or answer 208")
+    func concurrentSignIns() async throws {
+        try await ParseTestClient.withRouter(registry: HookRegistry(), configuration: Self.configuration) { client in
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<8 { group.addTask { try await client.post("/users", ["authData": Self.anonymous("shared-device")]).status } }
+                return try await group.reduce(into: [Int]()) { $0.append($1) }
+            }
+            #expect(statuses.filter { $0 == 201 }.count == 1 && statuses.allSatisfy { [200, 201, 208].contains($0) }, "\(statuses)")
+            #expect(try await client.get("/users", master: true)["results"]?.arrayValue?.count == 1)
+        }
+    }
+
     @Test("a login with authData runs beforeLogin (which may refuse it, making no session) and afterLogin; a sign-up runs beforeSave")
     func loginHooks() async throws {
         let log = HookLog()

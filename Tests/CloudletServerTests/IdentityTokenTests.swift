@@ -15,8 +15,9 @@ struct IdentityTokenTests {
 
     /// The stand-ins of Apple and Google (each with an RSA key `k1` and a P-256 key `k2`
     /// published), and app `a`'s client, whose settings name ``bundleId`` and ``clientId``, on `clock`.
+    /// Google's keys are fetched from `googleKeysPath` of its stand-in.
     static func withProviders(
-        maxAge: Int = 3600,
+        maxAge: Int = 3600, googleKeysPath: String = "/keys",
         _ body: @Sendable (_ apple: IdentityProviderStandIn, _ google: IdentityProviderStandIn, _ client: ParseTestClient, _ clock: ManualClock)
             async throws -> Void
     ) async throws {
@@ -27,7 +28,7 @@ struct IdentityTokenTests {
         }
         var endpoints = IdentityProviderEndpoints()
         endpoints.appleKeysURL = apple.keysURL
-        endpoints.googleKeysURL = google.keysURL
+        endpoints.googleKeysURL = google.server.url + googleKeysPath
         endpoints.trustRoots = .certificates([apple.server.certificate, google.server.certificate])
         let clock = ManualClock()
         try await AdminAPITests.withServer(clock: clock, identityProviders: endpoints) { admin, parse in
@@ -147,6 +148,23 @@ struct IdentityTokenTests {
                 #expect(try await client.post("/users", ["authData": Self.apple("001.ada", token)]).status < 300)
                 #expect(apple.fetches == fetches)
             }
+        }
+    }
+
+    @Test("keys that cannot be fetched (404) refuse the provider's logins with 101, and are tried again a minute later, not sooner")
+    func unreachableKeys() async throws {
+        try await Self.withProviders(googleKeysPath: "/missing") { _, google, client, clock in
+            for _ in 0..<2 {
+                let claims = Self.appleClaims("1098", clock, ["iss": "accounts.google.com", "aud": .string(Self.clientId)])
+                let authData: ParseValue = ["google": ["id": "1098", "id_token": .string(try google.token(kid: "k1", claims: claims))]]
+                Support.expectError(try await client.post("/users", ["authData": authData]), status: 404, code: 101)
+            }
+            #expect(google.requests == 1)
+            clock.advance(by: .seconds(61))
+            let claims = Self.appleClaims("1098", clock, ["iss": "accounts.google.com", "aud": .string(Self.clientId)])
+            let authData: ParseValue = ["google": ["id": "1098", "id_token": .string(try google.token(kid: "k1", claims: claims))]]
+            Support.expectError(try await client.post("/users", ["authData": authData]), status: 404, code: 101)
+            #expect(google.requests == 2 && google.fetches == 0)
         }
     }
 

@@ -26,6 +26,7 @@ public final class IdentityProviderStandIn: Sendable {
         var keys: [String: PrivateKey] = [:]
         var published: [String] = []
         var fetches = 0
+        var requests = 0
     }
 
     /// The server; `keysURL` is its key set.
@@ -37,6 +38,7 @@ public final class IdentityProviderStandIn: Sendable {
         let state = Locked(State())
         self.state = state
         server = try await StandInServer { request in
+            state.withLock { $0.requests += 1 }
             guard request.method == .GET, request.path == "/keys" else { return StandInResponse(status: 404) }
             let set = state.withLock { state -> ParseValue in
                 state.fetches += 1
@@ -52,6 +54,8 @@ public final class IdentityProviderStandIn: Sendable {
     public var keysURL: String { server.url + "/keys" }
     /// How many times the key set was fetched.
     public var fetches: Int { state.withLock { $0.fetches } }
+    /// How many requests arrived, to any path.
+    public var requests: Int { state.withLock { $0.requests } }
 
     /// Makes a key of `kind` named `kid`, published in the key set unless `published` is false
     /// (a key that replaces one of the same id keeps its place).
