@@ -59,5 +59,5 @@ package struct AuthData {
     }
 
     /// Parse's answer to an unknown provider, or to data it cannot use.
-    static let unsupported = ParseError(code: 252, message: "This authentication method is unsupported.")
+    package static let unsupported = ParseError(code: 252, message: "This authentication method is unsupported.")
 }

@@ -16,14 +16,25 @@ extension UserAccounts {
     /// `afterLogin` runs once the session is made — and, with no such user, a new one signs up with
     /// them and the rest of `body` (`username` random unless given, `password` optional).
     /// Throws 252 for a provider the app does not accept, 101 for an identity that does not check
-    /// out, 208 when the identities belong to two users.
+    /// out, 208 when the identities belong to two users. A sign-up that loses the race to another
+    /// with the same identity logs into the user it made instead.
     public func signIn(authData value: ParseValue, body: [String: ParseValue], caller: Caller) async throws -> AuthDataSignIn {
         let authData = try AuthData(value)
         guard !authData.ids.isEmpty else { throw AuthData.unsupported }
+        return try await signIn(authData, body: body, caller: caller, mayRetry: true)
+    }
+
+    private func signIn(_ authData: AuthData, body: [String: ParseValue], caller: Caller, mayRetry: Bool) async throws -> AuthDataSignIn {
         let linked = try await app.stores.accounts.userIds(linkedTo: authData.ids)
         try await verify(authData.providers)
         guard linked.count <= 1 else { throw Self.alreadyLinked }
-        guard let id = linked.first else { return try await signUp(authData, body: body, caller: caller) }
+        guard let id = linked.first else {
+            do {
+                return try await signUp(authData, body: body, caller: caller)
+            } catch let error as ParseError where error == Self.alreadyLinked && mayRetry {
+                return try await signIn(authData, body: body, caller: caller, mayRetry: false)
+            }
+        }
         guard var user = try await app.stores.objects.fetch(SystemClass.user.name, id: id) else { throw ParseError.objectNotFound() }
         let triggers = LoginTriggers(app)
         try await triggers.beforeLogin(user, caller: caller)

@@ -46,7 +46,7 @@ public final class IdentityTokenVerifier: IdentityTokenVerifying {
     }
 
     public func verify(_ token: String, from provider: AuthProvider, subject: String, audiences: [String]) async throws {
-        guard let cache = caches[provider] else { throw ParseError(code: 252, message: "This authentication method is unsupported.") }
+        guard let cache = caches[provider] else { throw AuthData.unsupported }
         let token = try IdentityToken(token)
         guard let keyId = token.keyId, let key = await cache.key(keyId) else {
             throw IdentityToken.refused("Unable to find matching key for Key ID: \((token.keyId ?? "").prefix(128))")
