@@ -225,12 +225,14 @@ let package = Package(
             name: "CloudletServerTests",
             dependencies: [
                 "CloudletServerTesting",
+                "PushStandIns",
                 "Cloudlet",
                 "CloudletServer",
                 "CloudletTesting",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -244,7 +246,7 @@ let package = Package(
             dependencies: ["CloudletServerTesting", "Hooks", "Cloudlet", "CloudletServer", "CloudletTesting"],
             swiftSettings: swiftSettings
         ),
-        // Local APNs and FCM over HTTP/2 and TLS, and an SMTP server, for the push and email tests and benchmarks.
+        // Local APNs, FCM and identity providers over HTTP/2 and TLS, and an SMTP server, for the push, sign-in and email tests and the benchmarks.
         .target(
             name: "PushStandIns",
             dependencies: [

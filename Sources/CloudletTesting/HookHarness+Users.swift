@@ -19,6 +19,14 @@ extension HookHarness {
         return try await runtime.accounts.logIn(username: username, password: password, address: nil, caller: device)
     }
 
+    /// Signs up or logs in with `authData` as `POST /users` with it does: the user linked to one of
+    /// its identities logs in (`beforeLogin` may refuse, `afterLogin` runs), or a new user signs up
+    /// with them and `fields`. Only `anonymous` identities check out in the harness (it has no
+    /// identity provider): `harness.signIn(authData: ["anonymous": ["id": "device-1"]])`.
+    public func signIn(authData: ParseValue, _ fields: [String: ParseValue] = [:]) async throws -> AuthDataSignIn {
+        try await runtime.accounts.signIn(authData: authData, body: fields, caller: caller(.anonymous))
+    }
+
     /// Logs the session `sessionToken` out as `POST /logout` does; the `afterLogout` hook runs once
     /// it is deleted. Throws 209 for a token that is not a session.
     public func logOut(sessionToken: String) async throws {

@@ -16,10 +16,12 @@ struct AdminAPITests {
     static let operatorHeader = HTTPField.Name("X-Cloudlet-Operator-Key")!
 
     /// A server hosting apps `a` and `b` (keys `<app>-client`, `<app>-master`) whose operator key is
-    /// ``operatorKey``, on `clock`; apps created through the admin API run `hooks` in-process. `body` gets an
-    /// admin client (paths from `/`) and a Parse client maker.
+    /// ``operatorKey``, on `clock`, fetching identity token keys from `identityProviders`; apps created
+    /// through the admin API run `hooks` in-process. `body` gets an admin client (paths from `/`) and a
+    /// Parse client maker.
     static func withServer(
         hooks: HookRegistry = HookRegistry(), connections: ConnectionLimits = ConnectionLimits(), clock: any CloudletClock = SystemClock(),
+        identityProviders: IdentityProviderEndpoints = IdentityProviderEndpoints(),
         _ body: @Sendable (_ admin: ParseTestClient, _ parse: @Sendable (String, String, String) -> ParseTestClient) async throws -> Void
     ) async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cloudlet-admin-\(UUID().uuidString)")
@@ -28,6 +30,7 @@ struct AdminAPITests {
         logger.logLevel = .critical
         var configuration = ServerConfiguration(dataDirectory: folder.path, passwordHashCost: 4, operatorKey: OperatorKey(operatorKey))
         configuration.connections = connections
+        configuration.identityProviders = identityProviders
         let server = try CloudletApplication(
             configuration: configuration,
             apps: ["a", "b"].map {

@@ -89,4 +89,19 @@ import Testing
         let shortcuts = Dictionary(uniqueKeysWithValues: AppSettings.shortcuts.map { ($0.flag, $0.defaultText) })
         #expect(shortcuts == ["rate-limit": "40/s,burst=80", "max-upload-bytes": "20971520", "files-need-session": "false", "max-total-file-bytes": "none"])
     }
+
+    @Test func theAudienceListsReadAnArrayOrCommaSeparatedNamesAndRefuseOthers() throws {
+        let fromArray = try AppSettings().applying(["appleBundleIds": ["com.example.a", "com.example.b"], "anonymousUsers": false])
+        #expect(fromArray.authProviders.appleBundleIds == ["com.example.a", "com.example.b"] && !fromArray.authProviders.anonymousUsers)
+        let fromText = try AppSettings().applying(["googleClientIds": "1.apps.googleusercontent.com,2.apps.googleusercontent.com"])
+        #expect(fromText.authProviders.googleClientIds == ["1.apps.googleusercontent.com", "2.apps.googleusercontent.com"])
+        #expect(try fromText.applying(["googleClientIds": ""]).authProviders.googleClientIds.isEmpty)
+        #expect(fromArray.json["appleBundleIds"] == ["com.example.a", "com.example.b"])
+        let tooMany = ParseValue.array((0...AppSettingField.maximumNames).map { .string("id\($0)") })
+        for bad: ParseValue in ["a b", ["a", 1], ["a,b"], [""], .string(String(repeating: "x", count: 256)), tooMany, 7] {
+            let error = try #require(throws: ParseError.self) { try AppSettings().applying(["appleBundleIds": bad]) }
+            #expect(error.code == 142)
+        }
+        #expect(throws: ParseError.self) { try AppSettings().applying(["anonymousUsers": "yes"]) }
+    }
 }

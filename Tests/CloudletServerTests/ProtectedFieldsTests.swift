@@ -91,20 +91,20 @@ struct ProtectedFieldsTests {
         }
     }
 
-    @Test("emailVerified, authData and sessionToken are not client-writable: 119 and nothing written")
+    @Test("emailVerified and sessionToken are not client-writable: 119 and nothing written; authData only as linking checks it (252)")
     func serverWrittenUserFields() async throws {
         try await UsersTests.withClient { client in
             let signup = try await client.post("/users", ["username": "mia", "password": "pw", "emailVerified": true])
             Support.expectError(signup, status: 403, code: 119)
             let mia = try await UsersTests.signUp(client, "mia", email: "mia@example.com")
             let session = UsersTests.session(mia.token)
-            let writes: [[String: ParseValue]] = [
-                ["emailVerified": true], ["authData": ["anonymous": ["id": "x"]]], ["sessionToken": "r:forged"],
-            ]
+            let writes: [[String: ParseValue]] = [["emailVerified": true], ["sessionToken": "r:forged"]]
             for body in writes {
                 let reply = try await client.request(.put, "/users/\(mia.id)", body: .object(body), headers: session)
                 Support.expectError(reply, status: 403, code: 119)
             }
+            let unchecked: ParseValue = ["authData": ["facebook": ["id": "x", "access_token": "forged"]]]
+            Support.expectError(try await client.request(.put, "/users/\(mia.id)", body: unchecked, headers: session), status: 400, code: 252)
             let stored = try await client.get("/users/\(mia.id)", master: true)
             // A sign-up with an email starts unverified; the client's true was not written.
             #expect(stored["emailVerified"] == false && stored["authData"] == nil && stored["sessionToken"] == nil, "\(stored.body)")

@@ -57,6 +57,24 @@ struct LoginTriggerTests {
         #expect(seen.all == ["before alice user -", "after alice user true", "logout true phone-1"])
     }
 
+    @Test func anAnonymousLoginRunsTheLoginHooksButItsSignUpDoesNot() async throws {
+        let seen = Lines()
+        let harness = try HookHarness(registry: Self.hooks(seen))
+        let device: ParseValue = ["anonymous": ["id": "device-1"]]
+        guard case .signedUp(let saved, _, let username) = try await harness.signIn(authData: device, ["banned": false]) else {
+            Issue.record("the first sign-in did not sign up")
+            return
+        }
+        #expect(username.count == 25 && seen.all.isEmpty)
+        guard case .loggedIn(let login) = try await harness.signIn(authData: device) else {
+            Issue.record("the second sign-in did not log in")
+            return
+        }
+        #expect(login.user.objectId == saved.object.objectId)
+        #expect(try await harness.user(sessionToken: login.sessionToken) == saved.object.objectId)
+        #expect(seen.all == ["before \(username) user -", "after \(username) user true"])
+    }
+
     @Test func afterLoginAndAfterLogoutErrorsNeverFailTheRequest() async throws {
         var hooks = HookRegistry()
         hooks.afterLogin { _ in throw HookError.failed("after login broke") }

@@ -5,14 +5,14 @@ import SwiftASN1
 import X509
 
 /// A self-signed P-256 certificate for `localhost` and `127.0.0.1`, valid for a day, made for one
-/// stand-in server.
+/// stand-in server. Its name is its own, so that a client may trust several stand-ins at once.
 struct StandInCertificate {
     let certificate: NIOSSLCertificate
     let privateKey: NIOSSLPrivateKey
 
     init() throws {
         let key = P256.Signing.PrivateKey()
-        let name = try DistinguishedName { CommonName("Cloudlet push stand-in") }
+        let name = try DistinguishedName { CommonName("Cloudlet stand-in \(UUID().uuidString)") }
         let extensions = try Certificate.Extensions {
             Critical(BasicConstraints.isCertificateAuthority(maxPathLength: 0))
             SubjectAlternativeNames([.dnsName("localhost"), .ipAddress(ASN1OctetString(contentBytes: [127, 0, 0, 1]))])

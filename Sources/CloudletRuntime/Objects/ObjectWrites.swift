@@ -46,7 +46,16 @@ public struct ObjectWrites: Sendable {
         persist: (ParseObject, [String: RelationChange], OutboxEvent?, [ParseObject]) async throws -> Void
     ) async throws -> SaveResult {
         try SystemClass.check(.create, className, by: caller)
-        let requested = try WriteBody(body, isCreate: true).changes
+        return try await create(
+            className, changes: try WriteBody(body, isCreate: true).changes, serverSet: serverSet, caller: caller, persist: persist)
+    }
+
+    /// Creates an object as ``create(_:body:serverSet:caller:persist:)`` does, from `requested`, the
+    /// body already read, of a class the caller may create objects of.
+    func create(
+        _ className: String, changes requested: ObjectChanges, serverSet: [String: ParseValue] = [:], caller: Caller,
+        persist: (ParseObject, [String: RelationChange], OutboxEvent?, [ParseObject]) async throws -> Void
+    ) async throws -> SaveResult {
         try Self.checkClientWritable(className, requested, caller)
         try RoleRules.checkChanges(className, requested)
         var proposed = try requested.applied(to: ParseObject(className: className))

@@ -24,6 +24,10 @@ public final class AppContext: Sendable {
     let limits: AppRuntime.Limits
     /// How long a new session lasts: ``AppRuntime/Limits/sessionLifetime`` at first, then as the app's settings change it.
     private let newSessionLifetime: Mutex<Duration>
+    /// Which `authData` providers the app accepts: ``AppRuntime/Limits/authProviders`` at first, then as its settings change them.
+    private let acceptedAuthProviders: Mutex<AuthProviderSettings>
+    /// Checks Apple's and Google's identity tokens; nil refuses both (252).
+    let identityTokens: (any IdentityTokenVerifying)?
     /// The fields only their owner and the master key may see.
     public let protectedFields: ProtectedFields
     /// Failed logins per account and client address.
@@ -50,7 +54,7 @@ public final class AppContext: Sendable {
     init(
         appId: String, stores: AppStores, fileStorage: (any FileStorage)?, executor: any HookExecutor, clock: any CloudletClock,
         limits: AppRuntime.Limits, protectedFields: ProtectedFields, logger: Logger, hookLogger: Logger, hookRuns: HookRunLog?,
-        metrics: CloudletMetrics?
+        metrics: CloudletMetrics?, identityTokens: (any IdentityTokenVerifying)?
     ) {
         id = appId
         self.stores = stores
@@ -59,6 +63,8 @@ public final class AppContext: Sendable {
         self.clock = clock
         self.limits = limits
         newSessionLifetime = Mutex(limits.sessionLifetime)
+        acceptedAuthProviders = Mutex(limits.authProviders)
+        self.identityTokens = identityTokens
         self.protectedFields = protectedFields
         loginThrottle = LoginThrottle(clock: clock)
         bulkhead = HookBulkhead(maximumRunning: limits.maximumConcurrentHooks, maximumWaiting: limits.maximumQueuedHooks)
@@ -78,6 +84,12 @@ public final class AppContext: Sendable {
     package var sessionLifetime: Duration {
         get { newSessionLifetime.withLock { $0 } }
         set { newSessionLifetime.withLock { $0 = newValue } }
+    }
+
+    /// Which `authData` providers the app accepts; setting it applies to the requests that begin after.
+    package var authProviders: AuthProviderSettings {
+        get { acceptedAuthProviders.withLock { $0 } }
+        set { acceptedAuthProviders.withLock { $0 = newValue } }
     }
 
     /// A budget for one request, with the app's limit.

@@ -31,14 +31,17 @@ public final class AppRuntime: Sendable {
         public var maximumRunningJobs: Int
         /// The free space uploads leave on the disk of the app's files; nil for none.
         public var freeDiskFloor: FreeDiskFloor?
+        /// Which `authData` providers the app accepts at first; see ``AppContext/authProviders``.
+        public var authProviders: AuthProviderSettings
 
         /// Limits with Cloudlet's defaults.
         public init(
             maximumHookDepth: Int = 8, sessionLifetime: Duration = .seconds(365 * 86_400), passwordHasher: any PasswordHashing = PasswordHasher(),
             maximumConcurrentHooks: Int = 32, maximumQueuedHooks: Int = 256, maximumResponseBytes: Int = ReadBudget.defaultMaximumBytes,
-            maximumRunningJobs: Int = 4, freeDiskFloor: FreeDiskFloor? = nil
+            maximumRunningJobs: Int = 4, freeDiskFloor: FreeDiskFloor? = nil, authProviders: AuthProviderSettings = AuthProviderSettings()
         ) {
             self.freeDiskFloor = freeDiskFloor
+            self.authProviders = authProviders
             self.maximumHookDepth = maximumHookDepth
             self.sessionLifetime = sessionLifetime
             self.passwordHasher = passwordHasher
@@ -78,14 +81,16 @@ public final class AppRuntime: Sendable {
     /// `logger` receives the runtime's own messages; `hookLogger` is the app's hook log, which hooks
     /// write to through `request.logger`. Each hook run is kept in `hookRuns` and counted in
     /// `metrics`, when given. Uploaded files go to `files`; without it the app takes no uploads.
+    /// Apple's and Google's identity tokens are checked by `identityTokens`; without it, both are refused.
     public init(
         appId: String, stores: AppStores, files: (any FileStorage)? = nil, executor: any HookExecutor, clock: any CloudletClock,
         limits: Limits = Limits(), protectedFields: ProtectedFields = .standard, logger: Logger, hookLogger: Logger,
-        hookRuns: HookRunLog? = nil, metrics: CloudletMetrics? = nil
+        hookRuns: HookRunLog? = nil, metrics: CloudletMetrics? = nil, identityTokens: (any IdentityTokenVerifying)? = nil
     ) {
         let app = AppContext(
             appId: appId, stores: stores, fileStorage: files, executor: executor, clock: clock, limits: limits,
-            protectedFields: protectedFields, logger: logger, hookLogger: hookLogger, hookRuns: hookRuns, metrics: metrics)
+            protectedFields: protectedFields, logger: logger, hookLogger: hookLogger, hookRuns: hookRuns, metrics: metrics,
+            identityTokens: identityTokens)
         context = app
         writes = ObjectWrites(app)
         reads = ObjectReads(app)

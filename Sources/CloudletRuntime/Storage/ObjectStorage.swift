@@ -121,6 +121,9 @@ public struct ObjectChanges: Sendable {
     public var acl: ParseACL?
     /// A `_User`'s new password, committed with the fields.
     public var password: PasswordChange?
+    /// A `_User`'s checked identities by provider, merged into its stored `authData` (see
+    /// ``AuthData/merging(_:into:)``): an object links the provider, null unlinks it.
+    public var authData: [String: ParseValue] = [:]
 
     public init(fields: [String: FieldChange], acl: ParseACL? = nil, password: PasswordChange? = nil) {
         self.fields = fields
@@ -146,6 +149,7 @@ public struct ObjectChanges: Sendable {
             }
         }
         if let acl { object.acl = acl }
+        if !authData.isEmpty { object.fields[AuthData.field] = AuthData.merging(authData, into: object.fields[AuthData.field]) }
         return object
     }
 }

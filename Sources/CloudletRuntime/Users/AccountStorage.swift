@@ -5,12 +5,17 @@ import Foundation
 /// objects so that a password hash can never leave through a query, a response or a hook; with
 /// them, the hashed tokens of email links.
 public protocol AccountStorage: EmailTokenStorage {
-    /// Stores a new `_User` object with its password hash and first session (if it gets one), and
-    /// the new objects `alongside` (push jobs of its before hook), in one transaction.
-    /// Throws 202 or 203 if the username or email is taken.
+    /// Stores a new `_User` object with its password hash (none for a user of `authData` alone) and
+    /// first session (if it gets one), and the new objects `alongside` (push jobs of its before
+    /// hook), in one transaction. Throws 202 or 203 if the username or email is taken, 208 if
+    /// another user is linked to one of its `authData` ids.
     func insertUser(
-        _ user: ParseObject, passwordHash: String, session: SessionRecord?, outbox: OutboxEvent?, alongside: [ParseObject]
+        _ user: ParseObject, passwordHash: String?, session: SessionRecord?, outbox: OutboxEvent?, alongside: [ParseObject]
     ) async throws
+
+    /// The ids of the users linked to any of `ids` (a user id at each provider, as `authData.<provider>.id`),
+    /// at most two: more than one is already one too many.
+    func userIds(linkedTo ids: [AuthProvider: String]) async throws -> [String]
 
     /// The password hash of the user `id`, if the user exists.
     func passwordHash(ofUser id: String) async throws -> String?

@@ -10,8 +10,8 @@ struct LoginTriggers {
         self.app = app
     }
 
-    /// Runs the app's `beforeLogin` hook, if it has one, on `user`, whose password matched; its
-    /// error refuses the login.
+    /// Runs the app's `beforeLogin` hook, if it has one, on `user`, whose password matched (or
+    /// whose `authData` identity checked out); its error refuses the login.
     func beforeLogin(_ user: ParseObject, caller: Caller) async throws {
         let hooks = HookRunner(app)
         guard let hook = hooks.hook(.beforeLogin, "") else { return }

@@ -24,6 +24,7 @@ public struct UserAccounts: Sendable {
     /// A user with an email starts with `emailVerified` false, and is sent a verification link
     /// when the app verifies emails; where the app refuses logins of unverified emails, such a
     /// user gets no session (the token answered is nil), as in Parse Server.
+    /// (A body with `authData` goes to ``signIn(authData:body:caller:)`` instead.)
     public func signUp(body: [String: ParseValue], caller: Caller) async throws -> (SaveResult, String?) {
         var body = body
         guard let password = body.removeValue(forKey: "password")?.stringValue, !password.isEmpty else {
@@ -32,13 +33,26 @@ public struct UserAccounts: Sendable {
         guard let username = body["username"]?.stringValue, !username.isEmpty else {
             throw ParseError(code: 200, message: "bad or missing username")
         }
+        return try await createUser(body, password: password, authData: [:], caller: caller)
+    }
+
+    /// Creates the user of `body`'s fields, with `password` hashed (if any) and linked to the
+    /// providers of `authData` (already checked), and its first session (none for an email the app
+    /// requires verified before a login); answers the save and the session's token.
+    func createUser(
+        _ body: [String: ParseValue], password: String?, authData: [String: ParseValue], caller: Caller
+    ) async throws -> (SaveResult, String?) {
+        try SystemClass.check(.create, SystemClass.user.name, by: caller)
         if let email = body["email"] { _ = try EmailAddress.checked(email) }
+        var changes = try WriteBody(body, isCreate: true).changes
+        changes.authData = authData
         let token = SessionToken.generate()
         let waitsForVerification = app.emailPolicy.preventLoginWithUnverifiedEmail
-        let hash = try await app.limits.passwordHasher.hash(password)
+        var hash: String?
+        if let password { hash = try await app.limits.passwordHasher.hash(password) }
         // The master key may say itself whether the email is verified.
         let unverified: [String: ParseValue] = body["email"] == nil || body["emailVerified"] != nil ? [:] : ["emailVerified": .bool(false)]
-        let saved = try await ObjectWrites(app).create("_User", body: body, serverSet: unverified, caller: caller) {
+        let saved = try await ObjectWrites(app).create("_User", changes: changes, serverSet: unverified, caller: caller) {
             user, relations, event, heldJobs in
             guard relations.isEmpty else { throw ParseError.incorrectType("a user's relations are added once it has signed up") }
             var user = user
@@ -110,16 +124,19 @@ public struct UserAccounts: Sendable {
     /// Updates a user as ``ObjectWrites/update(_:id:body:caller:)`` does; a new `password` is hashed, and the
     /// user, the new hash and the end of the user's other sessions commit in one transaction.
     /// A new email makes `emailVerified` false (and is sent a verification link when the app
-    /// verifies emails). Only the user (or the master key) may change a user.
+    /// verifies emails). `authData` links (an object) and unlinks (null) providers, as
+    /// ``linking(_:toUser:)`` checks them. Only the user (or the master key) may change a user.
     public func updateUser(id: String, body: [String: ParseValue], caller: Caller) async throws -> SaveResult {
         guard caller.isMaster || caller.userId == id else {
             throw ParseError(code: 206, message: "Cannot modify user \(id).")
         }
         var body = body
         let password = body.removeValue(forKey: "password")
+        let authData = body.removeValue(forKey: AuthData.field)
         if let password, password.stringValue?.isEmpty ?? true { throw ParseError(code: 201, message: "password is required.") }
         if let email = body["email"] { _ = try EmailAddress.checked(email) }
         var changes = try WriteBody(body, isCreate: false).changes
+        if let authData { changes.authData = try await linking(authData, toUser: id) }
         if let password = password?.stringValue {
             changes.password = PasswordChange(
                 hash: try await app.limits.passwordHasher.hash(password), keptSessionTokenHash: caller.sessionTokenHash)

@@ -23,6 +23,7 @@ enum SQLiteMigrations {
         SQLiteRoles.registerMigration(&migrator)
         SQLiteTextIndex.registerTables(&migrator)
         SQLiteAccountStore.registerEmailTokens(&migrator)
+        SQLiteAuthDataIndex.registerIndexes(&migrator)
         return migrator
     }
 }

@@ -32,7 +32,7 @@ public struct SQLiteAccountStore: AccountStorage {
     }
 
     public func insertUser(
-        _ user: ParseObject, passwordHash: String, session: SessionRecord?, outbox: OutboxEvent?, alongside: [ParseObject]
+        _ user: ParseObject, passwordHash: String?, session: SessionRecord?, outbox: OutboxEvent?, alongside: [ParseObject]
     ) async throws {
         let rows = database.objectRows
         let arguments = try rows.arguments(user, encodedIn: outbox)
@@ -41,12 +41,18 @@ public struct SQLiteAccountStore: AccountStorage {
         try await database.write { db in
             try ObjectRows.checkUniqueness(of: user, db)
             try rows.insert(user, arguments, db)
-            try db.execute(
-                sql: "INSERT INTO credentials (user_id, password_hash) VALUES (?, ?)", arguments: [user.objectId, passwordHash])
+            if let passwordHash {
+                try db.execute(
+                    sql: "INSERT INTO credentials (user_id, password_hash) VALUES (?, ?)", arguments: [user.objectId, passwordHash])
+            }
             if let session { try Self.insertSession(session, db) }
             if let outbox { try queue.queueAfterHook(outbox, db) }
             try rows.insertCompanions(companions, db)
         }
+    }
+
+    public func userIds(linkedTo ids: [AuthProvider: String]) async throws -> [String] {
+        try await database.pool.read { db in try SQLiteAuthDataIndex.userIds(linkedTo: ids, db) }
     }
 
     public func passwordHash(ofUser id: String) async throws -> String? {
@@ -81,6 +87,7 @@ public struct SQLiteAccountStore: AccountStorage {
         {
             throw ParseError(code: 203, message: "Account already exists for this email address.")
         }
+        try SQLiteAuthDataIndex.checkUniqueness(of: user, db)
     }
 
     /// Removes a deleted user's credentials, sessions and email tokens.

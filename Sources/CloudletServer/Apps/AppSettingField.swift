@@ -107,6 +107,35 @@ public struct AppSettingField: Sendable {
             write: { .string($0[keyPath: keyPath].rawValue) })
     }
 
+    /// A `true` or `false` setting.
+    static func bool(_ member: String, _ keyPath: any WritableKeyPath<AppSettings, Bool> & Sendable, help: String) -> AppSettingField {
+        AppSettingField(
+            member, kind: .bool, help: help,
+            read: { settings, value in
+                guard let flag = value.boolValue else { throw AppSettings.invalid("\(member) must be true or false") }
+                settings[keyPath: keyPath] = flag
+            },
+            write: { .bool($0[keyPath: keyPath]) })
+    }
+
+    /// A list of up to ``maximumNames`` names (each 1 to 255 bytes, no spaces or commas), written as
+    /// a JSON array of strings or, on a command line, as one comma-separated string (empty for none).
+    static func names(_ member: String, _ keyPath: any WritableKeyPath<AppSettings, [String]> & Sendable, help: String) -> AppSettingField {
+        AppSettingField(
+            member, kind: .text, help: help,
+            read: { settings, value in
+                let names = value.stringValue.map { $0.split(separator: ",").map(String.init) } ?? value.arrayValue?.compactMap(\.stringValue)
+                guard let names, names.count == (value.arrayValue?.count ?? names.count), names.count <= maximumNames,
+                    names.allSatisfy({ !$0.isEmpty && $0.utf8.count <= 255 && !$0.contains(where: { $0 == "," || $0.isWhitespace }) })
+                else { throw AppSettings.invalid("\(member) must be a list of at most \(maximumNames) names, as a JSON array or separated by commas") }
+                settings[keyPath: keyPath] = names
+            },
+            write: { .array($0[keyPath: keyPath].map(ParseValue.string)) })
+    }
+
+    /// The most names a list setting holds.
+    public static let maximumNames = 32
+
     /// A JSON document setting, read and written by its own type.
     static func document(
         _ member: String, help: String, read: @escaping @Sendable (inout AppSettings, ParseValue) throws -> Void,

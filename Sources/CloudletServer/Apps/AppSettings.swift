@@ -46,6 +46,9 @@ public struct AppSettings: Sendable, Hashable {
     public var sessionLength = 365 * 86_400
     /// The app's email links and where its emails go: to its log, no verification required, by default.
     public var email = EmailSettings()
+    /// Which `authData` providers the app accepts: anonymous users, and Apple and Google once their
+    /// audiences are named. By default anonymous users only.
+    public var authProviders = AuthProviderSettings()
 
     /// The default settings.
     public init() {}
@@ -87,6 +90,15 @@ public struct AppSettings: Sendable, Hashable {
         .integer(
             "sessionLength", \.sessionLength, in: 1...(100 * 365 * 86_400),
             help: "How long a new session lasts, in seconds; an older session is refused (209) once it has expired."),
+        .bool(
+            "anonymousUsers", \.authProviders.anonymousUsers,
+            help: "Whether clients may sign up and log in as anonymous users (authData.anonymous): true or false."),
+        .names(
+            "appleBundleIds", \.authProviders.appleBundleIds,
+            help: "The bundle ids (and Services ids) Sign in with Apple tokens must be issued to; none refuses Apple logins."),
+        .names(
+            "googleClientIds", \.authProviders.googleClientIds,
+            help: "The OAuth client ids Google ID tokens must be issued to; none refuses Google logins."),
         .document(
             "email",
             help: """

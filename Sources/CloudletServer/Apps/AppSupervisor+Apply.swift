@@ -133,6 +133,7 @@ extension AppSupervisor {
         runtime.context.bulkhead.resize(maximumRunning: policy.maximumConcurrentHooks, maximumWaiting: policy.maximumQueuedHooks)
         runtime.context.sessionLifetime = .seconds(record.settings.sessionLength)
         runtime.context.emailPolicy = email
+        runtime.context.authProviders = record.settings.authProviders
         let hosted = HostedApp(
             id: record.id, keys: record.acceptedKeys, fileSettings: record.settings.files, runtime: runtime, rateLimiter: rateLimiter,
             pushProviders: pushProviders, jobSchedules: record.settings.jobSchedules)
@@ -195,12 +196,13 @@ extension AppSupervisor {
             limits: AppRuntime.Limits(
                 sessionLifetime: .seconds(record.settings.sessionLength), passwordHasher: PasswordHasher(cost: configuration.passwordHashCost),
                 maximumConcurrentHooks: policy.maximumConcurrentHooks, maximumQueuedHooks: policy.maximumQueuedHooks,
-                maximumResponseBytes: configuration.maximumResponseBytes, freeDiskFloor: configuration.freeDiskFloor),
+                maximumResponseBytes: configuration.maximumResponseBytes, freeDiskFloor: configuration.freeDiskFloor,
+                authProviders: record.settings.authProviders),
             protectedFields: definitions[record.id]?.protectedFields ?? .standard, logger: logger,
             hookLogger: launcher.hookLogger,
             hookRuns: HookRunLog(
                 appId: record.id, storage: stores.hookRuns, retention: configuration.hookRunRetention, metrics: metrics,
                 buffered: directory.hookRunBuffered),
-            metrics: metrics)
+            metrics: metrics, identityTokens: identityTokens)
     }
 }

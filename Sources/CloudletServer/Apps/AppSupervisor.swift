@@ -33,6 +33,8 @@ public final class AppSupervisor: Service, Sendable {
     let pollInterval: Duration
     /// Apps whose executor is given by the embedding code rather than launched from their settings.
     let definitions: [String: AppDefinition]
+    /// Checks the identity tokens of every app's Sign in with Apple and Google logins.
+    let identityTokens: IdentityTokenVerifier
     let entries = Mutex<[String: Entry]>([:])
     private let gate = SerialGate()
     private let poolCommands = AsyncStream.makeStream(of: PoolCommand.self)
@@ -70,6 +72,7 @@ public final class AppSupervisor: Service, Sendable {
         self.logger = logger
         self.pollInterval = pollInterval
         self.definitions = Dictionary(definitions.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
+        identityTokens = IdentityTokenVerifier(endpoints: configuration.identityProviders, clock: clock, logger: logger)
     }
 
     /// The manifest of every app, by id.

@@ -45,6 +45,9 @@ public struct ServerConfiguration: Sendable {
     public var connections = ConnectionLimits()
     /// How the apps' queued work (after hooks, job runs, push deliveries) is claimed and run.
     public var work = WorkSettings()
+    /// Where Apple's and Google's identity token keys are fetched: the providers' own URLs. Tests
+    /// point them at stand-ins.
+    public var identityProviders = IdentityProviderEndpoints()
 
     public init(
         host: String = "127.0.0.1", port: Int = 1337, dataDirectory: String = "./data", mountPath: String = "/parse",

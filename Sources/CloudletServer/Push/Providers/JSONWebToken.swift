@@ -25,8 +25,17 @@ enum JSONWebToken {
     }
 }
 
-/// Base64url without padding (RFC 4648 §5), as JWTs use it.
+/// Base64url without padding (RFC 4648 §5), as JWTs and JSON Web Keys use it.
 enum Base64URL {
+    /// The bytes `text` encodes (padded or not), or nil if it is not base64url.
+    static func decode(_ text: some StringProtocol) -> Data? {
+        guard !text.contains("+"), !text.contains("/") else { return nil }
+        var text = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        text += String(repeating: "=", count: (4 - text.utf8.count % 4) % 4)
+        return Data(base64Encoded: text)
+    }
+
+
     static func encode(_ bytes: some DataProtocol) -> String {
         var text = Data(bytes).base64EncodedString()
         text = text.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
