@@ -44,7 +44,8 @@ public struct ObjectWrites: Sendable {
         _ className: String, body: [String: ParseValue], caller: Caller,
         persist: (ParseObject, [String: RelationChange], OutboxEvent?, [ParseObject]) async throws -> Void
     ) async throws -> SaveResult {
-        try SystemClass.check(.create, className, by: caller)
+        let permissions = ClassPermissions(app)
+        _ = try await permissions.check(.create, className, by: caller)
         let requested = try WriteBody(body, isCreate: true).changes
         try Self.checkClientWritable(className, requested, caller)
         let proposed = try requested.applied(to: ParseObject(className: className))
@@ -56,6 +57,7 @@ public struct ObjectWrites: Sendable {
             heldJobs = PushJobBuffer()
             object = try await runBeforeSave(beforeSave, proposed, original: nil, caller: caller, holding: heldJobs)
         }
+        try await permissions.checkAddsFields(object.fields.keys, to: className, isUpdate: false, by: caller)
         try await UploadedFiles(app).checkExist(in: object.fields.values)
         object = FileURLs.presenting(object, with: app.stores.objects.fileURLs)
         let now = app.clock.now
@@ -67,13 +69,13 @@ public struct ObjectWrites: Sendable {
             try await persist(object, requested.relations, event, heldJobs?.held ?? [])
             return ((), event)
         }
+        try await permissions.stored(in: className)
         return SaveResult(object: object, changedFields: object.fields.filter { proposed.fields[$0.key] != $0.value })
     }
 
     /// Updates the object `id` of `className` from a REST body. Field operations are applied to the
     /// stored values inside the write transaction, so concurrent increments all count.
     public func update(_ className: String, id: String, body: [String: ParseValue], caller: Caller) async throws -> SaveResult {
-        try SystemClass.check(.update, className, by: caller)
         if SystemClass.named(className)?.saves == .installations {
             return try await Installations(app).update(id: id, body: body, caller: caller)
         }
@@ -82,6 +84,8 @@ public struct ObjectWrites: Sendable {
 
     /// Updates the object as ``update(_:id:body:caller:)`` does, with `changes` already validated.
     func update(_ className: String, id: String, changes: ObjectChanges, caller: Caller) async throws -> SaveResult {
+        let permissions = ClassPermissions(app)
+        let restriction = try await permissions.check(.update, className, by: caller)
         var changes = changes
         try Self.checkClientWritable(className, changes, caller)
         var hookChanged: Set<String> = []
@@ -90,7 +94,7 @@ public struct ObjectWrites: Sendable {
         let beforeSave = hooks.hook(.beforeSave, className)
         let afterSave = hooks.hook(.afterSave, className)
         if beforeSave != nil || afterSave != nil {
-            original = try await writable(className, id: id, caller: caller)
+            original = try await writable(className, id: id, caller: caller, restriction: restriction)
         }
         // The before hook's push jobs wait for this write.
         var heldJobs: PushJobBuffer?
@@ -104,13 +108,15 @@ public struct ObjectWrites: Sendable {
             }
             if object.acl != proposed.acl, let acl = object.acl { changes.acl = acl }
         }
+        let written = changes.fields.filter { if case .operation(.delete) = $0.value { false } else { true } }.keys
+        try await permissions.checkAddsFields(written, to: className, isUpdate: true, by: caller)
         try await UploadedFiles(app).checkExist(in: UploadedFiles.writtenValues(changes))
         let identities = caller.aclIdentities
         let saved = try await AfterHooks(app).writeThenRun(afterSave) { [changes, heldJobs, original] hold in
             let outbox = AfterHooks.event(.afterSave, original: original, caller: caller, hold: hold)
             return try await app.stores.objects.update(
                 className, id: id, changes: changes, updatedAt: app.clock.now,
-                check: { current in try Self.checkWrite(current, identities) }, outbox: outbox, alongside: heldJobs?.held ?? [])
+                check: { current in try Self.checkWrite(current, identities, restriction) }, outbox: outbox, alongside: heldJobs?.held ?? [])
         }
         let reported = changes.fields.compactMap { key, change -> (String, ParseValue)? in
             // Parse answers the results of operations, but not a relation's.
@@ -124,8 +130,8 @@ public struct ObjectWrites: Sendable {
     /// Deletes the object `id` of `className`: before hook (which may refuse), one transaction with
     /// the after hook queued, then the after hook.
     public func delete(_ className: String, id: String, caller: Caller) async throws {
-        try SystemClass.check(.delete, className, by: caller)
-        let object = try await writable(className, id: id, caller: caller)
+        let restriction = try await ClassPermissions(app).check(.delete, className, by: caller)
+        let object = try await writable(className, id: id, caller: caller, restriction: restriction)
         let hooks = HookRunner(app)
         if let beforeDelete = hooks.hook(.beforeDelete, className) {
             _ = try await hooks.run(beforeDelete, input: HookPayload(object), caller: caller)
@@ -134,16 +140,16 @@ public struct ObjectWrites: Sendable {
         try await AfterHooks(app).writeThenRun(hooks.hook(.afterDelete, className)) { hold in
             let outbox = AfterHooks.event(.afterDelete, original: nil, caller: caller, hold: hold)
             let deleted = try await app.stores.objects.delete(
-                className, id: id, check: { current in try Self.checkWrite(current, identities) }, outbox: outbox)
+                className, id: id, check: { current in try Self.checkWrite(current, identities, restriction) }, outbox: outbox)
             return ((), deleted)
         }
     }
 
-    /// The stored object, if the caller may write it (whether or not it may read it, as in Parse);
-    /// 101 otherwise.
-    func writable(_ className: String, id: String, caller: Caller) async throws -> ParseObject {
+    /// The stored object, if the caller may write it (whether or not it may read it, as in Parse):
+    /// its ACL and the pointer permissions of `restriction` let it; 101 otherwise.
+    func writable(_ className: String, id: String, caller: Caller, restriction: ObjectRestriction? = nil) async throws -> ParseObject {
         guard let object = try await app.stores.objects.fetch(className, id: id) else { throw ParseError.objectNotFound() }
-        try Self.checkWrite(object, caller.aclIdentities)
+        try Self.checkWrite(object, caller.aclIdentities, restriction)
         return object
     }
 
@@ -183,8 +189,10 @@ public struct ObjectWrites: Sendable {
         throw ParseError(code: 119, message: "clients may not set \(field)", httpStatus: 403)
     }
 
-    /// Throws "not found" (as Parse does, so as not to reveal the object) if the caller may not write it.
-    static func checkWrite(_ object: ParseObject, _ identities: [String]?) throws {
+    /// Throws "not found" (as Parse does, so as not to reveal the object) if the caller may not
+    /// write it: its ACL, or the pointer permissions of `restriction`, refuse.
+    static func checkWrite(_ object: ParseObject, _ identities: [String]?, _ restriction: ObjectRestriction? = nil) throws {
+        try restriction.check(object)
         guard let identities, let acl = object.acl else { return }
         guard acl.allowsWrite(by: identities) else { throw ParseError.objectNotFound() }
     }

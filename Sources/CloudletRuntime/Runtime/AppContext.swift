@@ -24,8 +24,13 @@ public final class AppContext: Sendable {
     let limits: AppRuntime.Limits
     /// How long a new session lasts: ``AppRuntime/Limits/sessionLifetime`` at first, then as the app's settings change it.
     private let newSessionLifetime: Mutex<Duration>
+    /// Whether a client (not the master key) may reach a class that does not exist yet, creating
+    /// it by its first save: ``AppRuntime/Limits/allowsClientClassCreation`` at first, then as the app's settings change it.
+    private let clientClassCreation: Mutex<Bool>
     /// The fields only their owner and the master key may see.
     public let protectedFields: ProtectedFields
+    /// The schemas of the app's classes (with their CLPs) as its reads and writes check them.
+    public let schemas: ClassSchemaCache
     /// Failed logins per account and client address.
     public let loginThrottle: LoginThrottle
     /// Where the runtime's own messages go.
@@ -55,6 +60,8 @@ public final class AppContext: Sendable {
         self.clock = clock
         self.limits = limits
         newSessionLifetime = Mutex(limits.sessionLifetime)
+        clientClassCreation = Mutex(limits.allowsClientClassCreation)
+        schemas = ClassSchemaCache(storage: stores.schemas)
         self.protectedFields = protectedFields
         loginThrottle = LoginThrottle(clock: clock)
         bulkhead = HookBulkhead(maximumRunning: limits.maximumConcurrentHooks, maximumWaiting: limits.maximumQueuedHooks)
@@ -73,6 +80,12 @@ public final class AppContext: Sendable {
     package var sessionLifetime: Duration {
         get { newSessionLifetime.withLock { $0 } }
         set { newSessionLifetime.withLock { $0 = newValue } }
+    }
+
+    /// Whether clients may create classes; setting it applies from the next request on.
+    package var allowsClientClassCreation: Bool {
+        get { clientClassCreation.withLock { $0 } }
+        set { clientClassCreation.withLock { $0 = newValue } }
     }
 
     /// A budget for one request, with the app's limit.

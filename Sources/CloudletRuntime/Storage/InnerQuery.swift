@@ -5,7 +5,7 @@ import Cloudlet
 /// and `$dontSelect` (`{"query": {"className", "where"}, "key"}`: the field's value is / is not
 /// the `key` of one of its results). Storage runs it inside the same statement as the outer query,
 /// reading rows as the outer query's reader does (the same ACL identities); the runtime checks it
-/// as it checks the outer query (``ProtectedFields/checkQueryable(_:by:)``).
+/// as it checks the outer query (``ClassPermissions/checkQueryable(_:by:)``).
 public struct InnerQuery: Sendable {
     /// The operator that holds the inner query, by its name in a `where`.
     public enum Operator: String, Sendable, CaseIterable {

@@ -20,6 +20,7 @@ enum SQLiteMigrations {
         SQLiteGlobalConfigStore.registerTables(&migrator)
         SQLiteAccountStore.registerSessionObjects(&migrator)
         SQLiteRelations.registerTables(&migrator)
+        SQLiteSchemaStore.registerTables(&migrator)
         return migrator
     }
 }

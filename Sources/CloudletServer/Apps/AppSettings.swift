@@ -44,6 +44,9 @@ public struct AppSettings: Sendable, Hashable {
     public var jobSchedules: [String: CronSchedule] = [:]
     /// How long a new session lasts, in seconds (Parse Server's `sessionLength`): one year by default.
     public var sessionLength = 365 * 86_400
+    /// Whether clients (not the master key) may create classes by saving to them (Parse Server's
+    /// `allowClientClassCreation`): allowed by default.
+    public var allowClientClassCreation = true
 
     /// The default settings.
     public init() {}
@@ -85,6 +88,9 @@ public struct AppSettings: Sendable, Hashable {
         .integer(
             "sessionLength", \.sessionLength, in: 1...(100 * 365 * 86_400),
             help: "How long a new session lasts, in seconds; an older session is refused (209) once it has expired."),
+        .bool(
+            "allowClientClassCreation", \.allowClientClassCreation,
+            help: "Whether clients may create classes by saving to them; when false, only the master key creates classes (/schemas)."),
         .document(
             "files", help: "The app's file options as JSON: {\"maxUploadBytes\", \"requireSession\", \"maxTotalBytes\"}.",
             read: { settings, value in settings.files = try settings.files.applying(value) }, write: { $0.files.json }),

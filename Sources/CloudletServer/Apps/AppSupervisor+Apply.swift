@@ -127,6 +127,7 @@ extension AppSupervisor {
             entry.record.settings.rateLimits == policy ? entry.hosted.rateLimiter : RateLimiter(policy: policy, clock: clock)
         runtime.context.bulkhead.resize(maximumRunning: policy.maximumConcurrentHooks, maximumWaiting: policy.maximumQueuedHooks)
         runtime.context.sessionLifetime = .seconds(record.settings.sessionLength)
+        runtime.context.allowsClientClassCreation = record.settings.allowClientClassCreation
         let hosted = HostedApp(
             id: record.id, keys: record.acceptedKeys, fileSettings: record.settings.files, runtime: runtime, rateLimiter: rateLimiter,
             pushProviders: pushProviders, jobSchedules: record.settings.jobSchedules)
@@ -183,7 +184,8 @@ extension AppSupervisor {
             limits: AppRuntime.Limits(
                 sessionLifetime: .seconds(record.settings.sessionLength), passwordHasher: PasswordHasher(cost: configuration.passwordHashCost),
                 maximumConcurrentHooks: policy.maximumConcurrentHooks, maximumQueuedHooks: policy.maximumQueuedHooks,
-                maximumResponseBytes: configuration.maximumResponseBytes, freeDiskFloor: configuration.freeDiskFloor),
+                maximumResponseBytes: configuration.maximumResponseBytes, freeDiskFloor: configuration.freeDiskFloor,
+                allowsClientClassCreation: record.settings.allowClientClassCreation),
             protectedFields: definitions[record.id]?.protectedFields ?? .standard, logger: logger,
             hookLogger: launcher.hookLogger,
             hookRuns: HookRunLog(
