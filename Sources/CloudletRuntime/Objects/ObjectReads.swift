@@ -65,19 +65,22 @@ public struct ObjectReads: Sendable {
     /// A query as `GET /classes/X` runs it: the class's `beforeFind` hook (once, told whether the
     /// query counts) may change or refuse it; then the objects the caller may read (unless `limit`
     /// is 0), which the `afterFind` hook may change or filter; and, when `counting`, how many match
-    /// in all. Throws 119 if a caller other than the master key filters or sorts on a protected field.
+    /// in all. The class-level permissions apply once the hook ran: `find` to the objects, `count`
+    /// to the count. Throws 119 if a caller other than the master key filters or sorts on a protected field.
     public func search(
         _ query: ParseQuery, counting: Bool, returningObjects: Bool = true, caller: Caller, budget: ReadBudget? = nil
     ) async throws -> (objects: [ParseObject], count: Int?) {
-        let permissions = ClassPermissions(app)
-        let findRestriction = returningObjects ? try await permissions.check(.find, query.className, by: caller) : nil
-        let countRestriction = counting ? try await permissions.check(.count, query.className, by: caller) : nil
+        try SystemClass.check(.find, query.className, by: caller)
         var query = query
         if !returningObjects { query.limit = 0 }
         query = try await beforeFind(query, isCount: counting, isGet: false, caller: caller)
+        let permissions = ClassPermissions(app)
+        let finds = returningObjects && query.limit > 0
+        let findRestriction = finds ? try await permissions.check(.find, query.className, by: caller) : nil
+        let countRestriction = counting ? try await permissions.check(.count, query.className, by: caller) : nil
         try await permissions.checkQueryable(query, by: caller)
         var objects: [ParseObject] = []
-        if returningObjects, query.limit > 0, let narrowed = Self.narrowed(query, by: findRestriction) {
+        if finds, let narrowed = Self.narrowed(query, by: findRestriction) {
             let budget = budget ?? app.newBudget()
             let found = try await app.stores.objects.find(StorageQuery(query: narrowed, readerIdentities: caller.aclIdentities, budget: budget))
             let shown = try await shaped(found, query, caller: caller, budget: budget)
