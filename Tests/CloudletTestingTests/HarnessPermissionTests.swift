@@ -32,4 +32,16 @@ struct HarnessPermissionTests {
         #expect(try await harness.call("countNotes", as: .user("u1")) == 2)
         #expect(try await harness.call("countNotesAsMaster", as: .anonymous) == 2)
     }
+
+    @Test("a hook in a worker calls the store over the wire as the client: the CLPs hold there too")
+    func inMemoryWorkers() async throws {
+        try await HookHarness.withInMemoryWorkers(registry: Hooks.registry()) { harness in
+            try await harness.create("Notes", ["text": "hi"])
+            try await harness.setSchema("Notes", ["classLevelPermissions": ["count": ["requiresAuthentication": true]]])
+            let refused = await #expect(throws: ParseError.self) { try await harness.call("countNotes", as: .anonymous) }
+            #expect(refused?.code == 101, "\(String(describing: refused))")
+            #expect(try await harness.call("countNotes", as: .user("u1")) == 1)
+            #expect(try await harness.call("countNotesAsMaster", as: .anonymous) == 1)
+        }
+    }
 }
