@@ -69,7 +69,6 @@ public struct ObjectWrites: Sendable {
             try await persist(object, requested.relations, event, heldJobs?.held ?? [])
             return ((), event)
         }
-        try await permissions.stored(in: className)
         return SaveResult(object: object, changedFields: object.fields.filter { proposed.fields[$0.key] != $0.value })
     }
 
