@@ -97,6 +97,14 @@ struct ClassLevelPermissionTests {
             Support.expectError(try await client.delete("/classes/Letters/\(adas)", sessionToken: bob.token), status: 404, code: 101)
             #expect(try await client.delete("/classes/Letters/\(adas)", sessionToken: ada.token).status == 200)
             #expect(try await Support.masterCount(client, "Letters") == 1)
+
+            // An inner query on the class finds only what the user may find there.
+            let reply = try await Support.create(client, "Replies", ["letter": .pointer(className: "Letters", objectId: shared)], master: true)
+            let inQuery = #"{"letter":{"$inQuery":{"className":"Letters","where":{}}}}"#
+            #expect(Support.ids(try await client.get("/classes/Replies", query: ["where": .string(inQuery)], sessionToken: bob.token)) == [reply])
+            #expect(Support.ids(try await client.get("/classes/Replies", query: ["where": .string(inQuery)])).isEmpty)
+            let outsider = try await Self.signUp(client, "cy")
+            #expect(Support.ids(try await client.get("/classes/Replies", query: ["where": .string(inQuery)], sessionToken: outsider.token)).isEmpty)
         }
     }
 

@@ -40,8 +40,9 @@ public struct ObjectReads: Sendable {
             pinned.constraints["objectId"] = .string(id)
             pinned.limit = 1
             pinned.skip = 0
-            try await permissions.checkQueryable(pinned, by: caller)
-            guard let narrowed = Self.narrowed(pinned, by: restriction) else { throw ParseError.objectNotFound() }
+            guard let narrowed = Self.narrowed(try await permissions.checkedQuery(pinned, by: caller), by: restriction) else {
+                throw ParseError.objectNotFound()
+            }
             let found = try await app.stores.objects.find(StorageQuery(query: narrowed, readerIdentities: caller.aclIdentities, budget: budget))
             guard let first = found.first else { throw ParseError.objectNotFound() }
             object = first
@@ -78,16 +79,16 @@ public struct ObjectReads: Sendable {
         let finds = returningObjects && query.limit > 0
         let findRestriction = finds ? try await permissions.check(.find, query.className, by: caller) : nil
         let countRestriction = counting ? try await permissions.check(.count, query.className, by: caller) : nil
-        try await permissions.checkQueryable(query, by: caller)
+        let runnable = try await permissions.checkedQuery(query, by: caller)
         var objects: [ParseObject] = []
-        if finds, let narrowed = Self.narrowed(query, by: findRestriction) {
+        if finds, let narrowed = Self.narrowed(runnable, by: findRestriction) {
             let budget = budget ?? app.newBudget()
             let found = try await app.stores.objects.find(StorageQuery(query: narrowed, readerIdentities: caller.aclIdentities, budget: budget))
             let shown = try await shaped(found, query, caller: caller, budget: budget)
             objects = try await afterFind(shown, query: query, caller: caller)
         }
         guard counting else { return (objects, nil) }
-        guard let narrowed = Self.narrowed(query, by: countRestriction) else { return (objects, 0) }
+        guard let narrowed = Self.narrowed(runnable, by: countRestriction) else { return (objects, 0) }
         return (objects, try await app.stores.objects.count(StorageQuery(query: narrowed, readerIdentities: caller.aclIdentities)))
     }
 

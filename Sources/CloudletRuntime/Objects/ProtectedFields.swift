@@ -3,7 +3,7 @@ import Cloudlet
 /// Fields that only the master key — and, on `_User`, the user itself — may read, filter or sort
 /// on: Parse Server's `protectedFields`. Every object a read answers (get, find, each `include`d
 /// object at any depth, the operations of a batch, a hook's store) passes through
-/// ``redacted(_:for:permissions:)``, and every query through ``ClassPermissions/checkQueryable(_:by:)``.
+/// ``redacted(_:for:permissions:)``, and every query through ``ClassPermissions/checkedQuery(_:by:)``.
 /// These are the app's own (set where the app is defined); each class's CLPs add theirs
 /// (``ClassLevelPermissions/protectedFields``), merged as Parse Server merges its
 /// `protectedFields` option into them.

@@ -62,18 +62,26 @@ struct ClassPermissions {
         let restriction: ObjectRestriction?
     }
 
-    /// Throws 119 when `caller` filters or sorts `query` on a field hidden from it, or reaches through
-    /// an inner query (`$inQuery`, `$select`, …) a class it may not `find` outright or a hidden field
-    /// of it (the inner query's `where` and its `key`).
-    func checkQueryable(_ query: ParseQuery, by caller: Caller) async throws {
-        guard !caller.isMaster else { return }
+    /// `query` as `caller` may run it: throws 119 when it filters or sorts on a field hidden from the
+    /// caller, or reaches through an inner query (`$inQuery`, `$select`, …) a class the caller may
+    /// not `find` or a hidden field of it (the inner query's `where` and its `key`); each inner
+    /// query is narrowed to the objects its class's pointer permissions let the caller find.
+    func checkedQuery(_ query: ParseQuery, by caller: Caller) async throws -> ParseQuery {
+        guard !caller.isMaster else { return query }
         try await checkFields(ProtectedFields.fieldPaths(of: query), of: query.className, by: caller)
-        for inner in InnerQuery.all(in: query.constraints) {
-            guard try await check(.find, inner.className, by: caller) == nil else {
-                throw ParseError(code: 119, message: "Permission denied for action find on class \(inner.className).", httpStatus: 403)
-            }
+        var checked = query
+        checked.constraints = try await checkedInnerQueries(in: query.constraints, by: caller)
+        return checked
+    }
+
+    private func checkedInnerQueries(in constraints: [String: ParseValue], by caller: Caller) async throws -> [String: ParseValue] {
+        try await InnerQuery.replacingWheres(in: constraints) { inner in
+            let restriction = try await check(.find, inner.className, by: caller)
             try await checkFields(inner.key.map { [$0] } ?? [], of: inner.className, by: caller)
-            try await checkQueryable(inner.query, by: caller)
+            let checked = try await checkedQuery(inner.query, by: caller).constraints
+            guard let restriction else { return checked }
+            // No user: the inner query finds nothing.
+            return restriction.narrowing(checked) ?? ["objectId": ["$in": []]]
         }
     }
 
