@@ -117,6 +117,7 @@ struct SchemaRoutesTests {
             Support.expectError(try await client.put("/schemas/Teams", ["fields": ["nope": ["__op": "Delete"]]], master: true), status: 400, code: 255)
             Support.expectError(try await client.put("/schemas/Teams", ["indexes": ["nope": ["__op": "Delete"]]], master: true), status: 400, code: 255)
             Support.expectError(try await client.put("/schemas/Nothing", [:], master: true), status: 400, code: 103)
+            Support.expectError(try await client.put("/schemas/_Session", ["classLevelPermissions": ["find": [:]]], master: true), status: 400, code: 255)
             Support.expectError(try await client.put("/schemas/Teams", ["className": "Other"], master: true), status: 400, code: 103)
         }
     }

@@ -55,10 +55,14 @@ public struct ClassSchemas: Sendable {
 
     /// Changes `className` as a `/schemas` body asks: fields added, or deleted with `{"__op": "Delete"}`,
     /// CLPs replaced, indexes added or deleted; answers the schema as changed. 103 if the class does
-    /// not exist, 255 for a field or index that exists already or not at all.
+    /// not exist, 255 for a field or index that exists already or not at all, and for `_Session`.
     public func update(_ className: String, body: [String: ParseValue], caller: Caller) async throws -> ParseValue {
         try Self.requireMaster(caller)
         let schema = try await existing(className, reading: true)
+        // Sessions keep their own rules: each user reaches its own (``UserSessions``).
+        guard className != SystemClass.session.name else {
+            throw ParseError(code: 255, message: "the schema of _Session cannot be changed")
+        }
         try await app.stores.schemas.updateClass(className, try SchemaBody(body).change(to: schema))
         app.schemas.forget(className)
         return try await existing(className).json
