@@ -48,6 +48,8 @@ struct SchemaRoutesTests {
 
             let users = try #require(try await client.get("/schemas/_User", master: true)["fields"]?.objectValue)
             #expect(users["username"] == ["type": "String"] && users["emailVerified"] == ["type": "Boolean"] && users["authData"] == ["type": "Object"])
+            let userCLPs = try await client.get("/schemas/_User", master: true)["classLevelPermissions"]
+            #expect(userCLPs?["protectedFields"] == ["*": ["authData", "email"]], "the app's own protected fields show among the CLPs'")
             Support.expectError(try await client.get("/schemas/Nothing", master: true), status: 400, code: 103)
         }
     }

@@ -25,7 +25,7 @@ public struct ClassSchemas: Sendable {
         for name in StoredClassSchema.listedSystemClasses { byName[name] = StoredClassSchema(className: name) }
         for schema in try await app.stores.schemas.storedClasses(limit: Self.maximumListedClasses) { byName[schema.className] = schema }
         return try byName.keys.sorted().map { name throws(ParseError) in
-            let json = byName[name]!.json
+            let json = presented(byName[name]!)
             try budget.charge(bytes: JSONWriter.byteCount(json))
             return json
         }
@@ -34,7 +34,7 @@ public struct ClassSchemas: Sendable {
     /// The schema of `className`; 103 "Class X does not exist." if there is none.
     public func get(_ className: String, caller: Caller) async throws -> ParseValue {
         try Self.requireMaster(caller)
-        return try await existing(className).json
+        return presented(try await existing(className))
     }
 
     /// Creates `className` from a `/schemas` body (`fields`, `classLevelPermissions`, `indexes`)
@@ -50,7 +50,7 @@ public struct ClassSchemas: Sendable {
         schema.indexes = change.addedIndexes
         try await app.stores.schemas.createClass(schema)
         app.schemas.forget(className)
-        return try await existing(className).json
+        return presented(try await existing(className))
     }
 
     /// Changes `className` as a `/schemas` body asks: fields added, or deleted with `{"__op": "Delete"}`,
@@ -65,7 +65,7 @@ public struct ClassSchemas: Sendable {
         }
         try await app.stores.schemas.updateClass(className, try SchemaBody(body).change(to: schema))
         app.schemas.forget(className)
-        return try await existing(className).json
+        return presented(try await existing(className))
     }
 
     /// Drops `className` with its schema, if it holds no objects (255 otherwise); a class that does
@@ -82,6 +82,17 @@ public struct ClassSchemas: Sendable {
         try Self.requireMaster(caller)
         try SystemClass.check(.delete, className, by: caller)
         try await app.stores.schemas.purge(className)
+    }
+
+    /// `schema` as `/schemas` answers it, the app's own protected fields of the class among those of
+    /// `*` (as Parse Server merges its `protectedFields` option into the CLPs).
+    private func presented(_ schema: StoredClassSchema) -> ParseValue {
+        guard let own = app.protectedFields.byClass[schema.className], !own.isEmpty else { return schema.json }
+        var shown = schema
+        var permissions = schema.effectivePermissions
+        permissions.protectedFields["*"] = Array(Set(permissions.protectedFields["*"] ?? []).union(own)).sorted()
+        shown.permissions = permissions
+        return shown.json
     }
 
     /// The schema of the existing class `className`, read from storage when `reading`; 103 if none.
