@@ -75,6 +75,8 @@ public struct ObjectWrites: Sendable {
     /// Updates the object `id` of `className` from a REST body. Field operations are applied to the
     /// stored values inside the write transaction, so concurrent increments all count.
     public func update(_ className: String, id: String, body: [String: ParseValue], caller: Caller) async throws -> SaveResult {
+        // The class's own rules before its body is read; its class-level permissions in the update itself.
+        try SystemClass.check(.update, className, by: caller)
         if SystemClass.named(className)?.saves == .installations {
             return try await Installations(app).update(id: id, body: body, caller: caller)
         }
