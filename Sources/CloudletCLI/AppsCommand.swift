@@ -76,7 +76,7 @@ struct AppsCommand: AsyncParsableCommand {
                 for record in records {
                     let settings = record.settings.json
                     let columns = AppSettings.fields.filter { $0.kind != .json }.map(\.member).map { name in
-                        settings[name].map { $0.stringValue ?? $0.intValue.map(String.init) ?? "" } ?? ""
+                        settings[name].map { $0.stringValue ?? $0.intValue.map(String.init) ?? $0.boolValue.map(String.init) ?? "" } ?? ""
                     }
                     print(([record.id] + columns + [RateLimitPolicy.text(of: record.settings.rateLimits.quota)]).joined(separator: "\t"))
                 }

@@ -1,7 +1,7 @@
 import Cloudlet
 
 /// Replaces pointers with the objects they point to, for `include`: one query per class and per
-/// thousand targets, as the caller may read them (ACL and protected fields), within the request's
+/// thousand targets, as the caller may read them (class-level permissions, ACL and protected fields), within the request's
 /// ``ReadBudget`` — each target fetched counts against the included objects, and each copy of it
 /// put in place counts its bytes, so a thousand pointers to one large object stop at the budget.
 struct IncludeExpansion {
@@ -46,16 +46,26 @@ struct IncludeExpansion {
     }
 
     /// The objects `ids` of `className` the caller may read, in chunks of the most one query returns.
+    /// None when the caller may not `get` objects of the class (class-level permissions): their
+    /// pointers stay pointers.
     private func targets(_ className: String, ids: [String], deeper: [[String]]) async throws -> [ParseObject] {
+        let permissions = ClassPermissions(app)
+        guard let access = try await permissions.includable(className, by: caller) else { return [] }
         try budget.chargeIncluded(ids.count)
         var found: [ParseObject] = []
         for start in stride(from: 0, to: ids.count, by: StorageQuery.maximumLimit) {
             let chunk = ids[start..<min(start + StorageQuery.maximumLimit, ids.count)]
-            let query = ParseQuery(className, constraints: ["objectId": ["$in": .array(chunk.map(ParseValue.string))]], limit: chunk.count)
+            let byId: [String: ParseValue] = ["objectId": ["$in": .array(chunk.map(ParseValue.string))]]
+            var constraints = byId
+            if let restriction = access.restriction {
+                guard let narrowed = restriction.narrowing(byId) else { return [] }
+                constraints = narrowed
+            }
+            let query = ParseQuery(className, constraints: constraints, limit: chunk.count)
             found += try await app.stores.objects.find(StorageQuery(query: query, readerIdentities: caller.aclIdentities, budget: budget))
         }
         if !deeper.isEmpty { found = try await including(deeper, in: found) }
-        return found.map { app.protectedFields.redacted($0, for: caller) }
+        return try await permissions.redacted(found, by: caller)
     }
 
     private static func pointers(in value: ParseValue?) -> [(className: String, objectId: String)] {

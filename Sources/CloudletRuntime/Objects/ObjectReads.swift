@@ -1,7 +1,7 @@
 import Cloudlet
 
-/// An app's object reads: gets, finds and counts, as the caller may see them (ACL and protected
-/// fields), charged to the request's ``ReadBudget``.
+/// An app's object reads: gets, finds and counts, as the caller may see them (class-level
+/// permissions, ACL and protected fields: ``ClassPermissions``), charged to the request's ``ReadBudget``.
 ///
 /// Each query passes through its class's `beforeFind` hook before it runs, and the objects it found
 /// through its `afterFind` hook. The query a `beforeFind` hook answers runs as the caller (ACL,
@@ -25,7 +25,8 @@ public struct ObjectReads: Sendable {
         _ className: String, id: String, caller: Caller, include: [String] = [], keys: [String]? = nil,
         excludeKeys: [String]? = nil, budget: ReadBudget? = nil
     ) async throws -> ParseObject {
-        try SystemClass.check(.get, className, by: caller)
+        let permissions = ClassPermissions(app)
+        let restriction = try await permissions.check(.get, className, by: caller)
         let asked = ParseQuery(
             className, constraints: ["objectId": .string(id)], limit: 1, keys: keys, include: include, excludeKeys: excludeKeys)
         let query = try await beforeFind(asked, isCount: false, isGet: true, caller: caller)
@@ -33,13 +34,16 @@ public struct ObjectReads: Sendable {
         let object: ParseObject
         if query == asked {
             object = try await readable(className, id: id, caller: caller)
+            try restriction.check(object)
         } else {
             var pinned = query
             pinned.constraints["objectId"] = .string(id)
             pinned.limit = 1
             pinned.skip = 0
-            try app.protectedFields.checkQueryable(pinned, by: caller)
-            let found = try await app.stores.objects.find(StorageQuery(query: pinned, readerIdentities: caller.aclIdentities, budget: budget))
+            guard let narrowed = Self.narrowed(try await permissions.checkedQuery(pinned, by: caller), by: restriction) else {
+                throw ParseError.objectNotFound()
+            }
+            let found = try await app.stores.objects.find(StorageQuery(query: narrowed, readerIdentities: caller.aclIdentities, budget: budget))
             guard let first = found.first else { throw ParseError.objectNotFound() }
             object = first
         }
@@ -62,7 +66,8 @@ public struct ObjectReads: Sendable {
     /// A query as `GET /classes/X` runs it: the class's `beforeFind` hook (once, told whether the
     /// query counts) may change or refuse it; then the objects the caller may read (unless `limit`
     /// is 0), which the `afterFind` hook may change or filter; and, when `counting`, how many match
-    /// in all. Throws 119 if a caller other than the master key filters or sorts on a protected field.
+    /// in all. The class-level permissions apply once the hook ran: `find` to the objects, `count`
+    /// to the count. Throws 119 if a caller other than the master key filters or sorts on a protected field.
     public func search(
         _ query: ParseQuery, counting: Bool, returningObjects: Bool = true, caller: Caller, budget: ReadBudget? = nil
     ) async throws -> (objects: [ParseObject], count: Int?) {
@@ -70,16 +75,30 @@ public struct ObjectReads: Sendable {
         var query = query
         if !returningObjects { query.limit = 0 }
         query = try await beforeFind(query, isCount: counting, isGet: false, caller: caller)
-        try app.protectedFields.checkQueryable(query, by: caller)
+        let permissions = ClassPermissions(app)
+        let finds = returningObjects && query.limit > 0
+        let findRestriction = finds ? try await permissions.check(.find, query.className, by: caller) : nil
+        let countRestriction = counting ? try await permissions.check(.count, query.className, by: caller) : nil
+        let runnable = try await permissions.checkedQuery(query, by: caller)
         var objects: [ParseObject] = []
-        if returningObjects, query.limit > 0 {
+        if finds, let narrowed = Self.narrowed(runnable, by: findRestriction) {
             let budget = budget ?? app.newBudget()
-            let found = try await app.stores.objects.find(StorageQuery(query: query, readerIdentities: caller.aclIdentities, budget: budget))
+            let found = try await app.stores.objects.find(StorageQuery(query: narrowed, readerIdentities: caller.aclIdentities, budget: budget))
             let shown = try await shaped(found, query, caller: caller, budget: budget)
             objects = try await afterFind(shown, query: query, caller: caller)
         }
         guard counting else { return (objects, nil) }
-        return (objects, try await app.stores.objects.count(StorageQuery(query: query, readerIdentities: caller.aclIdentities)))
+        guard let narrowed = Self.narrowed(runnable, by: countRestriction) else { return (objects, 0) }
+        return (objects, try await app.stores.objects.count(StorageQuery(query: narrowed, readerIdentities: caller.aclIdentities)))
+    }
+
+    /// `query` narrowed to the objects `restriction` lets the caller reach; nil when it lets it reach none.
+    private static func narrowed(_ query: ParseQuery, by restriction: ObjectRestriction?) -> ParseQuery? {
+        guard let restriction else { return query }
+        guard let constraints = restriction.narrowing(query.constraints) else { return nil }
+        var narrowed = query
+        narrowed.constraints = constraints
+        return narrowed
     }
 
     /// The stored object, if the caller may read it; 101 otherwise.
@@ -129,7 +148,7 @@ public struct ObjectReads: Sendable {
             }
             objects = try await IncludeExpansion(app: app, caller: caller, budget: budget).including(paths, in: objects)
         }
-        objects = objects.map { app.protectedFields.redacted($0, for: caller) }
+        objects = try await ClassPermissions(app).redacted(objects, by: caller)
         if let excluded = query.excludeKeys, !excluded.isEmpty { objects = objects.map { $0.excluding(excluded) } }
         if let keys = query.keys {
             // `$score` keeps the relevance the store put in `score` (Parse's name for it).

@@ -45,17 +45,18 @@ public struct ObjectWrites: Sendable {
         _ className: String, body: [String: ParseValue], serverSet: [String: ParseValue] = [:], caller: Caller,
         persist: (ParseObject, [String: RelationChange], OutboxEvent?, [ParseObject]) async throws -> Void
     ) async throws -> SaveResult {
-        try SystemClass.check(.create, className, by: caller)
-        return try await create(
+        try await create(
             className, changes: try WriteBody(body, isCreate: true).changes, serverSet: serverSet, caller: caller, persist: persist)
     }
 
     /// Creates an object as ``create(_:body:serverSet:caller:persist:)`` does, from `requested`, the
-    /// body already read, of a class the caller may create objects of.
+    /// body already read.
     func create(
         _ className: String, changes requested: ObjectChanges, serverSet: [String: ParseValue] = [:], caller: Caller,
         persist: (ParseObject, [String: RelationChange], OutboxEvent?, [ParseObject]) async throws -> Void
     ) async throws -> SaveResult {
+        let permissions = ClassPermissions(app)
+        _ = try await permissions.check(.create, className, by: caller)
         try Self.checkClientWritable(className, requested, caller)
         try RoleRules.checkChanges(className, requested)
         var proposed = try requested.applied(to: ParseObject(className: className))
@@ -69,6 +70,7 @@ public struct ObjectWrites: Sendable {
             object = try await runBeforeSave(beforeSave, proposed, original: nil, caller: caller, holding: heldJobs)
         }
         try RoleRules.checkCreated(object)
+        try await permissions.checkAddsFields(object.fields.keys, to: className, isUpdate: false, by: caller)
         try await UploadedFiles(app).checkExist(in: object.fields.values)
         object = FileURLs.presenting(object, with: app.stores.objects.fileURLs)
         let now = app.clock.now
@@ -87,6 +89,7 @@ public struct ObjectWrites: Sendable {
     /// Updates the object `id` of `className` from a REST body. Field operations are applied to the
     /// stored values inside the write transaction, so concurrent increments all count.
     public func update(_ className: String, id: String, body: [String: ParseValue], caller: Caller) async throws -> SaveResult {
+        // The class's own rules before its body is read; its class-level permissions in the update itself.
         try SystemClass.check(.update, className, by: caller)
         if SystemClass.named(className)?.saves == .installations {
             return try await Installations(app).update(id: id, body: body, caller: caller)
@@ -99,6 +102,8 @@ public struct ObjectWrites: Sendable {
     func update(
         _ className: String, id: String, changes: ObjectChanges, serverSet: [String: FieldChange] = [:], caller: Caller
     ) async throws -> SaveResult {
+        let permissions = ClassPermissions(app)
+        let restriction = try await permissions.check(.update, className, by: caller)
         var changes = changes
         try Self.checkClientWritable(className, changes, caller)
         changes.fields.merge(serverSet) { _, server in server }
@@ -108,7 +113,7 @@ public struct ObjectWrites: Sendable {
         let beforeSave = hooks.hook(.beforeSave, className)
         let afterSave = hooks.hook(.afterSave, className)
         if beforeSave != nil || afterSave != nil {
-            original = try await writable(className, id: id, caller: caller)
+            original = try await writable(className, id: id, caller: caller, restriction: restriction)
         }
         // The before hook's push jobs wait for this write.
         var heldJobs: PushJobBuffer?
@@ -123,6 +128,8 @@ public struct ObjectWrites: Sendable {
             if object.acl != proposed.acl, let acl = object.acl { changes.acl = acl }
         }
         try RoleRules.checkChanges(className, changes)
+        let written = changes.fields.filter { if case .operation(.delete) = $0.value { false } else { true } }.keys
+        try await permissions.checkAddsFields(written, to: className, isUpdate: true, by: caller)
         try await UploadedFiles(app).checkExist(in: UploadedFiles.writtenValues(changes))
         let identities = caller.aclIdentities
         defer { invalidateRoles(ifWritten: className) }
@@ -131,7 +138,7 @@ public struct ObjectWrites: Sendable {
             return try await app.stores.objects.update(
                 className, id: id, changes: changes, updatedAt: app.clock.now,
                 check: { current in
-                    try Self.checkWrite(current, identities)
+                    try Self.checkWrite(current, identities, restriction)
                     try RoleRules.checkKeepsName(current, changes)
                 }, outbox: outbox, alongside: heldJobs?.held ?? [])
         }
@@ -147,8 +154,8 @@ public struct ObjectWrites: Sendable {
     /// Deletes the object `id` of `className`: before hook (which may refuse), one transaction with
     /// the after hook queued, then the after hook.
     public func delete(_ className: String, id: String, caller: Caller) async throws {
-        try SystemClass.check(.delete, className, by: caller)
-        let object = try await writable(className, id: id, caller: caller)
+        let restriction = try await ClassPermissions(app).check(.delete, className, by: caller)
+        let object = try await writable(className, id: id, caller: caller, restriction: restriction)
         let hooks = HookRunner(app)
         if let beforeDelete = hooks.hook(.beforeDelete, className) {
             _ = try await hooks.run(beforeDelete, input: HookPayload(object), caller: caller)
@@ -158,16 +165,16 @@ public struct ObjectWrites: Sendable {
         try await AfterHooks(app).writeThenRun(hooks.hook(.afterDelete, className)) { hold in
             let outbox = AfterHooks.event(.afterDelete, original: nil, caller: caller, hold: hold)
             let deleted = try await app.stores.objects.delete(
-                className, id: id, check: { current in try Self.checkWrite(current, identities) }, outbox: outbox)
+                className, id: id, check: { current in try Self.checkWrite(current, identities, restriction) }, outbox: outbox)
             return ((), deleted)
         }
     }
 
-    /// The stored object, if the caller may write it (whether or not it may read it, as in Parse);
-    /// 101 otherwise.
-    func writable(_ className: String, id: String, caller: Caller) async throws -> ParseObject {
+    /// The stored object, if the caller may write it (whether or not it may read it, as in Parse):
+    /// its ACL and the pointer permissions of `restriction` let it; 101 otherwise.
+    func writable(_ className: String, id: String, caller: Caller, restriction: ObjectRestriction? = nil) async throws -> ParseObject {
         guard let object = try await app.stores.objects.fetch(className, id: id) else { throw ParseError.objectNotFound() }
-        try Self.checkWrite(object, caller.aclIdentities)
+        try Self.checkWrite(object, caller.aclIdentities, restriction)
         return object
     }
 
@@ -213,8 +220,10 @@ public struct ObjectWrites: Sendable {
         if className == SystemClass.role.name { app.roleCache.invalidate() }
     }
 
-    /// Throws "not found" (as Parse does, so as not to reveal the object) if the caller may not write it.
-    static func checkWrite(_ object: ParseObject, _ identities: [String]?) throws {
+    /// Throws "not found" (as Parse does, so as not to reveal the object) if the caller may not
+    /// write it: its ACL, or the pointer permissions of `restriction`, refuse.
+    static func checkWrite(_ object: ParseObject, _ identities: [String]?, _ restriction: ObjectRestriction? = nil) throws {
+        try restriction.check(object)
         guard let identities, let acl = object.acl else { return }
         guard acl.allowsWrite(by: identities) else { throw ParseError.objectNotFound() }
     }

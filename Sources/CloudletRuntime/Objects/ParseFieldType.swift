@@ -112,3 +112,48 @@ public enum ParseFieldType: Sendable, Hashable, CustomStringConvertible {
         }
     }
 }
+
+extension ParseFieldType {
+    /// The types a schema may name without a target class, by Parse's name.
+    private static let plainTypes: [String: ParseFieldType] = [
+        "String": .string, "Number": .number, "Boolean": .boolean, "Date": .date, "GeoPoint": .geoPoint, "Polygon": .polygon,
+        "Bytes": .bytes, "File": .file, "Array": .array, "Object": .object,
+    ]
+
+    /// The type a schema table stores under ``description`` (`Pointer<_User>`), or nil for a name it does not know.
+    public init?(storedName: String) {
+        if let plain = Self.plainTypes[storedName] {
+            self = plain
+            return
+        }
+        for (prefix, make) in [("Pointer<", ParseFieldType.pointer), ("Relation<", ParseFieldType.relation)]
+        where storedName.hasPrefix(prefix) && storedName.hasSuffix(">") {
+            self = make(String(storedName.dropFirst(prefix.count).dropLast()))
+            return
+        }
+        return nil
+    }
+
+    /// The type a `/schemas` field definition names: `{"type": "Pointer", "targetClass": "_User"}`.
+    /// Throws 111 for an unknown type or a target class that is not a valid class name.
+    public init(schemaField definition: ParseValue, field: String) throws(ParseError) {
+        guard let type = definition["type"]?.stringValue else { throw .incorrectType("invalid field type for \(field): expected {\"type\": …}") }
+        if let plain = Self.plainTypes[type] {
+            self = plain
+            return
+        }
+        guard type == "Pointer" || type == "Relation" else { throw .incorrectType("invalid field type: \(type)") }
+        guard let target = definition["targetClass"]?.stringValue else { throw ParseError(code: 135, message: "type \(type) needs a class name") }
+        guard (try? ParseNames.validateClassName(target)) != nil || target == "_Session" else { throw .invalidClassName(target) }
+        self = type == "Pointer" ? .pointer(targetClass: target) : .relation(targetClass: target)
+    }
+
+    /// The field as `/schemas` answers it: `{"type": "String"}`, `{"type": "Pointer", "targetClass": "_User"}`.
+    public var schemaJSON: ParseValue {
+        switch self {
+        case .pointer(let target): ["type": "Pointer", "targetClass": .string(target)]
+        case .relation(let target): ["type": "Relation", "targetClass": .string(target)]
+        default: ["type": .string(description)]
+        }
+    }
+}

@@ -3,7 +3,10 @@ import Cloudlet
 /// Fields that only the master key — and, on `_User`, the user itself — may read, filter or sort
 /// on: Parse Server's `protectedFields`. Every object a read answers (get, find, each `include`d
 /// object at any depth, the operations of a batch, a hook's store) passes through
-/// ``redacted(_:for:)``, and every query through ``checkQueryable(_:by:)``.
+/// ``redacted(_:for:permissions:)``, and every query through ``ClassPermissions/checkedQuery(_:by:)``.
+/// These are the app's own (set where the app is defined); each class's CLPs add theirs
+/// (``ClassLevelPermissions/protectedFields``), merged as Parse Server merges its
+/// `protectedFields` option into them.
 ///
 /// ```swift
 /// var fields = ProtectedFields.standard
@@ -20,30 +23,46 @@ public struct ProtectedFields: Sendable {
         self.byClass = byClass
     }
 
-    /// `object` without the fields `caller` may not see.
-    func redacted(_ object: ParseObject, for caller: Caller) -> ParseObject {
-        guard !caller.isMaster, let hidden = byClass[object.className], !isOwn(object, caller) else { return object }
+    /// `object` without the fields `caller` may not see (``hidden(_:object:for:permissions:)``).
+    func redacted(_ object: ParseObject, for caller: Caller, permissions: ClassLevelPermissions) -> ParseObject {
+        let hidden = hidden(object.className, object: object, for: caller, permissions: permissions)
+        guard !hidden.isEmpty else { return object }
         var object = object
         for field in hidden { object.fields[field] = nil }
         return object
     }
 
-    /// Throws 119 when a caller other than the master key filters or sorts `query` on a protected
-    /// field, or reaches one through an inner query (`$inQuery`, `$select`, …: its `where` and its
-    /// `key`); an inner query's class must also be one the caller may find (``SystemClass``).
-    func checkQueryable(_ query: ParseQuery, by caller: Caller) throws {
-        guard !caller.isMaster else { return }
-        let ordered = query.order.map { $0.hasPrefix("-") ? String($0.dropFirst()) : $0 }
-        try checkFields(Self.fieldPaths(in: query.constraints) + ordered, of: query.className)
-        for inner in InnerQuery.all(in: query.constraints) {
-            try SystemClass.check(.find, inner.className, by: caller)
-            try checkFields(inner.key.map { [$0] } ?? [], of: inner.className)
-            try checkQueryable(inner.query, by: caller)
+    /// The fields of `className` hidden from `caller`, as Parse Server works them out: the sets that
+    /// apply to the caller — these fields and the CLPs' `*`, and for a user `authenticated`, each of
+    /// its roles and its id — intersected, so that any one of them may show a field; for an
+    /// `object`, each `userField:<field>` whose field points at the caller applies too. Nothing is
+    /// hidden from the master key, nor from a user reading its own `_User` object.
+    func hidden(_ className: String, object: ParseObject?, for caller: Caller, permissions: ClassLevelPermissions) -> Set<String> {
+        guard !caller.isMaster, !(object.map { isOwn($0, caller) } ?? false) else { return [] }
+        let protected = permissions.protectedFields
+        var sets: [Set<String>] = []
+        let everyone = Set(protected["*"] ?? []).union(byClass[className] ?? [])
+        if protected["*"] != nil || byClass[className] != nil { sets.append(everyone) }
+        if let userId = caller.userId {
+            for key in ["authenticated", userId] + caller.roles.map({ "role:" + $0 }) {
+                if let fields = protected[key] { sets.append(Set(fields)) }
+            }
         }
+        var hidden = sets.first.map { sets.dropFirst().reduce($0) { $0.intersection($1) } }
+        if let object, let userId = caller.userId {
+            for (key, fields) in protected where key.hasPrefix("userField:") {
+                let value = object.fields[String(key.dropFirst("userField:".count))]
+                let pointers = value?.arrayValue ?? [value ?? .null]
+                guard pointers.contains(where: { $0.pointerValue?.objectId == userId && $0.pointerValue?.className == "_User" }) else { continue }
+                hidden = (hidden ?? Set(fields)).intersection(fields)
+            }
+        }
+        return hidden ?? []
     }
 
-    private func checkFields(_ paths: [String], of className: String) throws {
-        guard let hidden = byClass[className] else { return }
+    /// Throws 119 when a field of `paths` (a `where`'s or an order's field paths) is one of `hidden`.
+    static func checkQueryable(_ paths: [String], of className: String, hidden: Set<String>) throws {
+        guard !hidden.isEmpty else { return }
         for path in paths {
             let field = String(path.prefix { $0 != "." })
             guard !hidden.contains(field) else {
@@ -56,7 +75,11 @@ public struct ProtectedFields: Sendable {
         object.className == "_User" && object.objectId != nil && object.objectId == caller.userId
     }
 
-    /// The field paths a `where` names, inside `$or` and `$and` too.
+    /// The field paths a query filters and sorts on, inside `$or` and `$and` too.
+    static func fieldPaths(of query: ParseQuery) -> [String] {
+        fieldPaths(in: query.constraints) + query.order.map { $0.hasPrefix("-") ? String($0.dropFirst()) : $0 }
+    }
+
     private static func fieldPaths(in constraints: [String: ParseValue]) -> [String] {
         constraints.flatMap { key, value -> [String] in
             guard key == "$or" || key == "$and" else { return [key] }

@@ -28,8 +28,13 @@ public final class AppContext: Sendable {
     private let acceptedAuthProviders: Mutex<AuthProviderSettings>
     /// Checks Apple's and Google's identity tokens; nil refuses both (252).
     let identityTokens: (any IdentityTokenVerifying)?
+    /// Whether a client (not the master key) may reach a class that does not exist yet, creating
+    /// it by its first save: ``AppRuntime/Limits/allowsClientClassCreation`` at first, then as the app's settings change it.
+    private let clientClassCreation: Mutex<Bool>
     /// The fields only their owner and the master key may see.
     public let protectedFields: ProtectedFields
+    /// The schemas of the app's classes (with their CLPs) as its reads and writes check them.
+    public let schemas: ClassSchemaCache
     /// Failed logins per account and client address.
     public let loginThrottle: LoginThrottle
     /// The roles of the app's users as last resolved (``UserRoles``).
@@ -65,6 +70,8 @@ public final class AppContext: Sendable {
         newSessionLifetime = Mutex(limits.sessionLifetime)
         acceptedAuthProviders = Mutex(limits.authProviders)
         self.identityTokens = identityTokens
+        clientClassCreation = Mutex(limits.allowsClientClassCreation)
+        schemas = ClassSchemaCache(storage: stores.schemas)
         self.protectedFields = protectedFields
         loginThrottle = LoginThrottle(clock: clock)
         bulkhead = HookBulkhead(maximumRunning: limits.maximumConcurrentHooks, maximumWaiting: limits.maximumQueuedHooks)
@@ -90,6 +97,12 @@ public final class AppContext: Sendable {
     package var authProviders: AuthProviderSettings {
         get { acceptedAuthProviders.withLock { $0 } }
         set { acceptedAuthProviders.withLock { $0 = newValue } }
+    }
+
+    /// Whether clients may create classes; setting it applies from the next request on.
+    package var allowsClientClassCreation: Bool {
+        get { clientClassCreation.withLock { $0 } }
+        set { clientClassCreation.withLock { $0 = newValue } }
     }
 
     /// A budget for one request, with the app's limit.

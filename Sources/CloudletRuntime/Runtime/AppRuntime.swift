@@ -2,8 +2,8 @@ import Cloudlet
 import Foundation
 import Logging
 
-/// One app's request path, in parts: ``writes``, ``reads``, ``aggregates``, ``accounts``, ``sessions``, ``files``, ``jobs`` and
-/// ``functions`` (installations save through ``writes``). Each part validates, checks access, runs
+/// One app's request path, in parts: ``writes``, ``reads``, ``aggregates``, ``accounts``, ``sessions``, ``files``, ``jobs``,
+/// ``functions`` and ``schemas`` (installations save through ``writes``). Each part validates, checks access, runs
 /// the hooks under their time limits and stores, queueing after hooks with the writes; all share
 /// the app's ``context``. The HTTP routes, the hooks' store and the test harness
 /// all go through them:
@@ -33,13 +33,17 @@ public final class AppRuntime: Sendable {
         public var freeDiskFloor: FreeDiskFloor?
         /// Which `authData` providers the app accepts at first; see ``AppContext/authProviders``.
         public var authProviders: AuthProviderSettings
+        /// Whether clients may create classes by saving to them (Parse Server's `allowClientClassCreation`); see ``AppContext/allowsClientClassCreation``.
+        public var allowsClientClassCreation: Bool
 
         /// Limits with Cloudlet's defaults.
         public init(
             maximumHookDepth: Int = 8, sessionLifetime: Duration = .seconds(365 * 86_400), passwordHasher: any PasswordHashing = PasswordHasher(),
             maximumConcurrentHooks: Int = 32, maximumQueuedHooks: Int = 256, maximumResponseBytes: Int = ReadBudget.defaultMaximumBytes,
-            maximumRunningJobs: Int = 4, freeDiskFloor: FreeDiskFloor? = nil, authProviders: AuthProviderSettings = AuthProviderSettings()
+            maximumRunningJobs: Int = 4, freeDiskFloor: FreeDiskFloor? = nil, authProviders: AuthProviderSettings = AuthProviderSettings(),
+            allowsClientClassCreation: Bool = true
         ) {
+            self.allowsClientClassCreation = allowsClientClassCreation
             self.freeDiskFloor = freeDiskFloor
             self.authProviders = authProviders
             self.maximumHookDepth = maximumHookDepth
@@ -76,6 +80,8 @@ public final class AppRuntime: Sendable {
     public let invoker: HookInvoker
     /// The app's config.
     public let config: AppConfig
+    /// Class schemas and CLPs (`/schemas`) and purges, for the master key.
+    public let schemas: ClassSchemas
 
     /// A runtime for `appId`, hiding `protectedFields` from readers other than their owner.
     /// `logger` receives the runtime's own messages; `hookLogger` is the app's hook log, which hooks
@@ -103,5 +109,6 @@ public final class AppRuntime: Sendable {
         functions = CloudFunctions(app)
         invoker = HookInvoker(app)
         config = AppConfig(app)
+        schemas = ClassSchemas(app)
     }
 }

@@ -1,5 +1,5 @@
 /// Every store of one app, built once when the app is served: its objects, the accounts beside
-/// them, its work queue, job runs, push fan-out, file usage, hook log and config. They share the app's one
+/// them, its work queue, job runs, push fan-out, file usage, hook log, config and class schemas. They share the app's one
 /// database (in SQLite, `AppStores(SQLiteAppDatabase(path:))`), so a write that spans features (a
 /// save with the after hook it queues, a sign-up with its session, a push job with its fan-out)
 /// stays one transaction, made by the store the write belongs to.
@@ -20,10 +20,13 @@ public struct AppStores: Sendable {
     public var hookRuns: any HookRunStorage
     /// Its config (`/config`).
     public var config: any GlobalConfigStorage
+    /// Its classes' schemas, CLPs and indexes (`/schemas`).
+    public var schemas: any SchemaStorage
 
     public init(
         objects: any ObjectStorage, accounts: any AccountStorage, work: any WorkQueue, jobs: any JobStorage,
-        push: any PushDeliveryStorage, fileUsage: any FileUsageStorage, hookRuns: any HookRunStorage, config: any GlobalConfigStorage
+        push: any PushDeliveryStorage, fileUsage: any FileUsageStorage, hookRuns: any HookRunStorage, config: any GlobalConfigStorage,
+        schemas: any SchemaStorage
     ) {
         self.objects = objects
         self.accounts = accounts
@@ -33,5 +36,6 @@ public struct AppStores: Sendable {
         self.fileUsage = fileUsage
         self.hookRuns = hookRuns
         self.config = config
+        self.schemas = schemas
     }
 }

@@ -5,7 +5,7 @@ import Cloudlet
 /// and `$dontSelect` (`{"query": {"className", "where"}, "key"}`: the field's value is / is not
 /// the `key` of one of its results). Storage runs it inside the same statement as the outer query,
 /// reading rows as the outer query's reader does (the same ACL identities); the runtime checks it
-/// as it checks the outer query (``ProtectedFields/checkQueryable(_:by:)``).
+/// as it checks the outer query (``ClassPermissions/checkedQuery(_:by:)``).
 public struct InnerQuery: Sendable {
     /// The operator that holds the inner query, by its name in a `where`.
     public enum Operator: String, Sendable, CaseIterable {
@@ -66,5 +66,40 @@ public struct InnerQuery: Sendable {
             guard let operators = value.objectValue else { return [] }
             return Operator.allCases.compactMap { op in operators[op.rawValue].flatMap { try? InnerQuery(op, $0) } }
         }
+    }
+
+    /// `constraints` with the `where` of each inner query (as ``all(in:)`` finds them) replaced by
+    /// what `transform` answers for it. Operands not of Parse's shape are left as they are.
+    static func replacingWheres(
+        in constraints: [String: ParseValue], _ transform: (InnerQuery) async throws -> [String: ParseValue]
+    ) async throws -> [String: ParseValue] {
+        var replaced = constraints
+        for (key, value) in constraints {
+            if key == "$or" || key == "$and", let branches = value.arrayValue {
+                var changed: [ParseValue] = []
+                for branch in branches {
+                    guard let members = branch.objectValue else { changed.append(branch); continue }
+                    changed.append(.object(try await replacingWheres(in: members, transform)))
+                }
+                replaced[key] = .array(changed)
+                continue
+            }
+            guard var operators = value.objectValue else { continue }
+            for op in Operator.allCases {
+                guard let operand = operators[op.rawValue], let inner = try? InnerQuery(op, operand) else { continue }
+                let newWhere = ParseValue.object(try await transform(inner))
+                var members = operand.objectValue ?? [:]
+                if inner.key == nil {
+                    members["where"] = newWhere
+                } else {
+                    var query = members["query"]?.objectValue ?? [:]
+                    query["where"] = newWhere
+                    members["query"] = .object(query)
+                }
+                operators[op.rawValue] = .object(members)
+            }
+            replaced[key] = .object(operators)
+        }
+        return replaced
     }
 }

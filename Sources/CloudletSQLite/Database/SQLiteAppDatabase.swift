@@ -121,6 +121,7 @@ extension AppStores {
         self.init(
             objects: SQLiteObjectStore(database), accounts: SQLiteAccountStore(database), work: SQLiteWorkQueue(database),
             jobs: SQLiteJobStore(database), push: SQLitePushStore(database), fileUsage: SQLiteFileUsageStore(database),
-            hookRuns: SQLiteHookRunStore(database), config: SQLiteGlobalConfigStore(database))
+            hookRuns: SQLiteHookRunStore(database), config: SQLiteGlobalConfigStore(database),
+            schemas: SQLiteSchemaStore(database))
     }
 }

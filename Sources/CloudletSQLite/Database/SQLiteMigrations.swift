@@ -24,6 +24,7 @@ enum SQLiteMigrations {
         SQLiteTextIndex.registerTables(&migrator)
         SQLiteAccountStore.registerEmailTokens(&migrator)
         SQLiteAuthDataIndex.registerIndexes(&migrator)
+        SQLiteSchemaStore.registerTables(&migrator)
         return migrator
     }
 }

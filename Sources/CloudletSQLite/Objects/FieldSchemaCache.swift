@@ -5,13 +5,17 @@ import Synchronization
 
 /// The type of each field of each class, as first written; kept in the `fields` table and cached.
 /// Checked inside the write transaction, so two first writes of different types cannot both win.
+/// The first write of a class also records the class (the `classes` table of ``SQLiteSchemaStore``).
 final class FieldSchemaCache: Sendable {
     private let types = Mutex<[String: [String: String]]>([:])
+    /// The classes known to be recorded in `classes` (learnt only once a transaction commits).
+    private let recordedClasses = Mutex<Set<String>>([])
 
     /// Throws 111 if a field of `object` has a type other than the one its class recorded; records
     /// the types of fields seen for the first time.
     func check(_ object: ParseObject, _ db: Database) throws {
         let className = object.className
+        try recordClass(className, db)
         var known = try types.withLock { $0[className] } ?? loadTypes(className, db)
         var added: [(String, String)] = []
         for (field, value) in object.fields {
@@ -37,6 +41,18 @@ final class FieldSchemaCache: Sendable {
         // Publish the new types only once the transaction commits.
         let snapshot = known
         db.afterNextTransaction { _ in self.types.withLock { $0[className] = snapshot } }
+    }
+
+    /// Forgets what is cached of `className`, after its schema changed.
+    func forget(_ className: String) {
+        types.withLock { $0[className] = nil }
+        _ = recordedClasses.withLock { $0.remove(className) }
+    }
+
+    private func recordClass(_ className: String, _ db: Database) throws {
+        guard !recordedClasses.withLock({ $0.contains(className) }) else { return }
+        try db.execute(sql: "INSERT OR IGNORE INTO classes (class) VALUES (?)", arguments: [className])
+        db.afterNextTransaction { _ in _ = self.recordedClasses.withLock { $0.insert(className) } }
     }
 
     private func recordedType(_ className: String, _ field: String, _ db: Database) throws -> String? {

@@ -91,6 +91,19 @@ public struct AppSettingField: Sendable {
             write: { .number(Double($0[keyPath: keyPath].wholeMilliseconds)) })
     }
 
+    /// A `true`/`false` setting (the command line's text `true` or `false` too).
+    static func bool(_ member: String, _ keyPath: any WritableKeyPath<AppSettings, Bool> & Sendable, help: String) -> AppSettingField {
+        AppSettingField(
+            member, kind: .bool, help: help,
+            read: { settings, value in
+                guard let flag = value.boolValue ?? value.stringValue.flatMap(Bool.init) else {
+                    throw AppSettings.invalid("\(member) must be true or false")
+                }
+                settings[keyPath: keyPath] = flag
+            },
+            write: { .bool($0[keyPath: keyPath]) })
+    }
+
     /// A setting that is one of the cases of `Value`.
     static func choice<Value: RawRepresentable & CaseIterable & Sendable>(
         _ member: String, _ keyPath: any WritableKeyPath<AppSettings, Value> & Sendable, help: String

@@ -49,6 +49,9 @@ public struct AppSettings: Sendable, Hashable {
     /// Which `authData` providers the app accepts: anonymous users, and Apple and Google once their
     /// audiences are named. By default anonymous users only.
     public var authProviders = AuthProviderSettings()
+    /// Whether clients (not the master key) may create classes by saving to them (Parse Server's
+    /// `allowClientClassCreation`): allowed by default.
+    public var allowClientClassCreation = true
 
     /// The default settings.
     public init() {}
@@ -107,6 +110,9 @@ public struct AppSettings: Sendable, Hashable {
                 "caFile"}, "webhook": {"url"}}; files by absolute path.
                 """,
             read: { settings, value in settings.email = try EmailSettings(json: value) }, write: { $0.email.json }),
+        .bool(
+            "allowClientClassCreation", \.allowClientClassCreation,
+            help: "Whether clients may create classes by saving to them; when false, only the master key creates classes (/schemas)."),
         .document(
             "files", help: "The app's file options as JSON: {\"maxUploadBytes\", \"requireSession\", \"maxTotalBytes\"}.",
             read: { settings, value in settings.files = try settings.files.applying(value) }, write: { $0.files.json }),

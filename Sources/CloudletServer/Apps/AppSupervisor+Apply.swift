@@ -134,6 +134,7 @@ extension AppSupervisor {
         runtime.context.sessionLifetime = .seconds(record.settings.sessionLength)
         runtime.context.emailPolicy = email
         runtime.context.authProviders = record.settings.authProviders
+        runtime.context.allowsClientClassCreation = record.settings.allowClientClassCreation
         let hosted = HostedApp(
             id: record.id, keys: record.acceptedKeys, fileSettings: record.settings.files, runtime: runtime, rateLimiter: rateLimiter,
             pushProviders: pushProviders, jobSchedules: record.settings.jobSchedules)
@@ -197,7 +198,8 @@ extension AppSupervisor {
                 sessionLifetime: .seconds(record.settings.sessionLength), passwordHasher: PasswordHasher(cost: configuration.passwordHashCost),
                 maximumConcurrentHooks: policy.maximumConcurrentHooks, maximumQueuedHooks: policy.maximumQueuedHooks,
                 maximumResponseBytes: configuration.maximumResponseBytes, freeDiskFloor: configuration.freeDiskFloor,
-                authProviders: record.settings.authProviders),
+                authProviders: record.settings.authProviders,
+                allowsClientClassCreation: record.settings.allowClientClassCreation),
             protectedFields: definitions[record.id]?.protectedFields ?? .standard, logger: logger,
             hookLogger: launcher.hookLogger,
             hookRuns: HookRunLog(

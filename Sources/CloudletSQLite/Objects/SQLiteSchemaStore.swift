@@ -1,0 +1,159 @@
+import Cloudlet
+import CloudletRuntime
+import GRDB
+
+/// ``SchemaStorage`` in the app's database: a class is a row of `classes` (its CLP document and its
+/// indexes as JSON), its fields the rows of `fields` that every write checks (``FieldSchemaCache``).
+/// An index is a partial SQLite index on the objects of its class, over the JSON values of its fields.
+public struct SQLiteSchemaStore: SchemaStorage {
+    let database: SQLiteAppDatabase
+
+    /// The schemas of the app whose database is `database`.
+    public init(_ database: SQLiteAppDatabase) {
+        self.database = database
+    }
+
+    /// `classes`, filled with every class that has objects or recorded fields.
+    static func registerTables(_ migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("classes") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE classes (
+                        class TEXT PRIMARY KEY NOT NULL, permissions TEXT, indexes TEXT NOT NULL DEFAULT '{}'
+                    ) WITHOUT ROWID;
+                    INSERT OR IGNORE INTO classes (class) SELECT DISTINCT class FROM objects;
+                    INSERT OR IGNORE INTO classes (class) SELECT DISTINCT class FROM fields;
+                    """)
+        }
+    }
+
+    public func storedClasses(limit: Int) async throws -> [StoredClassSchema] {
+        try await database.pool.read { db in
+            let names = try String.fetchAll(db, sql: "SELECT class FROM classes ORDER BY class LIMIT ?", arguments: [limit])
+            return try names.compactMap { try Self.storedClass($0, db) }
+        }
+    }
+
+    public func storedClass(_ className: String) async throws -> StoredClassSchema? {
+        try await database.pool.read { db in try Self.storedClass(className, db) }
+    }
+
+    public func createClass(_ schema: StoredClassSchema) async throws {
+        let permissions = schema.permissions.map { JSONWriter.string($0.json) }
+        try await database.write { db in
+            guard try Self.storedClass(schema.className, db) == nil else {
+                throw ParseError(code: 103, message: "Class \(schema.className) already exists.")
+            }
+            try db.execute(
+                sql: "INSERT INTO classes (class, permissions, indexes) VALUES (?, ?, ?)",
+                arguments: [schema.className, permissions, JSONWriter.string(Self.indexesJSON(schema.indexes))])
+            try Self.addFields(schema.fieldTypes, to: schema.className, db)
+            for (name, keys) in schema.indexes { try Self.createIndex(name, keys, on: schema.className, db) }
+            db.afterNextTransaction { _ in self.database.schema.forget(schema.className) }
+        }
+    }
+
+    public func updateClass(_ className: String, _ change: SchemaChange) async throws {
+        try await database.write { db in
+            // Parse's own classes exist before their first object.
+            if SystemClass.named(className) != nil {
+                try db.execute(sql: "INSERT OR IGNORE INTO classes (class) VALUES (?)", arguments: [className])
+            }
+            guard var schema = try Self.storedClass(className, db) else { throw ParseError(code: 103, message: "Class \(className) does not exist.") }
+            for (field, type) in change.deletedFields {
+                try db.execute(sql: "DELETE FROM fields WHERE class = ? AND field = ?", arguments: [className, field])
+                let path = "$.\(field)"
+                try db.execute(
+                    sql: "UPDATE objects SET data = json_remove(data, ?) WHERE class = ? AND json_type(data, ?) IS NOT NULL",
+                    arguments: [path, className, path])
+                if case .relation = type {
+                    try db.execute(sql: "DELETE FROM relations WHERE owning_class = ? AND field = ?", arguments: [className, field])
+                }
+            }
+            try Self.addFields(change.addedFields, to: className, db)
+            for name in change.deletedIndexes {
+                try db.execute(sql: "DROP INDEX IF EXISTS \(Self.indexName(name, className))")
+                schema.indexes[name] = nil
+            }
+            for (name, keys) in change.addedIndexes {
+                try Self.createIndex(name, keys, on: className, db)
+                schema.indexes[name] = keys
+            }
+            let permissions = (change.permissions ?? schema.permissions).map { JSONWriter.string($0.json) }
+            try db.execute(
+                sql: "UPDATE classes SET permissions = ?, indexes = ? WHERE class = ?",
+                arguments: [permissions, JSONWriter.string(Self.indexesJSON(schema.indexes)), className])
+            db.afterNextTransaction { _ in self.database.schema.forget(className) }
+        }
+    }
+
+    public func deleteClass(_ className: String) async throws {
+        try await database.write { db in
+            guard let schema = try Self.storedClass(className, db) else { return }
+            let count = try Int.fetchOne(db, sql: "SELECT count(*) FROM objects WHERE class = ?", arguments: [className]) ?? 0
+            guard count == 0 else {
+                throw ParseError(code: 255, message: "Class \(className) is not empty, contains \(count) objects, cannot drop schema.")
+            }
+            for name in schema.indexes.keys { try db.execute(sql: "DROP INDEX IF EXISTS \(Self.indexName(name, className))") }
+            try db.execute(sql: "DELETE FROM fields WHERE class = ?", arguments: [className])
+            try db.execute(sql: "DELETE FROM relations WHERE owning_class = ?", arguments: [className])
+            try db.execute(sql: "DELETE FROM classes WHERE class = ?", arguments: [className])
+            db.afterNextTransaction { _ in self.database.schema.forget(className) }
+        }
+    }
+
+    public func purge(_ className: String) async throws {
+        try await database.write { db in
+            if className == "_User" {
+                let users = "SELECT id FROM objects WHERE class = '_User'"
+                try db.execute(sql: "DELETE FROM credentials WHERE user_id IN (\(users))")
+                try db.execute(sql: "DELETE FROM sessions WHERE user_id IN (\(users))")
+            }
+            try db.execute(sql: "DELETE FROM relations WHERE owning_class = ? OR related_class = ?", arguments: [className, className])
+            try db.execute(sql: "DELETE FROM objects WHERE class = ?", arguments: [className])
+        }
+    }
+
+    private static func storedClass(_ className: String, _ db: Database) throws -> StoredClassSchema? {
+        guard let row = try Row.fetchOne(db, sql: "SELECT permissions, indexes FROM classes WHERE class = ?", arguments: [className]) else {
+            return nil
+        }
+        var schema = StoredClassSchema(className: className)
+        for field in try Row.fetchAll(db, sql: "SELECT field, type FROM fields WHERE class = ?", arguments: [className]) {
+            if let type = ParseFieldType(storedName: field["type"]) { schema.fieldTypes[field["field"]] = type }
+        }
+        if let text: String = row["permissions"] {
+            schema.permissions = try ClassLevelPermissions(json: try JSONParser.parse(text), fields: schema.allFields)
+        }
+        let indexes = try JSONParser.parse(row["indexes"] as String).objectValue ?? [:]
+        for (name, keys) in indexes {
+            schema.indexes[name] = (keys.arrayValue ?? []).compactMap { key in
+                guard let pair = key.arrayValue, pair.count == 2, let field = pair[0].stringValue else { return nil }
+                return StoredClassSchema.IndexKey(field: field, ascending: pair[1] != -1)
+            }
+        }
+        return schema
+    }
+
+    private static func addFields(_ fields: [String: ParseFieldType], to className: String, _ db: Database) throws {
+        for (field, type) in fields {
+            try db.execute(sql: "INSERT INTO fields (class, field, type) VALUES (?, ?, ?)", arguments: [className, field, type.description])
+        }
+    }
+
+    /// Creates the index `name` of `className`. Class, index and field names are identifiers
+    /// (letters, digits and `_`, checked before), the only text SQLite takes in a statement's text.
+    private static func createIndex(_ name: String, _ keys: [StoredClassSchema.IndexKey], on className: String, _ db: Database) throws {
+        let columns = keys.map { "json_extract(data, '$.\($0.field)') \($0.ascending ? "ASC" : "DESC")" }.joined(separator: ", ")
+        try db.execute(sql: "CREATE INDEX \(indexName(name, className)) ON objects (\(columns)) WHERE class = '\(className)'")
+    }
+
+    /// The SQLite name of the index `name` of `className`, apart from every other class's.
+    private static func indexName(_ name: String, _ className: String) -> String {
+        "\"schema_\(className.utf8.count)_\(className)_\(name)\""
+    }
+
+    private static func indexesJSON(_ indexes: [String: [StoredClassSchema.IndexKey]]) -> ParseValue {
+        .object(indexes.mapValues { keys in .array(keys.map { [.string($0.field), .number($0.ascending ? 1 : -1)] }) })
+    }
+}
