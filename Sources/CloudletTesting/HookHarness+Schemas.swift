@@ -11,7 +11,7 @@ extension HookHarness {
     /// ```
     @discardableResult
     public func setSchema(_ className: String, _ body: [String: ParseValue]) async throws -> ParseValue {
-        let master = caller(.master)
+        let master = try await caller(.master)
         do {
             return try await runtime.schemas.update(className, body: body, caller: master)
         } catch let error as ParseError where error.code == 103 && error.message.hasSuffix("does not exist.") {

@@ -120,17 +120,6 @@ public struct AppSettingField: Sendable {
             write: { .string($0[keyPath: keyPath].rawValue) })
     }
 
-    /// A `true` or `false` setting.
-    static func bool(_ member: String, _ keyPath: any WritableKeyPath<AppSettings, Bool> & Sendable, help: String) -> AppSettingField {
-        AppSettingField(
-            member, kind: .bool, help: help,
-            read: { settings, value in
-                guard let flag = value.boolValue else { throw AppSettings.invalid("\(member) must be true or false") }
-                settings[keyPath: keyPath] = flag
-            },
-            write: { .bool($0[keyPath: keyPath]) })
-    }
-
     /// A list of up to ``maximumNames`` names (each 1 to 255 bytes, no spaces or commas), written as
     /// a JSON array of strings or, on a command line, as one comma-separated string (empty for none).
     static func names(_ member: String, _ keyPath: any WritableKeyPath<AppSettings, [String]> & Sendable, help: String) -> AppSettingField {
