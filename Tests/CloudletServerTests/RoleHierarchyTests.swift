@@ -69,6 +69,27 @@ struct RoleHierarchyTests {
         }
     }
 
+    @Test("a purge of _Role counts from the next request, as role writes do; its users field cannot be deleted (136)")
+    func schemaChangesOfRolesCountAtOnce() async throws {
+        try await UsersTests.withClient { client in
+            let ida = try await UsersTests.signUp(client, "ida")
+            let staff = try await Roles.createRole(client, "Staff")
+            let note = try await Support.create(client, "Notes", ["ACL": Self.readableBy("Staff")], master: true)
+            #expect(try await client.put("/roles/\(staff)", ["users": Roles.addUsers(ida.id)], master: true).status == 200)
+            #expect(try await Self.access(client, note, ida.token).get == true)
+            let dropUsers = try await client.put("/schemas/_Role", ["className": "_Role", "fields": ["users": ["__op": "Delete"]]], master: true)
+            Support.expectError(dropUsers, status: 400, code: 136)
+            #expect(try await Self.access(client, note, ida.token).get == true, "a default field stays")
+
+            let admins = try await Roles.createRole(client, "Admins")
+            let secret = try await Support.create(client, "Notes", ["ACL": Self.readableBy("Admins")], master: true)
+            #expect(try await client.put("/roles/\(admins)", ["users": Roles.addUsers(ida.id)], master: true).status == 200)
+            #expect(try await Self.access(client, secret, ida.token).get == true)
+            #expect(try await client.delete("/purge/_Role", master: true).status == 200)
+            #expect(try await Self.access(client, secret, ida.token).get == false, "a purged role grants nothing")
+        }
+    }
+
     @Test("a role change inside a transactional batch counts once the batch has committed; a rolled-back one never")
     func transactionalRoleChanges() async throws {
         try await UsersTests.withClient { client in

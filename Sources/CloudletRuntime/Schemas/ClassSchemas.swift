@@ -64,7 +64,7 @@ public struct ClassSchemas: Sendable {
             throw ParseError(code: 255, message: "the schema of _Session cannot be changed")
         }
         try await app.stores.schemas.updateClass(className, try SchemaBody(body).change(to: schema))
-        app.schemas.forget(className)
+        forget(className)
         return presented(try await existing(className))
     }
 
@@ -74,7 +74,7 @@ public struct ClassSchemas: Sendable {
         try Self.requireMaster(caller)
         try Self.validateName(className)
         try await app.stores.schemas.deleteClass(className)
-        app.schemas.forget(className)
+        forget(className)
     }
 
     /// Deletes every object of `className` and the join rows that relate them, keeping the schema.
@@ -82,6 +82,15 @@ public struct ClassSchemas: Sendable {
         try Self.requireMaster(caller)
         try SystemClass.check(.delete, className, by: caller)
         try await app.stores.schemas.purge(className)
+        forget(className)
+    }
+
+    /// Forgets what the app's caches hold of `className` once its schema or objects changed behind
+    /// the object writes: its schema, and for `_Role` every user's resolved roles (a field deleted
+    /// or a purge removes role links).
+    private func forget(_ className: String) {
+        app.schemas.forget(className)
+        if className == SystemClass.role.name { app.roleCache.invalidate() }
     }
 
     /// `schema` as `/schemas` answers it, the app's own protected fields of the class among those of

@@ -21,7 +21,7 @@ struct SchemaBody {
     }
 
     /// What the body changes in `schema`, checked: 105 for a field name that is not valid, 136 for a
-    /// default field, 255 for a field or index that exists already (added) or does not (deleted),
+    /// default field (added or deleted), 255 for a field or index that exists already (added) or does not (deleted),
     /// 111 for an unknown type, 107 for CLPs Parse Server would refuse, 255 past the bounds on
     /// fields and indexes (``ClassSchemas``).
     func change(to schema: StoredClassSchema) throws(ParseError) -> SchemaChange {
@@ -29,6 +29,9 @@ struct SchemaBody {
         var fieldsAfter = schema.allFields
         for (name, definition) in fields {
             if Self.isDelete(definition) {
+                if ParseNames.reservedFields.contains(name) || StoredClassSchema.defaultFields[schema.className]?[name] != nil {
+                    throw ParseError(code: 136, message: "field \(name) cannot be changed")
+                }
                 guard let type = schema.fieldTypes[name] else { throw ParseError(code: 255, message: "Field \(name) does not exist, cannot delete.") }
                 change.deletedFields[name] = type
                 fieldsAfter[name] = nil
