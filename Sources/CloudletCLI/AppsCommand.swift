@@ -64,7 +64,7 @@ struct AppsCommand: AsyncParsableCommand {
 
     struct List: AsyncParsableCommand {
         static var configuration: CommandConfiguration {
-            CommandConfiguration(abstract: "One line per app: id, hooks, isolation, workers, memory MiB, hook cap ms, rate.")
+            CommandConfiguration(abstract: "One line per app: its id, its settings that fit a column (as apps create names them), its rate.")
         }
 
         @OptionGroup var options: DataOptions
@@ -76,11 +76,19 @@ struct AppsCommand: AsyncParsableCommand {
                 for record in records {
                     let settings = record.settings.json
                     let columns = AppSettings.fields.filter { $0.kind != .json }.map(\.member).map { name in
-                        settings[name].map { $0.stringValue ?? $0.intValue.map(String.init) ?? $0.boolValue.map(String.init) ?? "" } ?? ""
+                        settings[name].map(Self.column) ?? "-"
                     }
                     print(([record.id] + columns + [RateLimitPolicy.text(of: record.settings.rateLimits.quota)]).joined(separator: "\t"))
                 }
             }
+        }
+
+        /// A setting's value as one column: a list joined by commas, `-` for none.
+        private static func column(_ value: ParseValue) -> String {
+            let text =
+                value.arrayValue.map { $0.compactMap(\.stringValue).joined(separator: ",") }
+                ?? value.stringValue ?? value.intValue.map(String.init) ?? value.boolValue.map(String.init) ?? ""
+            return text.isEmpty ? "-" : text
         }
     }
 

@@ -53,7 +53,7 @@ extension ProcessTests {
             let shop = server.client(appId: "shop", clientKey: clientKey, masterKey: masterKey)
             #expect(try await Self.eventually { try await shop.get("/classes/Posts").status == 200 }, "the new app is served")
             #expect(try await shop.post("/functions/hello", ["name": "Ada"])["result"] == "Hello, Ada!")
-            #expect(try await Self.apps(["list"], data: data).contains("shop\tself\tin-process\t1\t256\t60000\t31536000\ttrue\toff"))
+            #expect(try await Self.apps(["list"], data: data).contains("shop\tself\tin-process\t1\t256\t60000\t31536000\ttrue\t-\t-\ttrue\toff"))
 
             let newClientKey = try await Self.apps(["rotate-key", "shop", "client"], data: data)
                 .trimmingCharacters(in: .whitespacesAndNewlines)

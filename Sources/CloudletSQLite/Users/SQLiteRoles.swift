@@ -35,8 +35,12 @@ enum SQLiteRoles {
                         UPDATE objects SET data = json_set(data, '$.' || ?1, json_object('__type', 'Relation', 'className', ?2))
                         WHERE class = '_Role' AND json_type(data, '$.' || ?1) = 'array'
                         """, arguments: arguments)
+                // A database without roles gets no `_Role` fields (nor, by them, a `_Role` class).
                 try db.execute(
-                    sql: "INSERT OR REPLACE INTO fields (class, field, type) VALUES ('_Role', ?1, 'Relation<' || ?2 || '>')",
+                    sql: """
+                        INSERT OR REPLACE INTO fields (class, field, type) SELECT '_Role', ?1, 'Relation<' || ?2 || '>'
+                        WHERE EXISTS (SELECT 1 FROM objects WHERE class = '_Role')
+                        """,
                     arguments: arguments)
             }
         }
