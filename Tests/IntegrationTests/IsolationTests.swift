@@ -172,7 +172,7 @@ extension ProcessTests {
             #expect(apps.server.stderr.contains("Unexpectedly found nil"), "the trap's message goes to the host's log")
         }
 
-        @Test(.timing) func aHookThatAllocatesWithoutBoundIsStoppedAndTheHostSurvives() async throws {
+        @Test func aHookThatAllocatesWithoutBoundIsStoppedAndTheHostSurvives() async throws {
             let apps = try await TwoApps.start(["--worker-memory-mb", "128"])
             defer { apps.stop() }
 
