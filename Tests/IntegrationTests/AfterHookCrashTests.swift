@@ -9,7 +9,7 @@ extension ProcessTests {
     /// After hooks are queued work: a server killed (or stopped) while after hooks of acknowledged
     /// saves are in progress runs each of them on its next start, and runs again none that had
     /// ended before.
-    @Suite(.serialized) struct AfterHookCrashTests {
+    @Suite struct AfterHookCrashTests {
         /// How many saves of each kind the tests make.
         private static let saves = 6
 

@@ -6,7 +6,7 @@ import Testing
 
 extension ProcessTests {
     /// SIGTERM lets requests in flight finish, then the process exits cleanly.
-    @Suite(.serialized) struct GracefulShutdownTests {
+    @Suite struct GracefulShutdownTests {
         @Test(.timing) func requestInFlightFinishesAfterSIGTERM() async throws {
             let data = try ServerProcess.temporaryFolder("shutdown")
             defer { try? FileManager.default.removeItem(at: data) }

@@ -14,7 +14,7 @@ extension ProcessTests {
     /// Hooks in worker processes: a hang, a trap or a memory hog costs only its own call and worker.
     /// The server hosts the fixture app (one worker, whose hooks misbehave on demand) and app "other"
     /// (the `cloudlet` binary's hooks), which must keep answering throughout.
-    @Suite(.serialized) struct IsolationTests {
+    @Suite struct IsolationTests {
         /// A running server with both apps and clients for each.
         struct TwoApps {
             let server: ServerProcess

@@ -8,7 +8,7 @@ import Testing
 
 extension ProcessTests {
     /// `/metrics`, `/ready`, JSON logs and `cloudlet logs` against a real server with worker processes.
-    @Suite(.serialized) struct ObservabilityTests {
+    @Suite struct ObservabilityTests {
         static let operatorKey = "op-key"
 
         /// `GET path` from the server's root with the operator key: status and body text.
