@@ -9,7 +9,7 @@ extension ProcessTests {
     /// After hooks are queued work: a server killed (or stopped) while after hooks of acknowledged
     /// saves are in progress runs each of them on its next start, and runs again none that had
     /// ended before.
-    @Suite(.serialized, .timing) struct AfterHookCrashTests {
+    @Suite struct AfterHookCrashTests {
         /// How many saves of each kind the tests make.
         private static let saves = 6
 
@@ -100,7 +100,7 @@ extension ProcessTests {
             #expect(try await restarted.stop() == .exit(0))
         }
 
-        @Test func afterHooksInProgressAtAGracefulStopAreHandedBackAndRunAtTheNextStart() async throws {
+        @Test(.timing) func afterHooksInProgressAtAGracefulStopAreHandedBackAndRunAtTheNextStart() async throws {
             let data = try ServerProcess.temporaryFolder("after-hook-stop")
             defer { try? FileManager.default.removeItem(at: data) }
             let stopping = try await ServerProcess.serve(.fixture, data: data)

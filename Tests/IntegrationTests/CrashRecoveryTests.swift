@@ -6,7 +6,7 @@ import Testing
 
 extension ProcessTests {
     /// After hooks are committed with the save, so a process killed mid-hook runs them on its next start.
-    @Suite(.serialized, .timing) struct CrashRecoveryTests {
+    @Suite struct CrashRecoveryTests {
         @Test func afterHookCutOffByACrashRunsOnTheNextStart() async throws {
             let data = try ServerProcess.temporaryFolder("crash")
             defer { try? FileManager.default.removeItem(at: data) }

@@ -6,8 +6,8 @@ import Testing
 
 extension ProcessTests {
     /// SIGTERM lets requests in flight finish, then the process exits cleanly.
-    @Suite(.serialized, .timing) struct GracefulShutdownTests {
-        @Test func requestInFlightFinishesAfterSIGTERM() async throws {
+    @Suite struct GracefulShutdownTests {
+        @Test(.timing) func requestInFlightFinishesAfterSIGTERM() async throws {
             let data = try ServerProcess.temporaryFolder("shutdown")
             defer { try? FileManager.default.removeItem(at: data) }
 

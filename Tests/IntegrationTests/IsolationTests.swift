@@ -14,7 +14,7 @@ extension ProcessTests {
     /// Hooks in worker processes: a hang, a trap or a memory hog costs only its own call and worker.
     /// The server hosts the fixture app (one worker, whose hooks misbehave on demand) and app "other"
     /// (the `cloudlet` binary's hooks), which must keep answering throughout.
-    @Suite(.serialized, .timing) struct IsolationTests {
+    @Suite struct IsolationTests {
         /// A running server with both apps and clients for each.
         struct TwoApps {
             let server: ServerProcess
@@ -55,7 +55,7 @@ extension ProcessTests {
         /// A hook that spins past 25 ms moves its worker into the app's idle CPU group, capped at
         /// `--long-hook-cpu` cores (or to nice 19 where there are no cgroups), so the host's
         /// threads take the CPU when they need it.
-        @Test func aSpinningHooksWorkerYieldsTheCPUToTheHost() async throws {
+        @Test(.timing) func aSpinningHooksWorkerYieldsTheCPUToTheHost() async throws {
             let apps = try await TwoApps.start(["--long-hook-cpu", "0.25"])
             defer { apps.stop() }
             let worker = try await apps.fixtureWorker()
@@ -85,7 +85,7 @@ extension ProcessTests {
             try await apps.expectOtherAppAnswers()
         }
 
-        @Test func aHangingHookTimesOutItsWorkerIsReplacedAndTheOtherAppKeepsAnswering() async throws {
+        @Test(.timing) func aHangingHookTimesOutItsWorkerIsReplacedAndTheOtherAppKeepsAnswering() async throws {
             let apps = try await TwoApps.start()
             defer { apps.stop() }
             let before = try await apps.fixtureWorker()
@@ -109,7 +109,7 @@ extension ProcessTests {
             #expect(kill(pid_t(before), 0) != 0, "the hung worker must be gone")
         }
 
-        @Test func aSpinningWorkerEndsWhenItsHostIsKilled() async throws {
+        @Test(.timing) func aSpinningWorkerEndsWhenItsHostIsKilled() async throws {
             let apps = try await TwoApps.start()
             defer { apps.stop() }
             let worker = try await apps.fixtureWorker()
@@ -124,7 +124,7 @@ extension ProcessTests {
             }
         }
 
-        @Test func aHundredHangsLeaveTheHostsThreadsAndMemoryFlat() async throws {
+        @Test(.timing) func aHundredHangsLeaveTheHostsThreadsAndMemoryFlat() async throws {
             let apps = try await TwoApps.start(["--workers", "4"])
             defer { apps.stop() }
             func hangs(_ count: Int) async throws {
@@ -150,7 +150,7 @@ extension ProcessTests {
             _ = try await apps.fixtureWorker()
         }
 
-        @Test func aCrashFailsOnlyItsCallThenTheCircuitOpensAfterRepeats() async throws {
+        @Test(.timing) func aCrashFailsOnlyItsCallThenTheCircuitOpensAfterRepeats() async throws {
             let apps = try await TwoApps.start()
             defer { apps.stop() }
             let before = try await apps.fixtureWorker()
@@ -173,13 +173,13 @@ extension ProcessTests {
         }
 
         @Test func aHookThatAllocatesWithoutBoundIsStoppedAndTheHostSurvives() async throws {
-            let apps = try await TwoApps.start(["--worker-memory-mb", "256"])
+            let apps = try await TwoApps.start(["--worker-memory-mb", "128"])
             defer { apps.stop() }
 
             let reply = try await apps.fixture.post("/functions/hog", [:])
             #expect(reply.status == 500)
             #expect(reply["code"] == 141)
-            #expect(reply["error"] == "hook crashed: it ran out of memory (limit 256 MiB)")
+            #expect(reply["error"] == "hook crashed: it ran out of memory (limit 128 MiB)")
             #expect(apps.server.isRunning)
             _ = try await apps.fixtureWorker()
             try await apps.expectOtherAppAnswers()

@@ -7,7 +7,7 @@ import Testing
 extension ProcessTests {
     /// A job run is queued work: a server killed mid-run runs the job again on its next start
     /// (at least once), and its `_JobStatus` goes from running to how the new run ended.
-    @Suite(.serialized, .timing) struct JobCrashTests {
+    @Suite struct JobCrashTests {
         @Test func aJobCutOffByAKillRunsAgainOnTheNextStartAndSucceeds() async throws {
             let data = try ServerProcess.temporaryFolder("job-crash")
             defer { try? FileManager.default.removeItem(at: data) }
@@ -46,7 +46,7 @@ extension ProcessTests {
             #expect(try await again.stop() == .exit(0))
         }
 
-        @Test func aJobRunningAtAGracefulStopIsHandedBackAndRunsAtTheNextStart() async throws {
+        @Test(.timing) func aJobRunningAtAGracefulStopIsHandedBackAndRunsAtTheNextStart() async throws {
             let data = try ServerProcess.temporaryFolder("job-stop")
             defer { try? FileManager.default.removeItem(at: data) }
             let stopping = try await ServerProcess.serve(.fixture, data: data)

@@ -8,7 +8,7 @@ extension ProcessTests {
     /// Background jobs in a real server whose hooks run in a worker process: a job past its time
     /// limit is killed with its worker, progress travels from the worker to `_JobStatus`, and the
     /// `cloudlet jobs` commands schedule, list, run and show jobs.
-    @Suite(.serialized, .timing) struct JobProcessTests {
+    @Suite struct JobProcessTests {
         typealias TwoApps = IsolationTests.TwoApps
 
         /// The run `id`'s `_JobStatus` once it no longer runs.
@@ -21,7 +21,7 @@ extension ProcessTests {
             }
         }
 
-        @Test func aJobPastItsTimeLimitIsKilledWithItsWorkerAndFails() async throws {
+        @Test(.timing) func aJobPastItsTimeLimitIsKilledWithItsWorkerAndFails() async throws {
             let apps = try await TwoApps.start()
             defer { apps.stop() }
             let worker = try await apps.fixtureWorker()

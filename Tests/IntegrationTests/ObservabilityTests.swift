@@ -8,7 +8,7 @@ import Testing
 
 extension ProcessTests {
     /// `/metrics`, `/ready`, JSON logs and `cloudlet logs` against a real server with worker processes.
-    @Suite(.serialized, .timing) struct ObservabilityTests {
+    @Suite struct ObservabilityTests {
         static let operatorKey = "op-key"
 
         /// `GET path` from the server's root with the operator key: status and body text.
@@ -18,7 +18,7 @@ extension ProcessTests {
             return (status, String(buffer: body))
         }
 
-        @Test func crashesCircuitRestartsAndReadinessOfAWorkerShowInMetrics() async throws {
+        @Test(.timing) func crashesCircuitRestartsAndReadinessOfAWorkerShowInMetrics() async throws {
             let data = try ServerProcess.temporaryFolder("metrics")
             defer { try? FileManager.default.removeItem(at: data) }
             let server = try await ServerProcess.serve(.fixture, data: data, arguments: ["--app-id", "fixture", "--workers", "1", "--operator-key", Self.operatorKey])

@@ -17,7 +17,7 @@ extension ProcessTests {
     /// those whose send was cut off get it twice, with the same `apns-id`. Killed with SIGKILL, what
     /// it held is taken back by the next server on the folder as it starts; stopped gracefully, it hands back what it
     /// held before it exits.
-    @Suite(.serialized, .timing) struct PushCrashTests {
+    @Suite struct PushCrashTests {
         static let installationCount = 2_000
         static let topic = "com.example.crash"
 

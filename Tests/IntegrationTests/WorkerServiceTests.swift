@@ -21,6 +21,15 @@ extension ProcessTests {
             kill(pid_t(pid), 0) == 0 || errno != ESRCH
         }
 
+        /// Whether process `pid` has a SIGTERM it has not handled yet (one sent now would merge with it).
+        static func holdsPendingTerm(_ pid: Int) -> Bool {
+            let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+            return status.split(separator: "\n").contains { line in
+                guard line.hasPrefix("ShdPnd:") || line.hasPrefix("SigPnd:"), let mask = UInt64(line.split(separator: "\t").last ?? "", radix: 16) else { return false }
+                return mask & (1 << UInt64(SIGTERM - 1)) != 0
+            }
+        }
+
         @Test func readyAndCallsWaitForTheWorkersTheSupervisorStartsAndCancellingItLeavesNoWorker() async throws {
             let folder = try ServerProcess.temporaryFolder("worker-service")
             defer { try? FileManager.default.removeItem(at: folder) }
@@ -85,6 +94,7 @@ extension ProcessTests {
                 let pid = try #require(try await harness.call("pid").intValue)
                 let stranger = try Process.run(URL(fileURLWithPath: "/bin/kill"), arguments: ["-TERM", "\(pid)"])
                 stranger.waitUntilExit()
+                _ = try await poll("the stranger's SIGTERM to be handled") { Self.holdsPendingTerm(pid) ? nil : true }
                 #expect(try await harness.call("pid").intValue == pid, "SIGTERM from another process is ignored")
 
                 kill(pid_t(pid), SIGTERM)

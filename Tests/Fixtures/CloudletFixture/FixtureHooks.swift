@@ -101,7 +101,7 @@ enum FixtureHooks: HookModule {
         hooks.function("crash") { request in
             .string(request.params["missing"]!.stringValue!)
         }
-        hooks.function("hog", timeLimit: .seconds(30)) { _ in
+        hooks.function("hog", timeLimit: .seconds(60)) { _ in
             var blocks: [[UInt8]] = []
             while alwaysTrue() { blocks.append([UInt8](repeating: 1, count: 8 << 20)) }
             return .number(Double(blocks.count))
