@@ -18,7 +18,7 @@ extension ParseTestClient {
     /// }
     /// ```
     public static func withRouter<Module: HookModule, Value: Sendable>(
-        _ module: Module.Type, configuration: ServerConfiguration = ServerConfiguration(), deliveringPushesLoggingTo logs: CapturedLogs,
+        _ module: Module.Type, configuration: ServerConfiguration = .testing, deliveringPushesLoggingTo logs: CapturedLogs,
         _ body: @Sendable (ParseTestClient) async throws -> Value
     ) async throws -> Value {
         var logger = logs.logger(label: "cloudlet")
