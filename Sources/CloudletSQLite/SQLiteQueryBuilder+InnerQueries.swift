@@ -3,8 +3,8 @@ import CloudletRuntime
 import GRDB
 
 extension SQLiteQueryBuilder {
-    /// An inner query's test of `field`, nested `depth` deep: for `$inQuery`, the field (or an
-    /// element of it) points to one of the inner rows; for `$select`, its value (or an element of
+    /// An inner query's test of `field`, nested `depth` deep: for `$inQuery`, the field (an element
+    /// of it, or a relation's join row) links to one of the inner rows; for `$select`, its value (or an element of
     /// it) equals the `key` of one of them. `$notInQuery` and `$dontSelect` are the opposite (true
     /// also where the field is missing, as for `$nin`). The inner rows are those the same reader
     /// may read, found in the same statement: no row of the inner class the reader may not read
@@ -14,11 +14,28 @@ extension SQLiteQueryBuilder {
         switch inner.op {
         case .inQuery, .notInQuery:
             guard !field.isColumn else { throw ParseError.invalidQuery("\(inner.op.rawValue) needs a pointer field, not \(field.path)") }
-            test = match(field, .pointer, try innerRows(inner, selecting: QueryField(path: "objectId"), depth: depth))
+            test = links(field, try innerRows(inner, selecting: QueryField(path: "objectId"), depth: depth))
         case .select, .dontSelect:
             test = anyValue(field, try innerRows(inner, selecting: QueryField(path: inner.key ?? "objectId"), depth: depth))
         }
         return inner.op.isNegated ? "NOT COALESCE(\(test), 0)" : test
+    }
+
+    /// The field links to an object whose id `comparand` holds: it points to it, holds a pointer to
+    /// it in an array, or (a top-level field) relates it through a join row. The row's links are
+    /// gathered in one correlated subquery and tested once, so the inner query's SQL appears once
+    /// at each level of nesting, and SQLite evaluates it once per statement.
+    private mutating func links(_ field: QueryField, _ comparand: Comparand) -> String {
+        arguments += [field.jsonPath + ".objectId", field.jsonPath, field.jsonPath]
+        var links = """
+            SELECT json_extract(data, ?) AS linked UNION ALL SELECT json_extract(json_each.value, '$.objectId') \
+            FROM json_each(CASE WHEN json_type(data, ?) = 'array' THEN json_extract(data, ?) ELSE '[]' END)
+            """
+        if !field.path.contains(".") {
+            arguments += [className, field.path]
+            links += " UNION ALL SELECT related_id FROM relations WHERE owning_class = ? AND owning_id = objects.id AND field = ?"
+        }
+        return "EXISTS (SELECT 1 FROM (\(links)) WHERE linked\(comparand.sql(&arguments)))"
     }
 
     /// The `selecting` values of the inner query's rows, as a subquery sharing this query's bounds.

@@ -54,6 +54,34 @@ struct InnerQueryTests {
         }
     }
 
+    @Test("$inQuery and $notInQuery on a relation field match the objects that relate one of the inner results, nested too")
+    func inQueryOnRelations() async throws {
+        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+            let teams = try await Self.seed(client)
+            func fans(_ names: String...) -> ParseValue { .addRelation(names.map { .pointer(className: "Teams", objectId: teams[$0]!) }) }
+            try await Support.create(client, "Clubs", ["name": "north", "follows": fans("A")])
+            try await Support.create(client, "Clubs", ["name": "south", "follows": fans("B", "Hidden")])
+            try await Support.create(client, "Clubs", ["name": "none"])
+            func clubs(_ constraints: ParseValue, master: Bool = true) async throws -> [String] {
+                let reply = try await client.get("/classes/Clubs", query: ["where": constraints], master: master)
+                #expect(reply.status == 200, "\(reply.body)")
+                return Support.values(reply, "name").compactMap(\.stringValue).sorted()
+            }
+            #expect(try await clubs(["follows": ["$inQuery": Self.inner("Teams", ["city": "Oslo"])]]) == ["north"])
+            #expect(try await clubs(["follows": ["$inQuery": Self.inner("Teams", ["rank": 1])]]) == ["north", "south"])
+            #expect(try await clubs(["follows": ["$notInQuery": Self.inner("Teams", ["rank": 1])]]) == ["none"])
+            #expect(try await clubs(["follows": ["$inQuery": Self.inner("Teams", ["rank": 1])]], master: false) == ["north"], "the hidden team stays hidden")
+            // Nested: fans of a club that follows a team in Oslo.
+            let clubIds = try await client.get("/classes/Clubs", query: ["where": ["name": "north"]], master: true)
+            let north = try #require(Support.values(clubIds, "objectId").first?.stringValue)
+            try await Support.create(client, "Fans", ["name": "fay", "club": .pointer(className: "Clubs", objectId: north)])
+            try await Support.create(client, "Fans", ["name": "gus"])
+            let followsOslo = Self.inner("Clubs", ["follows": ["$inQuery": Self.inner("Teams", ["city": "Oslo"])]])
+            let fans = try await client.get("/classes/Fans", query: ["where": ["club": ["$inQuery": followsOslo]]], master: true)
+            #expect(Support.values(fans, "name") == ["fay"], "\(fans.body)")
+        }
+    }
+
     @Test("$select and $dontSelect compare a field with a key of the inner query's results")
     func select() async throws {
         try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
