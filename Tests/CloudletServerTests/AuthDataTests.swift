@@ -29,6 +29,14 @@ struct AuthDataTests {
             #expect(again.status == 200, "\(again.body)")
             #expect(again["objectId"]?.stringValue == id && again["authData"] == authData)
             let token = try #require(again["sessionToken"]?.stringValue)
+            // Both sessions say how they were made, as Parse Server says it of an authData sign-in.
+            for sessionToken in [firstToken, token] {
+                let session = try await client.get("/sessions/me", sessionToken: sessionToken)
+                #expect(session["createdWith"] == ["action": "login", "authProvider": "anonymous"], "\(session.body)")
+            }
+            let password = try await client.post("/users", ["username": "pat", "password": "pw"])
+            let patSession = try await client.get("/sessions/me", sessionToken: try #require(password["sessionToken"]?.stringValue))
+            #expect(patSession["createdWith"] == ["action": "signup", "authProvider": "password"])
             #expect(token != firstToken)
             let me = try await client.get("/users/me", sessionToken: token)
             #expect(me["objectId"]?.stringValue == id && me["authData"] == authData && me["sessionToken"]?.stringValue == token)

@@ -75,16 +75,48 @@ public struct PasswordChange: Sendable {
 
 /// One login session, a `_Session` object. The token itself is never stored, only its SHA-256.
 public struct SessionRecord: Sendable, Hashable {
-    /// What made a session: Parse's `createdWith.action`.
-    public enum Origin: String, Sendable, Hashable {
+    /// What made a session: Parse's `createdWith`, its `action` and, for a sign-up or login, the
+    /// `authProvider` (`password`, or the `authData` provider that logged in).
+    public struct Origin: Sendable, Hashable {
+        /// Parse's `createdWith.action`.
+        public enum Action: String, Sendable, Hashable {
+            case signup, login, create, upgrade
+        }
+
+        public var action: Action
+        /// Parse's `createdWith.authProvider`, nil where Parse sends none.
+        public var authProvider: String?
+
         /// A sign-up with a password.
-        case signup
+        public static let signup = Origin(action: .signup, authProvider: "password")
         /// A login with a password.
-        case login
+        public static let login = Origin(action: .login, authProvider: "password")
         /// `POST /sessions` by a logged-in user.
-        case create
+        public static let create = Origin(action: .create, authProvider: nil)
         /// `POST /upgradeToRevocableSession`.
-        case upgrade
+        public static let upgrade = Origin(action: .upgrade, authProvider: nil)
+
+        /// A sign-up or login with `authData` of `provider`: a `login` in Parse's words either way.
+        public static func authData(_ provider: String) -> Origin { Origin(action: .login, authProvider: provider) }
+
+        /// The origin as one stored word: the action, then `:` and the provider for `authData`.
+        public var stored: String {
+            guard let authProvider, authProvider != "password" else { return action.rawValue }
+            return action.rawValue + ":" + authProvider
+        }
+
+        /// The origin ``stored`` wrote; nil for a word it never writes.
+        public init?(stored: String) {
+            let parts = stored.split(separator: ":", maxSplits: 1).map(String.init)
+            guard let first = parts.first, let action = Action(rawValue: first) else { return nil }
+            let provider = parts.count == 2 ? parts[1] : (action == .signup || action == .login ? "password" : nil)
+            self.init(action: action, authProvider: provider)
+        }
+
+        private init(action: Action, authProvider: String?) {
+            self.action = action
+            self.authProvider = authProvider
+        }
     }
 
     /// The SHA-256 of the session token, hex.

@@ -34,6 +34,12 @@ package struct AuthData {
     }
 
     /// The user id at each provider being linked (not the ones being unlinked).
+    /// The provider a sign-in with this `authData` names its session after: the first, by name, of
+    /// those with an id.
+    var loginProvider: String {
+        ids.keys.map(\.rawValue).sorted().first ?? "anonymous"
+    }
+
     var ids: [AuthProvider: String] {
         providers.compactMapValues { $0.objectValue?["id"]?.stringValue }
     }

@@ -47,7 +47,7 @@ extension UserAccounts {
                 SystemClass.user.name, id: id, changes: changes, updatedAt: app.clock.now, check: { _ in }, outbox: nil)
         }
         let token = SessionToken.generate()
-        let session = newSession(token, id, installationId: caller.installationId, origin: .login)
+        let session = newSession(token, id, installationId: caller.installationId, origin: .authData(authData.loginProvider))
         try await app.stores.accounts.insertSession(session)
         await triggers.afterLogin(user, session: session, caller: caller)
         return .loggedIn(LoggedInUser(user: user, sessionToken: token))
@@ -73,7 +73,8 @@ extension UserAccounts {
         if let password, password.stringValue?.isEmpty ?? true { throw ParseError(code: 201, message: "password is required.") }
         let username = body["username"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 } ?? Self.randomUsername()
         body["username"] = .string(username)
-        let (saved, token) = try await createUser(body, password: password?.stringValue, authData: authData.changes, caller: caller)
+        let (saved, token) = try await createUser(
+            body, password: password?.stringValue, authData: authData.changes, origin: .authData(authData.loginProvider), caller: caller)
         return .signedUp(saved, sessionToken: token, username: username)
     }
 

@@ -33,14 +33,14 @@ public struct UserAccounts: Sendable {
         guard let username = body["username"]?.stringValue, !username.isEmpty else {
             throw ParseError(code: 200, message: "bad or missing username")
         }
-        return try await createUser(body, password: password, authData: [:], caller: caller)
+        return try await createUser(body, password: password, authData: [:], origin: .signup, caller: caller)
     }
 
     /// Creates the user of `body`'s fields, with `password` hashed (if any) and linked to the
-    /// providers of `authData` (already checked), and its first session (none for an email the app
+    /// providers of `authData` (already checked), and its first session, made by `origin` (none for an email the app
     /// requires verified before a login); answers the save and the session's token.
     func createUser(
-        _ body: [String: ParseValue], password: String?, authData: [String: ParseValue], caller: Caller
+        _ body: [String: ParseValue], password: String?, authData: [String: ParseValue], origin: SessionRecord.Origin, caller: Caller
     ) async throws -> (SaveResult, String?) {
         try SystemClass.check(.create, SystemClass.user.name, by: caller)
         if let email = body["email"] { _ = try EmailAddress.checked(email) }
@@ -61,7 +61,7 @@ public struct UserAccounts: Sendable {
             }
             let session =
                 waitsForVerification && user["email"] != nil
-                ? nil : newSession(token, user.objectId!, installationId: caller.installationId, origin: .signup)
+                ? nil : newSession(token, user.objectId!, installationId: caller.installationId, origin: origin)
             try await app.stores.accounts.insertUser(user, passwordHash: hash, session: session, outbox: event,
                 alongside: heldJobs)
         }

@@ -168,8 +168,8 @@ public struct UserSessions: Sendable {
     func object(_ record: SessionRecord, presentedToken: String?) -> ParseObject {
         var fields = record.fields
         fields["user"] = .pointer(className: "_User", objectId: record.userId)
-        var createdWith: [String: ParseValue] = ["action": .string(record.origin.rawValue)]
-        if record.origin == .signup || record.origin == .login { createdWith["authProvider"] = "password" }
+        var createdWith: [String: ParseValue] = ["action": .string(record.origin.action.rawValue)]
+        if let provider = record.origin.authProvider { createdWith["authProvider"] = .string(provider) }
         fields["createdWith"] = .object(createdWith)
         fields["expiresAt"] = .date(record.expiresAt)
         fields["restricted"] = false

@@ -77,7 +77,7 @@ extension SQLiteAccountStore {
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
             arguments: [
-                session.tokenHash, session.objectId, session.userId, session.installationId, session.origin.rawValue,
+                session.tokenHash, session.objectId, session.userId, session.installationId, session.origin.stored,
                 ParseDate.string(from: session.createdAt), ParseDate.string(from: session.updatedAt),
                 ParseDate.string(from: session.expiresAt), JSONWriter.string(.object(session.fields)),
             ])
@@ -101,7 +101,7 @@ extension SQLiteAccountStore {
         let fields = (try? JSONParser.parse(row["fields"] as String? ?? "{}"))?.objectValue ?? [:]
         return SessionRecord(
             tokenHash: row["token_hash"], objectId: row["object_id"], userId: row["user_id"], installationId: row["installation_id"],
-            origin: SessionRecord.Origin(rawValue: row["created_with"]) ?? .login, createdAt: created,
+            origin: SessionRecord.Origin(stored: row["created_with"]) ?? .login, createdAt: created,
             updatedAt: (row["updated_at"] as String?).flatMap(ParseDate.date(from:)), expiresAt: expires, fields: fields)
     }
 }
