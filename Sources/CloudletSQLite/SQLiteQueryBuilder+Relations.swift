@@ -24,8 +24,8 @@ extension SQLiteQueryBuilder {
 
     /// For a top-level field that is a relation, the test that it relates an object whose id
     /// `comparand` (one id or a list of them) accepts: Parse's equality, `$in`, `$ne` and `$nin`
-    /// with pointers on a relation field. Nil for a dotted path or an inner query's rows (whose SQL
-    /// would be repeated once more at each level of nesting). The owners are found once, through
+    /// with pointers on a relation field. Nil for a dotted path or an inner query's rows (an inner
+    /// query tests every kind of link at once: see `links`). The owners are found once, through
     /// the join table's index by related id; each row's field must hold a `Relation`.
     mutating func relationMatch(_ field: QueryField, _ comparand: Comparand) -> String? {
         switch comparand {

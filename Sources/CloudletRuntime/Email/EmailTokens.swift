@@ -51,8 +51,7 @@ enum EmailToken {
     static let length = 64
 
     static func generate() -> String {
-        var generator = SystemRandomNumberGenerator()
-        return (0..<32).map { _ in String(format: "%02x", UInt8.random(in: .min ... .max, using: &generator)) }.joined()
+        SessionToken.randomHex(byteCount: 32)
     }
 
     /// Whether `text` could be a token (anything else is refused before storage is asked).

@@ -38,12 +38,12 @@ struct ClassPermissions {
             _ = try Self.restriction(.addField, schema, caller: caller, isUpdate: isUpdate)
             return
         } catch {}
-        if fieldNames.contains(where: { schema.allFields[$0] == nil }) {
+        if Self.hasNewField(fieldNames, schema) {
             // Another write may have added it since the schema was read.
             guard let fresh = try await app.schemas.reloaded(className) else { return }
             schema = fresh
         }
-        guard fieldNames.contains(where: { schema.allFields[$0] == nil }) else { return }
+        guard Self.hasNewField(fieldNames, schema) else { return }
         _ = try Self.restriction(.addField, schema, caller: caller, isUpdate: isUpdate)
     }
 
@@ -121,6 +121,12 @@ struct ClassPermissions {
         guard !fields.isEmpty else { throw denied }
         let all = schema.allFields
         return ObjectRestriction(userId: caller.userId, fields: fields.map { ($0, all[$0] == .some(.array)) })
+    }
+
+    /// Whether one of `fieldNames` is not a field of `schema` yet.
+    private static func hasNewField(_ fieldNames: some Collection<String>, _ schema: StoredClassSchema) -> Bool {
+        let known = schema.allFields
+        return fieldNames.contains { known[$0] == nil }
     }
 
     private static func systemOperation(_ operation: ClassLevelPermissions.Operation) -> SystemClass.Operation {

@@ -4,9 +4,13 @@ import Foundation
 package enum SessionToken {
     /// A new random token from the system's secure random source.
     static func generate() -> String {
+        "r:" + randomHex(byteCount: 16)
+    }
+
+    /// `byteCount` bytes from the system's secure random source, as hex digits.
+    static func randomHex(byteCount: Int) -> String {
         var generator = SystemRandomNumberGenerator()
-        let bytes = (0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
-        return "r:" + bytes.map { String(format: "%02x", $0) }.joined()
+        return (0..<byteCount).map { _ in String(format: "%02x", UInt8.random(in: .min ... .max, using: &generator)) }.joined()
     }
 
     /// The SHA-256 of `token`, hex: what storage keeps instead of the token.

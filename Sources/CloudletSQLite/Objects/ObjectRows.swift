@@ -70,12 +70,17 @@ struct ObjectRows: Sendable {
     }
 
     /// Throws when another object of its class holds a value that must be unique: a user's
-    /// username (202) or email (203), an installation's `installationId` (137), a role's name (137).
-    static func checkUniqueness(of object: ParseObject, _ db: Database) throws {
+    /// username (202), email (203) or `authData` ids (208), an installation's `installationId`
+    /// (137), a role's name (137). On an update, only the fields that differ from `stored` are
+    /// looked up: a value that has not changed was unique when it was written.
+    static func checkUniqueness(of object: ParseObject, changedFrom stored: ParseObject? = nil, _ db: Database) throws {
+        var changed = object
+        if let stored { changed.fields = object.fields.filter { stored.fields[$0.key] != $0.value } }
+        guard !changed.fields.isEmpty else { return }
         switch object.className {
-        case "_User": try SQLiteAccountStore.checkUniqueness(of: object, db)
-        case "_Installation": try SQLiteInstallationIndex.checkUniqueness(of: object, db)
-        case "_Role": try SQLiteRoles.checkUniqueness(of: object, db)
+        case "_User": try SQLiteAccountStore.checkUniqueness(of: changed, db)
+        case "_Installation": try SQLiteInstallationIndex.checkUniqueness(of: changed, db)
+        case "_Role": try SQLiteRoles.checkUniqueness(of: changed, db)
         default: return
         }
     }

@@ -33,7 +33,7 @@ extension SQLiteObjectStore {
             // Stored and handed to the after hook with its `File` URLs rebuilt, as every read answers it.
             var object = self.database.presented(try changes.applied(to: current))
             object.updatedAt = updatedAt
-            try ObjectRows.checkUniqueness(of: object, db)
+            try ObjectRows.checkUniqueness(of: object, changedFrom: current, db)
             try self.database.schema.check(object, db)
             // The after hook's event encodes the object once, for the object's row and the queued one alike.
             let event = outbox?(object)

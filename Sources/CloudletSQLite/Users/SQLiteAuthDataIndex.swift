@@ -24,12 +24,11 @@ enum SQLiteAuthDataIndex {
         return Array(found.sorted().prefix(2))
     }
 
-    /// Throws 208 when another user is linked to one of the `authData` ids of `user`. Providers
-    /// whose names are not plain words (which only a master-key write could store) are not indexed
-    /// and not compared.
+    /// Throws 208 when another user is linked to one of the `authData` ids of `user`. Only the
+    /// providers Cloudlet knows are indexed and compared (others only a master-key write could store).
     static func checkUniqueness(of user: ParseObject, _ db: Database) throws {
         guard let providers = user[AuthData.field]?.objectValue else { return }
-        for (provider, data) in providers where isPlainWord(provider) {
+        for (provider, data) in providers where AuthProvider(rawValue: provider) != nil {
             guard let id = data.objectValue?["id"]?.stringValue else { continue }
             if try String.fetchOne(db, sql: select(provider, limit: 1), arguments: [id, user.objectId]) != nil {
                 throw UserAccounts.alreadyLinked
@@ -47,10 +46,4 @@ enum SQLiteAuthDataIndex {
         "json_extract(data, '$.authData.\(provider).id')"
     }
 
-    private static func isPlainWord(_ name: String) -> Bool {
-        !name.isEmpty
-            && name.utf8.allSatisfy { byte in
-                byte == UInt8(ascii: "_") || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
-            }
-    }
 }
