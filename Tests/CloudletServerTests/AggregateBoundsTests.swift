@@ -49,10 +49,11 @@ struct AggregateBoundsTests {
                 Support.expectError(try await client.get("/aggregate/TestObject", query: query, master: true), status: 400, code: 102)
             }
             #expect(try await Support.masterCount(client, "TestObject") == 4)
+            #expect(try await Support.masterCount(client, "Other") == 0, "$out and $merge wrote nothing")
         }
     }
 
-    @Test("field names are validated: SQL or JSON-path text in a name answers 105 and reaches no SQL")
+    @Test("field names are validated: SQL or JSON-path text in a name answers 105 (102 where the stage itself is malformed) and changes nothing")
     func injection() async throws {
         try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
             try await AggregateTests.seed(client)

@@ -122,7 +122,7 @@ struct SessionsTests {
             #expect(updated["updatedAt"]?.stringValue != nil)
             #expect(try await client.get("/sessions/me", sessionToken: token)["deviceName"] == "Ada's phone")
             for (field, value) in [("user", ParseValue.pointer(className: "_User", objectId: "x")), ("expiresAt", .date(Date())),
-                ("installationId", "other"), ("sessionToken", "r:0"), ("ACL", [:]), ("createdWith", ["action": "login"])] {
+                ("installationId", "other"), ("sessionToken", "r:0"), ("ACL", [:]), ("createdWith", ["action": "login"]), ("restricted", true)] {
                 Support.expectError(try await client.put("/sessions/\(id)", [field: value], sessionToken: token), status: 400, code: 105)
             }
             let tooLarge = String(repeating: "x", count: 5_000)

@@ -77,7 +77,11 @@ import Testing
             for _ in 0..<500 where !smtp.commandLines.contains(where: { $0.hasPrefix("MAIL FROM") }) {
                 try await Task.sleep(for: .milliseconds(20))
             }
+            #expect(smtp.commandLines.filter { $0.hasPrefix("MAIL FROM") }.count == 1, "the first try reached MAIL FROM")
+            // Refused, the message waits for its backoff: nothing more arrives while the clock stands still.
+            try await Task.sleep(for: .milliseconds(300))
             #expect(smtp.messages.isEmpty)
+            #expect(smtp.commandLines.filter { $0.hasPrefix("MAIL FROM") }.count == 1, "no retry before the backoff")
             // The retry is due after the backoff: time passes until it is sent.
             for _ in 0..<200 where smtp.messages.isEmpty {
                 clock.advance(by: .seconds(600))
@@ -85,6 +89,7 @@ import Testing
             }
             let messages = smtp.messages
             #expect(messages.count == 1 && messages.first?.recipients == ["gus@example.com"])
+            #expect(smtp.commandLines.filter { $0.hasPrefix("MAIL FROM") }.count == 2, "refused once, then sent")
         }
         try await smtp.stop()
     }
@@ -101,6 +106,7 @@ import Testing
             for _ in 0..<500 where !smtp.commandLines.contains(where: { $0.hasPrefix("EHLO") }) {
                 try await Task.sleep(for: .milliseconds(20))
             }
+            #expect(smtp.commandLines.contains { $0.hasPrefix("EHLO") }, "the sender reached the server")
             try await Task.sleep(for: .milliseconds(200))
             #expect(smtp.messages.isEmpty)
             #expect(!smtp.commandLines.contains { $0.hasPrefix("AUTH") || $0.hasPrefix("MAIL") })

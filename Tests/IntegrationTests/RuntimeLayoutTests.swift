@@ -43,4 +43,17 @@ import Testing
             #expect(text.contains("let app: AppContext"), "\(part.type) works over the app's shared context")
         }
     }
+
+    @Test func everyPartAppRuntimeHoldsIsAFileOfItsOwnOverTheSharedContext() throws {
+        let runtime = try DocumentationBlocks.text(Self.runtimeFolder + "/Runtime/AppRuntime.swift")
+        let held = runtime.matches(of: /public let \w+: (\w+)/).map { String($0.1) }.filter { $0 != "AppContext" }
+        #expect(held.count >= 12, "AppRuntime's parts are read off it: \(held)")
+        let files = try Self.swiftFiles(under: Self.runtimeFolder)
+        for type in held {
+            let file = files.first { $0.key.hasSuffix("/\(type).swift") && !$0.key.hasSuffix("/Runtime/\(type).swift") }
+            #expect(file != nil, "\(type) has a file of its own in a feature's folder")
+            #expect(file?.value.contains("struct \(type)") == true && file?.value.contains("let app: AppContext") == true,
+                "\(type) is a type over the app's shared context")
+        }
+    }
 }
