@@ -140,4 +140,26 @@ struct TextSearchTests {
             #expect(try await Self.subjects(client, "back") == [])
         }
     }
+
+    @Test("an update indexes again only the String fields it changes: the others stay found, the old text of a changed one is gone")
+    func anUpdateKeepsTheFieldsItLeavesAlone() async throws {
+        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+            let id = try await Support.create(client, "TestObject", ["subject": "morning coffee", "place": "harbour cafe", "n": 1])
+            func places(_ term: String) async throws -> [String] {
+                let reply = try await client.get(
+                    "/classes/TestObject", query: ["where": ["place": ["$text": ["$search": ["$term": .string(term)]]]]])
+                #expect(reply.status == 200, "\(reply.body)")
+                return Support.values(reply, "place").compactMap(\.stringValue)
+            }
+            _ = try await client.put("/classes/TestObject/\(id)", ["place": "station kiosk", "n": 2])
+            #expect(try await Self.subjects(client, "coffee") == ["morning coffee"], "the field left alone is still found")
+            #expect(try await places("harbour") == [])
+            #expect(try await places("kiosk") == ["station kiosk"])
+            let changed = try await client.put("/classes/TestObject/\(id)", ["place": ["__op": "Delete"], "subject": "evening tea"])
+            #expect(changed.status == 200, "\(changed.body)")
+            #expect(try await places("kiosk") == [], "a removed String leaves the index")
+            #expect(try await Self.subjects(client, "coffee") == [])
+            #expect(try await Self.subjects(client, "tea") == ["evening tea"])
+        }
+    }
 }

@@ -8,9 +8,9 @@ import GRDB
 /// tokenized by `porter unicode61 remove_diacritics 2`: words folded in case and diacritics and
 /// reduced to their English stems. Triggers on `objects` keep both in step in the transaction of
 /// every write, whichever store makes it: an insert indexes the new row's top-level String
-/// fields, a delete removes the old row's, and an update whose String fields change does both (a
-/// contentless table forgets a row by being told its old text, which the trigger has as
-/// `OLD.data`). Every String field is indexed as it is written, so a search never builds an index
+/// fields, a delete removes the old row's, and an update indexes again the String fields it
+/// changed (a contentless table forgets a row by being told its old text, which the trigger has
+/// as `OLD.data`). Every String field is indexed as it is written, so a search never builds an index
 /// under a read; the cost is paid by writes, in proportion to the text they store.
 enum SQLiteTextIndex {
     /// The classes whose objects are indexed: every class of the app, and of Parse's own classes
@@ -52,6 +52,31 @@ enum SQLiteTextIndex {
         "(SELECT json_group_object(key, value) FROM json_each(\(data)) WHERE type = 'text')"
     }
 
+    /// Whether the String field `key` whose text is `value` is not the same String field of the
+    /// JSON object `other` (changed, removed or no longer a String there).
+    private static func differs(_ key: String, _ value: String, in other: String) -> String {
+        let path = "'$.\"' || \(key) || '\"'"
+        return "(json_type(\(other), \(path)) IS NOT 'text' OR json_extract(\(other), \(path)) IS NOT \(value))"
+    }
+
+    /// Indexes again, in a trigger, only the String fields an update changed: the old text of
+    /// each field it changed or removed leaves the index, the new text of each it changed or added
+    /// enters it; the fields it left alone keep their rows.
+    private static let reindexingChanges = """
+        INSERT INTO text_index (text_index, rowid, text)
+            SELECT 'delete', f.doc, e.value FROM json_each(OLD.data) AS e
+            JOIN text_fields AS f ON f.class = OLD.class AND f.id = OLD.id AND f.field = e.key
+            WHERE e.type = 'text' AND \(differs("e.key", "e.value", in: "NEW.data")) ORDER BY f.doc;
+        DELETE FROM text_fields WHERE class = OLD.class AND id = OLD.id AND field IN (
+            SELECT key FROM json_each(OLD.data) WHERE type = 'text' AND \(differs("key", "value", in: "NEW.data")));
+        INSERT INTO text_fields (class, id, field)
+            SELECT NEW.class, NEW.id, key FROM json_each(NEW.data) WHERE type = 'text' AND \(differs("key", "value", in: "OLD.data"));
+        INSERT INTO text_index (rowid, text)
+            SELECT f.doc, e.value FROM json_each(NEW.data) AS e
+            JOIN text_fields AS f ON f.class = NEW.class AND f.id = NEW.id AND f.field = e.key
+            WHERE e.type = 'text' AND \(differs("e.key", "e.value", in: "OLD.data")) ORDER BY f.doc;
+        """
+
     /// Removes the index rows of the object `OLD`, in a trigger.
     private static let forgetting = """
         INSERT INTO text_index (text_index, rowid, text)
@@ -81,8 +106,7 @@ enum SQLiteTextIndex {
                     END;
                     CREATE TRIGGER objects_text_update AFTER UPDATE OF data ON objects
                         WHEN \(searchable("NEW.class")) AND \(strings("OLD.data")) IS NOT \(strings("NEW.data")) BEGIN
-                        \(forgetting)
-                        \(indexingNew)
+                        \(reindexingChanges)
                     END;
                     """)
             // The objects already stored, one at a time as the triggers index them.
