@@ -54,17 +54,17 @@ public struct UserEmails: Sendable {
         try await send(purpose, to: user, email: email)
     }
 
-    /// Sends the user `userId` a link to verify `email`, its new email, when the app verifies
-    /// emails (unless the master key said it is verified). A failure to queue it is logged: the
-    /// sign-up or change it follows stands.
-    func sendVerification(userId: String, email: ParseValue?) async {
-        guard app.emailPolicy.verifyUserEmails, let address = email?.stringValue, EmailAddress.isValid(address) else { return }
+    /// Sends `user`, as a sign-up or an email change just saved it, a link to verify its email, when
+    /// the app verifies emails (unless the master key said it is verified). A failure to queue it
+    /// is logged: the sign-up or change it follows stands.
+    func sendVerification(to user: ParseObject) async {
+        guard app.emailPolicy.verifyUserEmails, let address = user["email"]?.stringValue, EmailAddress.isValid(address),
+            user["emailVerified"]?.boolValue != true
+        else { return }
         do {
-            guard let user = try await app.stores.objects.fetch(SystemClass.user.name, id: userId), user["emailVerified"]?.boolValue != true
-            else { return }
             try await send(.verifyEmail, to: user, email: address)
         } catch {
-            app.logger.error("could not queue a verification email", metadata: ["user_id": "\(userId)", "error": "\(error)"])
+            app.logger.error("could not queue a verification email", metadata: ["user_id": "\(user.objectId ?? "")", "error": "\(error)"])
         }
     }
 

@@ -66,7 +66,7 @@ public struct UserAccounts: Sendable {
                 alongside: heldJobs)
         }
         app.logger.info("user signed up", metadata: ["user_id": "\(saved.object.objectId!)", "request_id": "\(caller.requestId)"])
-        await UserEmails(app).sendVerification(userId: saved.object.objectId!, email: saved.object["email"])
+        await UserEmails(app).sendVerification(to: saved.object)
         return (saved, waitsForVerification && saved.object["email"] != nil ? nil : token)
     }
 
@@ -144,7 +144,7 @@ public struct UserAccounts: Sendable {
         let newEmail = try await changedEmail(body["email"], ofUser: id)
         let unverified: [String: FieldChange] = newEmail == nil || body["emailVerified"] != nil ? [:] : ["emailVerified": .set(.bool(false))]
         let saved = try await ObjectWrites(app).update("_User", id: id, changes: changes, serverSet: unverified, caller: caller)
-        if let newEmail { await UserEmails(app).sendVerification(userId: id, email: newEmail) }
+        if newEmail != nil { await UserEmails(app).sendVerification(to: saved.object) }
         return saved
     }
 

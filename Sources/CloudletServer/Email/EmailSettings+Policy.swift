@@ -33,7 +33,7 @@ extension EmailSettings {
                 else { throw AppSettings.invalid("email.smtp.passwordFile: cannot read a password from \(passwordFile)") }
                 credentials = (username, String(password))
             }
-            let trust = try Self.trustRoots(smtp.caFile, member: "email.smtp.caFile")
+            let trust = try NIOSSLTrustRoots.setting(smtp.caFile, member: "email.smtp.caFile")
             do {
                 return try SMTPEmailSender(smtp, from: from ?? "", credentials: credentials, trustRoots: trust)
             } catch {
@@ -44,14 +44,5 @@ extension EmailSettings {
         var logger = logger
         logger[metadataKey: "app"] = .string(appId)
         return LogEmailSender(logger: logger)
-    }
-
-    /// The certificates of the PEM file `file` as trust roots, or the system's without one.
-    static func trustRoots(_ file: String?, member: String) throws -> NIOSSLTrustRoots {
-        guard let file else { return .default }
-        guard let certificates = try? NIOSSLCertificate.fromPEMFile(file), !certificates.isEmpty else {
-            throw AppSettings.invalid("\(member): \(file) holds no PEM certificate")
-        }
-        return .certificates(certificates)
     }
 }

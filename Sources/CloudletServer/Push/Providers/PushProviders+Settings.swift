@@ -66,14 +66,6 @@ private struct PushKeys {
                 throw AppSettings.invalid("push.fcm.serviceAccountFile: \(error)")
             }
         }
-        if let caFile = settings.caFile {
-            do {
-                let certificates = try NIOSSLCertificate.fromPEMFile(caFile)
-                guard !certificates.isEmpty else { throw PushKeyError("no certificate") }
-                trustRoots = .certificates(certificates)
-            } catch {
-                throw AppSettings.invalid("push.caFile: \(caFile) holds no PEM certificate")
-            }
-        }
+        if settings.caFile != nil { trustRoots = try .setting(settings.caFile, member: "push.caFile") }
     }
 }
