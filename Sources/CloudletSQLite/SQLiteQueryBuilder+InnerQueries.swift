@@ -40,15 +40,11 @@ extension SQLiteQueryBuilder {
 
     /// The `selecting` values of the inner query's rows, as a subquery sharing this query's bounds.
     private mutating func innerRows(_ inner: InnerQuery, selecting column: QueryField, depth: Int) throws -> Comparand {
-        var builder = SQLiteQueryBuilder()
-        builder.bounds = bounds
-        builder.patterns = patterns
-        builder.identities = identities
+        var builder = nested()
         let selected = column.value(&builder.arguments)
         let filter = try builder.filter(className: inner.className, constraints: inner.constraints, depth: depth)
         let present = column.value(&builder.arguments)
-        bounds = builder.bounds
-        patterns = builder.patterns
+        adopt(builder)
         return .anyRow(select: "SELECT \(selected) FROM objects WHERE \(filter) AND \(present) IS NOT NULL", arguments: builder.arguments)
     }
 

@@ -25,7 +25,9 @@ extension SQLiteQueryBuilder {
         guard SQLiteTextIndex.isSearchable(className) else { throw ParseError.invalidQuery("$text cannot search class \(className)") }
         guard text == nil else { throw ParseError.invalidQuery("a query may hold only one $text") }
         let search = try TextSearch(operand)
-        text = TextConstraint(className: className, field: field.path, indexQuery: search.indexQuery)
+        let constraint = TextConstraint(className: className, field: field.path, indexQuery: search.indexQuery)
+        text = constraint
+        searches.append(constraint)
         guard let indexQuery = search.indexQuery else { return "0" }
         arguments += [indexQuery, className, field.path]
         var clause = "id IN (\(Self.indexRows(selecting: "found.id")))"
@@ -66,14 +68,15 @@ extension SQLiteQueryBuilder {
         return " LEFT JOIN (\(scores)) AS hits ON hits.hit_id = objects.id"
     }
 
-    /// Throws 102 when the `$text` of `statement` names a field its class stores with a type
-    /// other than String (a field never written matches nothing).
-    static func checkTextField(of statement: Statement, _ db: Database) throws {
-        guard let text = statement.text else { return }
-        let type = try String.fetchOne(
-            db.cachedStatement(sql: "SELECT type FROM fields WHERE class = ? AND field = ?"), arguments: [text.className, text.field])
-        if let type, type != "String" {
-            throw ParseError.invalidQuery("$text needs a String field; \(text.field) holds \(type) values")
+    /// Throws 102 when one of `searches` names a field its class stores with a type other than
+    /// String (a field never written matches nothing).
+    static func checkTextFields(_ searches: [TextConstraint], _ db: Database) throws {
+        for text in searches {
+            let type = try String.fetchOne(
+                db.cachedStatement(sql: "SELECT type FROM fields WHERE class = ? AND field = ?"), arguments: [text.className, text.field])
+            if let type, type != "String" {
+                throw ParseError.invalidQuery("$text needs a String field; \(text.field) holds \(type) values")
+            }
         }
     }
 }

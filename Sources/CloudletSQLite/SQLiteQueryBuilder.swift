@@ -9,15 +9,6 @@ import GRDB
 /// queries (`$inQuery`, `$select`, …) are subqueries of the same statement, with the same reader.
 /// A query past one of the ``SQLiteQueryBounds`` is refused (102) as it compiles.
 struct SQLiteQueryBuilder {
-    struct Statement {
-        var sql: String
-        var arguments: StatementArguments
-        /// The compiled `$regex` patterns and `$text` checks, by the handle the SQL binds for each.
-        var patterns: [Int64: any SQLiteRowMatcher]
-        /// The query's `$text`, whose field ``checkTextField(of:_:)`` checks.
-        var text: TextConstraint?
-    }
-
     /// The most results one query returns, as on Parse.com.
     static let maximumLimit = StorageQuery.maximumLimit
     /// The most sort keys one query may give; more answer 102.
@@ -33,8 +24,10 @@ struct SQLiteQueryBuilder {
     var className = ""
     /// The distance a `$nearSphere` orders the results by, nearest first, and its arguments.
     var distanceOrder: (sql: String, arguments: StatementArguments)?
-    /// The query's `$text`, which `$score` ranks by.
+    /// This query's `$text` (one per query; an inner query is a query of its own), which `$score` ranks by.
     var text: TextConstraint?
+    /// Every `$text` of the statement, inner queries' too.
+    var searches: [TextConstraint] = []
     /// The reader's ACL test and its arguments, repeated in front of every `$regex` and `$text`
     /// check so that a matcher never runs on a row the reader may not see (SQLite may test the other terms of a
     /// WHERE in any order; a CASE is evaluated in order).
@@ -63,7 +56,7 @@ struct SQLiteQueryBuilder {
 
     private func statement(_ sql: String) throws -> Statement {
         try SQLiteQueryBounds.check(sql: sql)
-        return Statement(sql: sql, arguments: arguments, patterns: patterns, text: text)
+        return Statement(sql: sql, arguments: arguments, patterns: patterns, searches: searches)
     }
 
     private mutating func filter(_ query: StorageQuery) throws -> String {

@@ -40,7 +40,9 @@ struct AggregateBoundsTests {
                 AggregateTests.pipeline(["$group": ["_id": ["a": ["$dateToString": "$createdAt"]]]]),
                 AggregateTests.pipeline(["$group": ["_id": .object(Dictionary(uniqueKeysWithValues: (0...16).map { ("k\($0)", "$name") }))]]),
                 AggregateTests.pipeline(["$project": ["total": ["$multiply": ["$a", "$b"]]]]), AggregateTests.pipeline(["$project": ["name": 0]]),
-                AggregateTests.pipeline(["$sort": ["a": 1, "b": -1]]), AggregateTests.pipeline(["$sort": ["a": 2]]),
+                AggregateTests.pipeline(["$sort": ["a": 2]]), AggregateTests.pipeline(["$sort": ["a": 1, "b": "-1"]]),
+                AggregateTests.pipeline(["$sort": [:]]), AggregateTests.pipeline(["$sort": ["a": 1, "b": 0]]),
+                AggregateTests.pipeline(["$sort": .object(Dictionary(uniqueKeysWithValues: (0...AggregatePipeline.maximumSortKeys).map { ("k\($0)", 1) }))]),
                 AggregateTests.pipeline(["$limit": -1]), AggregateTests.pipeline(["$limit": 0]), AggregateTests.pipeline(["$skip": -5]),
                 AggregateTests.pipeline(["$count": 5]), AggregateTests.pipeline(["$match": ["score": ["$where": "sleep(1)"]]]),
                 ["pipeline": 5], ["$geoNear": ["near": [0, 0]]],
@@ -50,6 +52,21 @@ struct AggregateBoundsTests {
             }
             #expect(try await Support.masterCount(client, "TestObject") == 4)
             #expect(try await Support.masterCount(client, "Other") == 0, "$out and $merge wrote nothing")
+        }
+    }
+
+    @Test("a $sort of several fields inside a batch, where their order is lost, answers 102; at the bound it runs")
+    func sortOrderUnknown() async throws {
+        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+            try await AggregateTests.seed(client)
+            let operation: ParseValue = ["method": "GET", "path": "/aggregate/TestObject", "body": ["pipeline": [["$sort": ["score": 1, "views": 1]]]]]
+            let batch = try await client.post("/batch", ["requests": [operation]], master: true)
+            #expect(batch.body.arrayValue?.first?["error"]?["code"] == 102, "\(batch.body)")
+            let single: ParseValue = ["method": "GET", "path": "/aggregate/TestObject", "body": ["pipeline": [["$sort": ["views": -1]]]]]
+            let allowed = try await client.post("/batch", ["requests": [single]], master: true)
+            #expect(allowed.body.arrayValue?.first?["success"]?["results"]?.arrayValue?.first?["views"] == 900, "\(allowed.body)")
+            let fields = (0..<AggregatePipeline.maximumSortKeys).map { "\"k\($0)\": \($0 % 2 == 0 ? 1 : -1)" }.joined(separator: ", ")
+            #expect(try await AggregateTests.rows(client, pipeline: "[{\"$sort\": {\(fields)}}]").count == 4)
         }
     }
 
@@ -128,7 +145,7 @@ struct AggregateBoundsTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("app.sqlite").path
         try await TemporaryStorage.insert(500, "Many", idPrefix: "m", bytes: 10, into: SQLiteObjectStore(try SQLiteAppDatabase(path: path)))
-        let pipeline = AggregatePipeline(stages: [.sort(field: "n", ascending: false), .group(AggregateGroup(key: .field("n"), accumulators: []))])
+        let pipeline = AggregatePipeline(stages: [.sort([AggregateSortKey(field: "n", ascending: false)]), .group(AggregateGroup(key: .field("n"), accumulators: []))])
         let bounded = SQLiteObjectStore(try SQLiteAppDatabase(path: path, aggregateInstructions: 5_000))
         await #expect(throws: ParseError.self) { try await bounded.aggregate("Many", pipeline: pipeline, budget: ReadBudget()) }
         await #expect(throws: ParseError.self) { try await bounded.distinct("Many", field: "n", constraints: [:], budget: ReadBudget()) }

@@ -3,6 +3,7 @@ import Cloudlet
 import CloudletServer
 import CloudletServerTesting
 import CloudletTesting
+import HTTPTypes
 import Testing
 
 /// `GET /aggregate/:className` as Parse Server answers it on PostgreSQL: `distinct` and pipelines.
@@ -188,6 +189,61 @@ struct AggregateTests {
             let top = try await Self.results(
                 client, Self.pipeline(["$group": ["_id": "$name", "n": ["$sum": 1]]], ["$sort": ["n": -1]], ["$limit": 1]))
             #expect(top == [["objectId": "foo", "n": 2]])
+        }
+    }
+
+    /// The rows of a pipeline sent in a body as exactly `json` (its members in that order).
+    static func rows(_ client: ParseTestClient, pipeline json: String, sourceLocation: SourceLocation = #_sourceLocation) async throws -> [ParseValue] {
+        let reply = try await Support.send(client, .post, "/aggregate/TestObject", text: #"{"pipeline": \#(json)}"#, headers: Support.clientHeaders(master: true))
+        #expect(reply.status == 200, "\(json): \(reply.body)", sourceLocation: sourceLocation)
+        return reply["results"]?.arrayValue ?? []
+    }
+
+    /// The `name` of each row of a pipeline sent as exactly `json`.
+    static func names(_ client: ParseTestClient, pipeline json: String, sourceLocation: SourceLocation = #_sourceLocation) async throws -> [String] {
+        try await rows(client, pipeline: json, sourceLocation: sourceLocation).compactMap { $0["name"]?.stringValue }
+    }
+
+    @Test("$sort of several fields orders by them in the order the request wrote them, each ascending or descending")
+    func sortSeveralFields() async throws {
+        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+            try await Self.seed(client)
+            // (score, views): foo (10, 900), foo (10, 800), bar (10, 700), dpl (20, 700).
+            #expect(try await Self.names(client, pipeline: #"[{"$sort": {"score": 1, "views": 1}}]"#) == ["bar", "foo", "foo", "dpl"])
+            #expect(try await Self.names(client, pipeline: #"[{"$sort": {"views": 1, "score": 1}}]"#) == ["bar", "dpl", "foo", "foo"])
+            #expect(try await Self.names(client, pipeline: #"[{"$sort": {"views": 1, "score": -1}}]"#) == ["dpl", "bar", "foo", "foo"])
+            #expect(try await Self.names(client, pipeline: #"[{"$sort": {"score": -1, "views": -1}}, {"$limit": 3}]"#) == ["dpl", "foo", "foo"])
+            #expect(try await Self.names(client, pipeline: #"{"$sort": {"views": -1, "name": 1}}"#) == ["foo", "foo", "bar", "dpl"])
+            // A repeated field keeps its first place and its last direction, as Parse Server's JSON.parse does.
+            #expect(try await Self.names(client, pipeline: #"[{"$sort": {"views": 1, "score": 1, "views": -1}}]"#) == ["foo", "foo", "bar", "dpl"])
+            // In the URL, as a pipeline or as the request's own $sort; and in the JavaScript SDK's body form.
+            let url = try await Self.results(client, ["pipeline": #"[{"$sort": {"views": 1, "score": -1}}]"#])
+            #expect(url.compactMap { $0["name"]?.stringValue } == ["dpl", "bar", "foo", "foo"])
+            let own = try await Self.results(client, ["$sort": #"{"views": 1, "score": -1}"#, "$limit": "2"])
+            #expect(own.compactMap { $0["name"]?.stringValue } == ["dpl", "bar"])
+            let sdk = try await Support.send(
+                client, .post, "/aggregate/TestObject",
+                text: #"{"_method": "GET", "_ApplicationId": "test", "_MasterKey": "master-key", "pipeline": [{"$sort": {"views": 1, "score": -1}}]}"#,
+                headers: [:])
+            #expect(sdk["results"]?.arrayValue?.compactMap { $0["name"]?.stringValue } == ["dpl", "bar", "foo", "foo"], "\(sdk.body)")
+        }
+    }
+
+    @Test("$sort after a $group: _id and objectId name the key, an object key's members sort by name, as PostgreSQL names their columns")
+    func sortGroups() async throws {
+        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+            try await Self.seed(client)
+            let byScore = #"{"$group": {"_id": "$score", "n": {"$sum": 1}}}"#
+            #expect(try await Self.rows(client, pipeline: "[\(byScore), {\"$sort\": {\"_id\": -1}}]").map { $0["objectId"] } == [20, 10])
+            #expect(try await Self.rows(client, pipeline: "[\(byScore), {\"$sort\": {\"n\": 1, \"objectId\": -1}}]").map { $0["objectId"] } == [20, 10])
+            let byPair = #"{"$group": {"_id": {"name": "$name", "score": "$score"}, "n": {"$sum": 1}}}"#
+            func pairs(_ sort: String) async throws -> [String] {
+                try await Self.rows(client, pipeline: "[\(byPair), {\"$sort\": \(sort)}]").compactMap { $0["objectId"]?["name"]?.stringValue }
+            }
+            #expect(try await pairs(#"{"n": -1, "name": 1}"#) == ["foo", "bar", "dpl"])
+            #expect(try await pairs(#"{"score": -1, "name": 1}"#) == ["dpl", "bar", "foo"])
+            #expect(try await pairs(#"{"name": 1, "score": -1}"#) == ["bar", "dpl", "foo"])
+            #expect(try await pairs(#"{"_id": -1}"#) == ["foo", "dpl", "bar"])
         }
     }
 

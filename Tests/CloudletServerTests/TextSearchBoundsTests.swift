@@ -65,6 +65,51 @@ struct TextSearchBoundsTests {
         }
     }
 
+    @Test("inner queries, a pipeline's $match and distinct check $text as a query does; each inner query may hold its own $text")
+    func textInNestedQueries() async throws {
+        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+            let oslo = try await Support.create(client, "Teams", ["city": "Oslo fjord", "rank": 1])
+            let rome = try await Support.create(client, "Teams", ["city": "Rome", "rank": 2])
+            for (name, team, home) in [("ann smith", oslo, "Oslo fjord"), ("bob smith", rome, "Rome"), ("cid jones", oslo, "Rome")] {
+                try await Support.create(client, "Players", ["name": .string(name), "team": .pointer(className: "Teams", objectId: team), "home": .string(home)])
+            }
+            // $text on a Number field: the same 102 at every level, a query's count too.
+            let onNumber = TextSearchTests.search("1", field: "rank")
+            let topLevel = try await client.get("/classes/Teams", query: ["where": onNumber])
+            Support.expectError(topLevel, status: 400, code: 102)
+            let message = try #require(topLevel["error"]?.stringValue)
+            let inner: ParseValue = ["className": "Teams", "where": onNumber]
+            let nested: [(String, [String: ParseValue])] = [
+                ("/classes/Players", ["where": ["team": ["$inQuery": inner]]]),
+                ("/classes/Players", ["where": ["team": ["$notInQuery": inner]], "count": "1", "limit": "0"]),
+                ("/classes/Players", ["where": ["home": ["$select": ["query": inner, "key": "city"]]]]),
+                ("/classes/Players", ["where": ["$or": [["home": ["$dontSelect": ["query": inner, "key": "city"]]]]]]),
+                ("/aggregate/Teams", ["pipeline": [["$match": onNumber]]]),
+                ("/aggregate/Players", ["pipeline": [["$match": ["team": ["$inQuery": inner]]], ["$count": "n"]]]),
+                ("/aggregate/Teams", ["distinct": "city", "where": onNumber]),
+            ]
+            for (path, query) in nested {
+                let reply = try await client.get(path, query: query, master: true)
+                Support.expectError(reply, status: 400, code: 102)
+                #expect(reply["error"]?.stringValue == message, "\(path) \(query): \(reply.body)")
+            }
+            // One $text per query, an inner query being a query of its own (as Parse Server runs it).
+            let smithInOslo: ParseValue = [
+                "name": ["$text": ["$search": ["$term": "smith"]]],
+                "team": ["$inQuery": ["className": "Teams", "where": TextSearchTests.search("oslo", field: "city")]],
+            ]
+            let found = try await client.get("/classes/Players", query: ["where": smithInOslo, "order": "$score"])
+            #expect(Support.values(found, "name") == ["ann smith"], "\(found.body)")
+            let counted = try await AggregateTests.results(client, ["pipeline": [["$match": smithInOslo], ["$count": "n"]]], className: "Players")
+            #expect(counted == [["n": 1]])
+            let twoInOne: ParseValue = ["className": "Teams", "where": ["$or": [TextSearchTests.search("oslo", field: "city"), TextSearchTests.search("rome", field: "city")]]]
+            let refused = try await client.get("/classes/Players", query: ["where": ["team": ["$inQuery": twoInOne]]])
+            Support.expectError(refused, status: 400, code: 102)
+            let afterGroup = AggregateTests.pipeline(["$group": ["_id": "$home"]], ["$match": TextSearchTests.search("oslo", field: "name")])
+            Support.expectError(try await client.get("/aggregate/Players", query: afterGroup, master: true), status: 400, code: 102)
+        }
+    }
+
     @Test("a client searches users by username, never by a protected field such as email")
     func protectedFieldsStayUnsearchable() async throws {
         try await ParseTestClient.withRouter(registry: HookRegistry()) { client in

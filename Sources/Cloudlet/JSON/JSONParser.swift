@@ -30,24 +30,32 @@ public struct JSONParser {
     }
 
     private static func parse(buffer: UnsafeRawBufferPointer, maximumDepth: Int) throws(Failure) -> ParseValue {
-        var parser = JSONParser(bytes: buffer, maximumDepth: maximumDepth)
-        parser.skipWhitespace()
-        let value = try parser.readValue(depth: 0)
-        parser.skipWhitespace()
-        guard parser.position == buffer.count else { throw parser.failure("unexpected text after the JSON value") }
-        return value
+        try reading(buffer, maximumDepth: maximumDepth) { parser throws(Failure) in try parser.readValue(depth: 0) }
     }
 
-    private let bytes: UnsafeRawBufferPointer
+    /// What `read` makes of the one JSON value of `buffer` (surrounding whitespace allowed), read by
+    /// a parser at its start.
+    static func reading<Result>(
+        _ buffer: UnsafeRawBufferPointer, maximumDepth: Int, _ read: (inout JSONParser) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        var parser = JSONParser(bytes: buffer, maximumDepth: maximumDepth)
+        parser.skipWhitespace()
+        let result = try read(&parser)
+        parser.skipWhitespace()
+        guard parser.position == buffer.count else { throw parser.failure("unexpected text after the JSON value") }
+        return result
+    }
+
+    let bytes: UnsafeRawBufferPointer
     private let maximumDepth: Int
-    private var position = 0
+    private(set) var position = 0
 
     private init(bytes: UnsafeRawBufferPointer, maximumDepth: Int) {
         self.bytes = bytes
         self.maximumDepth = maximumDepth
     }
 
-    private func failure(_ reason: String) -> Failure {
+    func failure(_ reason: String) -> Failure {
         Failure(reason: reason, offset: position)
     }
 
@@ -60,7 +68,7 @@ public struct JSONParser {
         }
     }
 
-    private mutating func readValue(depth: Int) throws(Failure) -> ParseValue {
+    mutating func readValue(depth: Int) throws(Failure) -> ParseValue {
         guard position < bytes.count else { throw failure("unexpected end of JSON") }
         switch bytes[position] {
         case UInt8(ascii: "{"): return try readObject(depth: depth + 1)
@@ -84,13 +92,26 @@ public struct JSONParser {
     }
 
     private mutating func readObject(depth: Int) throws(Failure) -> ParseValue {
+        var members: [String: ParseValue] = [:]
+        try readMembers(depth: depth) { key, parser throws(Failure) in members[key] = try parser.readValue(depth: depth) }
+        return .object(members)
+    }
+
+    private mutating func readArray(depth: Int) throws(Failure) -> ParseValue {
+        var elements: [ParseValue] = []
+        try readElements(depth: depth) { _, parser throws(Failure) in elements.append(try parser.readValue(depth: depth)) }
+        return .array(elements)
+    }
+
+    /// Reads the object at `position` (nested `depth` deep), calling `member` with each key in the
+    /// order of the text and the parser at its value, which `member` must read.
+    mutating func readMembers(depth: Int, _ member: (String, inout JSONParser) throws(Failure) -> Void) throws(Failure) {
         guard depth <= maximumDepth else { throw failure("JSON nested deeper than \(maximumDepth) levels") }
         position += 1
-        var members: [String: ParseValue] = [:]
         skipWhitespace()
         if position < bytes.count, bytes[position] == UInt8(ascii: "}") {
             position += 1
-            return .object(members)
+            return
         }
         while true {
             skipWhitespace()
@@ -102,34 +123,37 @@ public struct JSONParser {
             guard position < bytes.count, bytes[position] == UInt8(ascii: ":") else { throw failure("expected ':'") }
             position += 1
             skipWhitespace()
-            members[key] = try readValue(depth: depth)
+            try member(key, &self)
             skipWhitespace()
             guard position < bytes.count else { throw failure("unexpected end of JSON") }
             switch bytes[position] {
             case UInt8(ascii: ","): position += 1
-            case UInt8(ascii: "}"): position += 1; return .object(members)
+            case UInt8(ascii: "}"): position += 1; return
             default: throw failure("expected ',' or '}'")
             }
         }
     }
 
-    private mutating func readArray(depth: Int) throws(Failure) -> ParseValue {
+    /// Reads the array at `position` (nested `depth` deep), calling `element` with each index and
+    /// the parser at its value, which `element` must read.
+    mutating func readElements(depth: Int, _ element: (Int, inout JSONParser) throws(Failure) -> Void) throws(Failure) {
         guard depth <= maximumDepth else { throw failure("JSON nested deeper than \(maximumDepth) levels") }
         position += 1
-        var elements: [ParseValue] = []
         skipWhitespace()
         if position < bytes.count, bytes[position] == UInt8(ascii: "]") {
             position += 1
-            return .array(elements)
+            return
         }
+        var index = 0
         while true {
             skipWhitespace()
-            elements.append(try readValue(depth: depth))
+            try element(index, &self)
+            index += 1
             skipWhitespace()
             guard position < bytes.count else { throw failure("unexpected end of JSON") }
             switch bytes[position] {
             case UInt8(ascii: ","): position += 1
-            case UInt8(ascii: "]"): position += 1; return .array(elements)
+            case UInt8(ascii: "]"): position += 1; return
             default: throw failure("expected ',' or ']'")
             }
         }

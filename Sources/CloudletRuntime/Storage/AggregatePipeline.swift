@@ -10,6 +10,8 @@ import Cloudlet
 public struct AggregatePipeline: Sendable, Equatable {
     /// The most stages one pipeline may have.
     public static let maximumStages = 20
+    /// The most fields one `$sort` may order by.
+    public static let maximumSortKeys = 16
     /// The order stages given as the members of one object (`{"$group": …, "$sort": …}`, or as
     /// query parameters) run in: a JSON object keeps no order of its own.
     static let objectFormOrder = ["$match", "$project", "$group", "$sort", "$skip", "$limit", "$count"]
@@ -22,8 +24,8 @@ public struct AggregatePipeline: Sendable, Equatable {
         case group(AggregateGroup)
         /// Keeps (or renames) fields.
         case project([AggregateProjection])
-        /// Orders the rows by one field.
-        case sort(field: String, ascending: Bool)
+        /// Orders the rows by fields, the first deciding first.
+        case sort([AggregateSortKey])
         /// Keeps the first rows.
         case limit(Int)
         /// Drops the first rows.
@@ -40,26 +42,28 @@ public struct AggregatePipeline: Sendable, Equatable {
     }
 
     /// Parses a pipeline given as an array of one-member stage objects, or as one object whose
-    /// members are stages (run in ``objectFormOrder``).
-    public init(json: ParseValue) throws(ParseError) {
-        var stageObjects: [(String, ParseValue)] = []
+    /// members are stages (run in ``objectFormOrder``). `memberOrder` answers the member names of
+    /// the object at a path inside `json` in the order the client wrote them (nil when it cannot
+    /// tell): a `$sort` of several fields orders by them in that order, and is refused without it.
+    public init(json: ParseValue, memberOrder: (_ path: [JSONParser.PathStep]) -> [String]? = { _ in nil }) throws(ParseError) {
+        var stageObjects: [(name: String, body: ParseValue, path: [JSONParser.PathStep])] = []
         switch json {
         case .array(let elements):
             guard elements.count <= Self.maximumStages else { throw Self.tooManyStages }
-            for element in elements {
+            for (index, element) in elements.enumerated() {
                 guard let members = element.objectValue, members.count == 1, let (name, body) = members.first else {
                     let names = element.objectValue.map { $0.keys.sorted().joined(separator: ", ") } ?? ""
                     throw .invalidQuery("Pipeline stages should only have one key but found \(names).")
                 }
-                stageObjects.append((name, body))
+                stageObjects.append((name, body, [.element(index), .member(name)]))
             }
         case .object(let members):
             guard members.count <= Self.maximumStages else { throw Self.tooManyStages }
-            for name in members.keys.sorted(by: Self.objectFormRank) { stageObjects.append((name, members[name]!)) }
+            for name in members.keys.sorted(by: Self.objectFormRank) { stageObjects.append((name, members[name]!, [.member(name)])) }
         default:
             throw .invalidQuery("pipeline must be an array of stages or an object of stages")
         }
-        stages = try stageObjects.map { (name, body) throws(ParseError) in try Self.stage(name, body) }
+        stages = try stageObjects.map { (name, body, path) throws(ParseError) in try Self.stage(name, body, order: { memberOrder(path) }) }
     }
 
     private static var tooManyStages: ParseError { .invalidQuery("a pipeline may have at most \(maximumStages) stages") }
@@ -69,7 +73,8 @@ public struct AggregatePipeline: Sendable, Equatable {
         return rankA == rankB ? a < b : rankA < rankB
     }
 
-    private static func stage(_ name: String, _ body: ParseValue) throws(ParseError) -> Stage {
+    /// The stage `name` with `body`, whose member names `order` gives in the client's order.
+    private static func stage(_ name: String, _ body: ParseValue, order: () -> [String]?) throws(ParseError) -> Stage {
         guard name.hasPrefix("$") else { throw .invalidQuery("Invalid aggregate stage '\(name)'.") }
         switch name {
         case "$match":
@@ -77,7 +82,7 @@ public struct AggregatePipeline: Sendable, Equatable {
             return .match(constraints)
         case "$group": return .group(try AggregateGroup(json: body))
         case "$project": return .project(try AggregateProjection.list(body))
-        case "$sort": return try sort(body)
+        case "$sort": return try sort(body, order: order)
         case "$limit":
             guard let count = body.intValue, count > 0 else { throw .invalidQuery("$limit needs a positive integer") }
             return .limit(count)
@@ -93,16 +98,40 @@ public struct AggregatePipeline: Sendable, Equatable {
         }
     }
 
-    private static func sort(_ body: ParseValue) throws(ParseError) -> Stage {
-        guard let keys = body.objectValue, keys.count == 1, let (field, direction) = keys.first else {
-            throw .invalidQuery("$sort takes exactly one field (a JSON object keeps no order of several)")
+    /// A `$sort` of `{"field": 1 or -1, …}`, its fields in the `order` the client wrote them (needed
+    /// when there are several). `_id` names the key of a `$group`'s rows, as `objectId` does.
+    private static func sort(_ body: ParseValue, order: () -> [String]?) throws(ParseError) -> Stage {
+        guard let members = body.objectValue, !members.isEmpty else { throw .invalidQuery("$sort needs an object of fields, each 1 or -1") }
+        guard members.count <= maximumSortKeys else { throw .invalidQuery("$sort may order by at most \(maximumSortKeys) fields") }
+        var fields = Array(members.keys)
+        if members.count > 1 {
+            guard let order = order(), order.count == members.count, Set(order) == Set(fields) else {
+                throw .invalidQuery("the order of this $sort's fields is unknown (an operation of a batch keeps none): sort on one field")
+            }
+            fields = order
         }
-        try ParseNames.validateFieldPath(field)
-        switch direction.intValue {
-        case 1: return .sort(field: field, ascending: true)
-        case -1: return .sort(field: field, ascending: false)
-        default: throw .invalidQuery("$sort takes 1 or -1")
-        }
+        return .sort(
+            try fields.map { (field) throws(ParseError) in
+                let path = field == "_id" ? "objectId" : field
+                try ParseNames.validateFieldPath(path)
+                switch members[field]?.intValue {
+                case 1: return AggregateSortKey(field: path, ascending: true)
+                case -1: return AggregateSortKey(field: path, ascending: false)
+                default: throw .invalidQuery("$sort takes 1 or -1 for each field")
+                }
+            })
+    }
+}
+
+/// One field a `$sort` stage orders by.
+public struct AggregateSortKey: Sendable, Equatable {
+    /// The field path (`objectId` for a group's key).
+    public var field: String
+    public var ascending: Bool
+
+    public init(field: String, ascending: Bool) {
+        self.field = field
+        self.ascending = ascending
     }
 }
 

@@ -15,10 +15,17 @@ import GRDB
 struct SQLiteAggregateBuilder {
     private var stages: [String] = []
     private var arguments = StatementArguments()
-    private var patterns: [Int64: any SQLiteRowMatcher] = [:]
+    /// What every `$match` of the pipeline shares as the levels of one query do: its bounds, its
+    /// matchers and its `$text` searches.
+    private var filters = SQLiteQueryBuilder()
     /// Whether `data` holds whole documents (after a `$group`, `$project` or `$count`) rather than
     /// the stored fields of objects.
     private var isDocument = false
+    /// The names of the members of the last `$group`'s object key, while its rows are the current
+    /// ones; a `$sort` on one of them orders by it, as PostgreSQL names the columns of such a key.
+    private var keyMembers: [String] = []
+    /// The names of the last `$group`'s accumulated fields, while its rows are the current ones.
+    private var accumulated: Set<String> = []
     private let className: String
 
     /// The objects of `className`, before any stage.
@@ -34,7 +41,7 @@ struct SQLiteAggregateBuilder {
         let chain = builder.stages.enumerated().map { "s\($0.offset) AS (\($0.element))" }.joined(separator: ", ")
         let sql = "WITH \(chain) SELECT \(builder.document) AS doc FROM \(builder.previous) ORDER BY \(order) LIMIT ?"
         try SQLiteQueryBounds.check(sql: sql)
-        return .init(sql: sql, arguments: builder.arguments + [limit], patterns: builder.patterns)
+        return .init(sql: sql, arguments: builder.arguments + [limit], patterns: builder.filters.patterns, searches: builder.filters.searches)
     }
 
     /// The order rows keep between stages: the last sort's, then creation.
@@ -50,17 +57,23 @@ struct SQLiteAggregateBuilder {
     private mutating func add(_ stage: AggregatePipeline.Stage) throws {
         switch stage {
         case .match(let constraints):
-            var filter = SQLiteQueryBuilder()
+            var filter = filters.nested()
             let clause = try filter.filter(className: className, constraints: constraints, depth: 0)
-            patterns.merge(filter.patterns) { first, _ in first }
-            append("SELECT * FROM \(previous) WHERE \(clause)", filter.arguments)
-        case .sort(let field, let ascending):
+            guard filter.text == nil || !isDocument else {
+                throw ParseError.invalidQuery("$text searches the class's objects: put its $match before any $group, $project or $count")
+            }
+            filters.adopt(filter)
+            // Named as the table a query's clause reads, whose inner queries and relations name `objects.id`.
+            append("SELECT * FROM \(previous) AS objects WHERE \(clause)", filter.arguments)
+        case .sort(let keys):
             var sortArguments = StatementArguments()
-            let expression = Self.sortable(QueryField(path: field), &sortArguments)
+            let terms = keys.flatMap { key in
+                sortedPaths(key.field).map { Self.sortable(QueryField(path: $0), &sortArguments) + (key.ascending ? " ASC" : " DESC") }
+            }
             append(
                 """
                 SELECT class, id, created_at, updated_at, acl, data, \
-                row_number() OVER (ORDER BY \(expression) \(ascending ? "ASC" : "DESC"), \(Self.order)) AS ord FROM \(previous)
+                row_number() OVER (ORDER BY \(terms.joined(separator: ", ")), \(Self.order)) AS ord FROM \(previous)
                 """, sortArguments)
         case .limit(let count):
             append("SELECT * FROM \(previous) ORDER BY \(Self.order) LIMIT ?", [count])
@@ -102,6 +115,8 @@ struct SQLiteAggregateBuilder {
         documents(
             "json_object(\(members.joined(separator: ", ")))", groupArguments, order: "0",
             tail: grouping + "HAVING COUNT(*) > 0", tailArguments: group.key == .all ? [] : keyArguments)
+        if case .members(let keyMembers) = group.key { self.keyMembers = keyMembers.map(\.name) }
+        accumulated = Set(group.accumulators.map(\.name))
     }
 
     /// The JSON object a compound key makes of each row: each member's value (a Pointer by its
@@ -186,6 +201,15 @@ struct SQLiteAggregateBuilder {
         isDocument ? "data" : "json_set(data, '$.objectId', id, '$.createdAt', created_at, '$.updatedAt', updated_at)"
     }
 
+    /// The paths a `$sort` on `field` orders by: after a `$group` keyed by an object, the key
+    /// (`objectId`) orders member by member, and a member's name (not also an accumulated field's)
+    /// orders by that member.
+    private func sortedPaths(_ field: String) -> [String] {
+        guard !keyMembers.isEmpty else { return [field] }
+        if field == "objectId" { return keyMembers.map { "objectId." + $0 } }
+        return keyMembers.contains(field) && !accumulated.contains(field) ? ["objectId." + field] : [field]
+    }
+
     /// What a field is ordered by: a Date by its instant, any other value as SQLite orders it.
     private static func sortable(_ field: QueryField, _ arguments: inout StatementArguments) -> String {
         if let column = field.column { return column }
@@ -206,5 +230,7 @@ struct SQLiteAggregateBuilder {
             FROM (SELECT \(document) AS doc, \(order) AS ord FROM \(previous) \(tail))
             """, [className] + documentArguments + tailArguments)
         isDocument = true
+        keyMembers = []
+        accumulated = []
     }
 }

@@ -49,15 +49,16 @@ extension SQLiteObjectStore {
         ParseError.invalidQuery("the pipeline cannot run on this class's data (a $sum or $avg past the largest number?): \(reason)")
     }
 
-    /// `body` on a read connection, with the statement's `$regex` programs and within the
-    /// database's bound on an aggregate's instructions.
+    /// `body` on a read connection, run as every statement of a query runs
+    /// (``SQLiteQueryBuilder/Statement/running(_:steps:_:)``) and within the database's bound on an
+    /// aggregate's instructions.
     private func reading<Result: Sendable>(
         _ statement: SQLiteQueryBuilder.Statement, what: String, _ body: @escaping @Sendable (Database) throws -> Result
     ) async throws -> Result {
         let database = database
         return try await database.pool.read { db in
             try SQLiteWorkBound.running(db, instructions: database.aggregateInstructions, what: what) {
-                try SQLiteRegex.running(statement.patterns, steps: database.regexStepsPerQuery) { try body(db) }
+                try statement.running(db, steps: database.regexStepsPerQuery) { try body(db) }
             }
         }
     }
@@ -94,7 +95,7 @@ enum SQLiteDistinct {
             json_each(matched.elements) AS element WHERE element.type <> 'null' LIMIT ?
             """
         try SQLiteQueryBounds.check(sql: sql)
-        return .init(sql: sql, arguments: arguments + builder.arguments + [limit], patterns: builder.patterns)
+        return .init(sql: sql, arguments: arguments + builder.arguments + [limit], patterns: builder.patterns, searches: builder.searches)
     }
 
     /// The value json_each gave as `type` and `value`.

@@ -56,8 +56,7 @@ public struct SQLiteObjectStore: ObjectStorage {
         let database = database
         let scored = query.query.keys?.contains("$score") == true
         return try await database.pool.read { db in
-            try SQLiteQueryBuilder.checkTextField(of: statement, db)
-            return try SQLiteRegex.running(statement.patterns, steps: database.regexStepsPerQuery) {
+            try statement.running(db, steps: database.regexStepsPerQuery) {
                 var objects: [ParseObject] = []
                 let rows = try Row.fetchCursor(db, sql: statement.sql, arguments: statement.arguments)
                 while let row = try rows.next() {
@@ -74,8 +73,7 @@ public struct SQLiteObjectStore: ObjectStorage {
         let statement = try SQLiteQueryBuilder.count(query)
         let steps = database.regexStepsPerQuery
         return try await database.pool.read { db in
-            try SQLiteQueryBuilder.checkTextField(of: statement, db)
-            return try SQLiteRegex.running(statement.patterns, steps: steps) {
+            try statement.running(db, steps: steps) {
                 try Int.fetchOne(db, sql: statement.sql, arguments: statement.arguments) ?? 0
             }
         }

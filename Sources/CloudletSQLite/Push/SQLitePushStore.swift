@@ -52,7 +52,7 @@ public struct SQLitePushStore: PushDeliveryStorage {
             StorageQuery(query: page, readerIdentities: nil),
             columns: "id, \(Self.textField("deviceType")), \(Self.textField("deviceToken")), \(Self.textField("pushType"))")
         return try await database.pool.read { db in
-            try SQLiteRegex.running(select.patterns, steps: self.database.regexStepsPerQuery) {
+            try select.running(db, steps: self.database.regexStepsPerQuery) {
                 var recipients: [PushRecipient] = []
                 let rows = try Row.fetchCursor(db, sql: select.sql, arguments: select.arguments)
                 while let row = try rows.next() {

@@ -12,7 +12,8 @@ extension ParseAPI {
     /// Swift SDK sends it when told to query by `POST`) with the master key: `{"results": […]}`, the distinct values
     /// of `distinct` among the objects `where` matches, or the rows of `pipeline` (an array of
     /// stages, or one object of them; without it, the request's own `$`-members are the stages, as
-    /// Parse Server reads them). A `where` given with a pipeline is its first `$match`.
+    /// Parse Server reads them). A `where` given with a pipeline is its first `$match`. A `$sort` of several fields
+    /// orders by them in the order the request wrote them.
     func aggregate(_ className: String, _ call: ParseCall) async throws -> Reply {
         guard call.caller.isMaster else { throw ParseError.masterKeyRequired }
         var parameters = call.body
@@ -28,7 +29,11 @@ extension ParseAPI {
             let values = try await aggregates.distinct(className, field: field, constraints: constraints, caller: call.caller, budget: call.budget)
             return Reply(body: ["results": .array(values)])
         }
-        var pipeline = try AggregatePipeline(json: parameters["pipeline"] ?? .object(parameters.filter { !Self.aggregateOptions.contains($0.key) }))
+        // A `$sort`'s fields keep the order the client wrote them in, read again from the URL or the body.
+        let inParameters: [JSONParser.PathStep] = parameters["pipeline"] == nil ? [] : [.member("pipeline")]
+        var pipeline = try AggregatePipeline(
+            json: parameters["pipeline"] ?? .object(parameters.filter { !Self.aggregateOptions.contains($0.key) }),
+            memberOrder: { call.memberNames(at: inParameters + $0) })
         if !constraints.isEmpty { pipeline.stages.insert(.match(constraints), at: 0) }
         let rows = try await aggregates.run(className, pipeline: pipeline, caller: call.caller, budget: call.budget)
         return Reply(body: ["results": .array(rows.map { .object($0) })])

@@ -22,6 +22,8 @@ struct ParseCall: Sendable {
     private(set) var body: [String: ParseValue]
     /// The URL's query parameters, as strings.
     private(set) var query: [String: ParseValue]
+    /// The body's bytes as they came; nil for an operation of a batch.
+    private var bodyBytes: ByteBuffer?
     /// The route's path parameters (`className` in `classes/:className`).
     private(set) var parameters: Parameters
     /// What the request may read and answer, shared by the operations of a batch.
@@ -36,6 +38,7 @@ struct ParseCall: Sendable {
         address = context.parse.address
         method = context.parse.servedMethod(of: request)
         body = context.parse.body ?? [:]
+        bodyBytes = context.parse.bodyBytes
         query = Self.formDecoded(request.uri.query ?? "")
         parameters = context.parameters
         budget = app.runtime.context.newBudget()
@@ -62,6 +65,15 @@ struct ParseCall: Sendable {
         return members
     }
 
+    /// The names of the members of the object at `path` in the call's parameters (`path` starts
+    /// with a query parameter holding JSON, else with a member of the body), in the order the client
+    /// wrote them; nil where that order is unknown (no such object, or an operation of a batch).
+    func memberNames(at path: [JSONParser.PathStep]) -> [String]? {
+        guard case .member(let name)? = path.first else { return nil }
+        if case .string(let text)? = query[name] { return try? JSONParser.memberNames(in: Array(text.utf8), at: Array(path.dropFirst())) }
+        return try? bodyBytes?.withUnsafeReadableBytes { try JSONParser.memberNames(in: $0, at: path) }
+    }
+
     /// The call as made by the same client to another route (for `POST /batch`).
     func with(
         method: HTTPRequest.Method, body: [String: ParseValue], query: [String: ParseValue], parameters: Parameters
@@ -69,6 +81,7 @@ struct ParseCall: Sendable {
         var call = self
         call.method = method
         call.body = body
+        call.bodyBytes = nil
         call.query = query
         call.parameters = parameters
         return call

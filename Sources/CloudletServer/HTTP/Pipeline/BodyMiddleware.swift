@@ -44,6 +44,7 @@ struct BodyMiddleware: RouterMiddleware {
             }
             guard let members = value.objectValue else { throw ParseError.invalidJSON("the body must be a JSON object") }
             body = members
+            state.bodyBytes = buffer
         }
         state.transport = TransportFields(taking: &body)
         state.body = body

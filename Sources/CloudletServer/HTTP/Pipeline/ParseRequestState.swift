@@ -1,5 +1,6 @@
 import Cloudlet
 import HTTPTypes
+import NIOCore
 
 /// What the Parse middleware learn about one request besides its app and caller, in the order
 /// they run: the client's address (``AppMiddleware``), the body (read by ``AppMiddleware`` or
@@ -11,6 +12,9 @@ public struct ParseRequestState: Sendable {
     var address: String?
     /// The JSON body without its transport members, once read.
     var body: [String: ParseValue]?
+    /// The body's bytes as they came, for the rare route that reads an object's member order
+    /// (``ParseCall/memberNames(at:)``); the same storage the body was read into, not a copy.
+    var bodyBytes: ByteBuffer?
     /// The JavaScript SDK's transport members, taken out of the body.
     var transport = TransportFields()
     /// The method the request means: `_method` in the body overrides the HTTP method.
