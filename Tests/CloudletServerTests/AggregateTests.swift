@@ -214,6 +214,8 @@ struct AggregateTests {
             #expect(try await Self.names(client, pipeline: #"[{"$sort": {"views": 1, "score": -1}}]"#) == ["dpl", "bar", "foo", "foo"])
             #expect(try await Self.names(client, pipeline: #"[{"$sort": {"score": -1, "views": -1}}, {"$limit": 3}]"#) == ["dpl", "foo", "foo"])
             #expect(try await Self.names(client, pipeline: #"{"$sort": {"views": -1, "name": 1}}"#) == ["foo", "foo", "bar", "dpl"])
+            let twice = #"[{"$sort": {"views": 1, "score": -1}}, {"$limit": 3}, {"$sort": {"score": -1, "views": -1}}]"#
+            #expect(try await Self.names(client, pipeline: twice) == ["dpl", "foo", "bar"])
             // A repeated field keeps its first place and its last direction, as Parse Server's JSON.parse does.
             #expect(try await Self.names(client, pipeline: #"[{"$sort": {"views": 1, "score": 1, "views": -1}}]"#) == ["foo", "foo", "bar", "dpl"])
             // In the URL, as a pipeline or as the request's own $sort; and in the JavaScript SDK's body form.

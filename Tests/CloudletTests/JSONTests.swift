@@ -57,19 +57,18 @@ struct JSONTests {
         #expect(throws: JSONParser.Failure.self) { try JSONParser.parse([0x22, 0xFF, 0x22]) }
     }
 
-    @Test func readsTheMemberNamesOfOneObjectInTheOrderOfTheText() throws {
+    @Test func readsTheMemberNamesOfObjectsInTheOrderOfTheText() throws {
         let text = Array(#" {"pipeline": [{"$match": {"z": 1, "a": 2}}, {"$sort": {"b": 1, "a": -1, "b": -1, "c": 1}}], "x": {"y": 1}} "#.utf8)
-        #expect(try JSONParser.memberNames(in: text, at: [.member("pipeline"), .element(1), .member("$sort")]) == ["b", "a", "c"])
-        #expect(try JSONParser.memberNames(in: text, at: [.member("pipeline"), .element(0), .member("$match")]) == ["z", "a"])
-        #expect(try JSONParser.memberNames(in: text, at: []) == ["pipeline", "x"])
-        #expect(try JSONParser.memberNames(in: text, at: [.member("x"), .member("y")]) == nil)
-        #expect(try JSONParser.memberNames(in: text, at: [.member("pipeline"), .element(2)]) == nil)
-        #expect(try JSONParser.memberNames(in: text, at: [.member("missing")]) == nil)
+        let paths: [[JSONParser.PathStep]] = [
+            [.member("pipeline"), .element(1), .member("$sort")], [.member("pipeline"), .element(0), .member("$match")], [],
+            [.member("x"), .member("y")], [.member("pipeline"), .element(2)], [.member("missing")], [.member("pipeline")],
+        ]
+        #expect(try JSONParser.memberNames(in: text, at: paths) == [["b", "a", "c"], ["z", "a"], ["pipeline", "x"], nil, nil, nil, nil])
         // A repeated member is followed to its last value, the one parse keeps.
-        let repeated = Array(#"{"s": {"a": 1, "b": 1}, "s": {"b": 1, "a": 1}}"#.utf8)
-        #expect(try JSONParser.memberNames(in: repeated, at: [.member("s")]) == ["b", "a"])
-        #expect(throws: JSONParser.Failure.self) { try JSONParser.memberNames(in: Array(#"{"s": {"a": 1}"#.utf8), at: [.member("s")]) }
+        let repeated = Array(#"{"s": {"a": 1, "b": 1}, "t": 1, "s": {"b": 1, "a": 1}, "u": {"v": 1}, "u": 2}"#.utf8)
+        #expect(try JSONParser.memberNames(in: repeated, at: [[.member("s")], [.member("u")]]) == [["b", "a"], nil])
+        #expect(throws: JSONParser.Failure.self) { try JSONParser.memberNames(in: Array(#"{"s": {"a": 1}"#.utf8), at: [[.member("s")]]) }
         let deep = String(repeating: "[", count: 65) + String(repeating: "]", count: 65)
-        #expect(throws: JSONParser.Failure.self) { try JSONParser.memberNames(in: Array(deep.utf8), at: [.element(0)]) }
+        #expect(throws: JSONParser.Failure.self) { try JSONParser.memberNames(in: Array(deep.utf8), at: [[.element(0)]]) }
     }
 }

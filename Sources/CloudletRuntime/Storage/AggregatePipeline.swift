@@ -43,9 +43,12 @@ public struct AggregatePipeline: Sendable, Equatable {
 
     /// Parses a pipeline given as an array of one-member stage objects, or as one object whose
     /// members are stages (run in ``objectFormOrder``). `memberOrder` answers the member names of
-    /// the object at a path inside `json` in the order the client wrote them (nil when it cannot
-    /// tell): a `$sort` of several fields orders by them in that order, and is refused without it.
-    public init(json: ParseValue, memberOrder: (_ path: [JSONParser.PathStep]) -> [String]? = { _ in nil }) throws(ParseError) {
+    /// the objects at paths inside `json` in the order the client wrote them (nil where it cannot
+    /// tell), asked once for every `$sort` of several fields: each orders by them in that order,
+    /// and is refused without it.
+    public init(
+        json: ParseValue, memberOrder: (_ paths: [[JSONParser.PathStep]]) -> [[String]?] = { $0.map { _ in nil } }
+    ) throws(ParseError) {
         var stageObjects: [(name: String, body: ParseValue, path: [JSONParser.PathStep])] = []
         switch json {
         case .array(let elements):
@@ -63,7 +66,9 @@ public struct AggregatePipeline: Sendable, Equatable {
         default:
             throw .invalidQuery("pipeline must be an array of stages or an object of stages")
         }
-        stages = try stageObjects.map { (name, body, path) throws(ParseError) in try Self.stage(name, body, order: { memberOrder(path) }) }
+        let severalFields = stageObjects.filter { $0.name == "$sort" && ($0.body.objectValue?.count ?? 0) > 1 }.map(\.path)
+        let orders = severalFields.isEmpty ? [:] : Dictionary(zip(severalFields, memberOrder(severalFields)), uniquingKeysWith: { first, _ in first })
+        stages = try stageObjects.map { (name, body, path) throws(ParseError) in try Self.stage(name, body, order: orders[path] ?? nil) }
     }
 
     private static var tooManyStages: ParseError { .invalidQuery("a pipeline may have at most \(maximumStages) stages") }
@@ -74,7 +79,7 @@ public struct AggregatePipeline: Sendable, Equatable {
     }
 
     /// The stage `name` with `body`, whose member names `order` gives in the client's order.
-    private static func stage(_ name: String, _ body: ParseValue, order: () -> [String]?) throws(ParseError) -> Stage {
+    private static func stage(_ name: String, _ body: ParseValue, order: [String]?) throws(ParseError) -> Stage {
         guard name.hasPrefix("$") else { throw .invalidQuery("Invalid aggregate stage '\(name)'.") }
         switch name {
         case "$match":
@@ -100,12 +105,12 @@ public struct AggregatePipeline: Sendable, Equatable {
 
     /// A `$sort` of `{"field": 1 or -1, …}`, its fields in the `order` the client wrote them (needed
     /// when there are several). `_id` names the key of a `$group`'s rows, as `objectId` does.
-    private static func sort(_ body: ParseValue, order: () -> [String]?) throws(ParseError) -> Stage {
+    private static func sort(_ body: ParseValue, order: [String]?) throws(ParseError) -> Stage {
         guard let members = body.objectValue, !members.isEmpty else { throw .invalidQuery("$sort needs an object of fields, each 1 or -1") }
         guard members.count <= maximumSortKeys else { throw .invalidQuery("$sort may order by at most \(maximumSortKeys) fields") }
         var fields = Array(members.keys)
         if members.count > 1 {
-            guard let order = order(), order.count == members.count, Set(order) == Set(fields) else {
+            guard let order, order.count == members.count, Set(order) == Set(fields) else {
                 throw .invalidQuery("the order of this $sort's fields is unknown (an operation of a batch keeps none): sort on one field")
             }
             fields = order

@@ -33,7 +33,7 @@ extension ParseAPI {
         let inParameters: [JSONParser.PathStep] = parameters["pipeline"] == nil ? [] : [.member("pipeline")]
         var pipeline = try AggregatePipeline(
             json: parameters["pipeline"] ?? .object(parameters.filter { !Self.aggregateOptions.contains($0.key) }),
-            memberOrder: { call.memberNames(at: inParameters + $0) })
+            memberOrder: { paths in call.memberNames(at: paths.map { inParameters + $0 }) })
         if !constraints.isEmpty { pipeline.stages.insert(.match(constraints), at: 0) }
         let rows = try await aggregates.run(className, pipeline: pipeline, caller: call.caller, budget: call.budget)
         return Reply(body: ["results": .array(rows.map { .object($0) })])

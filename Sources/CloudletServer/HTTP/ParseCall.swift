@@ -65,13 +65,27 @@ struct ParseCall: Sendable {
         return members
     }
 
-    /// The names of the members of the object at `path` in the call's parameters (`path` starts
-    /// with a query parameter holding JSON, else with a member of the body), in the order the client
-    /// wrote them; nil where that order is unknown (no such object, or an operation of a batch).
-    func memberNames(at path: [JSONParser.PathStep]) -> [String]? {
-        guard case .member(let name)? = path.first else { return nil }
-        if case .string(let text)? = query[name] { return try? JSONParser.memberNames(in: Array(text.utf8), at: Array(path.dropFirst())) }
-        return try? bodyBytes?.withUnsafeReadableBytes { try JSONParser.memberNames(in: $0, at: path) }
+    /// The names of the members of the object at each of `paths` in the call's parameters (a path
+    /// starts with a query parameter holding JSON, else with a member of the body), in the order
+    /// the client wrote them; nil where that order is unknown (no such object, or an operation of
+    /// a batch). Each parameter and the body are read once.
+    func memberNames(at paths: [[JSONParser.PathStep]]) -> [[String]?] {
+        var found = [[String]?](repeating: nil, count: paths.count)
+        var bySource: [String?: [Int]] = [:]  // By query parameter, nil for the body.
+        for (index, path) in paths.enumerated() {
+            guard case .member(let name)? = path.first else { continue }
+            bySource[query[name]?.stringValue == nil ? nil : name, default: []].append(index)
+        }
+        for (parameter, indices) in bySource {
+            let names: [[String]?]?
+            if let parameter, let text = query[parameter]?.stringValue {
+                names = try? JSONParser.memberNames(in: Array(text.utf8), at: indices.map { Array(paths[$0].dropFirst()) })
+            } else {
+                names = try? bodyBytes?.withUnsafeReadableBytes { try JSONParser.memberNames(in: $0, at: indices.map { paths[$0] }) }
+            }
+            for (index, order) in zip(indices, names ?? []) { found[index] = order }
+        }
+        return found
     }
 
     /// The call as made by the same client to another route (for `POST /batch`).
