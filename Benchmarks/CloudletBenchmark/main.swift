@@ -5,8 +5,8 @@ import Logging
 import NIOCore
 import NIOPosix
 
-// Measures saves per second, latency and the CPU one save costs the server of `POST` of the same
-// object to five servers, each in a process of its own (bare Hummingbird + GRDB, PocketBase with a
+// Measures saves per second, latency and the CPU a save costs when the same object is posted to
+// five servers, each in a process of its own (bare Hummingbird + GRDB, PocketBase with a
 // JavaScript hook, Cloudlet without hooks, Cloudlet with a beforeSave + afterSave pair in-process and
 // in worker processes), at each number of connections, then prints each figure against the bare
 // baseline's and PocketBase's, and the hook path's targets. This executable is also each Cloudlet and

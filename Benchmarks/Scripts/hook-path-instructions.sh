@@ -1,9 +1,10 @@
 #!/bin/sh
 # Instructions per hooked save by stage, counted by valgrind's callgrind (repeatable where time is
 # not): runs the benchmark's Cloudlet server with its beforeSave + afterSave in worker processes
-# (`CloudletBenchmark serve workers`) and the workers it starts under callgrind (valgrind 3.19), sends WARMUP saves
-# on one keep-alive connection, zeroes the counts, sends SAVES more, dumps them, and sums each
-# process's instructions by stage (Scripts/hook-path-stages.py says how).
+# (`CloudletBenchmark serve workers`) and the workers it starts under callgrind (valgrind 3.19),
+# sends WARMUP saves on one keep-alive connection, zeroes the counts, sends SAVES more, dumps them,
+# and sums each process's instructions by stage (Scripts/hook-path-stages.py says how).
+# KEEP=1 keeps the dumps (the script prints their folder) for callgrind_annotate.
 #
 # usage: Benchmarks/Scripts/hook-path-instructions.sh [SAVES] [WARMUP]   (defaults 500 and 100)
 # Build first, from the repository's root: swift build -c release --package-path Benchmarks --product CloudletBenchmark
@@ -77,6 +78,7 @@ callgrind_control --vgdb-prefix="$folder/vgdb" -d >/dev/null 2>&1
 dumps=$(ls "$folder"/callgrind.*.* 2>/dev/null || true)
 [ -n "$dumps" ] || { echo "callgrind wrote no dump" >&2; exit 1; }
 echo "$saves saves after $warmup unmeasured, one connection; hooks in worker processes"
+[ -z "${KEEP:-}" ] || echo "dumps kept in $folder"
 # shellcheck disable=SC2086
 python3 "$here/hook-path-stages.py" "$saves" $dumps
 exec 3>&-

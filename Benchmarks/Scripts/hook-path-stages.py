@@ -21,6 +21,7 @@ from collections import defaultdict
 # closure, partial function or specialization of), first match first.
 STAGES = [
     ("SQLite: the after-hook queue", r"^(CloudletSQLite\.SQLiteWorkQueue|CloudletRuntime\.(AppWorkService|WorkQueue|WorkHandoff|QueuedWork))"),
+    ("hook runs' log", r"^(CloudletSQLite\.SQLiteHookRunStore|CloudletRuntime\.(HookRunObservation|HookStatistics))"),
     ("SQLite write (the object)", r"^CloudletSQLite\."),
     ("hook call, host side", r"^(CloudletIsolation\.|CloudletWire\.|CloudletRuntime\.(Hook|AfterHooks|CallDeadline|DeadlineRace|Outbox|PushJobBuffer))"),
     ("validation", r"^(CloudletRuntime\.|Cloudlet\.(ParseObject|ParseACL|ParseValue|ObjectChanges|FieldOperation))"),
@@ -29,6 +30,9 @@ STAGES = [
 ]
 OTHER = "event loops, executors, runtime"
 WORKER = "worker processes (both hooks)"
+# The stages in the order a save meets them.
+REPORT_ORDER = ["HTTP and middleware", "validation", "hook call, host side", WORKER, "SQLite write (the object)",
+                "SQLite: the after-hook queue", "hook runs' log", "response", OTHER]
 DESCRIPTORS = re.compile(
     r"^(\(\d+\) |(await|suspend) resume partial function for |async function pointer to |(implicit )?closure #\d+ .*? in |"
     r"partial apply (forwarder )?for |merged |specialized |outlined [a-z ]+ of |protocol witness for |dispatch thunk of |"
@@ -125,7 +129,7 @@ def main():
     for kind, total in processes: print(f"{kind} process: {total / saves:,.0f} instructions per save")
     everything = sum(figures.values())
     print(f"\n{'stage':<32}{'instructions/save':>18}{'share':>8}")
-    for stage in [s for s, _ in STAGES] + [OTHER, WORKER]:
+    for stage in REPORT_ORDER:
         print(f"{stage:<32}{figures[stage] / saves:>18,.0f}{figures[stage] / everything:>8.1%}")
     print(f"{'all':<32}{everything / saves:>18,.0f}")
 
