@@ -55,7 +55,7 @@ enum PocketBaseServer {
         ]
         process.currentDirectoryURL = directory
         let log = directory.appendingPathComponent("serve.log")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
+        guard FileManager.default.createFile(atPath: log.path, contents: nil) else { throw BenchmarkFailure("cannot write \(log.path)") }
         let logHandle = try FileHandle(forWritingTo: log)
         process.standardOutput = logHandle
         process.standardError = logHandle
