@@ -10,12 +10,11 @@ import NIOCore
 enum BareBaseline {
     /// The object the benchmark saves, as a plain Codable struct.
     struct Object: Codable, Sendable {
-        var title: String
-        var score: Int
-        var tags: [String]
-        var author: String
-        var summary: String?
-        var checked: Bool?
+        var text: String
+        var channel: String
+        var clientId: String
+        var kind: String
+        var senderId: String?
     }
 
     /// The answer to a save, shaped like Parse's.
@@ -24,8 +23,8 @@ enum BareBaseline {
         let createdAt: String
     }
 
-    /// The stand-in for a before-save hook.
-    private static let check: @Sendable (inout Object) -> Void = { $0.checked = true }
+    /// The stand-in for a before-save hook: it sets the field the other servers' hooks set.
+    private static let check: @Sendable (inout Object) -> Void = { $0.senderId = SaveRequest.hookValue }
 
     private static let dateStyle = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
     private static let idAlphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")

@@ -1,5 +1,5 @@
-/// The benchmark's command-line options: `--seconds N`, `--warmup N`, `--connections 1,16,64` and
-/// `--scenarios bare,workers` (to profile one server alone).
+/// The benchmark's command-line options: `--seconds N`, `--warmup N`, `--connections 1,16,64`,
+/// `--scenarios bare,workers` (to profile one server alone) and `--pocketbase <path>`.
 struct BenchmarkOptions {
     /// How long each measured run lasts.
     var seconds: Double = 5
@@ -9,8 +9,10 @@ struct BenchmarkOptions {
     var connections: [Int] = [1, 16, 64]
     /// The servers to measure, in the report's order.
     var scenarios: [BenchmarkScenario] = BenchmarkScenario.allCases
+    /// The `pocketbase` binary; nil looks in `Benchmarks/PocketBase/.venv-pb/bin` and then on `PATH`.
+    var pocketBase: String?
 
-    static let usage = "usage: CloudletBenchmark [--seconds N] [--warmup N] [--connections 1,16,64] [--scenarios \(BenchmarkScenario.allCases.map(\.option).joined(separator: ","))]"
+    static let usage = "usage: CloudletBenchmark [--seconds N] [--warmup N] [--connections 1,16,64] [--scenarios \(BenchmarkScenario.allCases.map(\.option).joined(separator: ","))] [--pocketbase PATH]"
 
     /// Reads `arguments` (without the program name). Throws a message for anything it does not understand.
     init(arguments: [String]) throws(UsageError) {
@@ -34,6 +36,8 @@ struct BenchmarkOptions {
                     throw UsageError(message: "--scenarios takes names from \(Self.usage), not \(value)")
                 }
                 scenarios = chosen.compactMap { $0 }
+            case "--pocketbase":
+                pocketBase = value
             default:
                 throw UsageError(message: "unknown option \(flag)")
             }

@@ -4,10 +4,12 @@ import Foundation
 import LoadSupport
 import Logging
 
-/// The servers the benchmark compares.
+/// The servers the benchmark compares, each in a process of its own.
 enum BenchmarkScenario: CaseIterable {
     /// A bare Hummingbird + GRDB route: the floor.
     case bare
+    /// PocketBase with a JavaScript hook that sets one field before each create: the peer.
+    case pocketBase
     /// Cloudlet with no hooks.
     case cloudlet
     /// Cloudlet with a `beforeSave` and an `afterSave` on the saved class, run in this process.
@@ -19,6 +21,7 @@ enum BenchmarkScenario: CaseIterable {
     var title: String {
         switch self {
         case .bare: "bare baseline"
+        case .pocketBase: "PocketBase \(PocketBaseServer.version), JS hook"
         case .cloudlet: "cloudlet, no hooks"
         case .cloudletWithHooksInProcess: "hooks in-process"
         case .cloudletWithHooksInWorkers: "hooks in workers (default)"
@@ -29,15 +32,32 @@ enum BenchmarkScenario: CaseIterable {
     var option: String {
         switch self {
         case .bare: "bare"
+        case .pocketBase: "pocketbase"
         case .cloudlet: "no-hooks"
         case .cloudletWithHooksInProcess: "in-process"
         case .cloudletWithHooksInWorkers: "workers"
         }
     }
 
-    /// Starts this scenario's server on fresh data; `stop` ends it and its workers.
+    /// Starts this scenario's server in a process of its own: PocketBase from `pocketBase`, the others
+    /// as this executable's `serve <option>`.
+    func launch(pocketBase: String?) throws -> ServerProcess {
+        switch self {
+        case .pocketBase:
+            guard let pocketBase else { throw BenchmarkFailure("no pocketbase binary") }
+            return try PocketBaseServer.start(binary: pocketBase)
+        default:
+            return try ServerProcess.benchmarkServer(self)
+        }
+    }
+
+    /// In the process `launch` starts: starts this scenario's server on fresh data; `stop` ends it and its
+    /// workers. `BENCHMARK_WORKER_EXECUTABLE` names another executable for the workers (a wrapper that
+    /// runs this one under a profiler, as `Scripts/hook-path-instructions.sh` does), with time to match.
     func start(logger: Logger) async throws -> (server: RunningServer, stop: @Sendable () async throws -> Void) {
         switch self {
+        case .pocketBase:
+            throw BenchmarkFailure("PocketBase is not served by this executable")
         case .bare:
             let server = try await RunningServer.start { directory, onRunning in
                 try BareBaseline.application(dataDirectory: directory, logger: logger, onServerRunning: onRunning)
@@ -48,9 +68,14 @@ enum BenchmarkScenario: CaseIterable {
         case .cloudletWithHooksInProcess:
             return try await Self.cloudlet(InProcessHookExecutor(registry: BenchmarkHooks.registry()), logger: logger)
         case .cloudletWithHooksInWorkers:
-            let pool = try await WorkerPool.launch(
-                WorkerPoolConfiguration(appId: SaveRequest.appId, executablePath: Bundle.main.executablePath ?? CommandLine.arguments[0]),
-                logger: logger)
+            var configuration = WorkerPoolConfiguration(appId: SaveRequest.appId, executablePath: Bundle.main.executablePath ?? CommandLine.arguments[0])
+            if let profiled = ProcessInfo.processInfo.environment["BENCHMARK_WORKER_EXECUTABLE"] {
+                // Workers under a profiler start and answer health checks some 50 times slower.
+                configuration.executablePath = profiled
+                configuration.startupTimeout = .seconds(120)
+                configuration.healthCheckTimeout = .seconds(60)
+            }
+            let pool = try await WorkerPool.launch(configuration, logger: logger)
             let supervision = Task { try await pool.run() }
             let (server, stopServer) = try await Self.cloudlet(ProcessHookExecutor(pool: pool), logger: logger)
             return (server, {

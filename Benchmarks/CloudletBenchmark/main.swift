@@ -5,14 +5,29 @@ import Logging
 import NIOCore
 import NIOPosix
 
-// Measures saves per second and latency of `POST /parse/classes/X` on four servers in this
-// process (bare Hummingbird + GRDB, Cloudlet without hooks, Cloudlet with a beforeSave + afterSave
-// pair in-process and in worker processes), at each number of connections, then prints how
-// Cloudlet compares with the bare baseline. This executable is also its own worker: the pool
-// starts it as `<this> worker`.
+// Measures saves per second, latency and the CPU a save costs when the same object is posted to
+// five servers, each in a process of its own (bare Hummingbird + GRDB, PocketBase with a
+// JavaScript hook, Cloudlet without hooks, Cloudlet with a beforeSave + afterSave pair in-process and
+// in worker processes), at each number of connections, then prints each figure against the bare
+// baseline's and PocketBase's, and the hook path's targets. This executable is also each Cloudlet and
+// bare server (`<this> serve <scenario>`) and the workers' executable (`<this> worker`).
 
 if CommandLine.arguments.dropFirst().first == "worker" {
     await CloudletCommand<BenchmarkHooks>.runCommandLine()
+    exit(0)
+}
+if CommandLine.arguments.dropFirst().first == "serve" {
+    let option = CommandLine.arguments.dropFirst(2).first
+    guard let scenario = BenchmarkScenario.allCases.first(where: { $0.option == option }) else {
+        FileHandle.standardError.write(Data("serve takes a scenario, not \(option ?? "nothing")\n".utf8))
+        exit(2)
+    }
+    var logger = Logger(label: "cloudlet.benchmark")
+    logger.logLevel = .error
+    let (server, stop) = try await scenario.start(logger: logger)
+    FileHandle.standardOutput.write(Data("port \(server.port)\n".utf8))
+    await ServerProcess.standardInputClosed()
+    try await stop()
     exit(0)
 }
 
@@ -24,23 +39,30 @@ do {
     exit(2)
 }
 
-var logger = Logger(label: "cloudlet.benchmark")
-logger.logLevel = .error
 let clientGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+let pocketBase = PocketBaseServer.binary(given: options.pocketBase)
 var report = BenchmarkReport()
-report.printHeader(
-    options: options, arguments: CommandLine.arguments, bodyBytes: SaveRequest.make(host: "127.0.0.1", port: 0).bodyBytes)
+report.printHeader(options: options, arguments: CommandLine.arguments, bodyBytes: SaveRequest.body.utf8.count)
+if options.scenarios.contains(.pocketBase) {
+    if let binary = pocketBase.path {
+        let version = (try? PocketBaseServer.versionLine(of: binary)) ?? "version unknown"
+        print("PocketBase: \(binary), \(version)" + (version.hasSuffix(PocketBaseServer.version) ? "" : " (the figures compare \(PocketBaseServer.version))"))
+    } else {
+        print("PocketBase: skipped, \(pocketBase.reason)")
+    }
+}
+report.printColumns()
 
-for scenario in options.scenarios {
-    let (server, stop) = try await scenario.start(logger: logger)
+for scenario in options.scenarios where scenario != .pocketBase || pocketBase.path != nil {
+    let server = try scenario.launch(pocketBase: pocketBase.path)
+    defer { server.stop() }
     for connections in options.connections {
         let generator = LoadGenerator(
             host: "127.0.0.1", port: server.port, connections: connections, warmup: options.warmup,
-            seconds: options.seconds)
-        let result = try await generator.run(SaveRequest.make(host: "127.0.0.1", port: server.port), on: clientGroup)
+            seconds: options.seconds, serverProcess: server.process.processIdentifier)
+        let result = try await generator.run(SaveRequest.make(host: "127.0.0.1", port: server.port, path: server.savePath), on: clientGroup)
         report.add(.init(scenario: scenario, connections: connections, result: result, seconds: options.seconds))
     }
-    try await stop()
 }
 report.printComparisons()
 try await clientGroup.shutdownGracefully()

@@ -16,14 +16,20 @@ public struct LoadGenerator: Sendable {
     let seconds: Double
     /// Requests a second over all connections together; nil sends back to back.
     let rate: Double?
+    /// The server's process, when it runs in one of its own: its CPU time and its descendants' (its
+    /// workers) is read at the window's start and end.
+    let serverProcess: Int32?
 
-    public init(host: String, port: Int, connections: Int, warmup: Double, seconds: Double, rate: Double? = nil) {
+    public init(
+        host: String, port: Int, connections: Int, warmup: Double, seconds: Double, rate: Double? = nil, serverProcess: Int32? = nil
+    ) {
         self.host = host
         self.port = port
         self.connections = connections
         self.warmup = warmup
         self.seconds = seconds
         self.rate = rate
+        self.serverProcess = serverProcess
     }
 
     /// Runs `request` on `group`'s event loops and returns the connections' results merged.
@@ -32,6 +38,8 @@ public struct LoadGenerator: Sendable {
         let window = LoadConnectionHandler.Window(start: start, end: start + Self.timeAmount(seconds))
         let machine = Self.machineCPU(at: window.start, on: group.next())
         let machineAtEnd = Self.machineCPU(at: window.end, on: group.next())
+        let server = serverProcess.map { pid in Self.processCPU(of: pid, at: window.start, on: group.next()) }
+        let serverAtEnd = serverProcess.map { pid in Self.processCPU(of: pid, at: window.end, on: group.next()) }
         let pace = rate.map { Self.timeAmount(Double(connections) / $0) }
         // Room for 10,000 answers per second on each connection, more than one connection reaches here.
         let capacity = Int(seconds * 10_000)
@@ -63,7 +71,13 @@ public struct LoadGenerator: Sendable {
         for outcome in outcomes { results.append(try await outcome.get()) }
         var merged = LoadResult(merging: results)
         merged.machine = (try await machine.get(), try await machineAtEnd.get())
+        if let server, let serverAtEnd { merged.server = (try await server.get(), try await serverAtEnd.get()) }
         return merged
+    }
+
+    /// The CPU seconds process `pid` and its descendants have used, read at `deadline`.
+    private static func processCPU(of pid: Int32, at deadline: NIODeadline, on loop: any EventLoop) -> EventLoopFuture<Double> {
+        loop.scheduleTask(deadline: deadline) { ProcessCPU.treeSeconds(of: pid) }.futureResult
     }
 
     /// The machine's CPU counts read at `deadline`.

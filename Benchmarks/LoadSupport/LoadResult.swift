@@ -12,6 +12,9 @@ public struct LoadResult: Sendable {
     public private(set) var acceptedPerSecond: [Int]
     /// The machine's CPU counts at the window's start and end, when the generator took them.
     public var machine: (start: MachineCPU, end: MachineCPU)?
+    /// The CPU seconds the server's processes (the server and its workers) had used at the window's
+    /// start and end, when the server runs in a process of its own.
+    public var server: (start: Double, end: Double)?
 
     /// An empty result for a window of `seconds`, with room for `capacity` latencies, so that
     /// recording does not allocate.
@@ -49,6 +52,13 @@ public struct LoadResult: Sendable {
     public var machineMicrosecondsPerRequest: Double? {
         guard let machine, accepted > 0 else { return nil }
         return machine.end.busySeconds(since: machine.start) * 1e6 / Double(accepted)
+    }
+
+    /// Microseconds of CPU the server's processes alone (the server and its workers, not the load
+    /// generator) spent per accepted request during the window.
+    public var serverMicrosecondsPerRequest: Double? {
+        guard let server, accepted > 0 else { return nil }
+        return (server.end - server.start) * 1e6 / Double(accepted)
     }
 
     /// Context switches on the whole machine per accepted request during the window.
