@@ -110,17 +110,17 @@ struct QueryField {
 
     /// `json_extract(data, '$.path<suffix>')`, the path a literal (see ``SQLiteLiteral``).
     func extract(suffix: String = "") -> String {
-        "json_extract(data, \(SQLiteLiteral.text(jsonPath + suffix)))"
+        "json_extract(data,\(SQLiteLiteral.text(jsonPath + suffix)))"
     }
 
     /// `json_type(data, '$.path<suffix>')`, the path a literal.
     func jsonType(suffix: String = "") -> String {
-        "json_type(data, \(SQLiteLiteral.text(jsonPath + suffix)))"
+        "json_type(data,\(SQLiteLiteral.text(jsonPath + suffix)))"
     }
 
     /// What the field sorts by: a Date's `iso`, any other value itself. Every index made through
     /// `/schemas` orders this expression, and queries compare and sort by it, so that the index serves them.
-    var sortKey: String { "COALESCE(\(extract(suffix: ".iso")), \(extract()))" }
+    var sortKey: String { "COALESCE(\(extract(suffix: ".iso")),\(extract()))" }
 
     /// The expression equal to the field's value (at `kind`'s suffix) where the field holds a value of
     /// `kind`: ``sortKey`` for every kind but a plain object (whose `iso` member would stand in

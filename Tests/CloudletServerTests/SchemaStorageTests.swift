@@ -25,7 +25,7 @@ import Testing
             try await stores.schemas.createClass(schema)
             let sql = try #require(try await Self.indexSQL(database, "Games", "by_score"))
             let keys = "\(QueryField(path: "name").sortKey) ASC, \(QueryField(path: "score").sortKey) DESC"
-            #expect(keys == "COALESCE(json_extract(data, '$.name.iso'), json_extract(data, '$.name')) ASC, COALESCE(json_extract(data, '$.score.iso'), json_extract(data, '$.score')) DESC")
+            #expect(keys == "COALESCE(json_extract(data,'$.name.iso'),json_extract(data,'$.name')) ASC, COALESCE(json_extract(data,'$.score.iso'),json_extract(data,'$.score')) DESC")
             #expect(sql.contains("ON objects (\(keys)) WHERE class = 'Games'"), "\(sql)")
             #expect(try await stores.schemas.storedClass("Games")?.indexes == schema.indexes)
 
