@@ -192,10 +192,10 @@ struct SQLiteQueryBuilder {
     /// field's ``QueryField/sortKey``, so that an index on the field serves both (an array's JSON
     /// text starts with `[`).
     mutating func match(_ field: QueryField, _ kind: Operand.Kind, _ comparand: Comparand?) -> String {
+        // The value first: a row whose value differs is left after one test, not two.
         let types = kind.types.map { "'\($0)'" }.joined(separator: ",")
-        var direct = "(\(field.jsonType(suffix: kind.suffix)) IN (\(types))"
-        if let comparand { direct += " AND \(field.comparable(kind))" + comparand.sql(&arguments) }
-        direct += ")"
+        var direct = "(\(field.jsonType(suffix: kind.suffix)) IN (\(types)))"
+        if let comparand { direct = "(\(field.comparable(kind))" + comparand.sql(&arguments) + " AND \(direct))" }
         if kind == .pointer, let comparand, let relation = relationMatch(field, comparand) { direct = "(\(direct) OR \(relation))" }
         guard kind.canBeElement else { return direct }
         let elementTypes = kind.suffix.isEmpty ? kind.types : ["object"]
@@ -225,7 +225,7 @@ struct SQLiteQueryBuilder {
         guard let bound = operand.bound else { throw ParseError.invalidQuery("\(field.path): cannot compare this type") }
         let types = operand.kind.types.map { "'\($0)'" }.joined(separator: ", ")
         arguments += [Operand.databaseValue(bound)]
-        return "(\(field.jsonType(suffix: operand.kind.suffix)) IN (\(types)) AND \(field.sortKey) \(symbol) ?)"
+        return "(\(field.sortKey) \(symbol) ? AND \(field.jsonType(suffix: operand.kind.suffix)) IN (\(types)))"
     }
 
     /// The value to compare `objectId`, `createdAt` or `updatedAt` with.
