@@ -188,16 +188,18 @@ struct SQLiteQueryBuilder {
     }
 
     /// The field holds a value of `kind` equal to `comparand` (any such value when nil), or, for
-    /// an array field, an element that is. Each branch of the `OR` names the class and bounds the
-    /// field's ``QueryField/sortKey``, so that an index on the field serves both (an array's JSON
-    /// text starts with `[`).
+    /// an array field, an element that is (or, for a Pointer, a relation field relates it). Each
+    /// branch of the `OR` names the class and tests what an index serves: the field's
+    /// ``QueryField/comparable(_:)`` value; for arrays its ``QueryField/sortKey`` bounded (an
+    /// array's JSON text starts with `[`) or its ``QueryField/linkKey``; a relation's objects by id.
     mutating func match(_ field: QueryField, _ kind: Operand.Kind, _ comparand: Comparand?) -> String {
         // The value first: a row whose value differs is left after one test, not two.
         let types = kind.types.map { "'\($0)'" }.joined(separator: ",")
         var direct = "(\(field.jsonType(suffix: kind.suffix)) IN (\(types)))"
         if let comparand { direct = "(\(field.comparable(kind))" + comparand.sql(&arguments) + " AND \(direct))" }
-        if kind == .pointer, let comparand, let relation = relationMatch(field, comparand) { direct = "(\(direct) OR \(relation))" }
         guard kind.canBeElement else { return direct }
+        var branches = [direct]
+        if kind == .pointer, let comparand, let relation = relationMatch(field, comparand) { branches.append(relation) }
         let elementTypes = kind.suffix.isEmpty ? kind.types : ["object"]
         var test = "json_each.type IN (\(elementTypes.map { "'\($0)'" }.joined(separator: ",")))"
         if let comparand {
@@ -205,10 +207,11 @@ struct SQLiteQueryBuilder {
             test += comparand.sql(&arguments)
         }
         // Compact: an `$or` of hundreds of these stays within the bound on a statement's SQL.
-        let inClass = "class=\(SQLiteLiteral.text(className))"
-        let array = "\(field.jsonType())='array' AND \(field.sortKey) BETWEEN '[' AND '\\'"
+        let array = kind == .pointer ? "\(field.linkKey)='array'" : "\(field.sortKey) BETWEEN '[' AND '\\'"
         let elements = "json_each(iif(\(field.jsonType())='array',\(field.extract()),'[]'))"
-        return "((\(inClass) AND \(direct)) OR (\(inClass) AND \(array) AND EXISTS (SELECT 1 FROM \(elements) WHERE \(test))))"
+        branches.append("\(field.jsonType())='array' AND \(array) AND EXISTS (SELECT 1 FROM \(elements) WHERE \(test))")
+        let inClass = "class=\(SQLiteLiteral.text(className))"
+        return "(" + branches.map { "(\(inClass) AND \($0))" }.joined(separator: " OR ") + ")"
     }
 
     private mutating func comparison(_ field: QueryField, _ symbol: String, _ value: ParseValue) throws -> String {

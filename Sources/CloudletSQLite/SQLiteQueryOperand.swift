@@ -122,10 +122,16 @@ struct QueryField {
     /// `/schemas` orders this expression, and queries compare and sort by it, so that the index serves them.
     var sortKey: String { "COALESCE(\(extract(suffix: ".iso")),\(extract()))" }
 
+    /// What a Pointer field is indexed and compared by: the id it points to, else the JSON type of
+    /// the value (`array` for a list of pointers), so that one index serves every branch of a
+    /// pointer equality.
+    var linkKey: String { "COALESCE(\(extract(suffix: ".objectId")),\(jsonType()))" }
+
     /// The expression equal to the field's value (at `kind`'s suffix) where the field holds a value of
-    /// `kind`: ``sortKey`` for every kind but a plain object (whose `iso` member would stand in
-    /// for it) and a Pointer (compared by its `objectId`).
+    /// `kind`: ``linkKey`` for a Pointer, the value itself for a plain object (whose `iso` member
+    /// would stand in for it in the sort key), ``sortKey`` for every other kind.
     func comparable(_ kind: Operand.Kind) -> String {
-        kind.types.contains("object") || kind == .pointer ? extract(suffix: kind.suffix) : sortKey
+        if kind == .pointer { return linkKey }
+        return kind.types.contains("object") ? extract() : sortKey
     }
 }

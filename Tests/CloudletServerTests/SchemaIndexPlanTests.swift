@@ -17,6 +17,8 @@ import Testing
             var fields: [String: ParseValue] = ["score": .number(Double(n % 100)), "name": .string("p\(n % 300)")]
             fields["when"] = ParseValue.date(Date(timeIntervalSince1970: Double(n) * 3600))
             fields["tags"] = n % 3 == 0 ? ["red", .string("t\(n % 7)")] : .array([.string("t\(n % 7)")])
+            fields["owner"] = .pointer(className: "_User", objectId: "u\(n % 50)")
+            fields["members"] = .array([.pointer(className: "_User", objectId: "u\(n % 40)")])
             if n % 10 == 0 { fields["score"] = nil }
             return ParseObject(className: className, objectId: "\(className)\(n)", createdAt: Date(), updatedAt: Date(), fields: fields)
         }
@@ -27,7 +29,7 @@ import Testing
     }
 
     /// The queries, by what they test (equality, `$in`, a range, an order, a Date range, the
-    /// leading field of a compound index), and the index that serves each; nil where SQLite
+    /// leading field of a compound index, a pointer), and the index that serves each; nil where SQLite
     /// rightly reads the class in its own order (an element of arrays most objects hold, a
     /// negation), whose answers must stay the same all the same.
     static let queries: [String: (query: ParseQuery, index: String?)] = [
@@ -40,8 +42,14 @@ import Testing
         ),
         "compound leading field": (ParseQuery("Games", constraints: ["name": "p7"]), "by_name_score"),
         "compound order": (ParseQuery("Games", order: ["name", "-score"], limit: 20), "by_name_score"),
+        "pointer equality": (ParseQuery("Games", constraints: ["owner": .pointer(className: "_User", objectId: "u7")]), "by_owner"),
+        "pointers in": (
+            ParseQuery("Games", constraints: ["owner": ["$in": [.pointer(className: "_User", objectId: "u7"), .pointer(className: "_User", objectId: "u9")]]]),
+            "by_owner"
+        ),
         "array element": (ParseQuery("Games", constraints: ["tags": "red"], order: ["-when"]), nil),
         "array elements": (ParseQuery("Games", constraints: ["tags": ["$in": ["t1", "t2"]], "score": ["$lt": 5]]), nil),
+        "pointer in an array": (ParseQuery("Games", constraints: ["members": .pointer(className: "_User", objectId: "u3")]), nil),
         "not equal": (ParseQuery("Games", constraints: ["score": ["$ne": 7]], order: ["score"], limit: 1000), nil),
     ]
 
@@ -50,6 +58,8 @@ import Testing
         "by_when": [.init(field: "when", ascending: true)],
         "by_name_score": [.init(field: "name", ascending: true), .init(field: "score", ascending: false)],
         "by_tags": [.init(field: "tags", ascending: true)],
+        "by_owner": [.init(field: "owner", ascending: true)],
+        "by_members": [.init(field: "members", ascending: true)],
     ]
 
     /// SQLite's plan for `query`'s statement, one line per step.

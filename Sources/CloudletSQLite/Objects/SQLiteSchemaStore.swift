@@ -158,13 +158,19 @@ public struct SQLiteSchemaStore: SchemaStorage {
         }
     }
 
-    /// Creates the index `name` of `className` over the ``QueryField/sortKey`` of each field, the
-    /// expression the query builder compares and sorts by, and the class as a literal, as the
-    /// builder writes it (see ``SQLiteLiteral``). Class, index and field names are identifiers
-    /// (letters, digits and `_`, checked before), the only names a statement's text takes.
+    /// Creates the index `name` of `className` over the expressions the query builder compares
+    /// each field by (a Pointer field's ``QueryField/linkKey``, any other's ``QueryField/sortKey``),
+    /// and the class as a literal, as the builder writes them (see ``SQLiteLiteral``). Class, index
+    /// and field names are identifiers (letters, digits and `_`, checked before), the only names a
+    /// statement's text takes.
     private static func createIndex(_ name: String, _ keys: [StoredClassSchema.IndexKey], on className: String, _ db: Database) throws {
-        let columns = keys.map { "\(QueryField(path: $0.field).sortKey) \($0.ascending ? "ASC" : "DESC")" }.joined(separator: ", ")
-        try db.execute(sql: "CREATE INDEX \(indexName(name, className)) ON objects (\(columns)) WHERE class = \(SQLiteLiteral.text(className))")
+        let columns = try keys.map { key in
+            let type = try String.fetchOne(db, sql: "SELECT type FROM fields WHERE class = ? AND field = ?", arguments: [className, key.field])
+            let field = QueryField(path: key.field)
+            let expression = if case .pointer = type.flatMap(ParseFieldType.init(storedName:)) { field.linkKey } else { field.sortKey }
+            return "\(expression) \(key.ascending ? "ASC" : "DESC")"
+        }
+        try db.execute(sql: "CREATE INDEX \(indexName(name, className)) ON objects (\(columns.joined(separator: ", "))) WHERE class = \(SQLiteLiteral.text(className))")
     }
 
     /// Refreshes the statistics SQLite's planner weighs the indexes of `objects` by, so that it
