@@ -121,4 +121,21 @@ import Testing
             #expect(try await SchemaStorageTests.indexSQL(database, "Games", "by_score") == nil)
         }
     }
+
+    @Test func aClassNameWrittenIntoTheStatementStaysOneLiteral() async throws {
+        #expect(SQLiteLiteral.text("a'b") == "'a''b'")
+        try await TemporaryStorage.with { database, _ in
+            let stores = AppStores(database)
+            for className in ["Games", "Other"] {
+                try await stores.objects.insert(
+                    ParseObject(className: className, objectId: className, createdAt: Date(), updatedAt: Date(), fields: ["score": 7]), outbox: nil)
+            }
+            // Names are validated before they reach the store; past that, a quote still ends nothing.
+            for name in ["Games' OR class = 'Other", "Games'--", "'"] {
+                let query = StorageQuery(query: ParseQuery(name, constraints: ["score": 7]), readerIdentities: nil)
+                #expect(try await stores.objects.find(query).isEmpty, "\(name)")
+                #expect(try await stores.objects.count(query) == 0, "\(name)")
+            }
+        }
+    }
 }
