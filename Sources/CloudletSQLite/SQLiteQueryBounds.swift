@@ -16,7 +16,7 @@ struct SQLiteQueryBounds {
     /// and every other compared value.
     static let maximumValues = 30_000
     /// The most bytes of SQL one query compiles to.
-    static let maximumSQLBytes = 256 << 10
+    static let maximumSQLBytes = 384 << 10
     /// The most values one statement may bind (SQLite allows 32,766).
     static let maximumArguments = 30_000
 

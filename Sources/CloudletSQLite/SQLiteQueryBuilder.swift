@@ -2,11 +2,13 @@ import Cloudlet
 import CloudletRuntime
 import GRDB
 
-/// Turns a Parse query into SQL over the `objects` table. Field paths go in as bound JSON paths and
-/// values as bound parameters; nothing from the client is spliced into the SQL text. Lists (`$in`,
-/// `$nin`, `$all`, `$containedBy`) are bound as one JSON array each, and long `$or`/`$and` lists
-/// are nested as balanced trees, so that no query reaches SQLite's expression depth limit. Inner
-/// queries (`$inQuery`, `$select`, …) are subqueries of the same statement, with the same reader.
+/// Turns a Parse query into SQL over the `objects` table. Values go in as bound parameters; the
+/// class name and the paths of the fields that equalities, comparisons and the order test go in as
+/// quoted literals (validated names, see ``SQLiteLiteral``), so that the indexes made through
+/// `/schemas` serve them. Lists (`$in`, `$nin`, `$all`, `$containedBy`) are bound as one JSON array
+/// each, and long `$or`/`$and` lists are nested as balanced trees, so that no query reaches
+/// SQLite's expression depth limit. Inner queries (`$inQuery`, `$select`, …) are subqueries of the
+/// same statement, with the same reader.
 /// A query past one of the ``SQLiteQueryBounds`` is refused (102) as it compiles.
 struct SQLiteQueryBuilder {
     /// The most results one query returns, as on Parse.com.
@@ -67,8 +69,7 @@ struct SQLiteQueryBuilder {
     /// The rows of `className` the reader may read that match `constraints`, nested `depth` deep.
     mutating func filter(className: String, constraints: [String: ParseValue], depth: Int) throws -> String {
         self.className = className
-        arguments += [className]
-        var clauses = ["class = ?"]
+        var clauses = ["class = \(SQLiteLiteral.text(className))"]
         if let identities {
             let marks = Array(repeating: "?", count: identities.count).joined(separator: ", ")
             let test = "(acl IS NULL OR EXISTS (SELECT 1 FROM json_each(acl) WHERE key IN (\(marks)) AND json_extract(value, '$.read') = 1))"
@@ -180,28 +181,30 @@ struct SQLiteQueryBuilder {
     }
 
     /// The field holds a value of `kind` equal to `comparand` (any such value when nil), or, for
-    /// an array field, an element that is.
+    /// an array field, an element that is (or, for a Pointer, a relation field relates it). Each
+    /// branch of the `OR` names the class and tests what an index serves: the field's
+    /// ``QueryField/comparable(_:)`` value; for arrays its ``QueryField/sortKey`` bounded (an
+    /// array's JSON text starts with `[`) or its ``QueryField/linkKey``; a relation's objects by id.
     mutating func match(_ field: QueryField, _ kind: Operand.Kind, _ comparand: Comparand?) -> String {
-        let path = field.jsonPath + kind.suffix
-        let types = kind.types.map { "'\($0)'" }.joined(separator: ", ")
-        arguments += [path]
-        var direct = "(json_type(data, ?) IN (\(types))"
-        if let comparand {
-            arguments += [path]
-            direct += " AND json_extract(data, ?)" + comparand.sql(&arguments)
-        }
-        direct += ")"
-        if kind == .pointer, let comparand, let relation = relationMatch(field, comparand) { direct = "(\(direct) OR \(relation))" }
+        // The value first: a row whose value differs is left after one test, not two.
+        let types = kind.types.map { "'\($0)'" }.joined(separator: ",")
+        var direct = "(\(field.jsonType(suffix: kind.suffix)) IN (\(types)))"
+        if let comparand { direct = "(\(field.comparable(kind))" + comparand.sql(&arguments) + " AND \(direct))" }
         guard kind.canBeElement else { return direct }
-        arguments += [field.jsonPath, field.jsonPath]
+        var branches = [direct]
+        if kind == .pointer, let comparand, let relation = relationMatch(field, comparand) { branches.append(relation) }
         let elementTypes = kind.suffix.isEmpty ? kind.types : ["object"]
-        var test = "json_each.type IN (\(elementTypes.map { "'\($0)'" }.joined(separator: ", ")))"
+        var test = "json_each.type IN (\(elementTypes.map { "'\($0)'" }.joined(separator: ",")))"
         if let comparand {
             test += " AND " + (kind.suffix.isEmpty ? "json_each.value" : "json_extract(json_each.value, '$\(kind.suffix)')")
             test += comparand.sql(&arguments)
         }
-        let elements = "json_each(CASE WHEN json_type(data, ?) = 'array' THEN json_extract(data, ?) ELSE '[]' END)"
-        return "(\(direct) OR EXISTS (SELECT 1 FROM \(elements) WHERE \(test)))"
+        // Compact: an `$or` of hundreds of these stays within the bound on a statement's SQL.
+        let array = kind == .pointer ? "\(field.linkKey)='array'" : "\(field.sortKey) BETWEEN '[' AND '\\'"
+        let elements = "json_each(iif(\(field.jsonType())='array',\(field.extract()),'[]'))"
+        branches.append("\(field.jsonType())='array' AND \(array) AND EXISTS (SELECT 1 FROM \(elements) WHERE \(test))")
+        let inClass = "class=\(SQLiteLiteral.text(className))"
+        return "(" + branches.map { "(\(inClass) AND \($0))" }.joined(separator: " OR ") + ")"
     }
 
     private mutating func comparison(_ field: QueryField, _ symbol: String, _ value: ParseValue) throws -> String {
@@ -216,10 +219,9 @@ struct SQLiteQueryBuilder {
         }
         let operand = try Operand(value, field: field)
         guard let bound = operand.bound else { throw ParseError.invalidQuery("\(field.path): cannot compare this type") }
-        let path = field.jsonPath + operand.kind.suffix
         let types = operand.kind.types.map { "'\($0)'" }.joined(separator: ", ")
-        arguments += [path, path, Operand.databaseValue(bound)]
-        return "(json_type(data, ?) IN (\(types)) AND json_extract(data, ?) \(symbol) ?)"
+        arguments += [Operand.databaseValue(bound)]
+        return "(\(field.sortKey) \(symbol) ? AND \(field.jsonType(suffix: operand.kind.suffix)) IN (\(types)))"
     }
 
     /// The value to compare `objectId`, `createdAt` or `updatedAt` with.
@@ -248,14 +250,7 @@ struct SQLiteQueryBuilder {
             let path = descending ? String(key.dropFirst()) : key
             try ParseNames.validateFieldPath(path)
             let field = QueryField(path: path)
-            let expression: String
-            if let column = field.column {
-                expression = column
-            } else {
-                arguments += [field.jsonPath + ".iso", field.jsonPath]
-                expression = "COALESCE(json_extract(data, ?), json_extract(data, ?))"
-            }
-            terms.append(expression + (descending ? " DESC" : " ASC"))
+            terms.append((field.column ?? field.sortKey) + (descending ? " DESC" : " ASC"))
         }
         if let distanceOrder {
             arguments += distanceOrder.arguments

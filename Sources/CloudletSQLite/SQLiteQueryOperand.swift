@@ -107,4 +107,31 @@ struct QueryField {
         arguments += [jsonPath]
         return "json_type(data, ?)"
     }
+
+    /// `json_extract(data, '$.path<suffix>')`, the path a literal (see ``SQLiteLiteral``).
+    func extract(suffix: String = "") -> String {
+        "json_extract(data,\(SQLiteLiteral.text(jsonPath + suffix)))"
+    }
+
+    /// `json_type(data, '$.path<suffix>')`, the path a literal.
+    func jsonType(suffix: String = "") -> String {
+        "json_type(data,\(SQLiteLiteral.text(jsonPath + suffix)))"
+    }
+
+    /// What the field sorts by: a Date's `iso`, any other value itself. Every index made through
+    /// `/schemas` orders this expression, and queries compare and sort by it, so that the index serves them.
+    var sortKey: String { "COALESCE(\(extract(suffix: ".iso")),\(extract()))" }
+
+    /// What a Pointer field is indexed and compared by: the id it points to, else the JSON type of
+    /// the value (`array` for a list of pointers), so that one index serves every branch of a
+    /// pointer equality.
+    var linkKey: String { "COALESCE(\(extract(suffix: ".objectId")),\(jsonType()))" }
+
+    /// The expression equal to the field's value (at `kind`'s suffix) where the field holds a value of
+    /// `kind`: ``linkKey`` for a Pointer, the value itself for a plain object (whose `iso` member
+    /// would stand in for it in the sort key), ``sortKey`` for every other kind.
+    func comparable(_ kind: Operand.Kind) -> String {
+        if kind == .pointer { return linkKey }
+        return kind.types.contains("object") ? extract() : sortKey
+    }
 }

@@ -25,6 +25,7 @@ enum SQLiteMigrations {
         SQLiteAccountStore.registerEmailTokens(&migrator)
         SQLiteAuthDataIndex.registerIndexes(&migrator)
         SQLiteSchemaStore.registerTables(&migrator)
+        SQLiteSchemaStore.registerSortKeyIndexes(&migrator)
         return migrator
     }
 }

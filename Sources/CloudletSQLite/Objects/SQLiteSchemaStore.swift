@@ -27,6 +27,21 @@ public struct SQLiteSchemaStore: SchemaStorage {
         }
     }
 
+    /// The indexes made through `/schemas` before queries compared fields by their sort key, made
+    /// again on it.
+    static func registerSortKeyIndexes(_ migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("schema indexes by sort key") { db in
+            let classes = try String.fetchAll(db, sql: "SELECT class FROM classes WHERE indexes != '{}'")
+            for className in classes {
+                for (name, keys) in try storedClass(className, db)?.indexes ?? [:] {
+                    try db.execute(sql: "DROP INDEX IF EXISTS \(indexName(name, className))")
+                    try createIndex(name, keys, on: className, db)
+                }
+            }
+            if !classes.isEmpty { try analyzeObjects(db) }
+        }
+    }
+
     public func storedClasses(limit: Int) async throws -> [StoredClassSchema] {
         try await database.pool.read { db in
             let names = try String.fetchAll(db, sql: "SELECT class FROM classes ORDER BY class LIMIT ?", arguments: [limit])
@@ -49,6 +64,7 @@ public struct SQLiteSchemaStore: SchemaStorage {
                 arguments: [schema.className, permissions, JSONWriter.string(Self.indexesJSON(schema.indexes))])
             try Self.addFields(schema.fieldTypes, to: schema.className, db)
             for (name, keys) in schema.indexes { try Self.createIndex(name, keys, on: schema.className, db) }
+            if !schema.indexes.isEmpty { try Self.analyzeObjects(db) }
             db.afterNextTransaction { _ in self.database.schema.forget(schema.className) }
         }
     }
@@ -79,6 +95,7 @@ public struct SQLiteSchemaStore: SchemaStorage {
                 try Self.createIndex(name, keys, on: className, db)
                 schema.indexes[name] = keys
             }
+            if !change.addedIndexes.isEmpty { try Self.analyzeObjects(db) }
             let permissions = (change.permissions ?? schema.permissions).map { JSONWriter.string($0.json) }
             try db.execute(
                 sql: "UPDATE classes SET permissions = ?, indexes = ? WHERE class = ?",
@@ -141,11 +158,27 @@ public struct SQLiteSchemaStore: SchemaStorage {
         }
     }
 
-    /// Creates the index `name` of `className`. Class, index and field names are identifiers
-    /// (letters, digits and `_`, checked before), the only text SQLite takes in a statement's text.
+    /// Creates the index `name` of `className` over the expressions the query builder compares
+    /// each field by (a Pointer field's ``QueryField/linkKey``, any other's ``QueryField/sortKey``),
+    /// and the class as a literal, as the builder writes them (see ``SQLiteLiteral``). Class, index
+    /// and field names are identifiers (letters, digits and `_`, checked before), the only names a
+    /// statement's text takes.
     private static func createIndex(_ name: String, _ keys: [StoredClassSchema.IndexKey], on className: String, _ db: Database) throws {
-        let columns = keys.map { "json_extract(data, '$.\($0.field)') \($0.ascending ? "ASC" : "DESC")" }.joined(separator: ", ")
-        try db.execute(sql: "CREATE INDEX \(indexName(name, className)) ON objects (\(columns)) WHERE class = '\(className)'")
+        let columns = try keys.map { key in
+            let type = try String.fetchOne(db, sql: "SELECT type FROM fields WHERE class = ? AND field = ?", arguments: [className, key.field])
+            let field = QueryField(path: key.field)
+            let expression = if case .pointer = type.flatMap(ParseFieldType.init(storedName:)) { field.linkKey } else { field.sortKey }
+            return "\(expression) \(key.ascending ? "ASC" : "DESC")"
+        }
+        try db.execute(sql: "CREATE INDEX \(indexName(name, className)) ON objects (\(columns.joined(separator: ", "))) WHERE class = \(SQLiteLiteral.text(className))")
+    }
+
+    /// Refreshes the statistics SQLite's planner weighs the indexes of `objects` by, so that it
+    /// picks a new index where it serves a query better than the class's own. `ANALYZE` reads each
+    /// index of `objects` once, less than making the index costs (which computes every row's
+    /// values); a sample (SQLite's `analysis_limit`) would read the first classes' rows only.
+    private static func analyzeObjects(_ db: Database) throws {
+        try db.execute(sql: "ANALYZE objects")
     }
 
     /// The SQLite name of the index `name` of `className`, apart from every other class's.
