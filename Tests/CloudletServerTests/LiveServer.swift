@@ -14,6 +14,10 @@ struct LiveServer: Sendable {
     let port: Int
     /// What it counts.
     let metrics: CloudletMetrics
+    /// The apps it hosts, with their runtimes.
+    let apps: AppDirectory
+    /// Its data folder (each app's database is `apps/<id>.sqlite` in it).
+    let dataDirectory: URL
     /// Sends a request, its URI from `/`, over the test client's connection.
     let transport: ParseTestClient.Transport
 
@@ -48,7 +52,7 @@ struct LiveServer: Sendable {
         let server = try CloudletApplication(configuration: configuration, apps: apps, logger: logger, clock: clock, metrics: metrics)
         return try await server.application().test(.live) { client in
             try await body(
-                LiveServer(port: client.port!, metrics: metrics) { method, uri, headers, requestBody in
+                LiveServer(port: client.port!, metrics: metrics, apps: server.apps, dataDirectory: folder) { method, uri, headers, requestBody in
                     let response = try await client.executeRequest(uri: uri, method: method, headers: headers, body: requestBody)
                     return (response.status.code, response.headers, response.body)
                 })

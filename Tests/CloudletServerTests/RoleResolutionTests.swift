@@ -97,35 +97,6 @@ struct RoleResolutionTests {
         }
     }
 
-    @Test("the cache keeps answers for their time to live, drops those begun before an invalidation, and stays bounded")
-    func cache() throws {
-        let cache = RoleCache()
-        let start = Date(timeIntervalSince1970: 1_000_000)
-        /// The roles the cache answers for `user` at `seconds` after the start, or nil.
-        func cached(_ user: String, at seconds: Double = 0) -> [String]? {
-            guard case .cached(let roles) = cache.lookup(user, now: start.addingTimeInterval(seconds)) else { return nil }
-            return roles
-        }
-        /// The generation a resolution beginning now stores its answer under.
-        func generation() throws -> UInt64 {
-            guard case .missing(let generation) = cache.lookup("nobody", now: start) else { throw ParseError.internalError }
-            return generation
-        }
-        cache.store(["Staff"], for: "u1", generation: try generation(), now: start)
-        #expect(cached("u1", at: 4) == ["Staff"])
-        #expect(cached("u1", at: RoleCache.timeToLive.seconds) == nil, "kept past its time to live")
-        // A resolution begun before an invalidation does not store its (possibly stale) answer.
-        let before = try generation()
-        cache.invalidate()
-        cache.store(["Old"], for: "u2", generation: before, now: start)
-        #expect(cached("u2") == nil)
-        // However many users call, the cache holds at most its bound of names.
-        let current = try generation()
-        for index in 0...RoleCache.maximumNames { cache.store([], for: "user\(index)", generation: current, now: start) }
-        let kept = (0...RoleCache.maximumNames).count { cached("user\($0)") != nil }
-        #expect(kept > 0 && kept <= RoleCache.maximumNames)
-    }
-
     @Test("roles made before relations keep their members and inherited roles after the migration")
     func arraysBecomeRelations() async throws {
         let old = try await OldAppDatabase(madeUpTo: "relations") { db in

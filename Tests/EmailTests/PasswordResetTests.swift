@@ -16,6 +16,10 @@ import Testing
             let client = server.client()
             let signedUp = try await server.signUp("alice", email: "alice@example.com")
             let loggedIn = try #require(try await client.get("/login", query: ["username": "alice", "password": "first-password"])["sessionToken"]?.stringValue)
+            // Both sessions are used once, so the server holds them in its session cache when the password changes.
+            for session in [signedUp, loggedIn] {
+                #expect(try await client.get("/users/me", sessionToken: session).status == 200)
+            }
 
             let asked = try await client.post("/requestPasswordReset", ["email": "alice@example.com"])
             #expect(asked.status == 200 && asked.body == [:])

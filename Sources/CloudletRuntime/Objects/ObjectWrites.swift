@@ -77,7 +77,7 @@ public struct ObjectWrites: Sendable {
         object.objectId = ObjectId.new()
         object.createdAt = now
         object.updatedAt = now
-        defer { invalidateRoles(ifWritten: className) }
+        defer { invalidateSessions(afterWriting: className) }
         try await AfterHooks(app).writeThenRun(hooks.hook(.afterSave, className)) { [object] hold in
             let event = hold.map { OutboxEvent(kind: .afterSave, object: object, original: nil, caller: caller, hold: $0) }
             try await persist(object, requested.relations, event, heldJobs?.held ?? [])
@@ -132,7 +132,7 @@ public struct ObjectWrites: Sendable {
         try await permissions.checkAddsFields(written, to: className, isUpdate: true, by: caller)
         try await UploadedFiles(app).checkExist(in: UploadedFiles.writtenValues(changes))
         let identities = caller.aclIdentities
-        defer { invalidateRoles(ifWritten: className) }
+        defer { invalidateSessions(afterWriting: className, endingSessionsOf: changes.password == nil ? nil : id) }
         let saved = try await AfterHooks(app).writeThenRun(afterSave) { [changes, heldJobs, original] hold in
             let outbox = AfterHooks.event(.afterSave, original: original, caller: caller, hold: hold)
             return try await app.stores.objects.update(
@@ -161,7 +161,7 @@ public struct ObjectWrites: Sendable {
             _ = try await hooks.run(beforeDelete, input: HookPayload(object), caller: caller)
         }
         let identities = caller.aclIdentities
-        defer { invalidateRoles(ifWritten: className) }
+        defer { invalidateSessions(afterWriting: className, endingSessionsOf: id) }
         try await AfterHooks(app).writeThenRun(hooks.hook(.afterDelete, className)) { hold in
             let outbox = AfterHooks.event(.afterDelete, original: nil, caller: caller, hold: hold)
             let deleted = try await app.stores.objects.delete(
@@ -214,10 +214,16 @@ public struct ObjectWrites: Sendable {
         throw ParseError(code: 119, message: "clients may not set \(field)", httpStatus: 403)
     }
 
-    /// Empties the app's ``RoleCache`` after a write of `_Role` (done, refused or rolled back alike:
-    /// a role write is rare, a stale role is not harmless).
-    private func invalidateRoles(ifWritten className: String) {
-        if className == SystemClass.role.name { app.roleCache.invalidate() }
+    /// Tells the app's ``SessionCache`` what a write of `className` made stale, once it is done
+    /// (done, refused or rolled back alike: such a write is rare, a stale session or role is not
+    /// harmless): any write of `_Role` changes roles, so every entry goes; a user deleted or given a
+    /// new password (`endingSessionsOf`) loses its sessions.
+    private func invalidateSessions(afterWriting className: String, endingSessionsOf userId: String? = nil) {
+        if className == SystemClass.role.name {
+            app.sessionCache.invalidate(.everyone)
+        } else if className == SystemClass.user.name, let userId {
+            app.sessionCache.invalidate(.user(id: userId))
+        }
     }
 
     /// Throws "not found" (as Parse does, so as not to reveal the object) if the caller may not

@@ -37,8 +37,8 @@ public final class AppContext: Sendable {
     public let schemas: ClassSchemaCache
     /// Failed logins per account and client address.
     public let loginThrottle: LoginThrottle
-    /// The roles of the app's users as last resolved (``UserRoles``).
-    package let roleCache = RoleCache()
+    /// The app's sessions as last resolved, with their users' roles: what a session token stands for.
+    package var sessionCache: SessionCache { stores.sessionCache }
     /// Where the runtime's own messages go.
     let logger: Logger
     /// The app's hook log, which hooks write to through `request.logger`.

@@ -86,11 +86,11 @@ public struct ClassSchemas: Sendable {
     }
 
     /// Forgets what the app's caches hold of `className` once its schema or objects changed behind
-    /// the object writes: its schema, and for `_Role` every user's resolved roles (a field deleted
-    /// or a purge removes role links).
+    /// the object writes: its schema, and for `_Role` and `_User` every cached session (a field
+    /// deleted or a purge removes role links; a purge of `_User` ends every session).
     private func forget(_ className: String) {
         app.schemas.forget(className)
-        if className == SystemClass.role.name { app.roleCache.invalidate() }
+        if className == SystemClass.role.name || className == SystemClass.user.name { app.sessionCache.invalidate(.everyone) }
     }
 
     /// `schema` as `/schemas` answers it, the app's own protected fields of the class among those of

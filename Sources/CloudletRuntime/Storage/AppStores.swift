@@ -22,6 +22,10 @@ public struct AppStores: Sendable {
     public var config: any GlobalConfigStorage
     /// Its classes' schemas, CLPs and indexes (`/schemas`).
     public var schemas: any SchemaStorage
+    /// Its sessions as last read, with their users' roles: kept with the stores rather than one
+    /// runtime, so a runtime rebuilt over them (new hook workers) shares it with the one it
+    /// replaces, and a write still under way in the old one invalidates what the new one cached.
+    package let sessionCache = SessionCache()
 
     public init(
         objects: any ObjectStorage, accounts: any AccountStorage, work: any WorkQueue, jobs: any JobStorage,

@@ -48,7 +48,7 @@ extension UserAccounts {
         }
         let token = SessionToken.generate()
         let session = newSession(token, id, installationId: caller.installationId, origin: .authData(authData.loginProvider))
-        try await app.stores.accounts.insertSession(session)
+        try await insertSession(session)
         await triggers.afterLogin(user, session: session, caller: caller)
         return .loggedIn(LoggedInUser(user: user, sessionToken: token))
     }

@@ -93,7 +93,7 @@ public struct UserAccounts: Sendable {
         try await triggers.beforeLogin(user, caller: caller)
         let token = SessionToken.generate()
         let session = newSession(token, id, installationId: caller.installationId, origin: .login)
-        try await app.stores.accounts.insertSession(session)
+        try await insertSession(session)
         await triggers.afterLogin(user, session: session, caller: caller)
         return LoggedInUser(user: user, sessionToken: token)
     }
@@ -102,23 +102,10 @@ public struct UserAccounts: Sendable {
     /// `caller`, the session's user). Throws 209 if there is no such session.
     public func logOut(tokenHash: String, caller: Caller) async throws {
         let session = HookRunner(app).hook(.afterLogout, "") != nil ? try await app.stores.accounts.session(tokenHash: tokenHash) : nil
-        guard try await app.stores.accounts.deleteSession(tokenHash: tokenHash) else {
+        guard try await deleteSession(tokenHash: tokenHash) else {
             throw ParseError(code: 209, message: "Invalid session token")
         }
         if let session { await LoginTriggers(app).afterLogout(session, caller: caller) }
-    }
-
-    /// The caller that a session token stands for: its user and the user's roles, inherited ones
-    /// included (``UserRoles``). Throws 209 for an unknown, revoked (deleted) or expired token.
-    public func caller(sessionToken: String, installationId: String?, requestId: String) async throws -> Caller {
-        let tokenHash = SessionToken.hash(sessionToken)
-        guard let session = try await app.stores.accounts.session(tokenHash: tokenHash) else {
-            throw ParseError(code: 209, message: "Invalid session token")
-        }
-        guard session.expiresAt > app.clock.now else { throw ParseError(code: 209, message: "Session token is expired.") }
-        return Caller(
-            userId: session.userId, roles: try await UserRoles(app).names(ofUser: session.userId), sessionTokenHash: tokenHash,
-            isMaster: false, installationId: installationId ?? session.installationId, requestId: requestId)
     }
 
     /// Updates a user as ``ObjectWrites/update(_:id:body:caller:)`` does; a new `password` is hashed, and the

@@ -3,9 +3,10 @@ import Cloudlet
 /// The roles a user holds, as Parse Server resolves them: every `_Role` whose `users` relation
 /// holds the user, then every role whose `roles` relation holds one of those, and so on up the
 /// hierarchy (a role's `roles` relation lists the roles whose members inherit it). Each role counts
-/// once, so a cycle ends where it closes. Resolved once per request (``UserAccounts/caller(sessionToken:installationId:requestId:)``),
-/// through the app's ``RoleCache``; the names become the caller's `role:` ACL identities
-/// (``Caller/roles``), inherited ones included.
+/// once, so a cycle ends where it closes. Resolved with the request's session
+/// (``UserAccounts/caller(sessionToken:installationId:requestId:)``) and kept with it in the app's
+/// ``SessionCache``; the names become the caller's `role:` ACL identities (``Caller/roles``),
+/// inherited ones included.
 ///
 /// The work one resolution may do is bounded: a user may hold at most ``maximumRoles`` roles,
 /// inherited at most ``maximumDepth`` levels above its own, and resolving them may read at most
@@ -27,19 +28,10 @@ public struct UserRoles: Sendable {
         self.app = app
     }
 
-    /// The names of the roles the user `id` holds, sorted; from the cache if they were resolved
-    /// less than ``RoleCache/timeToLive`` ago and no role changed since. Throws ``tooMany(_:)``
-    /// past the bounds.
+    /// The names of the roles the user `id` holds, sorted, as the store holds them now. Throws
+    /// ``tooMany(_:)`` past the bounds.
     public func names(ofUser id: String) async throws -> [String] {
-        let cache = app.roleCache
-        switch cache.lookup(id, now: app.clock.now) {
-        case .cached(let roles):
-            return roles
-        case .missing(let generation):
-            let roles = try await app.stores.accounts.roleNames(ofUser: id)
-            cache.store(roles, for: id, generation: generation, now: app.clock.now)
-            return roles
-        }
+        try await app.stores.accounts.roleNames(ofUser: id)
     }
 
     /// The error of a resolution past a bound: 119 (403), naming what ran over.

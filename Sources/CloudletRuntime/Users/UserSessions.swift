@@ -89,7 +89,7 @@ public struct UserSessions: Sendable {
     /// Deletes the session `id`: its token stops working at once.
     public func delete(_ id: String, caller: Caller) async throws {
         let record = try await record(id, caller: caller)
-        guard try await app.stores.accounts.deleteSession(tokenHash: record.tokenHash) else {
+        guard try await UserAccounts(app).deleteSession(tokenHash: record.tokenHash) else {
             throw ParseError(code: 101, message: "Object not found.")
         }
         app.logger.info("session deleted", metadata: ["user_id": "\(record.userId)", "request_id": "\(caller.requestId)"])
@@ -140,7 +140,7 @@ public struct UserSessions: Sendable {
         let token = SessionToken.generate()
         var record = UserAccounts(app).newSession(token, userId, installationId: installationId, origin: origin)
         record.fields = fields
-        try await app.stores.accounts.insertSession(record)
+        try await UserAccounts(app).insertSession(record)
         return object(record, presentedToken: token)
     }
 
