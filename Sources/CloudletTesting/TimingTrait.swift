@@ -1,32 +1,44 @@
 import Testing
 
 /// The trait of a suite or test that waits on wall-clock time (idle timeouts, pacing, deadlines,
-/// kills): no two suites or tests with it run at the same time, so that the others running beside
-/// them do not stretch their waits past their bounds, while every test without it runs in parallel.
+/// kills): no two tests with it run at the same time, so that they do not stretch each other's
+/// waits past their bounds, while every test without it runs beside them.
+///
+/// Each test case takes its turn once it has its place among the tests that run at once
+/// (`SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH`), not before: Swift Testing hands those
+/// places out in the order asked, and a test that asked only after its turn came would wait behind
+/// every test queued meanwhile, so the timing tests would run one by one after all the others
+/// instead of beside them. A suite's tests take a turn each (the trait is recursive); the suite
+/// needs no `.serialized`.
 ///
 /// ```swift
-/// @Suite(.serialized, .timing) struct ConnectionTimeoutTests { … }
+/// @Suite(.timing) struct ConnectionTimeoutTests { … }
 /// ```
 public struct TimingTrait: SuiteTrait, TestTrait, TestScoping {
-    /// A suite's scope holds its whole run; its tests take no turn of their own.
-    public var isRecursive: Bool { false }
+    /// The tests of a suite with the trait have it too.
+    public var isRecursive: Bool { true }
 
-    /// One scope for a suite or a test function, around all of its tests or arguments.
+    /// One scope for each test case, inside its place among the tests running at once.
     public func scopeProvider(for test: Test, testCase: Test.Case?) -> Self? {
-        testCase == nil ? self : nil
+        testCase == nil ? nil : self
     }
 
-    /// Runs `function` once no other suite or test with this trait runs.
+    /// Runs `function` once no other test case with this trait runs.
     public func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
+        // A test marked as well as its suite is one turn, not two.
+        if Self.holdsTurn { return try await function() }
         await Self.turns.take()
         do {
-            try await function()
+            try await Self.$holdsTurn.withValue(true) { try await function() }
         } catch {
             await Self.turns.giveBack()
             throw error
         }
         await Self.turns.giveBack()
     }
+
+    /// Whether the current task runs inside a turn.
+    @TaskLocal private static var holdsTurn = false
 
     /// One turn for the whole test process, taken in the order asked.
     private static let turns = Turns()
@@ -50,6 +62,6 @@ public struct TimingTrait: SuiteTrait, TestTrait, TestScoping {
 }
 
 extension Trait where Self == TimingTrait {
-    /// Waits on wall-clock time: runs when no other suite or test marked `.timing` runs.
+    /// Waits on wall-clock time: runs when no other test marked `.timing` runs.
     public static var timing: Self { TimingTrait() }
 }

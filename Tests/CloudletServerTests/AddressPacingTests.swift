@@ -5,7 +5,7 @@ import Testing
 
 /// The host paces the requests of each client address, whatever app or route they are for:
 /// requests past an address's pace wait for their turn instead of taking the server from others.
-@Suite("Requests paced by client address", .serialized, .timing)
+@Suite("Requests paced by client address", .timing)
 struct AddressPacingTests {
     @Test func anAddressPastItsPaceWaitsItsTurnWhileAnotherAddressIsServedAtOnce() async throws {
         // One request every two seconds per address, no burst.

@@ -43,15 +43,18 @@ import Testing
     }
 
     @Test func theWriterRestartsTheLogPastItsBoundOnItsOwn() async throws {
-        try await TemporaryStorage.with { database, file in
+        // A tenth of the default bound: the same restart, after a tenth of the writes.
+        let inlinePages = SQLiteCheckpointer.defaultInlinePages / 10
+        try await TemporaryStorage.with(checkpointInlinePages: inlinePages) { database, file in
+            #expect(database.checkpointer.inlinePages == inlinePages)
             // No checkpoint beside the writer, as when it never catches up with a busy writer.
             database.checkpointer.close()
             // Objects of ten pages or more, a quarter more pages than the bound in all.
-            try await insert(Int(SQLiteCheckpointer.inlinePages) / 8, of: 40_000, into: database)
+            try await insert(Int(inlinePages) / 8, of: 40_000, into: database)
             let log = URL(fileURLWithPath: file.path + "-wal")
             // A log frame is a 4 KiB page and a 24-byte header; the log's own header is 32 bytes. The
             // write that passes the bound adds its own pages: its object's ten and its indexes'.
-            let bound = (Int(SQLiteCheckpointer.inlinePages) + 32) * (4_096 + 24) + 32
+            let bound = (Int(inlinePages) + 32) * (4_096 + 24) + 32
             #expect(size(log) > 0)
             #expect(size(log) <= bound)
             #expect(try await SQLiteObjectStore(database).fetch("Blob", id: "blob0") != nil)

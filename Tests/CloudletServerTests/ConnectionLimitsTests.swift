@@ -9,7 +9,7 @@ import Testing
 
 /// Connections that hold the server without using it are closed, and connections past the
 /// server's bounds are refused at once, over real sockets.
-@Suite("Connection bounds and timeouts", .serialized, .timing)
+@Suite("Connection bounds and timeouts", .timing)
 struct ConnectionLimitsTests {
     static let health = "GET /health HTTP/1.1\r\nHost: x\r\n\r\n"
     /// The head of a save of app `a`, but for its `Content-Length`.

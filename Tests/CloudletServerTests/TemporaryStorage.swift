@@ -8,13 +8,16 @@ import Foundation
 
 /// An app database in a fresh temporary folder, for tests of the SQLite layer itself.
 enum TemporaryStorage {
-    /// Runs `body` with a new `SQLiteAppDatabase` and its file, then deletes the folder.
-    static func with(_ body: (SQLiteAppDatabase, URL) async throws -> Void) async throws {
+    /// Runs `body` with a new `SQLiteAppDatabase` and its file, then deletes the folder. The
+    /// database's writer checkpoints inside its commit once the log passes `checkpointInlinePages`.
+    static func with(
+        checkpointInlinePages: Int32 = SQLiteCheckpointer.defaultInlinePages, _ body: (SQLiteAppDatabase, URL) async throws -> Void
+    ) async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cloudlet-storage-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appendingPathComponent("app.sqlite")
-        try await body(try SQLiteAppDatabase(path: file.path), file)
+        try await body(try SQLiteAppDatabase(path: file.path, checkpointInlinePages: checkpointInlinePages), file)
     }
 
     /// Inserts `count` objects of `className` (`\(prefix)0`, `\(prefix)1`, …), each with a number

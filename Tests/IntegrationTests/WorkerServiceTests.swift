@@ -15,7 +15,7 @@ extension ProcessTests {
     /// Worker processes belong to their pool's service: started by its `run()`, stopped with
     /// SIGTERM (SIGKILL after the grace) when it stops or is cancelled, and waited for by `/ready`
     /// and by the calls that arrive before them.
-    @Suite(.serialized, .timing) struct WorkerServiceTests {
+    @Suite(.timing) struct WorkerServiceTests {
         /// Whether a process with `pid` exists (a zombie counts: it was not reaped).
         static func exists(_ pid: Int) -> Bool {
             kill(pid_t(pid), 0) == 0 || errno != ESRCH

@@ -13,7 +13,7 @@ import Testing
 
 /// The HTTP/2 transport of the APNs and FCM providers against a stand-in server: requests as
 /// frames on one connection, the base URL's path, time limits, refusals and shutdown.
-@Suite(.serialized, .timing) struct HTTP2PushTransportTests {
+@Suite(.timing) struct HTTP2PushTransportTests {
     @Test func requestsCarryTheirHeadersBodyAndTheBaseURLsPathAndShareOneConnection() async throws {
         let server = try await StandInServer { request in
             StandInResponse(

@@ -7,7 +7,7 @@ import Testing
 /// An idle work loop polls nothing: it wakes when a job is recorded, when a scheduled job's
 /// time comes, and when another process writes the app's database. Each test sets polls an hour
 /// apart, so only the wake-ups can explain a job being sent.
-@Suite(.serialized, .timing) struct PushDeliveryWakeTests {
+@Suite(.timing) struct PushDeliveryWakeTests {
     static let unpolled = PushDeliveryConfiguration(pollInterval: .seconds(3_600))
     static let unwatched = WorkSettings(lease: .seconds(1), outsideWriteInterval: .seconds(3_600))
 

@@ -52,10 +52,22 @@ public final class SQLiteAppDatabase: Sendable {
     /// patterns may take at most `regexStepsPerQuery` match steps in all (102 past them), an
     /// aggregate at most `aggregateInstructions` SQLite instructions (102 past them). `File`
     /// values read back get their URLs from `fileURLs`.
-    public init(
+    public convenience init(
         path: String, durability: Durability = .normal, maximumObjectBytes: Int = defaultMaximumObjectBytes,
         regexStepsPerQuery: Int = defaultRegexStepsPerQuery, aggregateInstructions: Int = defaultAggregateInstructions,
         fileURLs: FileURLs? = nil
+    ) throws {
+        try self.init(
+            path: path, durability: durability, maximumObjectBytes: maximumObjectBytes, regexStepsPerQuery: regexStepsPerQuery,
+            aggregateInstructions: aggregateInstructions, fileURLs: fileURLs, checkpointInlinePages: SQLiteCheckpointer.defaultInlinePages)
+    }
+
+    /// The database at `path`, as above, whose writer checkpoints inside its commit once the log
+    /// passes `checkpointInlinePages` pages (see ``SQLiteCheckpointer``).
+    init(
+        path: String, durability: Durability = .normal, maximumObjectBytes: Int = defaultMaximumObjectBytes,
+        regexStepsPerQuery: Int = defaultRegexStepsPerQuery, aggregateInstructions: Int = defaultAggregateInstructions,
+        fileURLs: FileURLs? = nil, checkpointInlinePages: Int32
     ) throws {
         self.aggregateInstructions = aggregateInstructions
         self.path = path
@@ -63,7 +75,7 @@ public final class SQLiteAppDatabase: Sendable {
         self.maximumObjectBytes = maximumObjectBytes
         self.regexStepsPerQuery = regexStepsPerQuery
         SQLiteProcessSettings.apply()
-        let checkpointer = SQLiteCheckpointer(path: path)
+        let checkpointer = SQLiteCheckpointer(path: path, inlinePages: checkpointInlinePages)
         self.checkpointer = checkpointer
         var configuration = Configuration()
         configuration.prepareDatabase { db in

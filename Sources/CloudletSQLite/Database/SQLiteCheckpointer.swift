@@ -19,8 +19,11 @@ package final class SQLiteCheckpointer: Sendable {
     /// Pages added to the log since the last checkpoint began that start the next one.
     static let backgroundPages: Int32 = 1_000
     /// Pages in the log (64 MiB) past which the writer checkpoints inside its commit, so that the log
-    /// restarts.
-    static let inlinePages: Int32 = 16_000
+    /// restarts, unless the checkpointer is made with another bound.
+    static let defaultInlinePages: Int32 = 16_000
+
+    /// Pages in the log past which the writer checkpoints inside its commit.
+    let inlinePages: Int32
 
     private struct State {
         /// The log's size when the last checkpoint was asked for.
@@ -38,9 +41,11 @@ package final class SQLiteCheckpointer: Sendable {
     /// writer never waits for it to open or close.
     nonisolated(unsafe) private var connection: OpaquePointer?
 
-    /// A checkpointer for the database file at `path`, which must exist.
-    init(path: String) {
+    /// A checkpointer for the database file at `path`, which must exist, whose writer checkpoints
+    /// inside its commit once the log passes `inlinePages` pages.
+    init(path: String, inlinePages: Int32 = defaultInlinePages) {
         self.path = path
+        self.inlinePages = inlinePages
     }
 
     /// Makes `db`, the pool's writer, ask this checkpointer for checkpoints instead of running
@@ -50,7 +55,7 @@ package final class SQLiteCheckpointer: Sendable {
             db.sqliteConnection,
             { context, connection, schema, pages in
                 let checkpointer = Unmanaged<SQLiteCheckpointer>.fromOpaque(context!).takeUnretainedValue()
-                if pages >= SQLiteCheckpointer.inlinePages {
+                if pages >= checkpointer.inlinePages {
                     // Busy while the checkpoint beside it runs: the next commit tries again. A
                     // code other than OK would fail the statement whose commit has happened.
                     sqlite3_wal_checkpoint(connection, schema)

@@ -16,7 +16,8 @@ import Glibc
 /// - `function("sockets")`: answers every Unix-domain socket bound to a path that `/proc/net/unix`
 ///   lists (`inode`, `path`) and whether it could connect to it (`connected`).
 /// - `function("saveLate")`: under a 300 ms limit, blocks for `ms` milliseconds (ignoring
-///   cancellation), then saves a `LateWrite` through its store.
+///   cancellation), then saves a `LateWrite` through its store, and writes `saveLate: the save
+///   answered` to standard error once that save has answered, whether it saved or was refused.
 /// - `function("holdOnStop")`: makes its worker refuse to end when asked (SIGTERM ignored, and an
 ///   exit that never finishes), so that only SIGKILL ends it; answers the worker's pid.
 /// - `afterSave("Flaky")`: crashes its worker the first time it runs for an object (it leaves a mark
@@ -70,6 +71,7 @@ extension FixtureHooks {
         }
         hooks.function("saveLate", timeLimit: .milliseconds(300)) { request in
             usleep(useconds_t((request.params["ms"]?.intValue ?? 0) * 1000))
+            defer { FileHandle.standardError.write(Data("saveLate: the save answered\n".utf8)) }
             _ = try await request.store.asMaster.save(ParseObject(className: "LateWrite", fields: ["note": "too late"]))
             return "saved"
         }
