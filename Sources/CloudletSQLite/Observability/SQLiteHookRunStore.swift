@@ -48,8 +48,8 @@ public struct SQLiteHookRunStore: HookRunStorage {
                 for row in batch { try insert.execute(arguments: row) }
                 // Sequence numbers are contiguous (rows go only at the top and leave only from the
                 // bottom), so the cut is one lookup of the newest rather than a walk over the kept rows.
-                try db.execute(
-                    sql: "DELETE FROM hook_runs WHERE seq <= (SELECT max(seq) FROM hook_runs) - ?", arguments: [max(retention, 0)])
+                try db.cachedStatement(sql: "DELETE FROM hook_runs WHERE seq <= (SELECT max(seq) FROM hook_runs) - ?")
+                    .execute(arguments: [max(retention, 0)])
             }
         }
     }

@@ -66,14 +66,10 @@ public struct SQLiteWorkQueue: WorkQueue {
 
     public func claim(_ kinds: Set<WorkKind>, limit: Int, owner: String, at now: Date, leasedUntil: Date) async throws -> [ClaimedWork] {
         guard limit > 0, !kinds.isEmpty else { return [] }
-        let kindList = kinds.map(\.rawValue)
+        let kindList = kinds.map(\.rawValue).sorted()
         return try await database.pool.write { db in
             let rows = try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT id, kind, payload, attempts FROM work_queue
-                    WHERE kind IN (\(databaseQuestionMarks(count: kindList.count))) AND due <= ? ORDER BY due, seq LIMIT ?
-                    """,
+                db.cachedStatement(sql: Self.claimSQL(kinds: kindList.count)),
                 arguments: StatementArguments(kindList) + [now.timeIntervalSince1970, limit])
             let lease = try db.cachedStatement(sql: "UPDATE work_queue SET lease_owner = ?, due = ?, attempts = attempts + 1 WHERE id = ?")
             return try rows.map { row in
@@ -86,6 +82,22 @@ public struct SQLiteWorkQueue: WorkQueue {
         }
     }
 
+    /// The claim's query over `kinds` kinds (arguments: the kinds, the time rows must be due by, the
+    /// limit). It walks the `(kind, due)` index of each kind from its earliest row and stops once
+    /// the limit is met, so that a claim reads the rows it takes, not those due or leased behind them.
+    package static func claimSQL(kinds: Int) -> String {
+        """
+        SELECT id, kind, payload, attempts FROM work_queue
+        WHERE kind IN (\(databaseQuestionMarks(count: kinds))) AND due <= ? ORDER BY due, seq LIMIT ?
+        """
+    }
+
+    /// When the earliest row of `kinds` kinds is due (arguments: the kinds): the first entry of
+    /// each kind's walk of the `(kind, due)` index.
+    package static func nextDueSQL(kinds: Int) -> String {
+        "SELECT MIN(due) FROM work_queue WHERE kind IN (\(databaseQuestionMarks(count: kinds)))"
+    }
+
     @discardableResult
     public func renew(_ ids: [String], owner: String, leasedUntil: Date) async throws -> Int {
         try await held(ids, by: owner, set: "due = ?", [leasedUntil.timeIntervalSince1970])
@@ -94,7 +106,7 @@ public struct SQLiteWorkQueue: WorkQueue {
     @discardableResult
     public func complete(_ id: String, owner: String) async throws -> Bool {
         try await database.pool.write { db in
-            try db.execute(sql: "DELETE FROM work_queue WHERE id = ? AND lease_owner = ?", arguments: [id, owner])
+            try db.cachedStatement(sql: "DELETE FROM work_queue WHERE id = ? AND lease_owner = ?").execute(arguments: [id, owner])
             return db.changesCount > 0
         }
     }
@@ -128,11 +140,9 @@ public struct SQLiteWorkQueue: WorkQueue {
 
     public func nextDue(_ kinds: Set<WorkKind>) async throws -> Date? {
         guard !kinds.isEmpty else { return nil }
-        let kindList = kinds.map(\.rawValue)
+        let kindList = kinds.map(\.rawValue).sorted()
         return try await database.pool.read { db in
-            try Double.fetchOne(
-                db, sql: "SELECT MIN(due) FROM work_queue WHERE kind IN (\(databaseQuestionMarks(count: kindList.count)))",
-                arguments: StatementArguments(kindList))
+            try Double.fetchOne(db.cachedStatement(sql: Self.nextDueSQL(kinds: kindList.count)), arguments: StatementArguments(kindList))
         }.map(Date.init(timeIntervalSince1970:))
     }
 

@@ -123,6 +123,41 @@ import Testing
         }
     }
 
+    @Test func aClaimOverSeveralKindsTakesTheirRowsInDueOrderThenQueueOrder() async throws {
+        try await TemporaryStorage.with { database, _ in
+            let queue = SQLiteWorkQueue(database)
+            try await queue.enqueue([
+                work("job-later", dueIn: -1), work("hook-first", kind: .afterHook, dueIn: -3), work("job-tie", dueIn: -2),
+                work("hook-tie", kind: .afterHook, dueIn: -2), work("hook-leased", kind: .afterHook, dueIn: -4), work("other", kind: Self.other),
+            ])
+            _ = try await queue.claim([.afterHook], limit: 1, owner: "one", at: now, leasedUntil: now + 30)
+            let taken = try await queue.claim([.job, .afterHook], limit: 3, owner: "two", at: now, leasedUntil: now + 30)
+            #expect(taken.map(\.id) == ["hook-first", "job-tie", "hook-tie"], "oldest due first; a tie in the order queued")
+            #expect(try await queue.nextDue([.job, .afterHook, Self.other]) == now - 1, "the job the limit left")
+            #expect(try await queue.nextDue([.afterHook, Self.other]) == now, "the other kind's row")
+            #expect(try await queue.nextDue([.afterHook]) == now + 30, "the leased hooks, when their leases run out")
+        }
+    }
+
+    /// The claim and the next due time read the `(kind, due)` index, each kind from its earliest
+    /// row, and never scan the table: their cost does not grow with the rows leased or retried.
+    @Test func theClaimAndTheNextDueTimeReadTheDueIndex() async throws {
+        try await TemporaryStorage.with { database, _ in
+            for kinds in 1...4 {
+                let kindArguments = StatementArguments((0..<kinds).map { "kind\($0)" })
+                for (sql, arguments) in [
+                    (SQLiteWorkQueue.claimSQL(kinds: kinds), kindArguments + [1.0, 10]), (SQLiteWorkQueue.nextDueSQL(kinds: kinds), kindArguments),
+                ] {
+                    let plan = try await database.pool.read { db in
+                        try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN \(sql)", arguments: arguments).map { $0["detail"] as String }
+                    }
+                    let reads = plan.filter { $0.contains("work_queue") }
+                    #expect(!reads.isEmpty && reads.allSatisfy { $0.hasPrefix("SEARCH work_queue USING") && $0.contains("INDEX work_queue_due (kind=?") }, "\(plan)")
+                }
+            }
+        }
+    }
+
     @Test func queuingWakesTheLoopThatClaims() async throws {
         try await TemporaryStorage.with { database, _ in
             let queue = SQLiteWorkQueue(database)
