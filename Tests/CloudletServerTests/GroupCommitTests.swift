@@ -91,14 +91,19 @@ import Testing
                 }
             }
             // Every write is queued (the first one's group waits behind the gate).
-            let giveUp = ContinuousClock.now + .seconds(20)
-            while database.writeGroups.queuedCount < count, ContinuousClock.now < giveUp { try await Task.sleep(for: .milliseconds(5)) }
-            #expect(database.writeGroups.queuedCount == count)
+            try await waitUntilQueued(count, database)
             gate.signal()
             var outcomes: [Int: Result<Void, any Error>] = [:]
             for try await (index, outcome) in group { outcomes[index] = outcome }
             return outcomes
         }
+    }
+
+    /// Waits (20 s at most) until `count` writes wait for `database`'s writer.
+    private static func waitUntilQueued(_ count: Int, _ database: SQLiteAppDatabase) async throws {
+        let giveUp = ContinuousClock.now + .seconds(20)
+        while database.writeGroups.queuedCount < count, ContinuousClock.now < giveUp { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(database.writeGroups.queuedCount == count)
     }
 
     @Test func savesThatFailInTheMiddleOfAGroupAnswerTheirErrorAndTheOthersAreStoredWithTheirAfterHooks() async throws {
@@ -152,6 +157,36 @@ import Testing
                 #expect(holders == 1, "username user-\(pair) is taken once")
             }
             #expect(committed.writes - before.writes == stored)
+        }
+    }
+
+    @Test func aSaveIsAnsweredOnlyOnceItsGroupHasCommittedSoItsNextReadSeesIt() async throws {
+        try await TemporaryStorage.with { database, _ in
+            let objects = SQLiteObjectStore(database)
+            let gate = DispatchSemaphore(value: 0)
+            database.pool.asyncWriteWithoutTransaction { _ in gate.wait() }
+            let quick = 5
+            try await withThrowingTaskGroup(of: Bool.self) { group in
+                for index in 0..<quick {
+                    group.addTask {
+                        try await objects.insert(Self.save(index, .stored), outbox: nil)
+                        // Read on another connection as soon as the save is answered.
+                        return try await objects.fetch("Mixed", id: "save\(index)") != nil
+                    }
+                }
+                try await Self.waitUntilQueued(quick, database)
+                // The group's last write holds the transaction open a while after the quick ones ran.
+                group.addTask {
+                    try await database.write { db in
+                        try db.execute(sql: "INSERT INTO classes (class) VALUES ('Slow')")
+                        Thread.sleep(forTimeInterval: 0.3)
+                    }
+                    return true
+                }
+                try await Self.waitUntilQueued(quick + 1, database)
+                gate.signal()
+                for try await seen in group { #expect(seen, "a save answered 201 is read back at once") }
+            }
         }
     }
 
