@@ -30,6 +30,8 @@ public final class SQLiteAppDatabase: Sendable {
     public static let defaultAggregateInstructions = 1_000_000_000
 
     let pool: DatabasePool
+    /// The groups the saves' writes commit in (``write(_:)``).
+    package let writeGroups: SQLiteWriteGroups
     /// The database file.
     let path: String
     /// Signalled once a write has committed new work to the work queue.
@@ -85,6 +87,7 @@ public final class SQLiteAppDatabase: Sendable {
             if !db.configuration.readonly { checkpointer.attach(to: db) }
         }
         pool = try DatabasePool(path: path, configuration: configuration)
+        writeGroups = SQLiteWriteGroups(pool: pool)
         try SQLiteMigrations.migrator.migrate(pool)
     }
 
@@ -93,8 +96,9 @@ public final class SQLiteAppDatabase: Sendable {
         checkpointer.close()
     }
 
-    /// A write transaction. If the caller has a ``WriteDeadline`` and it passes while the transaction
-    /// runs, the transaction rolls back instead of committing (the caller has had its 504 by then).
+    /// A write, in the transaction of the next group of writes (``SQLiteWriteGroups``): answered once
+    /// that has committed. If the caller has a ``WriteDeadline`` and it passes before the commit, the
+    /// write rolls back instead of committing (the caller has had its 504 by then).
     /// In the task of a member of a shared transaction of this database (a transactional batch's
     /// operation), the write joins that transaction instead (``SQLiteSharedTransaction``).
     func write<Value: Sendable>(_ body: @escaping @Sendable (Database) throws -> Value) async throws -> Value {
@@ -110,7 +114,7 @@ public final class SQLiteAppDatabase: Sendable {
         {
             return value
         }
-        return try await pool.write(checked)
+        return try await writeGroups.write(deadline: deadline, checked)
     }
 
     /// A new transaction that the writes of several operations join (see ``SharedTransaction``).

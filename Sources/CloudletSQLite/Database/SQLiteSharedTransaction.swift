@@ -4,8 +4,9 @@ import Synchronization
 
 /// A ``SharedTransaction`` over an app's database: the writes its members make through
 /// ``SQLiteAppDatabase/write(_:)`` are held in memory, each with the continuation of the operation
-/// that waits for it, and ``commit()`` runs them in one write transaction. The writer is held for
-/// that transaction alone, never while an operation's hooks run.
+/// that waits for it, and ``commit()`` runs them as one write of a group (``SQLiteWriteGroups``):
+/// in one savepoint of the group's transaction, so they commit with the group or roll back
+/// together, alone. The writer is held for that alone, never while an operation's hooks run.
 final class SQLiteSharedTransaction: SharedTransaction {
     private enum Phase {
         case preparing, committing, committed, rolledBack
@@ -76,7 +77,8 @@ final class SQLiteSharedTransaction: SharedTransaction {
         }
         let deadline = deadline
         do {
-            let resumes = try await database.pool.write { db in
+            // One write of a group: the batch's writes roll back together, and alone.
+            let resumes = try await database.writeGroups.write(deadline: deadline) { db in
                 var resumes: [@Sendable () -> Void] = []
                 for (index, write) in held.enumerated() {
                     do { resumes.append(try write.run(db)) } catch { throw FailedWrite(index: index, error: error) }

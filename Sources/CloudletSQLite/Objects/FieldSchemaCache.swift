@@ -40,7 +40,7 @@ final class FieldSchemaCache: Sendable {
         }
         // Publish the new types only once the transaction commits.
         let snapshot = known
-        db.afterNextTransaction { _ in self.types.withLock { $0[className] = snapshot } }
+        db.afterCommit { self.types.withLock { $0[className] = snapshot } }
     }
 
     /// Forgets what is cached of `className`, after its schema changed.
@@ -52,7 +52,7 @@ final class FieldSchemaCache: Sendable {
     private func recordClass(_ className: String, _ db: Database) throws {
         guard !recordedClasses.withLock({ $0.contains(className) }) else { return }
         try db.execute(sql: "INSERT OR IGNORE INTO classes (class) VALUES (?)", arguments: [className])
-        db.afterNextTransaction { _ in _ = self.recordedClasses.withLock { $0.insert(className) } }
+        db.afterCommit { _ = self.recordedClasses.withLock { $0.insert(className) } }
     }
 
     private func recordedType(_ className: String, _ field: String, _ db: Database) throws -> String? {

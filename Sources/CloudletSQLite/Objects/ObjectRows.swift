@@ -56,7 +56,7 @@ struct ObjectRows: Sendable {
         try db.cachedStatement(sql: "INSERT INTO objects (class, id, created_at, updated_at, acl, data) VALUES (?, ?, ?, ?, ?, ?)")
             .execute(arguments: arguments)
         guard object.className == "_PushStatus" else { return }
-        db.afterNextTransaction { [workQueued = database.workQueued] _ in workQueued.signal() }
+        db.afterCommit { [workQueued = database.workQueued] in workQueued.signal() }
     }
 
     /// The rows of the new objects stored alongside a write, checked for size before it starts.

@@ -65,7 +65,7 @@ public struct SQLiteSchemaStore: SchemaStorage {
             try Self.addFields(schema.fieldTypes, to: schema.className, db)
             for (name, keys) in schema.indexes { try Self.createIndex(name, keys, on: schema.className, db) }
             if !schema.indexes.isEmpty { try Self.analyzeObjects(db) }
-            db.afterNextTransaction { _ in self.database.schema.forget(schema.className) }
+            db.afterCommit { self.database.schema.forget(schema.className) }
         }
     }
 
@@ -100,7 +100,7 @@ public struct SQLiteSchemaStore: SchemaStorage {
             try db.execute(
                 sql: "UPDATE classes SET permissions = ?, indexes = ? WHERE class = ?",
                 arguments: [permissions, JSONWriter.string(Self.indexesJSON(schema.indexes)), className])
-            db.afterNextTransaction { _ in self.database.schema.forget(className) }
+            db.afterCommit { self.database.schema.forget(className) }
         }
     }
 
@@ -115,7 +115,7 @@ public struct SQLiteSchemaStore: SchemaStorage {
             try db.execute(sql: "DELETE FROM fields WHERE class = ?", arguments: [className])
             try db.execute(sql: "DELETE FROM relations WHERE owning_class = ?", arguments: [className])
             try db.execute(sql: "DELETE FROM classes WHERE class = ?", arguments: [className])
-            db.afterNextTransaction { _ in self.database.schema.forget(className) }
+            db.afterCommit { self.database.schema.forget(className) }
         }
     }
 

@@ -35,6 +35,6 @@ extension SQLiteWorkQueue {
     /// Queues the after hook whose row is `row` (held when `isHeld`) in the transaction of `db`.
     func queueAfterHook(_ row: StatementArguments, isHeld: Bool, _ db: Database) throws {
         try Self.insertWork(row, db)
-        if !isHeld { db.afterNextTransaction { [workQueued] _ in workQueued.signal() } }
+        if !isHeld { db.afterCommit { [workQueued] in workQueued.signal() } }
     }
 }
