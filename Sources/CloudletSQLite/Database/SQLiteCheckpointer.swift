@@ -31,6 +31,8 @@ package final class SQLiteCheckpointer: Sendable {
     }
 
     private let path: String
+    /// Told the log's size after each commit.
+    private let statistics: SQLiteStatistics
     private let queue = DispatchQueue(label: "cloudlet.sqlite-checkpoint")
     /// What the writer's commits and the queue share.
     private let state = Mutex(State())
@@ -38,9 +40,11 @@ package final class SQLiteCheckpointer: Sendable {
     /// writer never waits for it to open or close.
     nonisolated(unsafe) private var connection: OpaquePointer?
 
-    /// A checkpointer for the database file at `path`, which must exist.
-    init(path: String) {
+    /// A checkpointer for the database file at `path`, which must exist, that tells `statistics` the
+    /// log's size after each commit.
+    init(path: String, statistics: SQLiteStatistics) {
         self.path = path
+        self.statistics = statistics
     }
 
     /// Makes `db`, the pool's writer, ask this checkpointer for checkpoints instead of running
@@ -50,6 +54,7 @@ package final class SQLiteCheckpointer: Sendable {
             db.sqliteConnection,
             { context, connection, schema, pages in
                 let checkpointer = Unmanaged<SQLiteCheckpointer>.fromOpaque(context!).takeUnretainedValue()
+                checkpointer.statistics.logged(pages)
                 if pages >= SQLiteCheckpointer.inlinePages {
                     // Busy while the checkpoint beside it runs: the next commit tries again. A
                     // code other than OK would fail the statement whose commit has happened.
