@@ -38,6 +38,8 @@ public final class SQLiteAppDatabase: Sendable {
     let workQueued = WakeSignal()
     /// Copies the log back beside the writer; the pool's configuration keeps it alive.
     package let checkpointer: SQLiteCheckpointer
+    /// Tells when the planner's statistics are due for a refresh, from the pages the writer commits.
+    package let statistics: SQLiteStatistics
     /// The type of each field of each class, checked in every write transaction.
     let schema = FieldSchemaCache()
     /// The most bytes an object's fields and ACL may take as stored JSON; a write past it answers 116.
@@ -77,8 +79,10 @@ public final class SQLiteAppDatabase: Sendable {
         self.maximumObjectBytes = maximumObjectBytes
         self.regexStepsPerQuery = regexStepsPerQuery
         SQLiteProcessSettings.apply()
-        let checkpointer = SQLiteCheckpointer(path: path, inlinePages: checkpointInlinePages)
+        let statistics = SQLiteStatistics()
+        let checkpointer = SQLiteCheckpointer(path: path, inlinePages: checkpointInlinePages, statistics: statistics)
         self.checkpointer = checkpointer
+        self.statistics = statistics
         var configuration = Configuration()
         configuration.prepareDatabase { db in
             try db.execute(sql: durability == .full ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL")
@@ -90,6 +94,10 @@ public final class SQLiteAppDatabase: Sendable {
         writeGroups = SQLiteWriteGroups(pool: pool)
         try SQLiteMigrations.migrator.migrate(pool)
     }
+
+    /// The upkeep of this database beside its requests (checkpoints and statistics): a service to run
+    /// for as long as the app is served.
+    package var maintenance: SQLiteMaintenance { SQLiteMaintenance(database: self) }
 
     // A database that no service runs the checkpointer of (a command's, a test's) closes it here.
     deinit {

@@ -34,6 +34,8 @@ package final class SQLiteCheckpointer: Sendable {
     }
 
     private let path: String
+    /// Told the log's size after each commit.
+    private let statistics: SQLiteStatistics
     private let queue = DispatchQueue(label: "cloudlet.sqlite-checkpoint")
     /// What the writer's commits and the queue share.
     private let state = Mutex(State())
@@ -42,10 +44,12 @@ package final class SQLiteCheckpointer: Sendable {
     nonisolated(unsafe) private var connection: OpaquePointer?
 
     /// A checkpointer for the database file at `path`, which must exist, whose writer checkpoints
-    /// inside its commit once the log passes `inlinePages` pages.
-    init(path: String, inlinePages: Int32 = defaultInlinePages) {
+    /// inside its commit once the log passes `inlinePages` pages, and that tells `statistics` the
+    /// log's size after each commit.
+    init(path: String, inlinePages: Int32 = defaultInlinePages, statistics: SQLiteStatistics) {
         self.path = path
         self.inlinePages = inlinePages
+        self.statistics = statistics
     }
 
     /// Makes `db`, the pool's writer, ask this checkpointer for checkpoints instead of running
@@ -55,6 +59,7 @@ package final class SQLiteCheckpointer: Sendable {
             db.sqliteConnection,
             { context, connection, schema, pages in
                 let checkpointer = Unmanaged<SQLiteCheckpointer>.fromOpaque(context!).takeUnretainedValue()
+                checkpointer.statistics.logged(pages)
                 if pages >= checkpointer.inlinePages {
                     // Busy while the checkpoint beside it runs: the next commit tries again. A
                     // code other than OK would fail the statement whose commit has happened.

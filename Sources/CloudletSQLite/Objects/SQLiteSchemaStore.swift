@@ -38,7 +38,7 @@ public struct SQLiteSchemaStore: SchemaStorage {
                     try createIndex(name, keys, on: className, db)
                 }
             }
-            if !classes.isEmpty { try analyzeObjects(db) }
+            if !classes.isEmpty { try SQLiteStatistics.analyzeObjects(db) }
         }
     }
 
@@ -64,7 +64,7 @@ public struct SQLiteSchemaStore: SchemaStorage {
                 arguments: [schema.className, permissions, JSONWriter.string(Self.indexesJSON(schema.indexes))])
             try Self.addFields(schema.fieldTypes, to: schema.className, db)
             for (name, keys) in schema.indexes { try Self.createIndex(name, keys, on: schema.className, db) }
-            if !schema.indexes.isEmpty { try Self.analyzeObjects(db) }
+            if !schema.indexes.isEmpty { try SQLiteStatistics.analyzeObjects(db) }
             db.afterCommit { self.database.schema.forget(schema.className) }
         }
     }
@@ -95,7 +95,7 @@ public struct SQLiteSchemaStore: SchemaStorage {
                 try Self.createIndex(name, keys, on: className, db)
                 schema.indexes[name] = keys
             }
-            if !change.addedIndexes.isEmpty { try Self.analyzeObjects(db) }
+            if !change.addedIndexes.isEmpty { try SQLiteStatistics.analyzeObjects(db) }
             let permissions = (change.permissions ?? schema.permissions).map { JSONWriter.string($0.json) }
             try db.execute(
                 sql: "UPDATE classes SET permissions = ?, indexes = ? WHERE class = ?",
@@ -171,14 +171,6 @@ public struct SQLiteSchemaStore: SchemaStorage {
             return "\(expression) \(key.ascending ? "ASC" : "DESC")"
         }
         try db.execute(sql: "CREATE INDEX \(indexName(name, className)) ON objects (\(columns.joined(separator: ", "))) WHERE class = \(SQLiteLiteral.text(className))")
-    }
-
-    /// Refreshes the statistics SQLite's planner weighs the indexes of `objects` by, so that it
-    /// picks a new index where it serves a query better than the class's own. `ANALYZE` reads each
-    /// index of `objects` once, less than making the index costs (which computes every row's
-    /// values); a sample (SQLite's `analysis_limit`) would read the first classes' rows only.
-    private static func analyzeObjects(_ db: Database) throws {
-        try db.execute(sql: "ANALYZE objects")
     }
 
     /// The SQLite name of the index `name` of `className`, apart from every other class's.

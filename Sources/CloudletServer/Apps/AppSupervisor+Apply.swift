@@ -85,7 +85,7 @@ extension AppSupervisor {
             throw error
         }
         let push = start(pushProviders)
-        let checkpoints = start(database.checkpointer)
+        let checkpoints = start(database.maintenance)
         let hosted = HostedApp(
             id: record.id, keys: record.acceptedKeys, fileSettings: record.settings.files,
             runtime: runtime(record, stores: AppStores(database), files: files, executor: executor),

@@ -47,7 +47,7 @@ public final class AppSupervisor: Service, Sendable {
         var pool: ServiceGroup?
         /// The service group that holds the app's push providers' connections.
         var push: ServiceGroup?
-        /// The service group that runs the checkpoints of the app's database.
+        /// The service group that runs the upkeep of the app's database (checkpoints, statistics).
         var checkpoints: ServiceGroup?
     }
 
@@ -145,7 +145,7 @@ public final class AppSupervisor: Service, Sendable {
         }
     }
 
-    /// Starts `service` (an app's worker pool, push providers or database checkpoints) under this service.
+    /// Starts `service` (an app's worker pool, push providers or database upkeep) under this service.
     func start(_ service: any Service) -> ServiceGroup {
         let group = ServiceGroup(services: [service], gracefulShutdownSignals: [], cancellationSignals: [], logger: logger)
         poolCommands.continuation.yield(.run(group))
