@@ -218,7 +218,9 @@ let package = Package(
         ),
         .testTarget(
             name: "CloudletTests",
-            dependencies: ["CloudletWorker", "Cloudlet", "CloudletTesting", "CloudletWire"],
+            dependencies: [
+                "CloudletWorker", "Cloudlet", "CloudletTesting", "CloudletWire", .product(name: "NIOPosix", package: "swift-nio"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -83,12 +83,19 @@ extension WorkerPool {
     /// Sends one attempt of a call to a worker (alone on it, if `alone`) and waits for how it ends,
     /// or for the ``CallDeadline`` of the current task, if it has one.
     private func runOnce(_ request: InvocationRequest, alone: Bool) async throws -> WorkerPoolState.Ending {
-        let id = state.withLock { state in
+        // A worker with room takes the call at once, with no wait to set up.
+        let (id, free) = state.withLock { state in
             defer { state.nextInvocationId += 1 }
-            return state.nextInvocationId
+            let id = state.nextInvocationId
+            return (id, state.isShuttingDown ? nil : state.reserve(id, context: request.context, exclusive: alone))
         }
         let deadline = CallDeadline.current
-        let process = try await acquireWorker(for: id, context: request.context, alone: alone, until: deadline)
+        let process: WorkerProcess
+        if let free {
+            process = free
+        } else {
+            process = try await acquireWorker(for: id, context: request.context, alone: alone, until: deadline)
+        }
         defer { deadline?.leave() }
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in

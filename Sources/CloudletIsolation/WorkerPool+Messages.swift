@@ -122,15 +122,16 @@ extension WorkerPool {
 
     /// Invocation `id` ended on its worker `process`: frees its place and hands the ending to its caller.
     private func finish(_ id: UInt64, _ ending: WorkerPoolState.Ending, from process: WorkerProcess) {
-        let continuation = state.withLock { state -> CheckedContinuation<WorkerPoolState.Ending, Never>? in
-            guard state.invocations[id]?.process === process, let invocation = state.invocations.removeValue(forKey: id) else {
-                return nil
+        let (continuation, served) = state.withLock { state in
+            var continuation: CheckedContinuation<WorkerPoolState.Ending, Never>?
+            if state.invocations[id]?.process === process, let invocation = state.invocations.removeValue(forKey: id) {
+                state.updateLifecycle(of: invocation.process) { $0.answered(id) }
+                state.backoffs[invocation.process.slot].reset()
+                continuation = invocation.continuation
             }
-            state.updateLifecycle(of: invocation.process) { $0.answered(id) }
-            state.backoffs[invocation.process.slot].reset()
-            return invocation.continuation
+            return (continuation, state.serveWaiters())
         }
-        serveWaiters()
+        for (waiter, worker) in served { waiter.resume(returning: worker) }
         continuation?.resume(returning: ending)
     }
 

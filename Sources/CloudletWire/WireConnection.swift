@@ -1,4 +1,5 @@
 import NIOCore
+import Synchronization
 
 /// One end of a CloudletWire connection: sends messages from any thread, and hands each message that
 /// arrives to `onMessage` on the channel's event loop, then `onClose` once when the connection ends.
@@ -33,18 +34,15 @@ public final class WireConnection: WireTransport {
     }
 
     /// Writes `message`, to be flushed with the messages written before the channel's event loop
-    /// next gets to its queued work: many calls in flight share one system call. Returns false,
-    /// writing nothing, if it is over the size bound.
+    /// next gets to its queued work: many calls in flight share one system call, and the messages
+    /// sent from other threads meanwhile share one hand-off to the loop. Returns false, writing
+    /// nothing, if it is over the size bound.
     @discardableResult
     public func send(_ message: WireMessage) -> Bool {
         var buffer = channel.allocator.buffer(capacity: 128)
         message.encode(into: &buffer)
         guard buffer.readableBytes <= maximumFrameBytes else { return false }
-        if channel.eventLoop.inEventLoop {
-            writer.write(buffer)
-        } else {
-            channel.eventLoop.execute { [writer, buffer] in writer.write(buffer) }
-        }
+        writer.write(buffer)
         return true
     }
 
@@ -58,9 +56,17 @@ public final class WireConnection: WireTransport {
         }
     }
 
-    /// Writes on the channel's event loop and flushes once per turn of its queued work.
+    /// Writes on the channel's event loop and flushes once per turn of its queued work. Frames
+    /// written from other threads wait in `waiting` until one task queued on the loop writes them
+    /// all; a frame written on the loop goes after them, so each sender's frames keep their order.
     private final class CoalescingWriter: @unchecked Sendable {
+        private struct Waiting {
+            var frames: [ByteBuffer] = []
+            var isTaskQueued = false
+        }
+
         private let channel: any Channel
+        private let waiting = Mutex(Waiting())
         /// Whether a flush is queued; read and written on the event loop only.
         private var isFlushQueued = false
 
@@ -68,8 +74,33 @@ public final class WireConnection: WireTransport {
             self.channel = channel
         }
 
-        /// Writes `buffer` (on the event loop) and queues a flush behind the writes already queued.
+        /// Writes `buffer`, from any thread.
         func write(_ buffer: ByteBuffer) {
+            if channel.eventLoop.inEventLoop {
+                writeWaiting()
+                writeOnLoop(buffer)
+                return
+            }
+            let queueTask = waiting.withLock { waiting in
+                waiting.frames.append(buffer)
+                defer { waiting.isTaskQueued = true }
+                return !waiting.isTaskQueued
+            }
+            if queueTask { channel.eventLoop.execute { self.writeWaiting() } }
+        }
+
+        /// Writes the frames other threads wrote (on the event loop).
+        private func writeWaiting() {
+            let frames = waiting.withLock { waiting in
+                waiting.isTaskQueued = false
+                defer { waiting.frames.removeAll(keepingCapacity: true) }
+                return waiting.frames
+            }
+            for frame in frames { writeOnLoop(frame) }
+        }
+
+        /// Writes `buffer` (on the event loop) and queues a flush behind the writes already queued.
+        private func writeOnLoop(_ buffer: ByteBuffer) {
             channel.eventLoop.assertInEventLoop()
             channel.write(buffer, promise: nil)
             guard !isFlushQueued else { return }

@@ -2,6 +2,8 @@ import Cloudlet
 import CloudletTesting
 import CloudletWire
 import Foundation
+import NIOCore
+import NIOPosix
 import Synchronization
 import Testing
 
@@ -13,12 +15,12 @@ import Testing
         var arrivals: AsyncStream<WireMessage>.Iterator
         let closed: AsyncStream<Void>
 
-        init(serving registry: HookRegistry, workerFrameBytes: Int = WireFraming.maximumFrameBytes) {
+        init(serving registry: HookRegistry, workerFrameBytes: Int = WireFraming.maximumFrameBytes, eventLoop: (any EventLoop)? = nil) {
             let (host, worker) = InMemoryWire.pair(maximumFrameBytes: (WireFraming.maximumFrameBytes, workerFrameBytes))
             let (arrivals, arrived) = AsyncStream.makeStream(of: WireMessage.self)
             let (closed, closing) = AsyncStream.makeStream(of: Void.self)
             host.open(WireReceiver(message: { arrived.yield($0) }, oversized: { _ in }, closed: { closing.yield(); closing.finish() }))
-            let session = WorkerSession(registry: registry, clock: ManualClock())
+            let session = WorkerSession(registry: registry, clock: ManualClock(), eventLoop: eventLoop)
             worker.open(session.receiver)
             session.start(on: worker)
             wire = host
@@ -64,6 +66,30 @@ import Testing
         guard case .result(8, .refused) = await host.next() else { Issue.record("an unknown function is refused"); return }
         host.wire.send(.ping(id: 9))
         #expect(await host.next() == .pong(id: 9))
+    }
+
+    @Test func aQuickHookRunsOnTheConnectionsEventLoopOnceARunShowedItQuickAndAComputingOneNever() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let loop = group.next()
+        var hooks = HookRegistry()
+        hooks.function("where") { _ in .bool(loop.inEventLoop) }
+        hooks.function("compute") { _ in
+            let end = ContinuousClock.now + .milliseconds(20)
+            while ContinuousClock.now < end {}
+            return .bool(loop.inEventLoop)
+        }
+        var host = Host(serving: hooks, eventLoop: loop)
+        _ = await host.next()
+        func runsOnLoop(_ name: String, id: UInt64) async -> Bool {
+            host.invoke(name, id: id)
+            guard case .result(id, .success(let json)) = await host.next() else { return false }
+            return (try? ParseValue(json: json)) == .bool(true)
+        }
+        #expect(await !runsOnLoop("where", id: 1), "a hook not yet seen runs on the pool")
+        #expect(await runsOnLoop("where", id: 2), "a hook whose last run was quick runs on the loop")
+        #expect(await !runsOnLoop("compute", id: 3))
+        #expect(await !runsOnLoop("compute", id: 4), "a hook that held its thread for long stays on the pool")
+        try await group.shutdownGracefully()
     }
 
     @Test func aStoreCallGoesToTheHostAndItsReplyReachesTheHook() async throws {

@@ -41,7 +41,7 @@ public struct HookWorker: Sendable {
                 channel.eventLoop.makeCompletedFuture { try WireFraming.addHandlers(to: channel.pipeline.syncOperations) }
             }
             .withConnectedSocket(descriptor).get()
-        let session = WorkerSession(registry: registry, clock: WorkerClock(eventLoop: channel.eventLoop))
+        let session = WorkerSession(registry: registry, clock: WorkerClock(eventLoop: channel.eventLoop), eventLoop: channel.eventLoop)
         let connection = try await channel.eventLoop.submit {
             var receiver = session.receiver
             receiver.closed = { exit(0) }

@@ -1,10 +1,15 @@
 import CloudletWire
 import Foundation
 import Logging
+import NIOCore
 import Synchronization
 
 /// A worker's side of its connection to the host: runs each invocation as its own task, sends store
 /// calls and log records on behalf of the hooks, and routes the host's replies back to them.
+///
+/// Given the event loop its connection reads on, it runs there the hooks whose last run was quick
+/// (an ``InvocationExecutor`` measures each run): no hand-off to another thread between a frame and
+/// its answer. The others run on Swift's global pool.
 ///
 /// ``HookWorker`` runs one over the socket its host hands it; a test runs one over an in-memory
 /// transport, with no process:
@@ -23,16 +28,27 @@ public final class WorkerSession: Sendable {
         var finishedEarly: Set<UInt64> = []
         var storeCalls: [UInt64: CheckedContinuation<WireOutcome, Never>] = [:]
         var nextStoreCallId: UInt64 = 1
+        /// The registered hooks whose last run held a thread only briefly: they run on the event loop.
+        var quickHooks: Set<HookKey> = []
+    }
+
+    /// A hook, as an invocation names it.
+    private struct HookKey: Hashable {
+        let kind: UInt8
+        let name: String
     }
 
     private let registry: HookRegistry
     private let clock: any CloudletClock
+    private let eventLoop: (any EventLoop)?
     private let state = Mutex(State())
 
-    /// A session serving `registry`'s hooks, whose deadlines and sleeps follow `clock`.
-    public init(registry: HookRegistry, clock: any CloudletClock) {
+    /// A session serving `registry`'s hooks, whose deadlines and sleeps follow `clock`; the quick
+    /// ones run on `eventLoop`, the loop its connection reads on, if given.
+    public init(registry: HookRegistry, clock: any CloudletClock, eventLoop: (any EventLoop)? = nil) {
         self.registry = registry
         self.clock = clock
+        self.eventLoop = eventLoop
     }
 
     /// What the session does with what arrives from the host.
@@ -52,14 +68,26 @@ public final class WorkerSession: Sendable {
         guard let connection = state.withLock({ $0.connection }) else { return }
         switch message {
         case .invoke(let invocation):
-            // Hooks run on Swift's concurrency pool, never on this event loop: a hook that computes
-            // for long must not hold up the frames of the other calls, nor the answers to health checks.
-            let task = Task {
+            // A hook whose last run was quick runs on this event loop and answers from it; the others
+            // run on Swift's global pool, where computing for long holds up neither the frames of the
+            // other calls nor the answers to health checks. A quick hook that turns slow holds this
+            // loop until it ends or the host kills the worker at its deadline (the other calls on it
+            // are then run again elsewhere), and runs on the pool from then on.
+            let hook = HookKey(kind: invocation.kind, name: invocation.name)
+            let onLoop = eventLoop != nil && state.withLock { $0.quickHooks.contains(hook) }
+            let executor = InvocationExecutor(eventLoop: onLoop ? eventLoop : nil)
+            let task = Task(executorPreference: executor) {
                 let outcome = await WireOutcome.of(jsonLimit: connection.maximumFrameBytes, tooLarge: Self.resultTooLarge) {
                     try await self.run(invocation, on: connection)
                 }
+                let isQuick = executor.ranQuickly && self.isRegistered(hook)
                 self.state.withLock { state in
                     if state.invocations.removeValue(forKey: invocation.id) == nil { state.finishedEarly.insert(invocation.id) }
+                    if isQuick {
+                        state.quickHooks.insert(hook)
+                    } else {
+                        state.quickHooks.remove(hook)
+                    }
                 }
                 if !connection.send(.result(id: invocation.id, outcome)) {
                     connection.send(.result(id: invocation.id, Self.resultTooLarge))
@@ -77,6 +105,12 @@ public final class WorkerSession: Sendable {
         case .hello, .result, .storeCall, .log, .pong:
             connection.close()
         }
+    }
+
+    /// Whether `hook` is one the registry serves (only those are remembered as quick).
+    private func isRegistered(_ hook: HookKey) -> Bool {
+        guard let kind = HookKind(wireNumber: hook.kind) else { return false }
+        return registry.registration(kind, hook.name) != nil
     }
 
     /// A frame from the host over the size bound: the call it belonged to is refused.
