@@ -120,6 +120,7 @@ let package = Package(
         .executableTarget(
             name: "cloudlet-files-benchmark",
             dependencies: [
+                "LoadSupport",
                 .product(name: "Cloudlet", package: "cloudlet"),
                 .product(name: "CloudletServer", package: "cloudlet"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

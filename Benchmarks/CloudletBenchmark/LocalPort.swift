@@ -1,4 +1,5 @@
 import Foundation
+import LoadSupport
 import Glibc
 
 /// Ports of 127.0.0.1, for a server that must be told which one to listen on.

@@ -1,4 +1,5 @@
 import Foundation
+import LoadSupport
 
 /// PocketBase, the peer the hook path is measured against, started the way
 /// `Benchmarks/PocketBase/README.md` describes: a fresh data folder, a superuser, the JavaScript

@@ -1,4 +1,5 @@
 import Foundation
+import LoadSupport
 
 /// A server under test in a process of its own, so that the CPU time it and its workers use is
 /// read apart from the load generator's: this executable run as `serve <scenario>`, or PocketBase.
@@ -31,15 +32,7 @@ final class ServerProcess {
         process.standardOutput = output
         process.standardInput = input
         try process.run()
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let more = output.fileHandleForReading.availableData
-            guard !more.isEmpty else { throw BenchmarkFailure("\(scenario.title): the server process ended before it listened") }
-            line += more
-        }
-        guard let text = String(data: line, encoding: .utf8), text.hasPrefix("port "),
-            let port = Int(text.dropFirst(5).trimmingCharacters(in: .whitespacesAndNewlines))
-        else { throw BenchmarkFailure("\(scenario.title): the server process printed \(String(decoding: line, as: UTF8.self))") }
+        let port = try readListeningPort(from: output, server: scenario.title)
         return ServerProcess(process: process, port: port, savePath: "/parse/classes/\(SaveRequest.className)", input: input)
     }
 
@@ -66,8 +59,3 @@ final class ServerProcess {
     }
 }
 
-/// The benchmark could not run as it should.
-struct BenchmarkFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-}

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import LoadSupport
 import NIOCore
 import NIOHTTP1
 

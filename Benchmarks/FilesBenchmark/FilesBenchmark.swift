@@ -1,5 +1,6 @@
 import Cloudlet
 import Foundation
+import LoadSupport
 import NIOCore
 
 /// The three measurements, each beside its baseline, printed as they finish.

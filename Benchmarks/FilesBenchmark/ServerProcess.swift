@@ -1,4 +1,5 @@
 import Foundation
+import LoadSupport
 
 /// The benchmark's server, started as this executable with `--serve <folder>`; its peak resident
 /// memory (VmHWM) is read from `/proc/<pid>/status` and reset through `/proc/<pid>/clear_refs`.
@@ -14,16 +15,7 @@ final class ServerProcess {
         let output = Pipe()
         process.standardOutput = output
         try process.run()
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let more = output.fileHandleForReading.availableData
-            guard !more.isEmpty else { throw BenchmarkFailure("the server process ended before it listened") }
-            line += more
-        }
-        guard let text = String(data: line, encoding: .utf8), text.hasPrefix("port "),
-            let port = Int(text.dropFirst(5).trimmingCharacters(in: .whitespacesAndNewlines))
-        else { throw BenchmarkFailure("the server process printed \(String(decoding: line, as: UTF8.self))") }
-        self.port = port
+        self.port = try readListeningPort(from: output, server: "the files benchmark")
     }
 
     /// The server's resident memory now (VmRSS) and its peak since start or ``resetPeak()`` (VmHWM), in MiB.
@@ -49,8 +41,3 @@ final class ServerProcess {
     }
 }
 
-/// The benchmark could not run as it should.
-struct BenchmarkFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-}

@@ -2,6 +2,7 @@ import Cloudlet
 import Crypto
 import Foundation
 import NIOSSL
+import LoadSupport
 import PushStandIns
 import Synchronization
 
@@ -77,11 +78,3 @@ struct StandInProcess {
     }
 }
 
-/// Why the benchmark stopped, or why its counts are wrong.
-struct BenchmarkFailure: Error, CustomStringConvertible {
-    let description: String
-
-    init(_ description: String) {
-        self.description = description
-    }
-}
