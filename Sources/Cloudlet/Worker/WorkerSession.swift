@@ -9,7 +9,7 @@ import Synchronization
 ///
 /// Given the event loop its connection reads on, it runs there the hooks whose last run was quick
 /// (an ``InvocationExecutor`` measures each run): no hand-off to another thread between a frame and
-/// its answer. The others run on Swift's global pool.
+/// its answer. The others run on Dispatch's global queue, timed the same way.
 ///
 /// ``HookWorker`` runs one over the socket its host hands it; a test runs one over an in-memory
 /// transport, with no process:
@@ -69,10 +69,11 @@ public final class WorkerSession: Sendable {
         switch message {
         case .invoke(let invocation):
             // A hook whose last run was quick runs on this event loop and answers from it; the others
-            // run on Swift's global pool, where computing for long holds up neither the frames of the
-            // other calls nor the answers to health checks. A quick hook that turns slow holds this
-            // loop until it ends or the host kills the worker at its deadline (the other calls on it
-            // are then run again elsewhere), and runs on the pool from then on.
+            // run on Dispatch's global queue (timed there too, so that a hook can be found quick), where
+            // computing for long holds up neither the frames of the other calls nor the answers to
+            // health checks. A quick hook that turns slow holds this loop until it ends or the host
+            // kills the worker at its deadline (the other calls on it are then run again elsewhere),
+            // and runs on the queue from then on.
             let hook = HookKey(kind: invocation.kind, name: invocation.name)
             let onLoop = eventLoop != nil && state.withLock { $0.quickHooks.contains(hook) }
             let executor = InvocationExecutor(eventLoop: onLoop ? eventLoop : nil)
