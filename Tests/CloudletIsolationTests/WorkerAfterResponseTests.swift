@@ -9,9 +9,11 @@ import Testing
 @Suite struct WorkerAfterResponseTests {
     @Test func aWorkersAfterResponseHookRunsOnceTheClientHasItsAnswer() async throws {
         try await HookHarness.withInMemoryWorkers(registry: FixtureHooks.registry()) { (harness: HookHarness) async throws in
-            let saved = try await harness.create("Later", ["n": 1])
-            // The hook waits 3 s before it writes its mark: the save did not wait for it.
+            // The hook cannot write its mark before the gate exists. Had the save waited for the
+            // hook, it would answer only after the hook gave up waiting (25 s), its mark written.
+            let saved = try await harness.create("Later", ["n": 1, "gated": true])
             #expect(try await harness.find(ParseQuery("LaterMark")).isEmpty)
+            _ = try await harness.create("LaterGate", [:])
             try await harness.waitForInvocations(.afterSave, "Later", timeout: .seconds(20))
             let end = ContinuousClock.now + .seconds(20)
             var marks: [ParseObject] = []

@@ -13,7 +13,9 @@ import Foundation
 ///   `LaterMark` object (`savedId`), so that a test sees the client answered before it ran. The
 ///   first time it runs for an object with `hang: true` (it leaves a mark in the worker's own
 ///   folder), it logs "after-response hook hanging: <object id>" and hangs instead, so that the
-///   test can stop the server mid-hook.
+///   test can stop the server mid-hook. For an object with `gated: true` it waits instead for a
+///   `LaterGate` object to exist (polling every 50 ms, for at most 25 s) before it records, so that
+///   a test decides when the hook may finish.
 /// - `function("slow")`: sleeps `ms` milliseconds, then answers "done".
 /// - `function("config")`: answers the app's config parameters as its caller reads them
 ///   (`caller`) and as the master key does (`master`).
@@ -59,7 +61,14 @@ enum FixtureHooks: HookModule {
                 try await Task.sleep(for: .seconds(60))
                 return
             }
-            try await Task.sleep(for: .seconds(3))
+            if request.object["gated"] == true {
+                let end = ContinuousClock.now + .seconds(25)
+                while try await request.store.asMaster.count(ParseQuery("LaterGate")) == 0, ContinuousClock.now < end {
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+            } else {
+                try await Task.sleep(for: .seconds(3))
+            }
             let record = ParseObject(className: "LaterMark", fields: ["savedId": request.object.objectId.map(ParseValue.string) ?? .null])
             _ = try await request.store.asMaster.save(record)
         }
