@@ -62,7 +62,9 @@ public final class HookHarness: Sendable {
         // Pushes the hooks record stay recorded, for the test to read; job runs run.
         var settings = WorkSettings()
         settings.kinds.remove(.pushDelivery)
-        work = Task { [runtime, settings] in await AppWorkService(runtime: runtime, settings: settings).run() }
+        let service = AppWorkService(runtime: runtime, settings: settings)
+        service.takeHandedWork()
+        work = Task { await service.run() }
     }
 
     deinit {

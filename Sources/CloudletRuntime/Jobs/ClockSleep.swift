@@ -6,13 +6,13 @@ extension CloudletClock {
     /// Waits until the clock reads `date`, or the task is cancelled: a test moving a manual clock
     /// past `date` ends the wait, as the system's clock reaching it does.
     package func sleep(until date: Date) async {
-        await Wake.sleep(until: date, on: self, orUntil: nil)
+        await Wake.sleep(until: date, on: self, orUntil: [])
     }
 
     /// Waits until the clock reads `date`, until `signal` (if any) is signalled, or until the task
     /// is cancelled.
     package func sleep(until date: Date, orUntil signal: WakeSignal?) async {
-        await Wake.sleep(until: date, on: self, orUntil: signal)
+        await Wake.sleep(until: date, on: self, orUntil: signal.map { [$0] } ?? [])
     }
 }
 
@@ -24,15 +24,21 @@ public final class WakeSignal: Sendable {
     private struct State {
         var isPending = false
         var sleepers: [ObjectIdentifier: Wake] = [:]
+        var count = 0
     }
 
     private let state = Mutex(State())
 
     public init() {}
 
+    /// How many times the signal was given so far: a loop that remembers it can tell, after a
+    /// wake, whether this signal was given since (when it sleeps on others too).
+    public var count: Int { state.withLock { $0.count } }
+
     /// Wakes every loop sleeping on this signal, or the next one to sleep if none is.
     public func signal() {
         let sleepers = state.withLock { state -> [Wake] in
+            state.count &+= 1
             guard !state.sleepers.isEmpty else {
                 state.isPending = true
                 return []
@@ -62,7 +68,12 @@ public final class WakeSignal: Sendable {
     /// Waits until signalled (at once if signalled since the last wait), until `clock` reads
     /// `date` when both are given, or until the task is cancelled.
     public func wait(until date: Date? = nil, on clock: (any CloudletClock)? = nil) async {
-        await Wake.sleep(until: date, on: clock, orUntil: self)
+        await Wake.sleep(until: date, on: clock, orUntil: [self])
+    }
+
+    /// Waits as ``wait(until:on:)`` does, until this signal or any of `others` is signalled.
+    public func wait(orFor others: [WakeSignal], until date: Date? = nil, on clock: (any CloudletClock)? = nil) async {
+        await Wake.sleep(until: date, on: clock, orUntil: [self] + others)
     }
 }
 
@@ -76,20 +87,20 @@ private final class Wake: Sendable {
 
     private let state = Mutex(State())
 
-    /// Waits until `clock` reads `date` (when both are given), until `signal` is signalled, or
-    /// until the task is cancelled, whichever comes first.
-    static func sleep(until date: Date?, on clock: (any CloudletClock)?, orUntil signal: WakeSignal?) async {
+    /// Waits until `clock` reads `date` (when both are given), until one of `signals` is
+    /// signalled, or until the task is cancelled, whichever comes first.
+    static func sleep(until date: Date?, on clock: (any CloudletClock)?, orUntil signals: [WakeSignal]) async {
         let wake = Wake()
         await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 wake.hold(continuation)
-                if let signal, !signal.add(wake) { wake.fire() }
+                for signal in signals where !signal.add(wake) { wake.fire() }
                 if let date, let clock { wake.arm(clock.schedule(at: date) { wake.fire() }) }
             }
         } onCancel: {
             wake.fire()
         }
-        signal?.remove(wake)
+        for signal in signals { signal.remove(wake) }
     }
 
     func hold(_ continuation: CheckedContinuation<Void, Never>) {

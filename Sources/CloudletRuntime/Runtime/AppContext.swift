@@ -77,7 +77,7 @@ public final class AppContext: Sendable {
         bulkhead = HookBulkhead(maximumRunning: limits.maximumConcurrentHooks, maximumWaiting: limits.maximumQueuedHooks)
         self.hookRuns = hookRuns
         self.metrics = metrics
-        heldWork = WorkHandoff(wake: stores.work.workQueued)
+        heldWork = WorkHandoff()
         var logger = logger
         logger[metadataKey: "app"] = .string(appId)
         self.logger = logger

@@ -81,46 +81,64 @@ public struct AppWorkService: Service {
         self.isServed = isServed
     }
 
+    /// Takes the rows its runtime hands from now on, as ``run()`` does as it starts. Called before
+    /// the loop's task starts, it makes the writes made meanwhile hand their after hooks to the loop
+    /// (to run once it does) rather than run them in the request, response or not.
+    package func takeHandedWork() {
+        app.heldWork.open(owner: owner, lease: settings.lease)
+    }
+
     public func run() async {
         let held = HeldWork()
         let stopping = Atomic(false)
-        app.heldWork.open(owner: owner, lease: settings.lease)
+        takeHandedWork()
         if settings.soleHolder { await takeBackAbandonedWork() }
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in
                 var renewedAt = app.clock.now
+                var claims = ClaimSchedule()
                 while !Task.isCancelled, !stopping.load(ordering: .acquiring), isServed() {
-                    await settle(held.takeEnded())
+                    let ended = held.takeEnded()
+                    await settle(ended)
+                    if ended.contains(where: { $0.outcome != .done }) { claims.rowsChanged() }
                     let now = app.clock.now
                     for handed in app.heldWork.take() {
                         if held.ids.isEmpty { renewedAt = now }
                         held.start(handed.work.id)
                         group.addTask {
                             held.end(handed.work, await handed.run(), then: handed.ended)
-                            queue.workQueued.signal()
+                            app.heldWork.wake.signal()
                         }
                     }
+                    let room = settings.concurrency - held.ids.count
+                    let queued = queue.workQueued.count
                     do {
                         if !held.ids.isEmpty, now.timeIntervalSince(renewedAt) >= settings.lease.seconds / 3 {
                             try await queue.renew(held.ids, owner: owner, leasedUntil: now.addingTimeInterval(settings.lease.seconds))
                             renewedAt = now
                         }
-                        let leasedUntil = now.addingTimeInterval(settings.lease.seconds)
-                        let room = settings.concurrency - held.ids.count
-                        for work in try await queue.claim(settings.kinds, limit: room, owner: owner, at: now, leasedUntil: leasedUntil) {
-                            if held.ids.isEmpty { renewedAt = now }
-                            held.start(work.id)
-                            group.addTask {
-                                held.end(work, await QueuedWork(app).run(work, push: push))
-                                queue.workQueued.signal()
+                        if room > 0, claims.isDue(at: now, queued: queued) {
+                            let leasedUntil = now.addingTimeInterval(settings.lease.seconds)
+                            let claimed = try await queue.claim(settings.kinds, limit: room, owner: owner, at: now, leasedUntil: leasedUntil)
+                            for work in claimed {
+                                if held.ids.isEmpty { renewedAt = now }
+                                held.start(work.id)
+                                group.addTask {
+                                    held.end(work, await QueuedWork(app).run(work, push: push))
+                                    app.heldWork.wake.signal()
+                                }
                             }
+                            claims.claimed(queued: queued, filledRoom: claimed.count == room, nextDue: try await queue.nextDue(settings.kinds))
                         }
                     } catch is CancellationError {
                     } catch {
                         app.logger.error("could not claim queued work", metadata: ["error": "\(error)"])
+                        claims.failed(queued: queued, retryAt: now.addingTimeInterval(1))
                     }
-                    let wake = await nextWake(renewedAt: renewedAt, holding: held.ids.count)
-                    await queue.workQueued.wait(until: wake, on: app.clock)
+                    // Full, the loop is woken by a run that ends rather than by a row falling due.
+                    let renewal = held.ids.isEmpty ? nil : renewedAt.addingTimeInterval(settings.lease.seconds / 3)
+                    let wake = [room > 0 ? claims.nextDue : nil, renewal].compactMap { $0 }.min()
+                    await queue.workQueued.wait(orFor: [app.heldWork.wake], until: wake, on: app.clock)
                 }
                 // Rows handed from now on run in their runtime's own task.
                 for handed in app.heldWork.close() { held.end(handed.work, .released, then: handed.ended) }
@@ -131,7 +149,7 @@ public struct AppWorkService: Service {
             await settle(held.takeEnded())
         } onGracefulShutdown: {
             stopping.store(true, ordering: .releasing)
-            queue.workQueued.signal()
+            app.heldWork.wake.signal()
         }
     }
 
@@ -148,21 +166,49 @@ public struct AppWorkService: Service {
         }
     }
 
-    /// When the loop next has something to do without being signalled: the earliest due row (while
-    /// it has room for one: a run that ends signals), or while it holds `holding` rows, the renewal
-    /// of their leases. Nil when neither.
-    private func nextWake(renewedAt: Date, holding: Int) async -> Date? {
-        let due = holding < settings.concurrency ? (try? await queue.nextDue(settings.kinds)) ?? nil : nil
-        let renewal = holding > 0 ? renewedAt.addingTimeInterval(settings.lease.seconds / 3) : nil
-        return [due, renewal].compactMap { $0 }.min()
+    /// Ends the rows of `ended` as their outcomes say, in one write, then tells who waits for each.
+    private func settle(_ ended: [HeldWork.Ended]) async {
+        guard !ended.isEmpty else { return }
+        await QueuedWork(app).end(ended.map { ($0.work, $0.outcome) })
+        for run in ended { run.then?() }
+    }
+}
+
+/// When a work loop claims: a claim is a write, so the loop makes one only when there may be
+/// something to take — work was queued since its last claim (``WorkQueue/workQueued`` was
+/// signalled), the earliest row has fallen due, its last claim took all it had room for, or its own
+/// runs made rows due again (a retry, a release). Rows the loop is handed are not claimed.
+struct ClaimSchedule {
+    /// When the earliest row falls due, as of the last claim; nil when none was queued.
+    private(set) var nextDue: Date?
+    /// The queue's signal count as the last claim began; nil before the first claim.
+    private var queuedAtLastClaim: Int?
+    private var mustClaim = true
+
+    /// Whether to claim at `now`, the queue's signal count being `queued`.
+    func isDue(at now: Date, queued: Int) -> Bool {
+        mustClaim || queued != queuedAtLastClaim || nextDue.map { $0 <= now } ?? false
     }
 
-    /// Ends the rows of `ended` as their outcomes say, then tells who waits for each.
-    private func settle(_ ended: [HeldWork.Ended]) async {
-        for run in ended {
-            await QueuedWork(app).end(run.work, as: run.outcome)
-            run.then?()
-        }
+    /// A claim began when the queue's signal count was `queued`; it took all it had room for if
+    /// `filledRoom`, and the earliest row left falls due at `nextDue`.
+    mutating func claimed(queued: Int, filledRoom: Bool, nextDue: Date?) {
+        queuedAtLastClaim = queued
+        mustClaim = filledRoom
+        self.nextDue = nextDue
+    }
+
+    /// A claim that began when the queue's signal count was `queued` failed: try again at `retryAt`
+    /// unless work is queued first.
+    mutating func failed(queued: Int, retryAt: Date) {
+        queuedAtLastClaim = queued
+        mustClaim = false
+        nextDue = retryAt
+    }
+
+    /// The loop's own runs changed when rows fall due: claim at the next turn.
+    mutating func rowsChanged() {
+        mustClaim = true
     }
 }
 

@@ -33,17 +33,21 @@ struct QueuedWork {
 
     /// Ends `work`'s row as `outcome` says, in the name of the holder the row was leased to.
     func end(_ work: ClaimedWork, as outcome: WorkOutcome) async {
+        await end([(work, outcome)])
+    }
+
+    /// Ends the row of each of `runs` as its outcome says, in one write, in the name of the holder
+    /// each row was leased to.
+    func end(_ runs: [(work: ClaimedWork, outcome: WorkOutcome)]) async {
+        guard !runs.isEmpty else { return }
         do {
-            switch outcome {
-            case .done: try await app.stores.work.complete(work.id, owner: work.owner)
-            case .retry(let due): try await app.stores.work.retry(work.id, owner: work.owner, at: due)
-            case .released: try await app.stores.work.release([work.id], owner: work.owner, at: app.clock.now)
-            }
+            try await app.stores.work.end(runs.map { WorkEnding(id: $0.work.id, owner: $0.work.owner, outcome: $0.outcome) }, at: app.clock.now)
         } catch is CancellationError {
-            // Stopped without a graceful shutdown: the lease runs out instead.
+            // Stopped without a graceful shutdown: the leases run out instead.
         } catch {
             app.logger.error(
-                "could not record how queued work ended", metadata: ["work": "\(work.id)", "kind": "\(work.kind)", "error": "\(error)"])
+                "could not record how queued work ended",
+                metadata: ["work": "\(runs.map(\.work.id).joined(separator: ","))", "kind": "\(Set(runs.map(\.work.kind.rawValue)).sorted().joined(separator: ","))", "error": "\(error)"])
         }
     }
 

@@ -37,13 +37,10 @@ final class WorkHandoff: Sendable {
     }
 
     private let state = Mutex(State())
-    /// Signalled when a row is handed, for the service's loop.
-    private let wake: WakeSignal
-
-    /// A handoff that wakes its service by `wake` (the one its queue's claims sleep on).
-    init(wake: WakeSignal) {
-        self.wake = wake
-    }
+    /// Signalled when a row is handed or a run of the service ends, for the service's loop: apart
+    /// from its queue's ``WorkQueue/workQueued``, so that the loop claims only when that says
+    /// there may be new work to claim.
+    let wake = WakeSignal()
 
     /// How a row queued at `now` is held, for a run of at most `timeLimit`: leased to the service
     /// taking rows for its lease (it renews it), or with none, to this process until past the time

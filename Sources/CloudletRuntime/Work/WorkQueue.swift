@@ -64,6 +64,20 @@ public struct ClaimedWork: Sendable, Hashable {
     }
 }
 
+/// How a holder ends one row it holds.
+public struct WorkEnding: Sendable, Equatable {
+    public var id: String
+    /// Who holds it: the row is left alone if another holder has since claimed it.
+    public var owner: String
+    public var outcome: WorkOutcome
+
+    public init(id: String, owner: String, outcome: WorkOutcome) {
+        self.id = id
+        self.owner = owner
+        self.outcome = outcome
+    }
+}
+
 /// A queue of work that is done at least once: rows are claimed with a lease, and a row whose
 /// holder ends before completing it (a crash, a kill) is claimed again once its lease runs out.
 ///
@@ -95,18 +109,11 @@ public protocol WorkQueue: Sendable {
     @discardableResult
     func renew(_ ids: [String], owner: String, leasedUntil: Date) async throws -> Int
 
-    /// Removes `id`: it is done (or given up). False if `owner` no longer held it.
+    /// Ends each row of `endings` as its outcome says, in one write, each only if its holder still
+    /// holds it: a row done goes, one to retry is due again at its time, one released is due at
+    /// `now` with its attempt not counted. Answers how many rows were still held.
     @discardableResult
-    func complete(_ id: String, owner: String) async throws -> Bool
-
-    /// Ends `owner`'s lease on `id`, due again at `due` (its attempt stays counted).
-    @discardableResult
-    func retry(_ id: String, owner: String, at due: Date) async throws -> Bool
-
-    /// Hands back the rows of `ids` that `owner` holds, due at `now` and their attempts not counted
-    /// (the holder stops before running them to their end, as on shutdown); answers how many.
-    @discardableResult
-    func release(_ ids: [String], owner: String, at now: Date) async throws -> Int
+    func end(_ endings: [WorkEnding], at now: Date) async throws -> Int
 
     /// Makes every row leased to a holder other than `owner` due at `now`, as if its lease had run
     /// out (its attempt stays counted); answers how many. Only for a queue `owner` alone claims
@@ -120,4 +127,25 @@ public protocol WorkQueue: Sendable {
     /// When the queue was last written by any process, as far as can be told cheaply (nil if it
     /// cannot): when it changes, work another process queued (such as `cloudlet push send`) may be due.
     func lastWrittenAt() -> Date?
+}
+
+extension WorkQueue {
+    /// Removes `id`: it is done (or given up). False if `owner` no longer held it.
+    @discardableResult
+    public func complete(_ id: String, owner: String) async throws -> Bool {
+        try await end([WorkEnding(id: id, owner: owner, outcome: .done)], at: Date()) > 0
+    }
+
+    /// Ends `owner`'s lease on `id`, due again at `due` (its attempt stays counted).
+    @discardableResult
+    public func retry(_ id: String, owner: String, at due: Date) async throws -> Bool {
+        try await end([WorkEnding(id: id, owner: owner, outcome: .retry(at: due))], at: due) > 0
+    }
+
+    /// Hands back the rows of `ids` that `owner` holds, due at `now` and their attempts not counted
+    /// (the holder stops before running them to their end, as on shutdown); answers how many.
+    @discardableResult
+    public func release(_ ids: [String], owner: String, at now: Date) async throws -> Int {
+        try await end(ids.map { WorkEnding(id: $0, owner: owner, outcome: .released) }, at: now)
+    }
 }

@@ -100,25 +100,38 @@ public struct SQLiteWorkQueue: WorkQueue {
 
     @discardableResult
     public func renew(_ ids: [String], owner: String, leasedUntil: Date) async throws -> Int {
-        try await held(ids, by: owner, set: "due = ?", [leasedUntil.timeIntervalSince1970])
-    }
-
-    @discardableResult
-    public func complete(_ id: String, owner: String) async throws -> Bool {
-        try await database.pool.write { db in
-            try db.cachedStatement(sql: "DELETE FROM work_queue WHERE id = ? AND lease_owner = ?").execute(arguments: [id, owner])
-            return db.changesCount > 0
+        guard !ids.isEmpty else { return 0 }
+        return try await database.pool.write { db in
+            let statement = try db.cachedStatement(sql: "UPDATE work_queue SET due = ? WHERE id = ? AND lease_owner = ?")
+            var changed = 0
+            for id in ids {
+                try statement.execute(arguments: [leasedUntil.timeIntervalSince1970, id, owner])
+                changed += db.changesCount
+            }
+            return changed
         }
     }
 
     @discardableResult
-    public func retry(_ id: String, owner: String, at due: Date) async throws -> Bool {
-        try await held([id], by: owner, set: "lease_owner = NULL, due = ?", [due.timeIntervalSince1970]) > 0
-    }
-
-    @discardableResult
-    public func release(_ ids: [String], owner: String, at now: Date) async throws -> Int {
-        try await held(ids, by: owner, set: "lease_owner = NULL, due = ?, attempts = attempts - 1", [now.timeIntervalSince1970])
+    public func end(_ endings: [WorkEnding], at now: Date) async throws -> Int {
+        guard !endings.isEmpty else { return 0 }
+        return try await database.pool.write { db in
+            var changed = 0
+            for ending in endings {
+                switch ending.outcome {
+                case .done:
+                    try db.cachedStatement(sql: "DELETE FROM work_queue WHERE id = ? AND lease_owner = ?").execute(arguments: [ending.id, ending.owner])
+                case .retry(let due):
+                    try db.cachedStatement(sql: "UPDATE work_queue SET lease_owner = NULL, due = ? WHERE id = ? AND lease_owner = ?")
+                        .execute(arguments: [due.timeIntervalSince1970, ending.id, ending.owner])
+                case .released:
+                    try db.cachedStatement(sql: "UPDATE work_queue SET lease_owner = NULL, due = ?, attempts = attempts - 1 WHERE id = ? AND lease_owner = ?")
+                        .execute(arguments: [now.timeIntervalSince1970, ending.id, ending.owner])
+                }
+                changed += db.changesCount
+            }
+            return changed
+        }
     }
 
     @discardableResult
@@ -149,19 +162,5 @@ public struct SQLiteWorkQueue: WorkQueue {
     public func lastWrittenAt() -> Date? {
         // In WAL mode every commit writes the log; a checkpoint then writes the database file.
         [database.path + "-wal", database.path].compactMap(FileModification.time(of:)).max()
-    }
-
-    /// Applies `assignments` (with `values`) to the rows of `ids` that `owner` holds; answers how many.
-    private func held(_ ids: [String], by owner: String, set assignments: String, _ values: [Double]) async throws -> Int {
-        guard !ids.isEmpty else { return 0 }
-        return try await database.pool.write { db in
-            let statement = try db.cachedStatement(sql: "UPDATE work_queue SET \(assignments) WHERE id = ? AND lease_owner = ?")
-            var changed = 0
-            for id in ids {
-                try statement.execute(arguments: StatementArguments(values) + [id, owner])
-                changed += db.changesCount
-            }
-            return changed
-        }
     }
 }

@@ -43,6 +43,7 @@ public struct WorkService: Service {
                         let loop = AppWorkService(
                             runtime: runtime, settings: settings, push: PushDeliverySetup(providers: providers, configuration: push)
                         ) { [apps] in apps.app(app.id)?.runtime === runtime }
+                        loop.takeHandedWork()
                         group.addTask {
                             await loop.run()
                             running.end(app.id, runtime)
