@@ -40,6 +40,25 @@ extension ProcessTests {
             #expect(survivor.status == 200, "a call on the worker killed for the spin is run again: \(JSONWriter.string(survivor.body))")
         }
 
+        @Test func aCallBehindAQuickHookThatSpinsOnItsWorkersLoopRunsAgainWithinItsOwnDeadline() async throws {
+            let apps = try await TwoApps.start()
+            defer { apps.stop() }
+            // Quick runs put the hook on its worker's event loop: its spin there holds up every
+            // other frame to the worker, until the host kills the worker at the spin's 1 s limit.
+            for _ in 0..<3 { #expect(try await apps.fixture.post("/functions/spinIfAsked", [:])["result"] == "quick") }
+            let spin = Task {
+                let reply = try await apps.fixture.post("/functions/spinIfAsked", ["spin": true])
+                return (reply, ContinuousClock.now)
+            }
+            try await Task.sleep(for: .milliseconds(400))
+            let behind = try await apps.fixture.post("/functions/slow", ["ms": 10])
+            let answeredAt = ContinuousClock.now
+            let (spun, spinEndedAt) = try await spin.value
+            #expect(spun.status == 504)
+            #expect(behind.status == 200 && behind["result"] == "done", "the call behind the spin is not failed by it: \(JSONWriter.string(behind.body))")
+            #expect(spinEndedAt <= answeredAt, "the call waited behind the spin, and ran again once its worker was replaced")
+        }
+
         @Test func aHookResultOverTheFrameBoundIsThatCallsErrorAndTheWorkerCarriesOn() async throws {
             let apps = try await TwoApps.start()
             defer { apps.stop() }

@@ -22,6 +22,8 @@ import Foundation
 /// - `function("wait")`: waits for ever, deaf to cancellation but using no CPU, under a 60 s limit.
 /// - `function("spin")`: `while true {}` that ignores cancellation, under a 1 s limit; only a kill ends it.
 /// - `function("spinBriefly")`: the same under a 100 ms limit.
+/// - `function("spinIfAsked")`: answers "quick" at once, or with `spin: true` spins as `spin` does,
+///   under a 1 s limit: quick runs put it on its worker's event loop, where a spin holds up the loop.
 /// - `function("crash")`: traps on a force-unwrap of nil.
 /// - `function("hog")`: allocates (and touches) memory without bound.
 /// - `function("pid")`: answers the process id of the process running the hook.
@@ -99,6 +101,12 @@ enum FixtureHooks: HookModule {
             return .number(Double(turns))
         }
         hooks.function("spinBriefly", timeLimit: .milliseconds(100)) { _ in
+            var turns = 0
+            while alwaysTrue() { turns &+= 1 }
+            return .number(Double(turns))
+        }
+        hooks.function("spinIfAsked", timeLimit: .seconds(1)) { request in
+            guard request.params["spin"] == true else { return "quick" }
             var turns = 0
             while alwaysTrue() { turns &+= 1 }
             return .number(Double(turns))
