@@ -28,12 +28,16 @@ struct AfterHooks {
         guard let hook else { return try await write(nil).0 }
         // A write that joins a transactional batch's transaction commits as late as its deadline.
         let latestCommit = SharedTransactionMember.current?.transaction.deadline.deadline ?? .distantPast
-        let hold = app.heldWork.hold(runningFor: hook.timeLimit, at: max(app.clock.now, latestCommit))
+        let start = max(app.clock.now, latestCommit)
+        let runsAfterResponse = hook.runs == .afterResponse
+        let hold =
+            runsAfterResponse
+            ? app.heldWork.hold(runningFor: hook.timeLimit, at: start) : app.heldWork.heldByItsWriter(runningFor: hook.timeLimit, at: start)
         let (value, event) = try await write(hold)
         guard let event else { return value }
         await SharedTransactionMember.current?.waitForTurn()
         let work = ClaimedWork(id: event.id, kind: .afterHook, payload: .null, attempts: 1, owner: hold.owner, leasedUntil: hold.leasedUntil)
-        await QueuedWork(app).runHeld(work, waits: hook.runs != .afterResponse) { await self.run(event, attempt: 1) }
+        await QueuedWork(app).runHeld(work, waits: !runsAfterResponse) { await self.run(event, attempt: 1) }
         return value
     }
 

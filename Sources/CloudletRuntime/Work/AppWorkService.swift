@@ -49,7 +49,8 @@ public struct WorkSettings: Sendable, Hashable {
 /// to this process; while they run it renews their leases; each row ends as its run says.
 ///
 /// It also runs at once the rows its runtime queued held and hands it (``WorkHandoff``: an after
-/// hook right after its write), renewing their leases as it does its claims'.
+/// hook that runs after the response, right after its write), renewing their leases as it does
+/// its claims'.
 ///
 /// It polls nothing: it sleeps until work is queued (``WorkQueue/workQueued``) or handed, a run
 /// ends, the earliest row falls due, or (while it runs something) a lease needs renewing. On
@@ -106,7 +107,7 @@ public struct AppWorkService: Service {
                         if held.ids.isEmpty { renewedAt = now }
                         held.start(handed.work.id)
                         group.addTask {
-                            held.end(handed.work, await handed.run(), then: handed.ended)
+                            held.end(handed.work, await handed.run())
                             app.heldWork.wake.signal()
                         }
                     }
@@ -141,7 +142,7 @@ public struct AppWorkService: Service {
                     await queue.workQueued.wait(orFor: [app.heldWork.wake], until: wake, on: app.clock)
                 }
                 // Rows handed from now on run in their runtime's own task.
-                for handed in app.heldWork.close() { held.end(handed.work, .released, then: handed.ended) }
+                for handed in app.heldWork.close() { held.end(handed.work, .released) }
                 group.cancelAll()
             }
             // The runs have ended, cancelled ones handing their rows back, as do the rows handed and
@@ -166,11 +167,9 @@ public struct AppWorkService: Service {
         }
     }
 
-    /// Ends the rows of `ended` as their outcomes say, in one write, then tells who waits for each.
+    /// Ends the rows of `ended` as their outcomes say, in one write.
     private func settle(_ ended: [HeldWork.Ended]) async {
-        guard !ended.isEmpty else { return }
         await QueuedWork(app).end(ended.map { ($0.work, $0.outcome) })
-        for run in ended { run.then?() }
     }
 }
 
@@ -220,11 +219,10 @@ public enum WorkOwner {
 
 /// The rows a loop runs now, and those whose run ended and whose row is yet to be ended.
 private final class HeldWork: Sendable {
-    /// A run that ended: its row, what becomes of it, and what to call once that is written.
+    /// A run that ended: its row, and what becomes of it.
     struct Ended {
         let work: ClaimedWork
         let outcome: WorkOutcome
-        let then: (@Sendable () -> Void)?
     }
 
     private struct State {
@@ -239,9 +237,9 @@ private final class HeldWork: Sendable {
 
     func start(_ id: String) { _ = state.withLock { $0.running.insert(id) } }
 
-    /// `work`'s run ended as `outcome`; `then`, if any, is called once its row is ended so.
-    func end(_ work: ClaimedWork, _ outcome: WorkOutcome, then: (@Sendable () -> Void)? = nil) {
-        state.withLock { $0.ended.append(Ended(work: work, outcome: outcome, then: then)) }
+    /// `work`'s run ended as `outcome`.
+    func end(_ work: ClaimedWork, _ outcome: WorkOutcome) {
+        state.withLock { $0.ended.append(Ended(work: work, outcome: outcome)) }
     }
 
     /// The runs that ended, to be settled, no longer held.

@@ -51,21 +51,12 @@ struct QueuedWork {
         }
     }
 
-    /// Runs the row `work` the app's writes queued held: in the app's ``AppWorkService`` at once when
-    /// one takes rows (returning then, or with `waits`, once it has run and its row is ended), in
-    /// this task otherwise; `run` runs it and answers what becomes of its row.
+    /// Runs the row `work` the app's writes queued held. With `waits` (an after hook the response
+    /// waits for), in this task, its row ended here: no hop to another task and back. Otherwise in
+    /// the app's ``AppWorkService`` when one takes rows, returning at once; in this task when none
+    /// does. `run` runs it and answers what becomes of its row.
     func runHeld(_ work: ClaimedWork, waits: Bool, _ run: @escaping @Sendable () async -> WorkOutcome) async {
-        let handed: Bool
-        if waits {
-            handed = await withCheckedContinuation { continuation in
-                if !app.heldWork.hand(HandedWork(work: work, run: run, ended: { continuation.resume(returning: true) })) {
-                    continuation.resume(returning: false)
-                }
-            }
-        } else {
-            handed = app.heldWork.hand(HandedWork(work: work, run: run, ended: {}))
-        }
-        guard !handed else { return }
+        if !waits, app.heldWork.hand(HandedWork(work: work, run: run)) { return }
         await end(work, as: await run())
     }
 }

@@ -21,11 +21,10 @@ struct HandedWork: Sendable {
     let work: ClaimedWork
     /// Runs it, and answers what becomes of its row.
     let run: @Sendable () async -> WorkOutcome
-    /// Called once its row is ended: as `run` answered, or handed back when it will not run here.
-    let ended: @Sendable () -> Void
 }
 
-/// Where an app's runtime hands the rows it queued held by itself (an after hook with its write) to
+/// Where an app's runtime hands the rows it queued held by itself (an after hook that runs after
+/// the response, with its write) to
 /// the app's ``AppWorkService``, which runs them in its task group at once instead of at its next
 /// claim, and renews their leases while they run. Open while that service runs; while it is closed,
 /// ``hand(_:)`` refuses and the runtime runs the row in its own task.
@@ -42,15 +41,20 @@ final class WorkHandoff: Sendable {
     /// there may be new work to claim.
     let wake = WakeSignal()
 
-    /// How a row queued at `now` is held, for a run of at most `timeLimit`: leased to the service
-    /// taking rows for its lease (it renews it), or with none, to this process until past the time
-    /// limit (nothing renews it).
+    /// How a row queued at `now` to be handed to the service is held, for a run of at most
+    /// `timeLimit`: leased to the service taking rows for its lease (it renews it), or with none, as
+    /// ``heldByItsWriter(runningFor:at:)``.
     func hold(runningFor timeLimit: Duration, at now: Date) -> WorkHold {
-        let taker = state.withLock { $0.taker }
-        guard let taker else {
-            return WorkHold(owner: WorkOwner.thisProcess, leasedUntil: now.addingTimeInterval((timeLimit + WorkSettings().lease).seconds))
-        }
+        guard let taker = state.withLock({ $0.taker }) else { return heldByItsWriter(runningFor: timeLimit, at: now) }
         return WorkHold(owner: taker.owner, leasedUntil: now.addingTimeInterval(taker.lease.seconds))
+    }
+
+    /// How a row queued at `now` is held when the request that queued it runs it, for at most
+    /// `timeLimit`: in the name of the service taking rows (this process when none does), until past
+    /// the time limit, since nothing renews it.
+    func heldByItsWriter(runningFor timeLimit: Duration, at now: Date) -> WorkHold {
+        let owner = state.withLock { $0.taker?.owner } ?? WorkOwner.thisProcess
+        return WorkHold(owner: owner, leasedUntil: now.addingTimeInterval((timeLimit + WorkSettings().lease).seconds))
     }
 
     /// Hands `work` to the service to run at once; false, leaving it to the caller, if none takes rows.

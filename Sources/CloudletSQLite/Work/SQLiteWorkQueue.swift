@@ -115,7 +115,8 @@ public struct SQLiteWorkQueue: WorkQueue {
     @discardableResult
     public func end(_ endings: [WorkEnding], at now: Date) async throws -> Int {
         guard !endings.isEmpty else { return 0 }
-        return try await database.pool.write { db in
+        // In the next group of writes: the ends of after hooks share the commit of the saves.
+        return try await database.writeGroups.write(deadline: nil) { db in
             var changed = 0
             for ending in endings {
                 switch ending.outcome {
