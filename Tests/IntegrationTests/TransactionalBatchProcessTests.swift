@@ -28,8 +28,8 @@ extension ProcessTests {
             #expect(try await client.query("AuthorStats").isEmpty, "no after hook ran")
 
             let committed = try await client.post("/batch", ["transaction": true, "requests": [Self.post("one"), Self.post("two")]])
-            #expect(committed.status == 200)
-            #expect(committed.body.arrayValue?.allSatisfy { $0["success"]?["objectId"] != nil } == true)
+            #expect(committed.status == 200, "\(JSONWriter.string(committed.body))")
+            #expect(committed.body.arrayValue?.allSatisfy { $0["success"]?["objectId"] != nil } == true, "\(server.stderr.suffix(2000))")
             #expect(try await client.query("Posts").count == 2)
             let stats = try await client.query("AuthorStats", where: ["author": "bo"])
             #expect(stats.count == 1, "the after hooks ran one after the other: \(stats)")
