@@ -4,11 +4,13 @@
 # (`CloudletBenchmark serve workers`) and the workers it starts under callgrind (valgrind 3.19),
 # sends WARMUP saves on one keep-alive connection, zeroes the counts, sends SAVES more, dumps them,
 # and sums each process's instructions by stage (Scripts/hook-path-stages.py says how).
-# KEEP=1 keeps the dumps (the script prints their folder) for callgrind_annotate.
+# KEEP=1 keeps the dumps (the script prints their folder) for callgrind_annotate. SCENARIO=bare
+# (or no-hooks, in-process) counts another of the benchmark's servers the same way (default workers).
 #
 # usage: Benchmarks/Scripts/hook-path-instructions.sh [SAVES] [WARMUP]   (defaults 500 and 100)
 # Build first, from the repository's root: swift build -c release --package-path Benchmarks --product CloudletBenchmark
 set -eu
+scenario=${SCENARIO:-workers}
 saves=${1:-500}
 warmup=${2:-100}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -45,7 +47,7 @@ chmod +x "$folder/worker"
 export LD_PRELOAD="$folder/sigsuspend.so" BENCHMARK_WORKER_EXECUTABLE="$folder/worker"
 # One place for valgrind's control pipes, which the workers' TMPDIR (of their own) would move.
 valgrind --tool=callgrind --vgdb-prefix="$folder/vgdb" --callgrind-out-file="$folder/callgrind.%p" \
-    "$folder/CloudletBenchmark" serve workers <"$folder/input" >"$folder/output" 2>"$folder/valgrind.log" &
+    "$folder/CloudletBenchmark" serve "$scenario" <"$folder/input" >"$folder/output" 2>"$folder/valgrind.log" &
 server=$!
 exec 3>"$folder/input"   # the server runs until this closes
 tries=0
@@ -77,7 +79,7 @@ send "$saves" strict
 callgrind_control --vgdb-prefix="$folder/vgdb" -d >/dev/null 2>&1
 dumps=$(ls "$folder"/callgrind.*.* 2>/dev/null || true)
 [ -n "$dumps" ] || { echo "callgrind wrote no dump" >&2; exit 1; }
-echo "$saves saves after $warmup unmeasured, one connection; hooks in worker processes"
+echo "$saves saves after $warmup unmeasured, one connection; server: $scenario"
 [ -z "${KEEP:-}" ] || echo "dumps kept in $folder"
 # shellcheck disable=SC2086
 python3 "$here/hook-path-stages.py" "$saves" $dumps

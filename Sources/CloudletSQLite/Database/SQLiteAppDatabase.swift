@@ -42,6 +42,8 @@ public final class SQLiteAppDatabase: Sendable {
     package let statistics: SQLiteStatistics
     /// The type of each field of each class, checked in every write transaction.
     let schema = FieldSchemaCache()
+    /// The classes the text index covers, as far as this process knows.
+    let textClasses = TextIndexedClasses()
     /// The most bytes an object's fields and ACL may take as stored JSON; a write past it answers 116.
     let maximumObjectBytes: Int
     /// The match steps one query's `$regex` patterns may take together.

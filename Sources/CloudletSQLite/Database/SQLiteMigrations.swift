@@ -26,6 +26,7 @@ enum SQLiteMigrations {
         SQLiteAuthDataIndex.registerIndexes(&migrator)
         SQLiteSchemaStore.registerTables(&migrator)
         SQLiteSchemaStore.registerSortKeyIndexes(&migrator)
+        SQLiteTextIndex.registerClassList(&migrator)
         return migrator
     }
 }

@@ -50,16 +50,14 @@ extension SQLiteObjectStore {
     }
 
     /// `body` on a read connection, run as every statement of a query runs
-    /// (``SQLiteQueryBuilder/Statement/running(_:steps:_:)``) and within the database's bound on an
-    /// aggregate's instructions.
+    /// (``SQLiteAppDatabase/read(_:_:)``) and within the database's bound on an aggregate's
+    /// instructions.
     private func reading<Result: Sendable>(
         _ statement: SQLiteQueryBuilder.Statement, what: String, _ body: @escaping @Sendable (Database) throws -> Result
     ) async throws -> Result {
-        let database = database
-        return try await database.pool.read { db in
-            try SQLiteWorkBound.running(db, instructions: database.aggregateInstructions, what: what) {
-                try statement.running(db, steps: database.regexStepsPerQuery) { try body(db) }
-            }
+        let instructions = database.aggregateInstructions
+        return try await database.read(statement) { db in
+            try SQLiteWorkBound.running(db, instructions: instructions, what: what) { try body(db) }
         }
     }
 

@@ -55,28 +55,21 @@ public struct SQLiteObjectStore: ObjectStorage {
         let statement = try SQLiteQueryBuilder.select(query)
         let database = database
         let scored = query.query.keys?.contains("$score") == true
-        return try await database.pool.read { db in
-            try statement.running(db, steps: database.regexStepsPerQuery) {
-                var objects: [ParseObject] = []
-                let rows = try Row.fetchCursor(db, sql: statement.sql, arguments: statement.arguments)
-                while let row = try rows.next() {
-                    var object = try ObjectRows.object(query.query.className, row, budget: query.budget)
-                    if scored, let score: Double = row["text_score"] { object.fields["score"] = .number(score) }
-                    objects.append(database.presented(object))
-                }
-                return objects
+        return try await database.read(statement) { db in
+            var objects: [ParseObject] = []
+            let rows = try Row.fetchCursor(db, sql: statement.sql, arguments: statement.arguments)
+            while let row = try rows.next() {
+                var object = try ObjectRows.object(query.query.className, row, budget: query.budget)
+                if scored, let score: Double = row["text_score"] { object.fields["score"] = .number(score) }
+                objects.append(database.presented(object))
             }
+            return objects
         }
     }
 
     public func count(_ query: StorageQuery) async throws -> Int {
         let statement = try SQLiteQueryBuilder.count(query)
-        let steps = database.regexStepsPerQuery
-        return try await database.pool.read { db in
-            try statement.running(db, steps: steps) {
-                try Int.fetchOne(db, sql: statement.sql, arguments: statement.arguments) ?? 0
-            }
-        }
+        return try await database.read(statement) { db in try Int.fetchOne(db, sql: statement.sql, arguments: statement.arguments) ?? 0 }
     }
 
     public func sharedTransaction(deadline: WriteDeadline) -> any SharedTransaction {

@@ -51,15 +51,13 @@ public struct SQLitePushStore: PushDeliveryStorage {
         let select = try SQLiteQueryBuilder.select(
             StorageQuery(query: page, readerIdentities: nil),
             columns: "id, \(Self.textField("deviceType")), \(Self.textField("deviceToken")), \(Self.textField("pushType"))")
-        return try await database.pool.read { db in
-            try select.running(db, steps: self.database.regexStepsPerQuery) {
-                var recipients: [PushRecipient] = []
-                let rows = try Row.fetchCursor(db, sql: select.sql, arguments: select.arguments)
-                while let row = try rows.next() {
-                    recipients.append(PushRecipient(installationId: row[0], deviceType: row[1] ?? "", token: row[2], pushType: row[3]))
-                }
-                return recipients
+        return try await database.read(select) { db in
+            var recipients: [PushRecipient] = []
+            let rows = try Row.fetchCursor(db, sql: select.sql, arguments: select.arguments)
+            while let row = try rows.next() {
+                recipients.append(PushRecipient(installationId: row[0], deviceType: row[1] ?? "", token: row[2], pushType: row[3]))
             }
+            return recipients
         }
     }
 

@@ -1,17 +1,21 @@
 import GRDB
 
 /// The full-text index behind `$text`: one FTS5 table for the whole app, in its own database, with
-/// one row for each String field of each object of the searchable classes.
+/// one row for each String field of each object of the classes indexed.
 ///
 /// `text_fields` names each indexed field (class, object id, field) under an integer `doc`, the
 /// rowid of its row in `text_index`, a contentless FTS5 table (the text stays in `objects` only)
 /// tokenized by `porter unicode61 remove_diacritics 2`: words folded in case and diacritics and
 /// reduced to their English stems. Triggers on `objects` keep both in step in the transaction of
-/// every write, whichever store makes it: an insert indexes the new row's top-level String
-/// fields, a delete removes the old row's, and an update indexes again the String fields it
-/// changed (a contentless table forgets a row by being told its old text, which the trigger has
-/// as `OLD.data`). Every String field is indexed as it is written, so a search never builds an index
-/// under a read; the cost is paid by writes, in proportion to the text they store.
+/// every write to a class listed in `text_classes`, whichever store makes it: an insert indexes the
+/// new row's top-level String fields, a delete removes the old row's, and an update indexes again
+/// the String fields it changed (a contentless table forgets a row by being told its old text,
+/// which the trigger has as `OLD.data`).
+///
+/// A class is indexed from its first search on (as Parse Server on MongoDB creates a text index
+/// the first time a class is searched): that search indexes the objects the class holds, in one
+/// write, and from then on every write indexes what it stores. Writes to a class never searched
+/// pay nothing for the index (indexing a save's text costs several times the save itself).
 enum SQLiteTextIndex {
     /// The classes whose objects are indexed: every class of the app, and of Parse's own classes
     /// those an app searches (users and roles); the others (sessions, installations, push and job
@@ -86,7 +90,56 @@ enum SQLiteTextIndex {
         DELETE FROM text_fields WHERE class = OLD.class AND id = OLD.id;
         """
 
-    /// The index, its triggers, and the index rows of every object already stored.
+    /// The triggers that keep the index in step with the writes to the classes `isIndexed` selects
+    /// (a condition on the class column it is given: `NEW.class` or `OLD.class`).
+    private static func triggers(_ isIndexed: (String) -> String) -> String {
+        """
+        CREATE TRIGGER objects_text_insert AFTER INSERT ON objects WHEN \(isIndexed("NEW.class")) BEGIN
+            \(indexingNew)
+        END;
+        CREATE TRIGGER objects_text_delete AFTER DELETE ON objects WHEN \(isIndexed("OLD.class")) BEGIN
+            \(forgetting)
+        END;
+        CREATE TRIGGER objects_text_update AFTER UPDATE OF data ON objects
+            WHEN \(isIndexed("NEW.class")) AND \(strings("OLD.data")) IS NOT \(strings("NEW.data")) BEGIN
+            \(reindexingChanges)
+        END;
+        """
+    }
+
+    /// Whether the class column `column` names a class listed in `text_classes`.
+    private static func listed(_ column: String) -> String {
+        "\(column) IN (SELECT class FROM text_classes)"
+    }
+
+    /// Indexes, in the transaction of `db`, the objects of `className` whose rows `selection` selects
+    /// (a condition on `objects`, with its arguments).
+    private static func indexObjects(where selection: String, _ arguments: StatementArguments, _ db: Database) throws {
+        let statements = try indexing(className: "?1", id: "?2", data: "?3").map { try db.makeStatement(sql: $0) }
+        let objects = try Row.fetchCursor(db, sql: "SELECT class, id, data FROM objects WHERE \(selection)", arguments: arguments)
+        while let object = try objects.next() {
+            let arguments = StatementArguments(Array(object.databaseValues))
+            for statement in statements { try statement.execute(arguments: arguments) }
+        }
+    }
+
+    /// Lists `className` among the classes indexed and indexes the objects it holds, in the
+    /// transaction of `db`, unless it is listed already. Answers whether it was.
+    static func startIndexing(_ className: String, _ db: Database) throws -> Bool {
+        try db.execute(sql: "INSERT OR IGNORE INTO text_classes (class) VALUES (?)", arguments: [className])
+        guard db.changesCount > 0 else { return true }
+        try indexObjects(where: "class = ?", [className], db)
+        return false
+    }
+
+    /// The classes listed as indexed.
+    static func indexedClasses(_ db: Database) throws -> Set<String> {
+        Set(try String.fetchAll(db, sql: "SELECT class FROM text_classes"))
+    }
+
+    /// The index, its triggers, and the index rows of every object already stored; then the list
+    /// of the classes indexed, which starts with every class that holds objects then (their index
+    /// rows are kept), and triggers that index only the classes listed.
     static func registerTables(_ migrator: inout DatabaseMigrator) {
         migrator.registerMigration("text_index") { db in
             try db.execute(
@@ -98,24 +151,24 @@ enum SQLiteTextIndex {
                     CREATE VIRTUAL TABLE text_index USING fts5(
                         text, content = '', tokenize = 'porter unicode61 remove_diacritics 2'
                     );
-                    CREATE TRIGGER objects_text_insert AFTER INSERT ON objects WHEN \(searchable("NEW.class")) BEGIN
-                        \(indexingNew)
-                    END;
-                    CREATE TRIGGER objects_text_delete AFTER DELETE ON objects WHEN \(searchable("OLD.class")) BEGIN
-                        \(forgetting)
-                    END;
-                    CREATE TRIGGER objects_text_update AFTER UPDATE OF data ON objects
-                        WHEN \(searchable("NEW.class")) AND \(strings("OLD.data")) IS NOT \(strings("NEW.data")) BEGIN
-                        \(reindexingChanges)
-                    END;
-                    """)
+                    """ + triggers(searchable))
             // The objects already stored, one at a time as the triggers index them.
-            let statements = try indexing(className: "?1", id: "?2", data: "?3").map { try db.makeStatement(sql: $0) }
-            let objects = try Row.fetchCursor(db, sql: "SELECT class, id, data FROM objects WHERE \(searchable("class"))")
-            while let object = try objects.next() {
-                let arguments = StatementArguments(Array(object.databaseValues))
-                for statement in statements { try statement.execute(arguments: arguments) }
-            }
+            try indexObjects(where: searchable("class"), [], db)
+        }
+    }
+
+    /// The list of indexed classes (see ``registerTables(_:)``), registered after the migrations
+    /// that came after the index.
+    static func registerClassList(_ migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("text_index_by_class") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE text_classes (class TEXT PRIMARY KEY) WITHOUT ROWID;
+                    INSERT INTO text_classes (class) SELECT DISTINCT class FROM objects WHERE \(searchable("class"));
+                    DROP TRIGGER objects_text_insert;
+                    DROP TRIGGER objects_text_delete;
+                    DROP TRIGGER objects_text_update;
+                    """ + triggers(listed))
         }
     }
 }

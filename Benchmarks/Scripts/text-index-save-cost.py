@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
-# What the full-text index behind `$text` costs a save: CPU per insert into a WAL-mode SQLite file,
+# What the full-text index behind `$text` costs a save as the server commits saves (where
+# text-index-cost.sh times one bulk insert): CPU per insert into a WAL-mode SQLite file,
 # with and without the index's insert trigger (as the `text_index` migration writes it), with and
 # without a savepoint per insert (as group commit runs each save), one insert per transaction (one
 # connection) or 64 (a full group). Python's sqlite3 module links the system's libsqlite3, as the
 # server does.
 #
-# usage: python3 Benchmarks/Scripts/text-index-cost.py
+# usage: python3 Benchmarks/Scripts/text-index-save-cost.py
 import json, os, sqlite3, tempfile, time
 def setup(path, fts):
     if os.path.exists(path): os.remove(path)
