@@ -77,21 +77,35 @@ public enum JSONWriter {
     private static func writeString(_ text: String, into output: inout some JSONOutput) {
         guard output.makeRoom(for: text.utf8.count + 2) else { return }
         output.appendByte(UInt8(ascii: "\""))
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): output.appendBytes([UInt8(ascii: "\\"), UInt8(ascii: "\"")])
-            case UInt8(ascii: "\\"): output.appendBytes([UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-            case 0x0A: output.appendBytes([UInt8(ascii: "\\"), UInt8(ascii: "n")])
-            case 0x0D: output.appendBytes([UInt8(ascii: "\\"), UInt8(ascii: "r")])
-            case 0x09: output.appendBytes([UInt8(ascii: "\\"), UInt8(ascii: "t")])
-            case 0..<0x20:
-                output.appendBytes([UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
-                output.appendByte(hexDigits[Int(byte >> 4)])
-                output.appendByte(hexDigits[Int(byte & 0xF)])
-            default: output.appendByte(byte)
+        var text = text
+        // Runs of bytes that need no escape are copied whole.
+        text.withUTF8 { bytes in
+            var start = 0
+            for index in bytes.indices {
+                let byte = bytes[index]
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+                output.appendBytes(UnsafeBufferPointer(rebasing: bytes[start..<index]))
+                writeEscape(of: byte, into: &output)
+                start = index + 1
             }
+            output.appendBytes(UnsafeBufferPointer(rebasing: bytes[start...]))
         }
         output.appendByte(UInt8(ascii: "\""))
+    }
+
+    /// The escape of `byte`, a quote, a backslash or a control character.
+    private static func writeEscape(of byte: UInt8, into output: inout some JSONOutput) {
+        switch byte {
+        case UInt8(ascii: "\""): output.appendBytes([UInt8(ascii: "\\"), UInt8(ascii: "\"")])
+        case UInt8(ascii: "\\"): output.appendBytes([UInt8(ascii: "\\"), UInt8(ascii: "\\")])
+        case 0x0A: output.appendBytes([UInt8(ascii: "\\"), UInt8(ascii: "n")])
+        case 0x0D: output.appendBytes([UInt8(ascii: "\\"), UInt8(ascii: "r")])
+        case 0x09: output.appendBytes([UInt8(ascii: "\\"), UInt8(ascii: "t")])
+        default:
+            output.appendBytes([UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
+            output.appendByte(hexDigits[Int(byte >> 4)])
+            output.appendByte(hexDigits[Int(byte & 0xF)])
+        }
     }
 }
 

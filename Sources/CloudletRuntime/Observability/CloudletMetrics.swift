@@ -159,13 +159,21 @@ private final class MetricHandles: Sendable {
     func counter(_ key: Key, make: () -> CoreMetrics.Counter) -> CoreMetrics.Counter {
         if let counter = counters.withLock({ $0[key] }) { return counter }
         let counter = make()
-        return counters.withLock { $0[key, default: counter] }
+        return counters.withLock { counters in
+            if let made = counters[key] { return made }
+            counters[key] = counter
+            return counter
+        }
     }
 
     func timer(_ key: Key, make: () -> CoreMetrics.Timer) -> CoreMetrics.Timer {
         if let timer = timers.withLock({ $0[key] }) { return timer }
         let timer = make()
-        return timers.withLock { $0[key, default: timer] }
+        return timers.withLock { timers in
+            if let made = timers[key] { return made }
+            timers[key] = timer
+            return timer
+        }
     }
 }
 

@@ -31,11 +31,15 @@ public struct ObjectText: Sendable, Hashable {
     /// The JSON object `object` with `members` (each already JSON; nil ones left out) added, without
     /// encoding either again.
     package static func adding(_ members: KeyValuePairs<String, String?>, to object: String) -> String {
-        var text = String(object.dropLast())
+        var text = Array(object.utf8.dropLast())
+        text.reserveCapacity(object.utf8.count + members.reduce(0) { $0 + $1.key.utf8.count + ($1.value?.utf8.count ?? 0) + 4 })
         for case let (key, value?) in members {
-            if text.utf8.count > 1 { text += "," }
-            text += JSONWriter.string(.string(key)) + ":" + value
+            if text.count > 1 { text.append(UInt8(ascii: ",")) }
+            text += JSONWriter.bytes(.string(key))
+            text.append(UInt8(ascii: ":"))
+            text += value.utf8
         }
-        return text + "}"
+        text.append(UInt8(ascii: "}"))
+        return String(decoding: text, as: UTF8.self)
     }
 }
