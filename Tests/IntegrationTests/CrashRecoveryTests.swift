@@ -66,6 +66,7 @@ extension ProcessTests {
             defer { try? FileManager.default.removeItem(at: data) }
             let server = try await ServerProcess.serve(.fixture, data: data, arguments: ["--workers", "1"])
             defer { server.killIfRunning() }
+            try await server.waitUntilReady()
             let client = server.client()
             let saved = try await client.post("/classes/Flaky", ["note": "crashes its first worker"])
             #expect(saved.status == 201, "an after hook's failure never fails the save")
@@ -73,6 +74,8 @@ extension ProcessTests {
             let logs = try await poll("the retried after hook's FlakyLog") {
                 let logs = try await client.query("FlakyLog", where: ["savedId": .string(savedId)])
                 return logs.isEmpty ? nil : logs
+            } orElse: {
+                "the server said:\n" + server.stderr.split(separator: "\n").filter { !$0.contains("GET /parse/classes/FlakyLog") }.suffix(40).joined(separator: "\n")
             }
             #expect(logs.count == 1)
             #expect(try await server.stop() == .exit(0))

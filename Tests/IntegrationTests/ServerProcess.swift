@@ -141,6 +141,12 @@ final class ServerProcess: Sendable {
         return server
     }
 
+    /// Waits until `GET /ready` answers 200: every app's workers are up.
+    func waitUntilReady(timeout: Duration = .seconds(30)) async throws {
+        let transport = Self.transport(port: port, timeout: .seconds(10))
+        _ = try await poll(timeout: timeout, "the server's apps to be ready") { try await transport(.get, "/ready", [:], nil).0 == 200 ? true : nil }
+    }
+
     /// Runs `binary` with `arguments` (and `environment` added to the test's) to its end and
     /// answers how it ended and what it printed.
     static func run(_ binary: Binary, _ arguments: [String], environment: [String: String] = [:], timeout: Duration = .seconds(20)) async throws -> (
@@ -319,13 +325,16 @@ private func sendSignal(_ signal: Int32, to pid: Int32) {
     _ = kill(pid, signal)
 }
 
-/// Repeats `probe` every few milliseconds until it answers a value or `timeout` passes.
+/// Repeats `probe` every few milliseconds until it answers a value or `timeout` passes; then the
+/// failure says what `orElse` answers too.
 @discardableResult
-func poll<Value>(timeout: Duration = .seconds(10), _ what: String, _ probe: () async throws -> Value?) async throws -> Value {
+func poll<Value>(
+    timeout: Duration = .seconds(10), _ what: String, _ probe: () async throws -> Value?, orElse details: () -> String = { "" }
+) async throws -> Value {
     let giveUp = ContinuousClock.now + timeout
     while true {
         if let value = try await probe() { return value }
-        guard ContinuousClock.now < giveUp else { throw ServerProcess.Failure(description: "timed out waiting for \(what)") }
+        guard ContinuousClock.now < giveUp else { throw ServerProcess.Failure(description: "timed out waiting for \(what)\n\(details())") }
         try await Task.sleep(for: .milliseconds(50))
     }
 }

@@ -99,7 +99,7 @@ public struct AppWorkService: Service {
                 var renewedAt = app.clock.now
                 var claims = ClaimSchedule()
                 while !Task.isCancelled, !stopping.load(ordering: .acquiring), isServed() {
-                    let ended = held.takeEnded()
+                    let ended = held.takeEnded() + app.heldWork.takeEnded()
                     await settle(ended)
                     if ended.contains(where: { $0.outcome != .done }) { claims.rowsChanged() }
                     let now = app.clock.now
@@ -147,7 +147,7 @@ public struct AppWorkService: Service {
             }
             // The runs have ended, cancelled ones handing their rows back, as do the rows handed and
             // never run: this task is not cancelled on a graceful shutdown, so it can still write that.
-            await settle(held.takeEnded())
+            await settle(held.takeEnded() + app.heldWork.takeEnded())
         } onGracefulShutdown: {
             stopping.store(true, ordering: .releasing)
             app.heldWork.wake.signal()
@@ -168,7 +168,7 @@ public struct AppWorkService: Service {
     }
 
     /// Ends the rows of `ended` as their outcomes say, in one write.
-    private func settle(_ ended: [HeldWork.Ended]) async {
+    private func settle(_ ended: [EndedWork]) async {
         await QueuedWork(app).end(ended.map { ($0.work, $0.outcome) })
     }
 }
@@ -219,15 +219,9 @@ public enum WorkOwner {
 
 /// The rows a loop runs now, and those whose run ended and whose row is yet to be ended.
 private final class HeldWork: Sendable {
-    /// A run that ended: its row, and what becomes of it.
-    struct Ended {
-        let work: ClaimedWork
-        let outcome: WorkOutcome
-    }
-
     private struct State {
         var running: Set<String> = []
-        var ended: [Ended] = []
+        var ended: [EndedWork] = []
     }
 
     private let state = Mutex(State())
@@ -239,11 +233,11 @@ private final class HeldWork: Sendable {
 
     /// `work`'s run ended as `outcome`.
     func end(_ work: ClaimedWork, _ outcome: WorkOutcome) {
-        state.withLock { $0.ended.append(Ended(work: work, outcome: outcome)) }
+        state.withLock { $0.ended.append(EndedWork(work: work, outcome: outcome)) }
     }
 
     /// The runs that ended, to be settled, no longer held.
-    func takeEnded() -> [Ended] {
+    func takeEnded() -> [EndedWork] {
         state.withLock { state in
             defer { state.ended = [] }
             for run in state.ended { state.running.remove(run.work.id) }

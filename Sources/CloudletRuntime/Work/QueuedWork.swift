@@ -52,11 +52,14 @@ struct QueuedWork {
     }
 
     /// Runs the row `work` the app's writes queued held. With `waits` (an after hook the response
-    /// waits for), in this task, its row ended here: no hop to another task and back. Otherwise in
-    /// the app's ``AppWorkService`` when one takes rows, returning at once; in this task when none
-    /// does. `run` runs it and answers what becomes of its row.
+    /// waits for), in this task, no hop to another task and back, its row left to the app's
+    /// ``AppWorkService`` to end in its next write of ended rows. Otherwise in that service when
+    /// it takes rows, returning at once. With no service, in this task, its row ended here. `run`
+    /// runs it and answers what becomes of its row.
     func runHeld(_ work: ClaimedWork, waits: Bool, _ run: @escaping @Sendable () async -> WorkOutcome) async {
         if !waits, app.heldWork.hand(HandedWork(work: work, run: run)) { return }
-        await end(work, as: await run())
+        let outcome = await run()
+        if app.heldWork.handEnded(work, outcome) { return }
+        await end(work, as: outcome)
     }
 }

@@ -15,6 +15,12 @@ public struct WorkHold: Sendable, Hashable {
     }
 }
 
+/// A row whose run ended, and what becomes of it.
+struct EndedWork: Sendable {
+    let work: ClaimedWork
+    let outcome: WorkOutcome
+}
+
 /// A row its queuer holds, handed to the app's ``AppWorkService`` to run at once.
 struct HandedWork: Sendable {
     /// The row, as held.
@@ -33,6 +39,7 @@ final class WorkHandoff: Sendable {
         /// The holder and lease of the service taking rows; nil while none does.
         var taker: (owner: String, lease: Duration)?
         var waiting: [HandedWork] = []
+        var ended: [EndedWork] = []
     }
 
     private let state = Mutex(State())
@@ -68,6 +75,28 @@ final class WorkHandoff: Sendable {
         return taken
     }
 
+    /// Leaves the row of `work`, run by the request that queued it, to the service to end as
+    /// `outcome` says, in its next write of ended rows (the request answers meanwhile); false,
+    /// leaving it to the caller, if none takes rows. Should the process die first, the row runs
+    /// again, as at-least-once allows.
+    func handEnded(_ work: ClaimedWork, _ outcome: WorkOutcome) -> Bool {
+        let taken = state.withLock { state in
+            guard state.taker != nil else { return false }
+            state.ended.append(EndedWork(work: work, outcome: outcome))
+            return true
+        }
+        if taken { wake.signal() }
+        return taken
+    }
+
+    /// The rows left to end since the last call.
+    func takeEnded() -> [EndedWork] {
+        state.withLock { state in
+            defer { state.ended = [] }
+            return state.ended
+        }
+    }
+
     /// The service holding leases as `owner` for `lease` takes rows from now on.
     func open(owner: String, lease: Duration) {
         state.withLock { $0.taker = (owner, lease) }
@@ -81,7 +110,8 @@ final class WorkHandoff: Sendable {
         }
     }
 
-    /// No service takes rows any more; answers those handed and not taken, to hand back.
+    /// No service takes rows any more; answers those handed and not taken, to hand back (the rows
+    /// left to end stay for ``takeEnded()``).
     func close() -> [HandedWork] {
         state.withLock { state in
             state.taker = nil

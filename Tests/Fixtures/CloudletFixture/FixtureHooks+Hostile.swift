@@ -21,7 +21,9 @@ import Glibc
 /// - `function("holdOnStop")`: makes its worker refuse to end when asked (SIGTERM ignored, and an
 ///   exit that never finishes), so that only SIGKILL ends it; answers the worker's pid.
 /// - `afterSave("Flaky")`: crashes its worker the first time it runs for an object (it leaves a mark
-///   in the worker's own folder), and records a `FlakyLog` (`savedId`) the next time.
+///   in the worker's own folder), and records a `FlakyLog` (`savedId`) the next time; under a 15 s
+///   limit, so that a crash whose report takes seconds on a loaded machine ends as a crash, not a
+///   timeout.
 extension FixtureHooks {
     static func registerHostile(_ hooks: inout HookRegistry) {
         hooks.function("snoop") { request in
@@ -75,7 +77,7 @@ extension FixtureHooks {
             _ = try await request.store.asMaster.save(ParseObject(className: "LateWrite", fields: ["note": "too late"]))
             return "saved"
         }
-        hooks.afterSave("Flaky") { request in
+        hooks.afterSave("Flaky", timeLimit: .seconds(15)) { request in
             let mark = "flaky-\(request.object.objectId ?? "")"
             if !FileManager.default.fileExists(atPath: mark) {
                 _ = FileManager.default.createFile(atPath: mark, contents: Data())
