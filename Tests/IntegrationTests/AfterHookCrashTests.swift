@@ -66,7 +66,7 @@ extension ProcessTests {
             let client = killed.client(masterKey: keys.masterKey)
             // Ended before the kill: after-response hooks that recorded (their rows then completed),
             // and hooks the response waited for.
-            let ended = try await Self.save(Self.saves, "Later", client)
+            let ended = try await Self.save(Self.saves, "Later", client, fields: ["waitMs": 300])
             _ = try await poll(timeout: .seconds(30), "the first after hooks to end") {
                 try await Self.records(client, "LaterMark").keys.count == Self.saves ? true : nil
             }

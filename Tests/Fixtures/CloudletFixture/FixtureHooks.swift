@@ -9,8 +9,9 @@ import Foundation
 ///   save as a `CrashLog` object (`savedId`, `eventId`, `userId`).
 /// - `beforeSave("Alerted")`: records a push to the `ops` channel, then refuses an object with
 ///   `refuse: true` (142), so that its push must vanish with it.
-/// - `afterSave("Later")`, run after the response: waits 3 s, then records the save as a
-///   `LaterMark` object (`savedId`), so that a test sees the client answered before it ran. The
+/// - `afterSave("Later")`, run after the response: waits 3 s (or the object's `waitMs`), then
+///   records the save as a `LaterMark` object (`savedId`), so that a test sees the client answered
+///   before it ran. The
 ///   first time it runs for an object with `hang: true` (it leaves a mark in the worker's own
 ///   folder), it logs "after-response hook hanging: <object id>" and hangs instead, so that the
 ///   test can stop the server mid-hook. For an object with `gated: true` it waits instead for a
@@ -69,7 +70,7 @@ enum FixtureHooks: HookModule {
                     try await Task.sleep(for: .milliseconds(50))
                 }
             } else {
-                try await Task.sleep(for: .seconds(3))
+                try await Task.sleep(for: request.object["waitMs"]?.intValue.map { .milliseconds($0) } ?? .seconds(3))
             }
             let record = ParseObject(className: "LaterMark", fields: ["savedId": request.object.objectId.map(ParseValue.string) ?? .null])
             _ = try await request.store.asMaster.save(record)
