@@ -69,12 +69,14 @@ public final class SQLiteAppDatabase: Sendable {
     }
 
     /// The database at `path`, as above, whose writer checkpoints inside its commit once the log
-    /// passes `checkpointInlinePages` pages (see ``SQLiteCheckpointer``).
+    /// passes `checkpointInlinePages` pages (see ``SQLiteCheckpointer``). A new database starts as a
+    /// copy of ``SQLiteEmptyDatabase`` when `fromImage` is true, else migrates from nothing.
     init(
         path: String, durability: Durability = .normal, maximumObjectBytes: Int = defaultMaximumObjectBytes,
         regexStepsPerQuery: Int = defaultRegexStepsPerQuery, aggregateInstructions: Int = defaultAggregateInstructions,
-        fileURLs: FileURLs? = nil, checkpointInlinePages: Int32
+        fileURLs: FileURLs? = nil, checkpointInlinePages: Int32, fromImage: Bool = true
     ) throws {
+        if fromImage, !FileManager.default.fileExists(atPath: path) { _ = SQLiteEmptyDatabase.create(at: path) }
         self.aggregateInstructions = aggregateInstructions
         self.path = path
         self.fileURLs = fileURLs
