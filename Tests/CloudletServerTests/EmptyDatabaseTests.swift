@@ -33,7 +33,7 @@ import Testing
 
         // A file already there is opened as it is, not replaced by the copy.
         try await migrated.pool.write { db in try db.execute(sql: "INSERT INTO text_classes (class) VALUES ('Kept')") }
-        try await migrated.pool.writeWithoutTransaction { try $0.checkpoint(.truncate) }
+        _ = try await migrated.pool.writeWithoutTransaction { try $0.checkpoint(.truncate) }
         let reopened = try SQLiteAppDatabase(path: folder.appendingPathComponent("migrated.sqlite").path)
         #expect(try await reopened.pool.read { db in try String.fetchAll(db, sql: "SELECT class FROM text_classes") } == ["Kept"])
     }

@@ -22,7 +22,7 @@ enum SQLiteEmptyDatabase {
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("empty.sqlite").path
         let database = try SQLiteAppDatabase(path: path, checkpointInlinePages: SQLiteCheckpointer.defaultInlinePages, fromImage: false)
-        try database.pool.writeWithoutTransaction { try $0.checkpoint(.truncate) }
+        _ = try database.pool.writeWithoutTransaction { try $0.checkpoint(.truncate) }
         try database.pool.close()
         return try Data(contentsOf: URL(fileURLWithPath: path))
     }
