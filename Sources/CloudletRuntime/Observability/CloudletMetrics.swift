@@ -157,22 +157,21 @@ private final class MetricHandles: Sendable {
     private let timers = Mutex<[Key: CoreMetrics.Timer]>([:])
 
     func counter(_ key: Key, make: () -> CoreMetrics.Counter) -> CoreMetrics.Counter {
-        if let counter = counters.withLock({ $0[key] }) { return counter }
-        let counter = make()
-        return counters.withLock { counters in
-            if let made = counters[key] { return made }
-            counters[key] = counter
-            return counter
-        }
+        Self.made(key, in: counters, make: make)
     }
 
     func timer(_ key: Key, make: () -> CoreMetrics.Timer) -> CoreMetrics.Timer {
-        if let timer = timers.withLock({ $0[key] }) { return timer }
-        let timer = make()
-        return timers.withLock { timers in
-            if let made = timers[key] { return made }
-            timers[key] = timer
-            return timer
+        Self.made(key, in: timers, make: make)
+    }
+
+    /// The handle of `key` in `handles`, made by `make` and kept the first time it is asked for.
+    private static func made<Handle: Sendable>(_ key: Key, in handles: borrowing Mutex<[Key: Handle]>, make: () -> Handle) -> Handle {
+        if let handle = handles.withLock({ $0[key] }) { return handle }
+        let handle = make()
+        return handles.withLock { handles in
+            if let made = handles[key] { return made }
+            handles[key] = handle
+            return handle
         }
     }
 }

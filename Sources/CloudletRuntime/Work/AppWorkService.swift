@@ -134,7 +134,8 @@ public struct AppWorkService: Service {
                     } catch is CancellationError {
                     } catch {
                         app.logger.error("could not claim queued work", metadata: ["error": "\(error)"])
-                        claims.failed(queued: queued, retryAt: now.addingTimeInterval(1))
+                        // Tried again in a second, or as soon as work is queued.
+                        claims.claimed(queued: queued, filledRoom: false, nextDue: now.addingTimeInterval(1))
                     }
                     // Full, the loop is woken by a run that ends rather than by a row falling due.
                     let renewal = held.ids.isEmpty ? nil : renewedAt.addingTimeInterval(settings.lease.seconds / 3)
@@ -195,14 +196,6 @@ struct ClaimSchedule {
         queuedAtLastClaim = queued
         mustClaim = filledRoom
         self.nextDue = nextDue
-    }
-
-    /// A claim that began when the queue's signal count was `queued` failed: try again at `retryAt`
-    /// unless work is queued first.
-    mutating func failed(queued: Int, retryAt: Date) {
-        queuedAtLastClaim = queued
-        mustClaim = false
-        nextDue = retryAt
     }
 
     /// The loop's own runs changed when rows fall due: claim at the next turn.

@@ -66,13 +66,7 @@ final class WorkHandoff: Sendable {
 
     /// Hands `work` to the service to run at once; false, leaving it to the caller, if none takes rows.
     func hand(_ work: HandedWork) -> Bool {
-        let taken = state.withLock { state in
-            guard state.taker != nil else { return false }
-            state.waiting.append(work)
-            return true
-        }
-        if taken { wake.signal() }
-        return taken
+        whileTaken { $0.waiting.append(work) }
     }
 
     /// Leaves the row of `work`, run by the request that queued it, to the service to end as
@@ -80,9 +74,14 @@ final class WorkHandoff: Sendable {
     /// leaving it to the caller, if none takes rows. Should the process die first, the row runs
     /// again, as at-least-once allows.
     func handEnded(_ work: ClaimedWork, _ outcome: WorkOutcome) -> Bool {
+        whileTaken { $0.ended.append(EndedWork(work: work, outcome: outcome)) }
+    }
+
+    /// Makes `change` and wakes the service if one takes rows; answers whether one does.
+    private func whileTaken(_ change: (inout State) -> Void) -> Bool {
         let taken = state.withLock { state in
             guard state.taker != nil else { return false }
-            state.ended.append(EndedWork(work: work, outcome: outcome))
+            change(&state)
             return true
         }
         if taken { wake.signal() }

@@ -9,7 +9,7 @@ extension SQLiteAppDatabase {
     func read<Result: Sendable>(
         _ statement: SQLiteQueryBuilder.Statement, _ body: @escaping @Sendable (Database) throws -> Result
     ) async throws -> Result {
-        try await indexForText(Set(statement.searches.map(\.className)))
+        if !statement.searches.isEmpty { try await indexForText(Set(statement.searches.map(\.className))) }
         let steps = regexStepsPerQuery
         return try await pool.read { db in try statement.running(db, steps: steps) { try body(db) } }
     }
@@ -17,9 +17,9 @@ extension SQLiteAppDatabase {
     /// Lists the classes of `classes` that the text index does not cover yet, and indexes the
     /// objects they hold, in one write.
     private func indexForText(_ classes: Set<String>) async throws {
-        guard !classes.isEmpty, !textClasses.isSubset(classes) else { return }
+        guard !textClasses.cover(classes) else { return }
         let listed = try await pool.write { db in
-            for className in classes.sorted() { _ = try SQLiteTextIndex.startIndexing(className, db) }
+            for className in classes.sorted() { try SQLiteTextIndex.startIndexing(className, db) }
             return try SQLiteTextIndex.indexedClasses(db)
         }
         textClasses.know(listed)
@@ -32,7 +32,7 @@ final class TextIndexedClasses: Sendable {
     private let classes = Mutex<Set<String>>([])
 
     /// Whether every class of `wanted` is covered.
-    func isSubset(_ wanted: Set<String>) -> Bool {
+    func cover(_ wanted: Set<String>) -> Bool {
         classes.withLock { wanted.isSubset(of: $0) }
     }
 

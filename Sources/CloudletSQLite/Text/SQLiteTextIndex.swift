@@ -124,12 +124,11 @@ enum SQLiteTextIndex {
     }
 
     /// Lists `className` among the classes indexed and indexes the objects it holds, in the
-    /// transaction of `db`, unless it is listed already. Answers whether it was.
-    static func startIndexing(_ className: String, _ db: Database) throws -> Bool {
+    /// transaction of `db`, unless it is listed already.
+    static func startIndexing(_ className: String, _ db: Database) throws {
         try db.execute(sql: "INSERT OR IGNORE INTO text_classes (class) VALUES (?)", arguments: [className])
-        guard db.changesCount > 0 else { return true }
+        guard db.changesCount > 0 else { return }
         try indexObjects(where: "class = ?", [className], db)
-        return false
     }
 
     /// The classes listed as indexed.

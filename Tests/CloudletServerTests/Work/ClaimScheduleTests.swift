@@ -43,7 +43,7 @@ import Testing
 
     @Test func aFailedClaimIsTriedAgainAtItsRetryOrOnNewWork() {
         var claims = ClaimSchedule()
-        claims.failed(queued: 2, retryAt: now + 1)
+        claims.claimed(queued: 2, filledRoom: false, nextDue: now + 1)
         #expect(!claims.isDue(at: now, queued: 2))
         #expect(claims.isDue(at: now + 1, queued: 2))
         #expect(claims.isDue(at: now, queued: 3))
