@@ -40,6 +40,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
         .package(url: "https://github.com/apple/swift-configuration.git", from: "1.4.0", traits: ["CommandLineArguments"]),
         .package(url: "https://github.com/swiftlang/swift-subprocess.git", from: "1.0.2"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
     ],
     targets: [
         .target(
@@ -84,6 +85,18 @@ let package = Package(
                 "CloudletRuntime",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The PostgreSQL store, for many nodes on one database: the storage protocols of the core over postgres-nio.
+        .target(
+            name: "CloudletPostgres",
+            dependencies: [
+                "Cloudlet",
+                "CloudletRuntime",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -229,6 +242,7 @@ let package = Package(
                 "CloudletServerTesting",
                 "PushStandIns",
                 "Cloudlet",
+                "CloudletPostgres",
                 "CloudletServer",
                 "CloudletTesting",
                 .product(name: "Crypto", package: "swift-crypto"),

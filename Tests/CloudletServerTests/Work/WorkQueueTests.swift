@@ -8,8 +8,9 @@ import Testing
 @testable import CloudletSQLite
 @testable import CloudletServer
 
-/// The SQLite work queue on a real database file: leases, completion, retries at a backoff's due
-/// time, release on shutdown, and leases that ran out claimed again by another holder.
+/// The work queue on each store, SQLite on a real database file and PostgreSQL on a real server:
+/// leases, completion, retries at a backoff's due time, release on shutdown, and leases that ran out
+/// claimed again by another holder.
 @Suite struct WorkQueueTests {
     private let now = Date(timeIntervalSince1970: 1_000_000)
     private static let other = WorkKind(rawValue: "other")
@@ -18,9 +19,8 @@ import Testing
         NewWork(id: id, kind: kind, payload: ["id": .string(id)], due: now.addingTimeInterval(seconds))
     }
 
-    @Test func aClaimLeasesDueRowsOfItsKindsOldestFirstAndNoOtherClaimTakesThem() async throws {
-        try await TemporaryStorage.with { database, _ in
-            let queue = SQLiteWorkQueue(database)
+    @Test(arguments: QueueStore.allCases) func aClaimLeasesDueRowsOfItsKindsOldestFirstAndNoOtherClaimTakesThem(_ store: QueueStore) async throws {
+        try await store.with { queue, _ in
             try await queue.enqueue([work("later", dueIn: 60), work("b", dueIn: -1), work("a", dueIn: -2), work("x", kind: Self.other)])
             let first = try await queue.claim([.job], limit: 10, owner: "one", at: now, leasedUntil: now + 30)
             #expect(first.map(\.id) == ["a", "b"])
@@ -32,9 +32,8 @@ import Testing
         }
     }
 
-    @Test func queuingAnIdThatIsQueuedLeavesItAlone() async throws {
-        try await TemporaryStorage.with { database, _ in
-            let queue = SQLiteWorkQueue(database)
+    @Test(arguments: QueueStore.allCases) func queuingAnIdThatIsQueuedLeavesItAlone(_ store: QueueStore) async throws {
+        try await store.with { queue, _ in
             try await queue.enqueue([work("a")])
             _ = try await queue.claim([.job], limit: 1, owner: "one", at: now, leasedUntil: now + 30)
             try await queue.enqueue([work("a")])
@@ -42,9 +41,8 @@ import Testing
         }
     }
 
-    @Test func completedWorkIsGoneAndOnlyItsHolderCompletesIt() async throws {
-        try await TemporaryStorage.with { database, _ in
-            let queue = SQLiteWorkQueue(database)
+    @Test(arguments: QueueStore.allCases) func completedWorkIsGoneAndOnlyItsHolderCompletesIt(_ store: QueueStore) async throws {
+        try await store.with { queue, _ in
             try await queue.enqueue([work("a")])
             _ = try await queue.claim([.job], limit: 1, owner: "one", at: now, leasedUntil: now + 30)
             #expect(try await queue.complete("a", owner: "two") == false)
@@ -54,9 +52,8 @@ import Testing
         }
     }
 
-    @Test func failedWorkIsDueAgainAtItsBackoffWithItsAttemptsCounted() async throws {
-        try await TemporaryStorage.with { database, _ in
-            let queue = SQLiteWorkQueue(database)
+    @Test(arguments: QueueStore.allCases) func failedWorkIsDueAgainAtItsBackoffWithItsAttemptsCounted(_ store: QueueStore) async throws {
+        try await store.with { queue, _ in
             let backoff = Backoff(first: .seconds(1), maximum: .seconds(300))
             try await queue.enqueue([work("a")])
             var claimed = try #require(try await queue.claim([.job], limit: 1, owner: "one", at: now, leasedUntil: now + 30).first)
@@ -69,9 +66,8 @@ import Testing
         }
     }
 
-    @Test func releasedWorkIsDueAtOnceWithoutCountingTheAttempt() async throws {
-        try await TemporaryStorage.with { database, _ in
-            let queue = SQLiteWorkQueue(database)
+    @Test(arguments: QueueStore.allCases) func releasedWorkIsDueAtOnceWithoutCountingTheAttempt(_ store: QueueStore) async throws {
+        try await store.with { queue, _ in
             try await queue.enqueue([work("a"), work("b")])
             let held = try await queue.claim([.job], limit: 2, owner: "one", at: now, leasedUntil: now + 30)
             #expect(try await queue.release(held.map(\.id), owner: "one", at: now + 1) == 2)
@@ -81,9 +77,8 @@ import Testing
         }
     }
 
-    @Test func aLeaseThatRanOutIsClaimedByAnotherHolderAndTheFirstCanNoLongerTouchIt() async throws {
-        try await TemporaryStorage.with { database, _ in
-            let queue = SQLiteWorkQueue(database)
+    @Test(arguments: QueueStore.allCases) func aLeaseThatRanOutIsClaimedByAnotherHolderAndTheFirstCanNoLongerTouchIt(_ store: QueueStore) async throws {
+        try await store.with { queue, _ in
             try await queue.enqueue([work("a")])
             _ = try await queue.claim([.job], limit: 1, owner: "gone", at: now, leasedUntil: now + 30)
             #expect(try await queue.renew(["a"], owner: "gone", leasedUntil: now + 40) == 1)
@@ -96,20 +91,18 @@ import Testing
         }
     }
 
-    @Test func queuedWorkOutlivesTheProcessThatQueuedIt() async throws {
-        try await TemporaryStorage.with { database, file in
-            let queue = SQLiteWorkQueue(database)
+    @Test(arguments: QueueStore.allCases) func queuedWorkOutlivesTheProcessThatQueuedIt(_ store: QueueStore) async throws {
+        try await store.with { queue, reopen in
             try await queue.enqueue([work("a")])
             _ = try await queue.claim([.job], limit: 1, owner: "killed", at: now, leasedUntil: now + 30)
-            let reopened = SQLiteWorkQueue(try SQLiteAppDatabase(path: file.path))
+            let reopened = try await reopen()
             let taken = try await reopened.claim([.job], limit: 1, owner: "restarted", at: now + 30, leasedUntil: now + 60)
             #expect(taken.map(\.id) == ["a"])
         }
     }
 
-    @Test func aSoleHolderTakesBackWhatOthersLeasedAndLeavesItsOwnAndRetriedRowsAlone() async throws {
-        try await TemporaryStorage.with { database, _ in
-            let queue = SQLiteWorkQueue(database)
+    @Test(arguments: QueueStore.allCases) func aSoleHolderTakesBackWhatOthersLeasedAndLeavesItsOwnAndRetriedRowsAlone(_ store: QueueStore) async throws {
+        try await store.with { queue, _ in
             try await queue.enqueue([work("gone1"), work("gone2"), work("mine"), work("retried"), work("later", dueIn: 60)])
             _ = try await queue.claim([.job], limit: 2, owner: "killed", at: now, leasedUntil: now + 30)
             _ = try await queue.claim([.job], limit: 2, owner: "me", at: now, leasedUntil: now + 30)
@@ -123,9 +116,8 @@ import Testing
         }
     }
 
-    @Test func aClaimOverSeveralKindsTakesTheirRowsInDueOrderThenQueueOrder() async throws {
-        try await TemporaryStorage.with { database, _ in
-            let queue = SQLiteWorkQueue(database)
+    @Test(arguments: QueueStore.allCases) func aClaimOverSeveralKindsTakesTheirRowsInDueOrderThenQueueOrder(_ store: QueueStore) async throws {
+        try await store.with { queue, _ in
             try await queue.enqueue([
                 work("job-later", dueIn: -1), work("hook-first", kind: .afterHook, dueIn: -3), work("job-tie", dueIn: -2),
                 work("hook-tie", kind: .afterHook, dueIn: -2), work("hook-leased", kind: .afterHook, dueIn: -4), work("other", kind: Self.other),
@@ -158,9 +150,8 @@ import Testing
         }
     }
 
-    @Test func queuingWakesTheLoopThatClaims() async throws {
-        try await TemporaryStorage.with { database, _ in
-            let queue = SQLiteWorkQueue(database)
+    @Test(arguments: QueueStore.allCases) func queuingWakesTheLoopThatClaims(_ store: QueueStore) async throws {
+        try await store.with { queue, _ in
             try await queue.enqueue([work("a")])
             await queue.workQueued.wait()
         }

@@ -1,0 +1,88 @@
+import Crypto
+import Foundation
+import PostgresNIO
+
+/// The PostgreSQL schema that holds one app's tables: `app_` and its id in lower case (app ids are
+/// unique whatever their case), or for an id too long for PostgreSQL's 63-byte names, its first 38
+/// characters and a digest of the whole.
+///
+/// Each app has a schema of its own, as on SQLite it has a file of its own: the stores' statements
+/// name one schema's tables, so a statement that forgot a condition still reaches no other app's
+/// rows, and removing an app drops its schema.
+public struct PostgresAppSchema: Sendable, Hashable, CustomStringConvertible {
+    /// The schema's name.
+    public let name: String
+
+    /// The schema of the app `appId` (a valid app id: letters, digits, `-` and `_`).
+    public init(appId: String) {
+        let lowered = appId.lowercased()
+        if lowered.utf8.count <= 59 {
+            name = "app_" + lowered
+        } else {
+            let digest = SHA256.hash(data: Data(lowered.utf8)).prefix(10).map { String(format: "%02x", $0) }.joined()
+            name = "app_" + lowered.prefix(38) + "_" + digest
+        }
+    }
+
+    /// The name quoted, for SQL text (it holds `-`, which a bare name may not).
+    public var quoted: String { "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+
+    public var description: String { name }
+}
+
+/// The versioned changes that make an app's schema, applied in order, each once: a node that
+/// starts applies what its schema lacks inside one transaction holding an advisory lock on the
+/// schema, so that nodes starting at once apply each change once and none reads a half-made schema.
+enum PostgresMigrations {
+    /// One change: its name, as recorded once applied, and its statements (`{schema}` stands for
+    /// the quoted schema name).
+    struct Migration {
+        let name: String
+        let statements: [String]
+    }
+
+    /// Every change, oldest first. A change once released is never edited: a new one follows it.
+    static let all: [Migration] = [
+        Migration(
+            name: "work_queue",
+            statements: [
+                """
+                CREATE TABLE {schema}.work_queue (
+                    seq bigserial PRIMARY KEY, id text NOT NULL UNIQUE, kind text NOT NULL, payload text NOT NULL,
+                    due timestamptz NOT NULL, attempts integer NOT NULL DEFAULT 0, lease_owner text
+                )
+                """,
+                "CREATE INDEX work_queue_due ON {schema}.work_queue (kind, due, seq)",
+            ])
+    ]
+
+    /// Brings `schema` in `database` up to date; answers the names of the changes it applied.
+    @discardableResult
+    static func apply(to schema: PostgresAppSchema, in database: PostgresDatabase) async throws -> [String] {
+        try await database.transaction { connection in
+            // One lock per schema, held to the commit: nodes migrating other apps go on meanwhile.
+            try await connection.query("SELECT pg_advisory_xact_lock(hashtextextended(\("cloudlet schema " + schema.name), 0))", logger: database.logger)
+            try await connection.query(PostgresQuery(unsafeSQL: "CREATE SCHEMA IF NOT EXISTS \(schema.quoted)"), logger: database.logger)
+            try await connection.query(
+                PostgresQuery(unsafeSQL: "CREATE TABLE IF NOT EXISTS \(schema.quoted).migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())"),
+                logger: database.logger)
+            var applied = Set<String>()
+            for try await name in try await connection.query(PostgresQuery(unsafeSQL: "SELECT name FROM \(schema.quoted).migrations"), logger: database.logger)
+                .decode(String.self)
+            {
+                applied.insert(name)
+            }
+            var made: [String] = []
+            for migration in all where !applied.contains(migration.name) {
+                for statement in migration.statements {
+                    try await connection.query(PostgresQuery(unsafeSQL: statement.replacingOccurrences(of: "{schema}", with: schema.quoted)), logger: database.logger)
+                }
+                var binds = PostgresBindings()
+                binds.append(migration.name)
+                try await connection.query(PostgresQuery(unsafeSQL: "INSERT INTO \(schema.quoted).migrations (name) VALUES ($1)", binds: binds), logger: database.logger)
+                made.append(migration.name)
+            }
+            return made
+        }
+    }
+}

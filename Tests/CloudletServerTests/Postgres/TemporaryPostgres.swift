@@ -1,0 +1,28 @@
+import Foundation
+
+@testable import CloudletPostgres
+
+/// An app schema of its own on the tests' PostgreSQL server, for tests of the PostgreSQL store.
+enum TemporaryPostgres {
+    /// Runs `body` with a new connection pool to the server and a schema no other test uses, then
+    /// drops the schema and closes the pool.
+    static func with(_ body: (PostgresDatabase, PostgresAppSchema) async throws -> Void) async throws {
+        let database = try PostgresDatabase(url: try PostgresTestServer.shared.url, maximumConnections: 4)
+        let schema = PostgresAppSchema(appId: "test-" + UUID().uuidString.prefix(8).lowercased())
+        defer { database.close() }
+        do {
+            try await body(database, schema)
+        } catch {
+            try? await database.execute("DROP SCHEMA IF EXISTS \(schema.quoted) CASCADE")
+            throw error
+        }
+        try await database.execute("DROP SCHEMA IF EXISTS \(schema.quoted) CASCADE")
+    }
+
+    /// Another pool to the same server, as a second node has: closed when `body` returns.
+    static func secondNode<Result>(_ body: (PostgresDatabase) async throws -> Result) async throws -> Result {
+        let database = try PostgresDatabase(url: try PostgresTestServer.shared.url, maximumConnections: 4)
+        defer { database.close() }
+        return try await body(database)
+    }
+}
