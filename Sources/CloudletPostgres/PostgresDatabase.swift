@@ -1,3 +1,4 @@
+import CloudletRuntime
 import Foundation
 import Logging
 import PostgresNIO
@@ -15,6 +16,8 @@ public final class PostgresDatabase: Sendable {
     /// The pool of connections.
     let client: PostgresClient
     let logger: Logger
+    /// What other nodes' writes wake here.
+    let notifications = PostgresNotifications()
     private let running: Task<Void, Never>
 
     /// A database reached as `url` says, with at most `maximumConnections` connections open.
@@ -34,7 +37,14 @@ public final class PostgresDatabase: Sendable {
 
     /// Closes the pool's connections; queries made after fail.
     public func close() {
+        notifications.stop()
         running.cancel()
+    }
+
+    /// The signal that notifications of `topic` wake, listening first if this node is not yet.
+    func wakeSignal(for topic: String) async -> WakeSignal {
+        await notifications.listen(with: client, logger: logger)
+        return notifications.signal(for: topic)
     }
 
     /// Runs `body` in one transaction: committed if it returns, rolled back if it throws.

@@ -9,17 +9,23 @@ import PostgresNIO
 ///
 /// A claim locks the due rows it takes with `FOR UPDATE SKIP LOCKED`, so claims made at once by
 /// several nodes take different rows and never wait for one another; a node that dies leaves its
-/// leases to run out, and the next claim after that takes its rows over.
+/// leases to run out, and the next claim after that takes its rows over. A commit that queues work
+/// notifies every node (``PostgresNotifications``), which wakes their loops at once.
 public struct PostgresWorkQueue: WorkQueue {
     private let database: PostgresDatabase
     private let table: String
-    public let workQueued = WakeSignal()
+    /// The topic of the notification a commit that queued work sends to every node.
+    private let topic: String
+    /// Signalled when this node or another queued work in this app.
+    public let workQueued: WakeSignal
 
     /// The work queue of the app whose schema is `schema`, made or brought up to date first.
     public init(_ database: PostgresDatabase, schema: PostgresAppSchema) async throws {
         try await PostgresMigrations.apply(to: schema, in: database)
         self.database = database
         table = schema.quoted + ".work_queue"
+        topic = "work " + schema.name
+        workQueued = await database.wakeSignal(for: topic)
     }
 
     public func enqueue(_ work: [NewWork]) async throws {
@@ -36,8 +42,9 @@ public struct PostgresWorkQueue: WorkQueue {
                 binds.append(item.heldBy)
                 try await connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: database.logger)
             }
+            // Sent at the commit, to every node listening (this one too).
+            try await connection.query("SELECT pg_notify(\(PostgresNotifications.channel), \(topic))", logger: database.logger)
         }
-        workQueued.signal()
     }
 
     public func claim(_ kinds: Set<WorkKind>, limit: Int, owner: String, at now: Date, leasedUntil: Date) async throws -> [ClaimedWork] {

@@ -60,6 +60,24 @@ import Testing
         }
     }
 
+    @Test func workQueuedByOneNodeWakesTheOthersLoop() async throws {
+        try await TemporaryPostgres.with { database, schema in
+            let first = try await PostgresWorkQueue(database, schema: schema)
+            try await TemporaryPostgres.secondNode { other in
+                let second = try await PostgresWorkQueue(other, schema: schema)
+                let otherApp = try await PostgresWorkQueue(other, schema: PostgresAppSchema(appId: schema.name + "-2"))
+                try await Task.sleep(for: .milliseconds(100))
+                let (woken, otherWoken) = (second.workQueued.count, otherApp.workQueued.count)
+                try await first.enqueue([work("a")])
+                let deadline = ContinuousClock.now + .seconds(5)
+                while second.workQueued.count == woken, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+                #expect(second.workQueued.count > woken, "the other node's loop woke")
+                #expect(otherApp.workQueued.count == otherWoken, "another app's loop did not")
+                try await other.execute("DROP SCHEMA \(PostgresAppSchema(appId: schema.name + "-2").quoted) CASCADE")
+            }
+        }
+    }
+
     @Test func nodesStartingAtOnceMakeAnAppsSchemaOnce() async throws {
         try await TemporaryPostgres.with { database, schema in
             let made = try await withThrowingTaskGroup(of: [String].self) { group in

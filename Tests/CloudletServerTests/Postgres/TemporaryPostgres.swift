@@ -13,7 +13,7 @@ enum TemporaryPostgres {
         do {
             try await body(database, schema)
         } catch {
-            try? await database.execute("DROP SCHEMA IF EXISTS \(schema.quoted) CASCADE")
+            _ = try? await database.execute("DROP SCHEMA IF EXISTS \(schema.quoted) CASCADE")
             throw error
         }
         try await database.execute("DROP SCHEMA IF EXISTS \(schema.quoted) CASCADE")
