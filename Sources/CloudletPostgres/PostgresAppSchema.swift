@@ -53,7 +53,18 @@ enum PostgresMigrations {
                 )
                 """,
                 "CREATE INDEX work_queue_due ON {schema}.work_queue (kind, due, seq)",
-            ])
+            ]),
+        Migration(
+            name: "objects",
+            statements: [
+                """
+                CREATE TABLE {schema}.objects (
+                    class text NOT NULL, id text NOT NULL, created_at text NOT NULL, updated_at text NOT NULL,
+                    acl jsonb, data jsonb NOT NULL, PRIMARY KEY (class, id)
+                )
+                """,
+                #"CREATE INDEX objects_created ON {schema}.objects (class, created_at COLLATE "C", id COLLATE "C")"#,
+            ]),
     ]
 
     /// Brings `schema` in `database` up to date; answers the names of the changes it applied.

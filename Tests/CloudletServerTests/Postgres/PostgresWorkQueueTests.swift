@@ -96,7 +96,6 @@ import Testing
     @Test func eachAppsWorkIsInItsOwnSchema() async throws {
         try await TemporaryPostgres.with { database, shop in
             let other = PostgresAppSchema(appId: shop.name + "-other")
-            defer { Task { try? await TemporaryPostgres.secondNode { try await $0.execute("DROP SCHEMA IF EXISTS \(other.quoted) CASCADE") } } }
             let shopQueue = try await PostgresWorkQueue(database, schema: shop)
             let otherQueue = try await PostgresWorkQueue(database, schema: other)
             try await shopQueue.enqueue([work("same-id", app: "shop")])

@@ -1,0 +1,253 @@
+import Cloudlet
+import CloudletRuntime
+import PostgresNIO
+
+/// Turns a Parse query into SQL over an app schema's `objects` table, with the meaning the SQLite
+/// store's query builder gives it (a differential test runs both on one corpus): a value matches
+/// only values of its own JSON type, or an array holding one; a Date compares by its `iso`, a
+/// Pointer by its `objectId`; text compares byte by byte (`COLLATE "C"`, as SQLite's `BINARY`); an
+/// order sorts missing and null values first, then numbers and Booleans (as 1 and 0), then text,
+/// Dates and JSON text.
+///
+/// Compiled so far: equality, `$eq`, `$ne`, `$lt`, `$lte`, `$gt`, `$gte`, `$in`, `$nin`, `$all`,
+/// `$exists`, `$or`, `$and`, dotted paths, the order, limit and skip, and the reader's ACL. The
+/// other operators answer 102 naming the operator.
+struct PostgresQueryCompiler {
+    /// The most results one query returns, as on Parse.com.
+    static let maximumLimit = StorageQuery.maximumLimit
+    /// How deep `$or` and `$and` may nest.
+    static let maximumNesting = 8
+    /// The most sort keys one query may give.
+    static let maximumOrderKeys = 64
+
+    private(set) var binds = PostgresBindings()
+    private let table: String
+
+    /// A compiler for the `objects` table `table` (schema-qualified, quoted).
+    init(table: String) {
+        self.table = table
+    }
+
+    /// The rows of `query`: `id, created_at, updated_at, acl, data`, in its order, within its limit and skip.
+    mutating func select(_ query: StorageQuery) throws -> String {
+        let filter = try filter(query)
+        let order = try orderClause(query.query.order)
+        guard query.query.skip >= 0 else { throw ParseError.invalidQuery("skip must not be negative") }
+        let limit = bind(min(max(query.query.limit, 0), Self.maximumLimit))
+        let skip = bind(query.query.skip)
+        return "SELECT id, created_at, updated_at, acl::text, data::text FROM \(table) WHERE \(filter) ORDER BY \(order) LIMIT \(limit) OFFSET \(skip)"
+    }
+
+    /// How many rows match `query`.
+    mutating func count(_ query: StorageQuery) throws -> String {
+        "SELECT count(*) FROM \(table) WHERE \(try filter(query))"
+    }
+
+    private mutating func filter(_ query: StorageQuery) throws -> String {
+        var clauses = ["class = \(bind(query.query.className))"]
+        if let identities = query.readerIdentities {
+            clauses.append(
+                "(acl IS NULL OR EXISTS (SELECT 1 FROM jsonb_each(acl) AS entry WHERE entry.key = ANY(\(bind(identities))) AND entry.value -> 'read' = 'true'::jsonb))"
+            )
+        }
+        clauses.append(try clause(for: query.query.constraints, depth: 0))
+        return clauses.joined(separator: " AND ")
+    }
+
+    /// Appends `value` to the binds; answers its placeholder.
+    private mutating func bind(_ value: some PostgresNonThrowingEncodable & Sendable) -> String {
+        binds.append(value)
+        return "$\(binds.count)"
+    }
+
+    /// `value` bound as `jsonb`.
+    private mutating func bindJSON(_ value: ParseValue) -> String {
+        bind(JSONWriter.string(value)) + "::jsonb"
+    }
+
+    private static func joined(_ parts: [String], _ connective: String) -> String {
+        guard parts.count > 1 else { return parts.first ?? (connective == "AND" ? "true" : "false") }
+        return "(" + parts.joined(separator: " \(connective) ") + ")"
+    }
+
+    // MARK: - Constraints
+
+    private mutating func clause(for constraints: [String: ParseValue], depth: Int) throws -> String {
+        guard depth < Self.maximumNesting else {
+            throw ParseError.invalidQuery("$or and $and nested more than \(Self.maximumNesting) deep")
+        }
+        var clauses: [String] = []
+        for key in constraints.keys.sorted() {
+            let value = constraints[key]!
+            switch key {
+            case "$or", "$and":
+                guard let branches = value.arrayValue, !branches.isEmpty else {
+                    throw ParseError.invalidQuery("\(key) needs a non-empty array of queries")
+                }
+                let parts = try branches.map { branch -> String in
+                    guard let members = branch.objectValue else { throw ParseError.invalidQuery("\(key) needs queries") }
+                    return try clause(for: members, depth: depth + 1)
+                }
+                clauses.append(Self.joined(parts, key == "$or" ? "OR" : "AND"))
+            case _ where key.hasPrefix("$"):
+                throw Self.notCompiled(key)
+            default:
+                try ParseNames.validateFieldPath(key)
+                let field = PostgresField(path: key)
+                if let operators = value.objectValue, operators.keys.contains(where: { $0.hasPrefix("$") }) {
+                    clauses.append(try operatorClauses(field, operators))
+                } else {
+                    clauses.append(try equality(field, value))
+                }
+            }
+        }
+        return Self.joined(clauses, "AND")
+    }
+
+    private mutating func operatorClauses(_ field: PostgresField, _ operators: [String: ParseValue]) throws -> String {
+        var clauses: [String] = []
+        for op in operators.keys.sorted() {
+            let operand = operators[op]!
+            switch op {
+            case "$eq": clauses.append(try equality(field, operand))
+            case "$ne": clauses.append("NOT COALESCE(\(try equality(field, operand)), false)")
+            case "$lt", "$lte", "$gt", "$gte":
+                let symbol = ["$lt": "<", "$lte": "<=", "$gt": ">", "$gte": ">="][op]!
+                clauses.append(try comparison(field, symbol, operand))
+            case "$in", "$nin", "$all":
+                guard let values = operand.arrayValue else { throw ParseError.invalidQuery("\(op) needs an array") }
+                let tests = try values.map { try equality(field, $0) }
+                switch op {
+                case "$in": clauses.append(Self.joined(tests, "OR"))
+                case "$nin": clauses.append("NOT COALESCE(\(Self.joined(tests, "OR")), false)")
+                default: clauses.append(Self.joined(tests, "AND"))
+                }
+            case "$exists":
+                guard let exists = operand.boolValue else { throw ParseError.invalidQuery("$exists needs true or false") }
+                clauses.append(field.column != nil ? (exists ? "true" : "false") : "(\(field.value) IS \(exists ? "NOT " : "")NULL)")
+            default:
+                throw Self.notCompiled(op)
+            }
+        }
+        return Self.joined(clauses, "AND")
+    }
+
+    /// 102 for an operator this store does not compile yet.
+    private static func notCompiled(_ op: String) -> ParseError {
+        ParseError.invalidQuery("\(op) is not yet served by the PostgreSQL store")
+    }
+
+    /// `field = value`, where a value matches only values of its own JSON type; for an array field,
+    /// also true when the array holds such an element (not for Dates, arrays and plain objects).
+    private mutating func equality(_ field: PostgresField, _ value: ParseValue) throws -> String {
+        let path = field.value
+        if let column = field.column {
+            if case .null = value { return "false" }
+            return "(\(column) = \(bind(try columnOperand(field, value))))"
+        }
+        switch value {
+        case .null:
+            return "(\(path) IS NULL OR \(path) = 'null'::jsonb)"
+        case .bool, .string, .number:
+            let json = bindJSON(value)
+            return "(\(path) = \(json) OR (jsonb_typeof(\(path)) = 'array' AND \(path) @> jsonb_build_array(\(json))))"
+        case .array:
+            return "(\(path) = \(bindJSON(value)))"
+        case .object:
+            if value.parseType == "Date", let date = value.dateValue {
+                return "(\(path) -> 'iso' = \(bindJSON(.string(ParseDate.string(from: date)))))"
+            }
+            if let pointer = value.pointerValue {
+                let id = bindJSON(.string(pointer.objectId))
+                return "(\(path) -> 'objectId' = \(id) OR (jsonb_typeof(\(path)) = 'array' AND EXISTS "
+                    + "(SELECT 1 FROM jsonb_array_elements(\(path)) AS element WHERE element -> 'objectId' = \(id))))"
+            }
+            guard value.parseType == nil else { throw ParseError.invalidQuery("\(field.path): cannot compare this type") }
+            return "(\(path) = \(bindJSON(value)))"
+        }
+    }
+
+    private mutating func comparison(_ field: PostgresField, _ symbol: String, _ value: ParseValue) throws -> String {
+        if let column = field.column {
+            return "(\(column) COLLATE \"C\" \(symbol) \(bind(try columnOperand(field, value))))"
+        }
+        let path = field.value
+        switch value {
+        case .number(let number):
+            return "(jsonb_typeof(\(path)) = 'number' AND (\(path))::numeric \(symbol) \(bind(number))::numeric)"
+        case .string(let text):
+            return "(jsonb_typeof(\(path)) = 'string' AND (\(path) #>> '{}') COLLATE \"C\" \(symbol) \(bind(text)))"
+        case .object where value.parseType == "Date":
+            guard let date = value.dateValue else { throw ParseError.invalidQuery("\(field.path): not a Date") }
+            return "(jsonb_typeof(\(path) -> 'iso') = 'string' AND (\(path) ->> 'iso') COLLATE \"C\" \(symbol) \(bind(ParseDate.string(from: date))))"
+        default:
+            throw ParseError.invalidQuery("\(field.path): comparisons need a number, string or Date")
+        }
+    }
+
+    /// The value to compare `objectId`, `createdAt` or `updatedAt` with.
+    private func columnOperand(_ field: PostgresField, _ value: ParseValue) throws -> String {
+        if field.column == "id" {
+            guard let id = value.stringValue else { throw ParseError.invalidQuery("objectId must be a string") }
+            return id
+        }
+        guard let date = value.dateValue else { throw ParseError.invalidQuery("\(field.path) must be compared with a Date") }
+        return ParseDate.string(from: date)
+    }
+
+    // MARK: - Order
+
+    private func orderClause(_ keys: [String]) throws -> String {
+        guard keys.count <= Self.maximumOrderKeys else {
+            throw ParseError.invalidQuery("order may name at most \(Self.maximumOrderKeys) keys")
+        }
+        var terms: [String] = []
+        for key in keys where !key.isEmpty {
+            let descending = key.hasPrefix("-")
+            let path = descending ? String(key.dropFirst()) : key
+            try ParseNames.validateFieldPath(path)
+            let field = PostgresField(path: path)
+            let direction = descending ? " DESC" : " ASC"
+            if let column = field.column {
+                terms.append("\(column) COLLATE \"C\"\(direction)")
+            } else {
+                terms += field.sortKeys.map { $0 + direction }
+            }
+        }
+        terms.append("created_at COLLATE \"C\" ASC")
+        terms.append("id COLLATE \"C\" ASC")
+        return terms.joined(separator: ", ")
+    }
+}
+
+/// A field named in a query: one of the object's columns, or a path into its JSON fields.
+struct PostgresField {
+    let path: String
+
+    /// The column behind `objectId`, `createdAt` and `updatedAt`.
+    var column: String? {
+        switch path {
+        case "objectId": "id"
+        case "createdAt": "created_at"
+        case "updatedAt": "updated_at"
+        default: nil
+        }
+    }
+
+    /// The field's JSON value: `data #> '{a,b}'` (names are validated identifiers, so need no quoting).
+    var value: String {
+        "(data #> '{\(path.split(separator: ".").joined(separator: ","))}')"
+    }
+
+    /// What the field sorts by, as SQLite's store sorts it: missing and null first, then numbers
+    /// and Booleans, then text (a Date by its `iso`, an array or object by its JSON text).
+    var sortKeys: [String] {
+        let type = "jsonb_typeof(\(value))"
+        let isDate = "jsonb_typeof(\(value) -> 'iso') = 'string'"
+        return [
+            "(CASE WHEN \(type) IS NULL OR \(type) = 'null' THEN 0 WHEN \(type) IN ('number', 'boolean') THEN 1 ELSE 2 END)",
+            "(CASE \(type) WHEN 'number' THEN (\(value))::numeric WHEN 'boolean' THEN (CASE WHEN (\(value))::boolean THEN 1 ELSE 0 END) END)",
+            "(CASE WHEN \(isDate) THEN \(value) ->> 'iso' WHEN \(type) = 'string' THEN \(value) #>> '{}' WHEN \(type) IN ('array', 'object') THEN (\(value))::text END) COLLATE \"C\"",
+        ]
+    }
+}

@@ -1,0 +1,153 @@
+import Cloudlet
+import CloudletRuntime
+import Foundation
+import Testing
+
+@testable import CloudletPostgres
+@testable import CloudletSQLite
+
+/// The PostgreSQL store's query compiler against the SQLite store's: one corpus of objects in each,
+/// every query run by every reader on both, the same objects in the same order and the same counts
+/// required.
+@Suite struct QueryCompilerDifferentialTests {
+    private static let className = "Item"
+
+    /// Thirty objects whose fields cover each kind of value, some missing, some null, with ACLs for
+    /// nobody, everyone, one user and one role.
+    private static var corpus: [ParseObject] {
+        let words = ["apple", "Banana", "cherry", "apple pie", "éclair", "", "zebra", "Apple"]
+        let acls: [ParseACL?] = [
+            nil, ParseACL(json: ["*": ["read": true]]), ParseACL(json: ["u1": ["read": true, "write": true]]),
+            ParseACL(json: ["role:admin": ["read": true]]), ParseACL(json: [:]),
+        ]
+        let start = Date(timeIntervalSince1970: 1_700_000_000)
+        return (0..<30).map { n in
+            var fields: [String: ParseValue] = [:]
+            if n % 7 != 3 { fields["n"] = .number(Double((n * 37) % 23) - 5 + (n % 4 == 0 ? 0.5 : 0)) }
+            if n % 5 != 2 { fields["s"] = .string(words[n % words.count]) }
+            if n % 6 == 1 { fields["s"] = .null }
+            if n % 3 != 0 { fields["b"] = .bool(n % 2 == 0) }
+            fields["tags"] = .array(Array(words.prefix(n % 4).map(ParseValue.string)) + (n % 9 == 0 ? ["zebra"] : []))
+            if n % 4 != 1 { fields["nums"] = .array([.number(Double(n % 3)), .number(Double(n % 5))]) }
+            if n % 3 != 1 { fields["when"] = .date(start.addingTimeInterval(Double((n * 7919) % 31) * 3600)) }
+            if n % 2 == 0 { fields["owner"] = ["__type": "Pointer", "className": "_User", "objectId": .string("u\(n % 3)")] }
+            if n % 5 != 0 { fields["place"] = ["city": .string(["Oslo", "Lima", "Pune"][n % 3]), "floor": .number(Double(n % 4))] }
+            var object = ParseObject(className: className, fields: fields)
+            object.objectId = String(format: "obj%02d", (n * 11) % 30)
+            object.createdAt = start.addingTimeInterval(Double(n % 10) * 60)
+            object.updatedAt = object.createdAt
+            object.acl = acls[n % acls.count] ?? nil
+            return object
+        }
+    }
+
+    private static let pointer: ParseValue = ["__type": "Pointer", "className": "_User", "objectId": "u1"]
+    private static let date = ParseValue.date(Date(timeIntervalSince1970: 1_700_000_000 + 12 * 3600))
+
+    /// Each a `where` and an order.
+    private static let queries: [([String: ParseValue], [String])] = [
+        ([:], []),
+        (["s": "apple"], []),
+        (["s": ["$eq": "Banana"]], ["-createdAt"]),
+        (["s": ["$ne": "apple"]], ["s"]),
+        (["s": .null], []),
+        (["s": ["$ne": .null]], ["-s", "n"]),
+        (["n": 7], []),
+        (["n": ["$gt": 3]], ["n"]),
+        (["n": ["$gte": -2, "$lt": 10.5]], ["-n"]),
+        (["n": ["$lte": 0]], ["n", "-objectId"]),
+        (["s": ["$gt": "a"]], ["s"]),
+        (["s": ["$lt": "apple pie"]], ["-s"]),
+        (["b": true], []),
+        (["b": false], ["b"]),
+        (["b": ["$exists": false]], []),
+        (["b": ["$ne": true]], ["b", "-n"]),
+        (["tags": "apple"], []),
+        (["tags": ["$all": ["apple", "Banana"]]], []),
+        (["tags": ["$in": ["cherry", "zebra"]]], ["tags"]),
+        (["tags": ["$nin": ["apple"]]], []),
+        (["tags": .array([])], []),
+        (["tags": ["apple", "Banana"]], []),
+        (["nums": 2], []),
+        (["nums": ["$all": [0, 1]]], []),
+        (["nums": ["$exists": true]], ["-nums"]),
+        (["s": ["$in": ["apple", "zebra", .null]]], ["s"]),
+        (["s": ["$nin": ["apple", "zebra"]]], []),
+        (["n": ["$in": [1, 7, 12.5]]], []),
+        (["when": date], []),
+        (["when": ["$gt": date]], ["when"]),
+        (["when": ["$lte": date]], ["-when"]),
+        (["owner": pointer], []),
+        (["owner": ["$ne": pointer]], []),
+        (["owner": ["$in": [pointer, ["__type": "Pointer", "className": "_User", "objectId": "u2"]]]], []),
+        (["place.city": "Lima"], ["place.floor"]),
+        (["place.floor": ["$gte": 2]], ["-place.city"]),
+        (["place": ["city": "Oslo", "floor": 1]], []),
+        (["objectId": "obj05"], []),
+        (["objectId": ["$in": ["obj01", "obj02", "nope"]]], []),
+        (["createdAt": ["$gte": .date(Date(timeIntervalSince1970: 1_700_000_000 + 300))]], ["-createdAt"]),
+        (["$or": [["s": "apple"], ["n": ["$gt": 10]]]], ["n"]),
+        (["$and": [["b": true], ["$or": [["s": "cherry"], ["nums": 0]]]]], []),
+        (["$or": [["tags": "zebra"], ["owner": pointer]], "n": ["$exists": true]], ["-n"]),
+        (["s": ["$exists": true], "when": ["$exists": false]], ["s", "objectId"]),
+    ]
+
+    /// The readers: master, anyone, user u1, and a member of the role admin.
+    private static let readers: [[String]?] = [nil, ["*"], ["*", "u1"], ["*", "role:admin"]]
+
+    @Test func everyQueryFindsTheSameObjectsInTheSameOrderOnBothStores() async throws {
+        try await TemporaryStorage.with { sqliteDatabase, _ in
+            try await TemporaryPostgres.with { postgresDatabase, schema in
+                let sqlite = SQLiteObjectStore(sqliteDatabase)
+                let postgres = try await PostgresObjectStore(postgresDatabase, schema: schema)
+                for object in Self.corpus {
+                    try await sqlite.insert(object, outbox: nil)
+                    try await postgres.insert(object)
+                }
+                var compared = 0
+                for (constraints, order) in Self.queries {
+                    for reader in Self.readers {
+                        for (limit, skip) in [(100, 0), (3, 2)] {
+                            let query = StorageQuery(
+                                query: ParseQuery(Self.className, constraints: constraints, order: order, limit: limit, skip: skip),
+                                readerIdentities: reader)
+                            let expected = try await sqlite.find(query)
+                            let found = try await postgres.find(query)
+                            #expect(
+                                found.map(\.objectId) == expected.map(\.objectId),
+                                "\(JSONWriter.string(.object(constraints))) order \(order) reader \(reader ?? ["master"]) limit \(limit) skip \(skip)")
+                            #expect(found == expected, "the objects read back are the same")
+                            compared += 1
+                        }
+                        let counted = StorageQuery(query: ParseQuery(Self.className, constraints: constraints), readerIdentities: reader)
+                        #expect(try await postgres.count(counted) == (try await sqlite.count(counted)), "count \(constraints)")
+                    }
+                }
+                #expect(compared == Self.queries.count * Self.readers.count * 2)
+            }
+        }
+    }
+
+    @Test func anOperatorNotYetCompiledIsRefusedWith102() async throws {
+        try await TemporaryPostgres.with { database, schema in
+            let store = try await PostgresObjectStore(database, schema: schema)
+            for constraints: [String: ParseValue] in [["s": ["$regex": "^a"]], ["$relatedTo": [:]], ["s": ["$select": [:]]]] {
+                let error = await #expect(throws: ParseError.self) {
+                    try await store.find(StorageQuery(query: ParseQuery(Self.className, constraints: constraints), readerIdentities: nil))
+                }
+                #expect(error?.code == 102)
+            }
+        }
+    }
+
+    @Test func aHostileFieldPathIsRefusedBeforeAnySQL() async throws {
+        try await TemporaryPostgres.with { database, schema in
+            let store = try await PostgresObjectStore(database, schema: schema)
+            for path in ["a'}'; DROP TABLE x; --", "a,b", "a}", "{a"] {
+                await #expect(throws: ParseError.self) {
+                    try await store.find(StorageQuery(query: ParseQuery(Self.className, constraints: [path: 1]), readerIdentities: nil))
+                }
+            }
+        }
+    }
+}
