@@ -65,6 +65,17 @@ enum PostgresMigrations {
                 """,
                 #"CREATE INDEX objects_created ON {schema}.objects (class, created_at COLLATE "C", id COLLATE "C")"#,
             ]),
+        Migration(
+            name: "field_types",
+            statements: [
+                "CREATE TABLE {schema}.classes (class text PRIMARY KEY)",
+                """
+                CREATE TABLE {schema}.fields (
+                    class text NOT NULL REFERENCES {schema}.classes (class), field text NOT NULL, type text NOT NULL,
+                    PRIMARY KEY (class, field)
+                )
+                """,
+            ]),
     ]
 
     /// Brings `schema` in `database` up to date; answers the names of the changes it applied.

@@ -23,28 +23,35 @@ public struct PostgresWorkQueue: WorkQueue {
     public init(_ database: PostgresDatabase, schema: PostgresAppSchema) async throws {
         try await PostgresMigrations.apply(to: schema, in: database)
         self.database = database
-        table = schema.quoted + ".work_queue"
-        topic = "work " + schema.name
+        table = Self.table(schema)
+        topic = Self.topic(schema)
         workQueued = await database.wakeSignal(for: topic)
     }
 
     public func enqueue(_ work: [NewWork]) async throws {
         guard !work.isEmpty else { return }
+        let rows = work.map { PostgresWorkRow(id: $0.id, kind: $0.kind, payload: JSONWriter.string($0.payload), due: $0.due, heldBy: $0.heldBy) }
+        try await database.transaction { connection in try await Self.queue(rows, in: table, topic: topic, on: connection, logger: database.logger) }
+    }
+
+    /// Queues `rows` in `table` in the transaction of `connection`, rows whose id is queued already
+    /// left alone; at the commit, every node listening on `topic` (this one too) is woken, unless
+    /// every row is held by its queuer.
+    static func queue(_ rows: [PostgresWorkRow], in table: String, topic: String, on connection: PostgresConnection, logger: Logger) async throws {
         let sql = "INSERT INTO \(table) (id, kind, payload, due, attempts, lease_owner) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (id) DO NOTHING"
-        try await database.transaction { connection in
-            for item in work {
-                var binds = PostgresBindings()
-                binds.append(item.id)
-                binds.append(item.kind.rawValue)
-                binds.append(JSONWriter.string(item.payload))
-                binds.append(item.due)
-                binds.append(item.heldBy == nil ? 0 : 1)
-                binds.append(item.heldBy)
-                try await connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: database.logger)
-            }
-            // Sent at the commit, to every node listening (this one too).
-            try await connection.query("SELECT pg_notify(\(PostgresNotifications.channel), \(topic))", logger: database.logger)
+        for row in rows {
+            var binds = PostgresBindings()
+            binds.append(row.id)
+            binds.append(row.kind.rawValue)
+            binds.append(row.payload)
+            binds.append(row.due)
+            // A row queued held counts its holder's run as its first attempt.
+            binds.append(row.heldBy == nil ? 0 : 1)
+            binds.append(row.heldBy)
+            try await connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger)
         }
+        guard rows.contains(where: { $0.heldBy == nil }) else { return }
+        try await connection.query("SELECT pg_notify(\(PostgresNotifications.channel), \(topic))", logger: logger)
     }
 
     public func claim(_ kinds: Set<WorkKind>, limit: Int, owner: String, at now: Date, leasedUntil: Date) async throws -> [ClaimedWork] {
@@ -164,6 +171,12 @@ public struct PostgresWorkQueue: WorkQueue {
         return nil
     }
 
+    /// The queue's table in `schema`.
+    static func table(_ schema: PostgresAppSchema) -> String { schema.quoted + ".work_queue" }
+
+    /// The topic of the notification that work was queued in `schema`.
+    static func topic(_ schema: PostgresAppSchema) -> String { "work " + schema.name }
+
     /// Nil: PostgreSQL keeps no time of the table's last write that is cheap to read.
     public func lastWrittenAt() -> Date? { nil }
 
@@ -172,5 +185,30 @@ public struct PostgresWorkQueue: WorkQueue {
         var rows = 0
         for try await _ in try await connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: database.logger) { rows += 1 }
         return rows
+    }
+}
+
+/// A row of the work queue, its payload encoded already.
+struct PostgresWorkRow: Sendable {
+    let id: String
+    let kind: WorkKind
+    let payload: String
+    let due: Date
+    let heldBy: String?
+
+    /// The row of `event`'s after hook: held by its queuer until its lease runs out if it has a
+    /// hold, due at once otherwise.
+    init(afterHook event: OutboxEvent) {
+        self.init(
+            id: event.id, kind: .afterHook, payload: OutboxEventCoding.text(event), due: event.hold?.leasedUntil ?? .distantPast,
+            heldBy: event.hold?.owner)
+    }
+
+    init(id: String, kind: WorkKind, payload: String, due: Date, heldBy: String?) {
+        self.id = id
+        self.kind = kind
+        self.payload = payload
+        self.due = due
+        self.heldBy = heldBy
     }
 }

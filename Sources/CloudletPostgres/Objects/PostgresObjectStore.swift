@@ -6,32 +6,27 @@ import PostgresNIO
 /// An app's objects in its PostgreSQL schema, as the `objects` table: one row per object, its
 /// fields and ACL as `jsonb`, its dates as Parse's ISO text (which sorts as the instants do).
 ///
-/// Stores and reads objects and runs queries through ``PostgresQueryCompiler``. Updates, deletes,
-/// relations, aggregates and the hooks' queued events are the SQLite store's alone so far: this
-/// store does not yet stand behind ``ObjectStorage``.
+/// Stores, updates and deletes objects, each write one transaction with the after hook it owes (a
+/// row of the app's ``PostgresWorkQueue``) and the field types it records, and runs queries through
+/// ``PostgresQueryCompiler``. Relations, users' credentials, unique fields, aggregates and shared
+/// transactions are the SQLite store's alone so far: this store does not yet stand behind
+/// ``ObjectStorage``.
 public struct PostgresObjectStore: Sendable {
-    private let database: PostgresDatabase
-    private let table: String
+    let database: PostgresDatabase
+    let schema: PostgresAppSchema
+    let table: String
+    let fieldTypes: PostgresFieldTypes
+    /// The most bytes an object's fields and ACL may take, as on SQLite (116 past it).
+    let maximumObjectBytes: Int
 
     /// The objects of the app whose schema is `schema`, made or brought up to date first.
-    public init(_ database: PostgresDatabase, schema: PostgresAppSchema) async throws {
+    public init(_ database: PostgresDatabase, schema: PostgresAppSchema, maximumObjectBytes: Int = 1 << 20) async throws {
         try await PostgresMigrations.apply(to: schema, in: database)
         self.database = database
+        self.schema = schema
+        self.maximumObjectBytes = maximumObjectBytes
         table = schema.quoted + ".objects"
-    }
-
-    /// Stores `object`, which has its id and timestamps already.
-    public func insert(_ object: ParseObject) async throws {
-        let text = ObjectText(object)
-        var binds = PostgresBindings()
-        binds.append(object.className)
-        binds.append(object.objectId)
-        binds.append(text.createdAt)
-        binds.append(text.updatedAt)
-        binds.append(text.acl)
-        binds.append(text.fields)
-        try await database.execute(
-            "INSERT INTO \(table) (class, id, created_at, updated_at, acl, data) VALUES ($1, $2, $3, $4, $5::jsonb, $6::jsonb)", binds)
+        fieldTypes = PostgresFieldTypes(schema: schema)
     }
 
     /// The object `id` of `className`, or nil.
@@ -65,13 +60,17 @@ public struct PostgresObjectStore: Sendable {
     private func objects(_ className: String, _ sql: String, _ binds: PostgresBindings, budget: ReadBudget? = nil) async throws -> [ParseObject] {
         var objects: [ParseObject] = []
         let rows = try await database.client.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: database.logger)
-        for try await (id, createdAt, updatedAt, acl, data) in rows.decode((String, String, String, String?, String).self) {
-            try budget?.charge(bytes: ReadBudget.storedSize(data: data, acl: acl))
-            objects.append(
-                ParseObject(
-                    className: className, objectId: id, createdAt: ParseDate.date(from: createdAt), updatedAt: ParseDate.date(from: updatedAt),
-                    acl: try acl.flatMap { ParseACL(json: try JSONParser.parse($0)) }, fields: try JSONParser.parse(data).objectValue ?? [:]))
+        for try await row in rows.decode((String, String, String, String?, String).self) {
+            try budget?.charge(bytes: ReadBudget.storedSize(data: row.4, acl: row.3))
+            objects.append(try Self.object(className, row))
         }
         return objects
+    }
+
+    /// The object of `className` in `row` (`id, created_at, updated_at, acl, data`).
+    static func object(_ className: String, _ row: (String, String, String, String?, String)) throws -> ParseObject {
+        ParseObject(
+            className: className, objectId: row.0, createdAt: ParseDate.date(from: row.1), updatedAt: ParseDate.date(from: row.2),
+            acl: try row.3.flatMap { ParseACL(json: try JSONParser.parse($0)) }, fields: try JSONParser.parse(row.4).objectValue ?? [:])
     }
 }

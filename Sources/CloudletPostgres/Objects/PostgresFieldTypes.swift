@@ -1,0 +1,62 @@
+import Cloudlet
+import CloudletRuntime
+import PostgresNIO
+import Synchronization
+
+/// The type of each field of each class, as first written, kept in the schema's `fields` table
+/// (the class in `classes`) and cached once committed; as the SQLite store's `FieldSchemaCache`.
+///
+/// Checked inside the write's transaction, after locking the class's row in `classes`, so that two
+/// nodes writing a new field at once with different types cannot both win.
+final class PostgresFieldTypes: Sendable {
+    private let types = Mutex<[String: [String: String]]>([:])
+    private let schema: PostgresAppSchema
+
+    init(schema: PostgresAppSchema) {
+        self.schema = schema
+    }
+
+    /// Throws 111 if a field of `object` has a type other than the one its class recorded; records
+    /// the class and the types of fields seen for the first time, in the transaction of `connection`.
+    /// Answers what to cache once the transaction commits.
+    func check(_ object: ParseObject, on connection: PostgresConnection, logger: Logger) async throws -> (@Sendable () -> Void)? {
+        let className = object.className
+        let seen = object.fields.compactMap { field, value in ParseFieldType.ofValidated(value).map { (field, $0.description) } }
+        var known = types.withLock { $0[className] } ?? [:]
+        guard seen.contains(where: { known[$0.0] == nil }) else {
+            try Self.throwMismatch(className, seen, known)
+            return nil
+        }
+        // A field not cached: the class's row locked, its recorded types read as they are now.
+        var binds = PostgresBindings()
+        binds.append(className)
+        try await connection.query(
+            PostgresQuery(unsafeSQL: "INSERT INTO \(schema.quoted).classes (class) VALUES ($1) ON CONFLICT DO NOTHING", binds: binds), logger: logger)
+        try await connection.query(
+            PostgresQuery(unsafeSQL: "SELECT 1 FROM \(schema.quoted).classes WHERE class = $1 FOR UPDATE", binds: binds), logger: logger)
+        known = [:]
+        let rows = try await connection.query(
+            PostgresQuery(unsafeSQL: "SELECT field, type FROM \(schema.quoted).fields WHERE class = $1", binds: binds), logger: logger)
+        for try await (field, type) in rows.decode((String, String).self) { known[field] = type }
+        try Self.throwMismatch(className, seen, known)
+        for (field, type) in seen where known[field] == nil {
+            var insert = PostgresBindings()
+            insert.append(className)
+            insert.append(field)
+            insert.append(type)
+            try await connection.query(
+                PostgresQuery(unsafeSQL: "INSERT INTO \(schema.quoted).fields (class, field, type) VALUES ($1, $2, $3)", binds: insert), logger: logger)
+            known[field] = type
+        }
+        return { [known] in self.types.withLock { $0[className] = known } }
+    }
+
+    /// Throws 111 for the first field of `seen` whose type differs from the one `known` records.
+    private static func throwMismatch(_ className: String, _ seen: [(String, String)], _ known: [String: String]) throws {
+        for (field, type) in seen {
+            if let expected = known[field], expected != type {
+                throw ParseError.incorrectType("schema mismatch for \(className).\(field); expected \(expected) but got \(type)")
+            }
+        }
+    }
+}

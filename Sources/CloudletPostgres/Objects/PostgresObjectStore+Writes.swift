@@ -1,0 +1,148 @@
+import Cloudlet
+import CloudletRuntime
+import Foundation
+import PostgresNIO
+
+/// Saves and deletes: each one transaction with the after hook it owes (a row of the work queue),
+/// the field types it records and the objects stored alongside it; as the SQLite store's.
+extension PostgresObjectStore {
+    /// Stores a new object, which has its id and timestamps already, queues the after hook
+    /// `outbox` with it, and stores the objects `alongside` in the same transaction.
+    public func insert(_ object: ParseObject, outbox: OutboxEvent? = nil, alongside: [ParseObject] = []) async throws {
+        guard ([object] + alongside).allSatisfy({ SystemClass.named($0.className) == nil }) else { throw Self.notYetStored }
+        let row = outbox.flatMap { $0.object.objectId == object.objectId ? $0.objectText : nil } ?? ObjectText(object)
+        try checkSize(row)
+        let companions = try alongside.map { companion in (companion, try checkedText(companion)) }
+        try await write { connection, afterCommit in
+            try await insertRow(object, row, on: connection, afterCommit: &afterCommit)
+            for (companion, text) in companions { try await insertRow(companion, text, on: connection, afterCommit: &afterCommit) }
+            if let outbox { try await queueAfterHook(outbox, on: connection) }
+        }
+    }
+
+    /// Applies `changes` to the stored object, locked for the transaction, and returns it as written
+    /// with the event `outbox` built for it; `check` sees the stored object first and may refuse by
+    /// throwing. Throws ``ParseError/objectNotFound(_:)`` if there is no such object.
+    public func update(
+        _ className: String, id: String, changes: ObjectChanges, updatedAt: Date,
+        check: @escaping @Sendable (ParseObject) throws -> Void,
+        outbox: (@Sendable (ParseObject) -> OutboxEvent)?, alongside: [ParseObject] = []
+    ) async throws -> (object: ParseObject, event: OutboxEvent?) {
+        guard changes.relations.isEmpty, changes.password == nil else { throw Self.notYetStored }
+        let companions = try alongside.map { companion in (companion, try checkedText(companion)) }
+        return try await write { connection, afterCommit in
+            guard let current = try await lockedObject(className, id, on: connection) else { throw ParseError.objectNotFound() }
+            try check(current)
+            var object = try changes.applied(to: current)
+            object.updatedAt = updatedAt
+            if let commit = try await fieldTypes.check(object, on: connection, logger: database.logger) { afterCommit.append(commit) }
+            // The after hook's event encodes the object once, for the object's row and the queued one alike.
+            let event = outbox?(object)
+            let row = event?.objectText ?? ObjectText(object)
+            try checkSize(row)
+            var binds = PostgresBindings()
+            binds.append(row.updatedAt)
+            binds.append(row.acl)
+            binds.append(row.fields)
+            binds.append(className)
+            binds.append(id)
+            try await connection.query(
+                PostgresQuery(unsafeSQL: "UPDATE \(table) SET updated_at = $1, acl = $2::jsonb, data = $3::jsonb WHERE class = $4 AND id = $5", binds: binds),
+                logger: database.logger)
+            for (companion, text) in companions { try await insertRow(companion, text, on: connection, afterCommit: &afterCommit) }
+            if let event { try await queueAfterHook(event, on: connection) }
+            return (object, event)
+        }
+    }
+
+    /// Deletes the object `id` of `className` and returns the event `outbox` built for it; `check`
+    /// as for ``update(_:id:changes:updatedAt:check:outbox:alongside:)``. Throws
+    /// ``ParseError/objectNotFound(_:)`` if there is no such object.
+    @discardableResult
+    public func delete(
+        _ className: String, id: String, check: @escaping @Sendable (ParseObject) throws -> Void, outbox: (@Sendable (ParseObject) -> OutboxEvent)?
+    ) async throws -> OutboxEvent? {
+        guard SystemClass.named(className) == nil else { throw Self.notYetStored }
+        return try await write { connection, _ in
+            guard let current = try await lockedObject(className, id, on: connection) else { throw ParseError.objectNotFound() }
+            try check(current)
+            var binds = PostgresBindings()
+            binds.append(className)
+            binds.append(id)
+            try await connection.query(PostgresQuery(unsafeSQL: "DELETE FROM \(table) WHERE class = $1 AND id = $2", binds: binds), logger: database.logger)
+            let event = outbox?(current)
+            if let event { try await queueAfterHook(event, on: connection) }
+            return event
+        }
+    }
+
+    /// What a write this store does not make yet answers: relations, passwords and system classes'
+    /// own rows are stored by the SQLite store alone so far.
+    static var notYetStored: ParseError {
+        ParseError(code: 1, message: "relations, passwords and system classes are not yet stored by the PostgreSQL store", httpStatus: 500)
+    }
+
+    /// Runs `body` in one transaction; once it commits, what it asked to run after the commit runs.
+    private func write<Result: Sendable>(
+        _ body: (PostgresConnection, inout [@Sendable () -> Void]) async throws -> Result
+    ) async throws -> Result {
+        let (result, afterCommit) = try await database.transaction { connection in
+            var afterCommit: [@Sendable () -> Void] = []
+            let result = try await body(connection, &afterCommit)
+            return (result, afterCommit)
+        }
+        for action in afterCommit { action() }
+        return result
+    }
+
+    /// The object `id` of `className` as stored, its row locked until the transaction ends.
+    private func lockedObject(_ className: String, _ id: String, on connection: PostgresConnection) async throws -> ParseObject? {
+        var binds = PostgresBindings()
+        binds.append(className)
+        binds.append(id)
+        let rows = try await connection.query(
+            PostgresQuery(
+                unsafeSQL: "SELECT id, created_at, updated_at, acl::text, data::text FROM \(table) WHERE class = $1 AND id = $2 FOR UPDATE", binds: binds),
+            logger: database.logger)
+        for try await row in rows.decode((String, String, String, String?, String).self) { return try Self.object(className, row) }
+        return nil
+    }
+
+    /// Inserts `object`, whose row is `row`, once its fields' types are checked.
+    private func insertRow(_ object: ParseObject, _ row: ObjectText, on connection: PostgresConnection, afterCommit: inout [@Sendable () -> Void]) async throws {
+        if let commit = try await fieldTypes.check(object, on: connection, logger: database.logger) { afterCommit.append(commit) }
+        var binds = PostgresBindings()
+        binds.append(object.className)
+        binds.append(object.objectId)
+        binds.append(row.createdAt)
+        binds.append(row.updatedAt)
+        binds.append(row.acl)
+        binds.append(row.fields)
+        try await connection.query(
+            PostgresQuery(
+                unsafeSQL: "INSERT INTO \(table) (class, id, created_at, updated_at, acl, data) VALUES ($1, $2, $3, $4, $5::jsonb, $6::jsonb)",
+                binds: binds),
+            logger: database.logger)
+    }
+
+    /// Queues `event`'s after hook in the transaction of `connection`.
+    private func queueAfterHook(_ event: OutboxEvent, on connection: PostgresConnection) async throws {
+        try await PostgresWorkQueue.queue(
+            [PostgresWorkRow(afterHook: event)], in: PostgresWorkQueue.table(schema), topic: PostgresWorkQueue.topic(schema), on: connection,
+            logger: database.logger)
+    }
+
+    /// `object` encoded, checked for size.
+    private func checkedText(_ object: ParseObject) throws -> ObjectText {
+        let text = ObjectText(object)
+        try checkSize(text)
+        return text
+    }
+
+    /// Throws 116 (413) when a row's fields and ACL are larger than the store's bound.
+    private func checkSize(_ row: ObjectText) throws {
+        guard row.fields.utf8.count + (row.acl?.utf8.count ?? 0) <= maximumObjectBytes else {
+            throw ParseError(code: 116, message: "the object would be larger than \(maximumObjectBytes) bytes")
+        }
+    }
+}

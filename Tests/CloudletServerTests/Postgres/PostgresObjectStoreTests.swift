@@ -1,0 +1,54 @@
+import Cloudlet
+import CloudletRuntime
+import Foundation
+import Testing
+
+@testable import CloudletPostgres
+
+/// What the PostgreSQL object store does beyond what both stores share: two nodes writing a new
+/// field at once with different types (the class's row locked, the loser told the type), and the
+/// classes it does not keep yet refused.
+@Suite struct PostgresObjectStoreTests {
+    @Test func twoNodesWritingANewFieldAtOnceWithDifferentTypesCannotBothWin() async throws {
+        try await TemporaryPostgres.with { database, schema in
+            try await TemporaryPostgres.secondNode { other in
+                let first = try await PostgresObjectStore(database, schema: schema)
+                let second = try await PostgresObjectStore(other, schema: schema)
+                for round in 0..<20 {
+                    let field = "f\(round)"
+                    let results = await withTaskGroup(of: Int?.self) { group in
+                        for (store, value) in [(first, ParseValue.number(1)), (second, ParseValue.string("one"))] {
+                            group.addTask {
+                                var object = ParseObject(className: "Race", fields: [field: value])
+                                object.objectId = "\(field)-\(value.stringValue ?? "n")"
+                                object.createdAt = Date()
+                                object.updatedAt = object.createdAt
+                                do {
+                                    try await store.insert(object)
+                                    return nil
+                                } catch {
+                                    return (error as? ParseError)?.code ?? -1
+                                }
+                            }
+                        }
+                        return await group.reduce(into: []) { $0.append($1) }
+                    }
+                    #expect(results.filter { $0 == nil }.count == 1, "round \(round): exactly one type wins")
+                    #expect(results.compactMap { $0 } == [111], "round \(round): the other write is told the field's type (111)")
+                }
+            }
+        }
+    }
+
+    @Test func systemClassesAndRelationsAreRefusedUntilThisStoreKeepsThem() async throws {
+        try await TemporaryPostgres.with { database, schema in
+            let store = try await PostgresObjectStore(database, schema: schema)
+            var user = ParseObject(className: "_User", fields: ["username": "ann"])
+            user.objectId = "u1"
+            user.createdAt = Date()
+            user.updatedAt = user.createdAt
+            await #expect(throws: ParseError.self) { try await store.insert(user) }
+            #expect(try await store.fetch("_User", id: "u1") == nil)
+        }
+    }
+}
