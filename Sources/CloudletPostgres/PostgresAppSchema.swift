@@ -76,6 +76,7 @@ enum PostgresMigrations {
                 )
                 """,
             ]),
+        PostgresRelations.migration,
     ]
 
     /// Brings `schema` in `database` up to date; answers the names of the changes it applied.

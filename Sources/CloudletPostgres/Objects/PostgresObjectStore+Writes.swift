@@ -6,15 +6,19 @@ import PostgresNIO
 /// Saves and deletes: each one transaction with the after hook it owes (a row of the work queue),
 /// the field types it records and the objects stored alongside it; as the SQLite store's.
 extension PostgresObjectStore {
-    /// Stores a new object, which has its id and timestamps already, queues the after hook
-    /// `outbox` with it, and stores the objects `alongside` in the same transaction.
-    public func insert(_ object: ParseObject, outbox: OutboxEvent? = nil, alongside: [ParseObject] = []) async throws {
+    /// Stores a new object, which has its id and timestamps already, adds the objects `relations`
+    /// names to its relation fields, queues the after hook `outbox` with it, and stores the objects
+    /// `alongside` in the same transaction.
+    public func insert(
+        _ object: ParseObject, relations: [String: RelationChange] = [:], outbox: OutboxEvent? = nil, alongside: [ParseObject] = []
+    ) async throws {
         guard ([object] + alongside).allSatisfy({ SystemClass.named($0.className) == nil }) else { throw Self.notYetStored }
         let row = outbox.flatMap { $0.object.objectId == object.objectId ? $0.objectText : nil } ?? ObjectText(object)
         try checkSize(row)
         let companions = try alongside.map { companion in (companion, try checkedText(companion)) }
         try await write { connection, afterCommit in
             try await insertRow(object, row, on: connection, afterCommit: &afterCommit)
+            try await PostgresRelations.apply(relations, owner: object.className, id: object.objectId!, in: schema, on: connection, logger: database.logger)
             for (companion, text) in companions { try await insertRow(companion, text, on: connection, afterCommit: &afterCommit) }
             if let outbox { try await queueAfterHook(outbox, on: connection) }
         }
@@ -28,7 +32,7 @@ extension PostgresObjectStore {
         check: @escaping @Sendable (ParseObject) throws -> Void,
         outbox: (@Sendable (ParseObject) -> OutboxEvent)?, alongside: [ParseObject] = []
     ) async throws -> (object: ParseObject, event: OutboxEvent?) {
-        guard changes.relations.isEmpty, changes.password == nil else { throw Self.notYetStored }
+        guard changes.password == nil else { throw Self.notYetStored }
         let companions = try alongside.map { companion in (companion, try checkedText(companion)) }
         return try await write { connection, afterCommit in
             guard let current = try await lockedObject(className, id, on: connection) else { throw ParseError.objectNotFound() }
@@ -49,6 +53,7 @@ extension PostgresObjectStore {
             try await connection.query(
                 PostgresQuery(unsafeSQL: "UPDATE \(table) SET updated_at = $1, acl = $2::jsonb, data = $3::jsonb WHERE class = $4 AND id = $5", binds: binds),
                 logger: database.logger)
+            try await PostgresRelations.apply(changes.relations, owner: className, id: id, in: schema, on: connection, logger: database.logger)
             for (companion, text) in companions { try await insertRow(companion, text, on: connection, afterCommit: &afterCommit) }
             if let event { try await queueAfterHook(event, on: connection) }
             return (object, event)
@@ -70,16 +75,17 @@ extension PostgresObjectStore {
             binds.append(className)
             binds.append(id)
             try await connection.query(PostgresQuery(unsafeSQL: "DELETE FROM \(table) WHERE class = $1 AND id = $2", binds: binds), logger: database.logger)
+            try await PostgresRelations.removeAll(of: className, id: id, in: schema, on: connection, logger: database.logger)
             let event = outbox?(current)
             if let event { try await queueAfterHook(event, on: connection) }
             return event
         }
     }
 
-    /// What a write this store does not make yet answers: relations, passwords and system classes'
-    /// own rows are stored by the SQLite store alone so far.
+    /// What a write this store does not make yet answers: passwords and system classes' own rows
+    /// are stored by the SQLite store alone so far.
     static var notYetStored: ParseError {
-        ParseError(code: 1, message: "relations, passwords and system classes are not yet stored by the PostgreSQL store", httpStatus: 500)
+        ParseError(code: 1, message: "passwords and system classes are not yet stored by the PostgreSQL store", httpStatus: 500)
     }
 
     /// Runs `body` in one transaction; once it commits, what it asked to run after the commit runs.

@@ -41,14 +41,14 @@ public struct PostgresObjectStore: Sendable {
 
     /// The objects matching `query`, in its order, within its limit and skip.
     public func find(_ query: StorageQuery) async throws -> [ParseObject] {
-        var compiler = PostgresQueryCompiler(table: table)
+        var compiler = PostgresQueryCompiler(schema: schema)
         let sql = try compiler.select(query)
         return try await objects(query.query.className, sql, compiler.binds, budget: query.budget)
     }
 
     /// How many objects match `query` (its limit and skip aside).
     public func count(_ query: StorageQuery) async throws -> Int {
-        var compiler = PostgresQueryCompiler(table: table)
+        var compiler = PostgresQueryCompiler(schema: schema)
         let sql = try compiler.count(query)
         let rows = try await database.client.query(PostgresQuery(unsafeSQL: sql, binds: compiler.binds), logger: database.logger)
         for try await count in rows.decode(Int.self) { return count }

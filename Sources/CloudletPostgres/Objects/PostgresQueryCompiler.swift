@@ -10,8 +10,9 @@ import PostgresNIO
 /// Dates and JSON text.
 ///
 /// Compiled so far: equality, `$eq`, `$ne`, `$lt`, `$lte`, `$gt`, `$gte`, `$in`, `$nin`, `$all`,
-/// `$exists`, `$or`, `$and`, dotted paths, the order, limit and skip, and the reader's ACL. The
-/// other operators answer 102 naming the operator.
+/// `$exists`, `$or`, `$and`, `$relatedTo` and pointers matched against relation fields, dotted
+/// paths, the order, limit and skip, and the reader's ACL. The other operators answer 102 naming
+/// the operator.
 struct PostgresQueryCompiler {
     /// The most results one query returns, as on Parse.com.
     static let maximumLimit = StorageQuery.maximumLimit
@@ -22,10 +23,14 @@ struct PostgresQueryCompiler {
 
     private(set) var binds = PostgresBindings()
     private let table: String
+    private let relations: String
+    /// The class whose rows the query selects.
+    private var className = ""
 
-    /// A compiler for the `objects` table `table` (schema-qualified, quoted).
-    init(table: String) {
-        self.table = table
+    /// A compiler for the `objects` table of `schema`.
+    init(schema: PostgresAppSchema) {
+        table = schema.quoted + ".objects"
+        relations = schema.quoted + ".relations"
     }
 
     /// The rows of `query`: `id, created_at, updated_at, acl, data`, in its order, within its limit and skip.
@@ -44,6 +49,7 @@ struct PostgresQueryCompiler {
     }
 
     private mutating func filter(_ query: StorageQuery) throws -> String {
+        className = query.query.className
         var clauses = ["class = \(bind(query.query.className))"]
         if let identities = query.readerIdentities {
             clauses.append(
@@ -89,6 +95,8 @@ struct PostgresQueryCompiler {
                     return try clause(for: members, depth: depth + 1)
                 }
                 clauses.append(Self.joined(parts, key == "$or" ? "OR" : "AND"))
+            case "$relatedTo":
+                clauses.append(try relatedTo(value))
             case _ where key.hasPrefix("$"):
                 throw Self.notCompiled(key)
             default:
@@ -132,6 +140,19 @@ struct PostgresQueryCompiler {
         return Self.joined(clauses, "AND")
     }
 
+    /// `$relatedTo`: the row is one of the objects in the relation `key` of the object `object`
+    /// points to, found through the join rows' key; the row must still pass the reader's ACL.
+    private mutating func relatedTo(_ operand: ParseValue) throws -> String {
+        guard let members = operand.objectValue, members.count == 2,
+            let owner = members["object"]?.pointerValue, (try? ParseNames.validateClassName(owner.className)) != nil,
+            !owner.objectId.isEmpty, let key = members["key"]?.stringValue, (try? ParseNames.validateFieldName(key)) != nil
+        else {
+            throw ParseError.invalidQuery("$relatedTo needs an object (a pointer) and the key of one of its relation fields")
+        }
+        return "id IN (SELECT related_id FROM \(relations) WHERE owning_class = \(bind(owner.className)) AND owning_id = "
+            + "\(bind(owner.objectId)) AND field = \(bind(key)) AND related_class = \(bind(className)))"
+    }
+
     /// 102 for an operator this store does not compile yet.
     private static func notCompiled(_ op: String) -> ParseError {
         ParseError.invalidQuery("\(op) is not yet served by the PostgreSQL store")
@@ -159,8 +180,14 @@ struct PostgresQueryCompiler {
             }
             if let pointer = value.pointerValue {
                 let id = bindJSON(.string(pointer.objectId))
-                return "(\(path) -> 'objectId' = \(id) OR (jsonb_typeof(\(path)) = 'array' AND EXISTS "
-                    + "(SELECT 1 FROM jsonb_array_elements(\(path)) AS element WHERE element -> 'objectId' = \(id))))"
+                var test = "(\(path) -> 'objectId' = \(id) OR (jsonb_typeof(\(path)) = 'array' AND EXISTS "
+                    + "(SELECT 1 FROM jsonb_array_elements(\(path)) AS element WHERE element -> 'objectId' = \(id)))"
+                if !field.path.contains(".") {
+                    // A relation field relates the object: its owners found through the join rows' index by related id.
+                    test += " OR (\(path) ->> '__type' = 'Relation' AND id IN (SELECT owning_id FROM \(relations) WHERE related_id = "
+                        + "\(bind(pointer.objectId)) AND owning_class = \(bind(className)) AND field = \(bind(field.path))))"
+                }
+                return test + ")"
             }
             guard value.parseType == nil else { throw ParseError.invalidQuery("\(field.path): cannot compare this type") }
             return "(\(path) = \(bindJSON(value)))"

@@ -1,9 +1,9 @@
 import Cloudlet
-import CloudletRuntime
 import Foundation
 import Testing
 
 @testable import CloudletPostgres
+@testable import CloudletRuntime
 @testable import CloudletSQLite
 
 /// The PostgreSQL store's query compiler against the SQLite store's: one corpus of objects in each,
@@ -37,8 +37,16 @@ import Testing
             object.createdAt = start.addingTimeInterval(Double(n % 10) * 60)
             object.updatedAt = object.createdAt
             object.acl = acls[n % acls.count] ?? nil
+            if n % 4 == 2 { object.fields["likes"] = ["__type": "Relation", "className": .string(className)] }
             return object
         }
+    }
+
+    /// The objects each object with a `likes` relation relates: a few others, by id.
+    private static func likes(of object: ParseObject) throws -> [String: RelationChange] {
+        guard object.fields["likes"] != nil, let id = object.objectId, let n = Int(id.dropFirst(3)) else { return [:] }
+        let liked: [ParseValue] = [(n + 1) % 30, (n * 7) % 30, 5].map { .pointer(className: className, objectId: String(format: "obj%02d", $0)) }
+        return try ["likes": #require(try RelationChange.parse(["__op": "AddRelation", "objects": .array(liked)], field: "likes"))]
     }
 
     private static let pointer: ParseValue = ["__type": "Pointer", "className": "_User", "objectId": "u1"]
@@ -90,6 +98,11 @@ import Testing
         (["$and": [["b": true], ["$or": [["s": "cherry"], ["nums": 0]]]]], []),
         (["$or": [["tags": "zebra"], ["owner": pointer]], "n": ["$exists": true]], ["-n"]),
         (["s": ["$exists": true], "when": ["$exists": false]], ["s", "objectId"]),
+        (["$relatedTo": ["object": ["__type": "Pointer", "className": "Item", "objectId": "obj02"], "key": "likes"]], []),
+        (["$relatedTo": ["object": ["__type": "Pointer", "className": "Item", "objectId": "obj06"], "key": "likes"], "n": ["$gt": 0]], ["-n"]),
+        (["likes": ["__type": "Pointer", "className": "Item", "objectId": "obj05"]], []),
+        (["likes": ["$in": [["__type": "Pointer", "className": "Item", "objectId": "obj07"], ["__type": "Pointer", "className": "Item", "objectId": "obj03"]]]], []),
+        (["likes": ["$ne": ["__type": "Pointer", "className": "Item", "objectId": "obj05"]]], []),
     ]
 
     /// The readers: master, anyone, user u1, and a member of the role admin.
@@ -101,8 +114,9 @@ import Testing
                 let sqlite = SQLiteObjectStore(sqliteDatabase)
                 let postgres = try await PostgresObjectStore(postgresDatabase, schema: schema)
                 for object in Self.corpus {
-                    try await sqlite.insert(object, outbox: nil)
-                    try await postgres.insert(object)
+                    let relations = try Self.likes(of: object)
+                    try await sqlite.insert(object, relations: relations, outbox: nil, alongside: [])
+                    try await postgres.insert(object, relations: relations)
                 }
                 var compared = 0
                 for (constraints, order) in Self.queries {
@@ -112,6 +126,9 @@ import Testing
                                 query: ParseQuery(Self.className, constraints: constraints, order: order, limit: limit, skip: skip),
                                 readerIdentities: reader)
                             let expected = try await sqlite.find(query)
+                            if reader == nil, limit == 100 {
+                                #expect(!expected.isEmpty, "the corpus has objects for \(JSONWriter.string(.object(constraints))): an empty answer proves little")
+                            }
                             let found = try await postgres.find(query)
                             #expect(
                                 found.map(\.objectId) == expected.map(\.objectId),
