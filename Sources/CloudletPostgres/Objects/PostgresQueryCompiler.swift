@@ -10,9 +10,10 @@ import PostgresNIO
 /// Dates and JSON text.
 ///
 /// Compiled so far: equality, `$eq`, `$ne`, `$lt`, `$lte`, `$gt`, `$gte`, `$in`, `$nin`, `$all`,
-/// `$exists`, `$or`, `$and`, `$relatedTo` and pointers matched against relation fields, dotted
-/// paths, the order, limit and skip, and the reader's ACL. The other operators answer 102 naming
-/// the operator.
+/// `$containedBy`, `$exists`, `$or`, `$and`, the inner queries (`$inQuery`, `$notInQuery`,
+/// `$select`, `$dontSelect`), `$relatedTo` and pointers matched against relation fields, dotted
+/// paths, the order, limit and skip, and the reader's ACL. The other operators (`$regex`, `$text`,
+/// geo) answer 102 naming the operator.
 struct PostgresQueryCompiler {
     /// The most results one query returns, as on Parse.com.
     static let maximumLimit = StorageQuery.maximumLimit
@@ -22,10 +23,12 @@ struct PostgresQueryCompiler {
     static let maximumOrderKeys = 64
 
     private(set) var binds = PostgresBindings()
-    private let table: String
-    private let relations: String
-    /// The class whose rows the query selects.
-    private var className = ""
+    let table: String
+    let relations: String
+    /// The class whose rows the query (or the inner query being compiled) selects.
+    private(set) var className = ""
+    /// The reader's ACL identities, for the outer query and every inner one; nil reads as master.
+    private var identities: [String]?
 
     /// A compiler for the `objects` table of `schema`.
     init(schema: PostgresAppSchema) {
@@ -49,19 +52,27 @@ struct PostgresQueryCompiler {
     }
 
     private mutating func filter(_ query: StorageQuery) throws -> String {
-        className = query.query.className
-        var clauses = ["class = \(bind(query.query.className))"]
-        if let identities = query.readerIdentities {
+        identities = query.readerIdentities
+        return try filter(className: query.query.className, constraints: query.query.constraints, depth: 0)
+    }
+
+    /// The rows of `className` the reader may read that match `constraints`, nested `depth` deep.
+    mutating func filter(className: String, constraints: [String: ParseValue], depth: Int) throws -> String {
+        let outer = self.className
+        self.className = className
+        defer { self.className = outer }
+        var clauses = ["class = \(bind(className))"]
+        if let identities {
             clauses.append(
                 "(acl IS NULL OR EXISTS (SELECT 1 FROM jsonb_each(acl) AS entry WHERE entry.key = ANY(\(bind(identities))) AND entry.value -> 'read' = 'true'::jsonb))"
             )
         }
-        clauses.append(try clause(for: query.query.constraints, depth: 0))
+        clauses.append(try clause(for: constraints, depth: depth))
         return clauses.joined(separator: " AND ")
     }
 
     /// Appends `value` to the binds; answers its placeholder.
-    private mutating func bind(_ value: some PostgresNonThrowingEncodable & Sendable) -> String {
+    mutating func bind(_ value: some PostgresNonThrowingEncodable & Sendable) -> String {
         binds.append(value)
         return "$\(binds.count)"
     }
@@ -103,7 +114,7 @@ struct PostgresQueryCompiler {
                 try ParseNames.validateFieldPath(key)
                 let field = PostgresField(path: key)
                 if let operators = value.objectValue, operators.keys.contains(where: { $0.hasPrefix("$") }) {
-                    clauses.append(try operatorClauses(field, operators))
+                    clauses.append(try operatorClauses(field, operators, depth: depth))
                 } else {
                     clauses.append(try equality(field, value))
                 }
@@ -112,7 +123,7 @@ struct PostgresQueryCompiler {
         return Self.joined(clauses, "AND")
     }
 
-    private mutating func operatorClauses(_ field: PostgresField, _ operators: [String: ParseValue]) throws -> String {
+    private mutating func operatorClauses(_ field: PostgresField, _ operators: [String: ParseValue], depth: Int) throws -> String {
         var clauses: [String] = []
         for op in operators.keys.sorted() {
             let operand = operators[op]!
@@ -122,6 +133,9 @@ struct PostgresQueryCompiler {
             case "$lt", "$lte", "$gt", "$gte":
                 let symbol = ["$lt": "<", "$lte": "<=", "$gt": ">", "$gte": ">="][op]!
                 clauses.append(try comparison(field, symbol, operand))
+            case "$containedBy":
+                guard let values = operand.arrayValue else { throw ParseError.invalidQuery("\(op) needs an array") }
+                clauses.append(try containedBy(field, values))
             case "$in", "$nin", "$all":
                 guard let values = operand.arrayValue else { throw ParseError.invalidQuery("\(op) needs an array") }
                 let tests = try values.map { try equality(field, $0) }
@@ -134,7 +148,8 @@ struct PostgresQueryCompiler {
                 guard let exists = operand.boolValue else { throw ParseError.invalidQuery("$exists needs true or false") }
                 clauses.append(field.column != nil ? (exists ? "true" : "false") : "(\(field.value) IS \(exists ? "NOT " : "")NULL)")
             default:
-                throw Self.notCompiled(op)
+                guard let inner = InnerQuery.Operator(rawValue: op) else { throw Self.notCompiled(op) }
+                clauses.append(try innerQuery(field, InnerQuery(inner, operand), depth: depth + 1))
             }
         }
         return Self.joined(clauses, "AND")
@@ -192,6 +207,21 @@ struct PostgresQueryCompiler {
             guard value.parseType == nil else { throw ParseError.invalidQuery("\(field.path): cannot compare this type") }
             return "(\(path) = \(bindJSON(value)))"
         }
+    }
+
+    /// `$containedBy`: the field is an array whose every element equals one of `values` (a Date by
+    /// its `iso`, a Pointer by its `objectId`).
+    private mutating func containedBy(_ field: PostgresField, _ values: [ParseValue]) throws -> String {
+        guard field.column == nil else { throw ParseError.invalidQuery("$containedBy needs an array field, not \(field.path)") }
+        let tests = try values.map { value -> String in
+            if value.parseType == "Date", let date = value.dateValue { return "element -> 'iso' = \(bindJSON(.string(ParseDate.string(from: date))))" }
+            if let pointer = value.pointerValue { return "element -> 'objectId' = \(bindJSON(.string(pointer.objectId)))" }
+            guard value.parseType == nil else { throw ParseError.invalidQuery("\(field.path): cannot compare this type") }
+            return "element = \(bindJSON(value))"
+        }
+        let path = field.value
+        return "(jsonb_typeof(\(path)) = 'array' AND NOT EXISTS (SELECT 1 FROM jsonb_array_elements(\(path)) AS element "
+            + "WHERE NOT COALESCE(\(Self.joined(tests, "OR")), false)))"
     }
 
     private mutating func comparison(_ field: PostgresField, _ symbol: String, _ value: ParseValue) throws -> String {
