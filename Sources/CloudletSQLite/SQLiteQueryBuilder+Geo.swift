@@ -8,26 +8,13 @@ import GRDB
 /// `cloudlet_polygon_contains`. A point in an operand is a `GeoPoint` or, where Parse takes one, a
 /// `[longitude, latitude]` pair. Malformed operands answer 107, as Parse answers them.
 extension SQLiteQueryBuilder {
-    /// The `$maxDistance…` operators, each with the radius of Earth its distance is in (1 for radians).
-    static let maximumDistances: [String: Double] = [
-        "$maxDistance": 1, "$maxDistanceInRadians": 1,
-        "$maxDistanceInKilometers": ParseCoordinate.earthRadiusKilometers,
-        "$maxDistanceInMiles": ParseCoordinate.earthRadiusMiles,
-    ]
-
     /// `$nearSphere`, with the `$maxDistance…` among `operators` if there is one: the field is a
     /// GeoPoint within that distance of the point. The query's first `$nearSphere` outside `$or` and
     /// `$and` also orders the results, nearest first, after any order the query gives.
     mutating func nearSphere(_ field: QueryField, _ operand: ParseValue, _ operators: [String: ParseValue], depth: Int) throws -> String {
         try Self.checkGeoField(field, "$nearSphere")
-        let center = try Self.point(operand, "$nearSphere", acceptsPair: false)
-        let radians = try operators.compactMap { op, value -> Double? in
-            guard let radius = Self.maximumDistances[op] else { return nil }
-            guard let distance = value.doubleValue, distance.isFinite, distance >= 0 else {
-                throw ParseError.invalidJSON("bad \(op) value; it should be a number, 0 or more")
-            }
-            return distance / radius
-        }.min()
+        let center = try GeoOperands.point(operand, "$nearSphere", acceptsPair: false)
+        let radians = try GeoOperands.maximumRadians(operators)
         if depth == 0, distanceOrder == nil {
             var orderArguments = StatementArguments()
             distanceOrder = (distance(field, from: center, &orderArguments), orderArguments)
@@ -48,7 +35,7 @@ extension SQLiteQueryBuilder {
             guard let corners = members["$box"]?.arrayValue, corners.count == 2 else {
                 throw ParseError.invalidJSON("bad $within value; $box should be an array of two GeoPoints")
             }
-            let (a, b) = (try Self.point(corners[0], "$box", acceptsPair: false), try Self.point(corners[1], "$box", acceptsPair: false))
+            let (a, b) = (try GeoOperands.point(corners[0], "$box", acceptsPair: false), try GeoOperands.point(corners[1], "$box", acceptsPair: false))
             return inBox(field, latitudes: min(a.latitude, b.latitude)...max(a.latitude, b.latitude),
                 longitudes: min(a.longitude, b.longitude)...max(a.longitude, b.longitude))
         case "$geoWithin":
@@ -61,7 +48,7 @@ extension SQLiteQueryBuilder {
             guard let point = members["$point"], point.parseType == "GeoPoint" else {
                 throw ParseError.invalidJSON("bad $geoIntersect value; $point should be GeoPoint")
             }
-            let center = try Self.point(point, "$point", acceptsPair: false)
+            let center = try GeoOperands.point(point, "$point", acceptsPair: false)
             let isPolygon = isType(field, "Polygon")
             arguments += [field.jsonPath + ".coordinates", center.latitude, center.longitude]
             return "(\(isPolygon) AND cloudlet_polygon_contains(json_extract(data, ?), ?, ?))"
@@ -73,7 +60,7 @@ extension SQLiteQueryBuilder {
     mutating func geoEquality(_ field: QueryField, _ value: ParseValue) throws -> String? {
         switch value.parseType {
         case "GeoPoint":
-            let point = try Self.point(value, "GeoPoint", acceptsPair: false)
+            let point = try GeoOperands.point(value, "GeoPoint", acceptsPair: false)
             let isGeoPoint = isType(field, "GeoPoint")
             arguments += [field.jsonPath + ".latitude", point.latitude, field.jsonPath + ".longitude", point.longitude]
             return "(\(isGeoPoint) AND json_extract(data, ?) = ? AND json_extract(data, ?) = ?)"
@@ -92,7 +79,7 @@ extension SQLiteQueryBuilder {
         guard let parts = circle.arrayValue, parts.count == 2 else {
             throw ParseError.invalidJSON("bad $geoWithin value; $centerSphere should be an array of Parse.GeoPoint and distance")
         }
-        let center = try Self.point(parts[0], "$centerSphere", acceptsPair: true)
+        let center = try GeoOperands.point(parts[0], "$centerSphere", acceptsPair: true)
         guard let radians = parts[1].doubleValue, radians.isFinite, radians >= 0 else {
             throw ParseError.invalidJSON("bad $geoWithin value; $centerSphere distance invalid")
         }
@@ -112,7 +99,7 @@ extension SQLiteQueryBuilder {
         guard members.count <= ParsePolygon.maximumPoints else {
             throw ParseError.invalidQuery("$polygon may have at most \(ParsePolygon.maximumPoints) points")
         }
-        let points = try members.map { try Self.point($0, "$polygon", acceptsPair: true) }
+        let points = try members.map { try GeoOperands.point($0, "$polygon", acceptsPair: true) }
         let latitudes = points.map(\.latitude), longitudes = points.map(\.longitude)
         let box = inBox(field, latitudes: latitudes.min()!...latitudes.max()!, longitudes: longitudes.min()!...longitudes.max()!)
         arguments += [JSONWriter.string(ParseValue.polygon(points)["coordinates"]!)]
@@ -143,19 +130,5 @@ extension SQLiteQueryBuilder {
     /// Geo operators test fields, not `objectId`, `createdAt` or `updatedAt`.
     private static func checkGeoField(_ field: QueryField, _ op: String) throws {
         guard !field.isColumn else { throw ParseError.invalidQuery("\(op) needs a GeoPoint or Polygon field, not \(field.path)") }
-    }
-
-    /// A point of an operand: a `GeoPoint`, or (where `acceptsPair`) a `[longitude, latitude]` pair;
-    /// finite and in range.
-    static func point(_ value: ParseValue, _ op: String, acceptsPair: Bool) throws -> ParseCoordinate {
-        var point = value.geoPointValue
-        if acceptsPair, let pair = value.arrayValue, pair.count == 2, let longitude = pair[0].doubleValue, let latitude = pair[1].doubleValue {
-            point = ParseCoordinate(latitude: latitude, longitude: longitude)
-        }
-        guard let point else { throw ParseError.invalidJSON("bad \(op) value; it should be a GeoPoint") }
-        guard point.isValid else {
-            throw ParseError.invalidJSON("bad \(op) value; latitude must be in -90...90 and longitude in -180...180")
-        }
-        return point
     }
 }

@@ -153,7 +153,7 @@ struct SQLiteQueryBuilder {
                 guard operators["$regex"] != nil else { throw ParseError.invalidQuery("$options needs $regex") }
             case "$nearSphere":
                 clauses.append(try nearSphere(field, operand, operators, depth: depth))
-            case _ where Self.maximumDistances[op] != nil:
+            case _ where GeoOperands.maximumDistances[op] != nil:
                 guard operators["$nearSphere"] != nil else { throw ParseError.invalidQuery("\(op) needs $nearSphere") }
             case "$within", "$geoWithin", "$geoIntersects":
                 clauses.append(try geoClause(field, op, operand))

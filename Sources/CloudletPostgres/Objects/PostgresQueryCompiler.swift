@@ -11,9 +11,9 @@ import PostgresNIO
 ///
 /// Compiled so far: equality, `$eq`, `$ne`, `$lt`, `$lte`, `$gt`, `$gte`, `$in`, `$nin`, `$all`,
 /// `$containedBy`, `$exists`, `$or`, `$and`, the inner queries (`$inQuery`, `$notInQuery`,
-/// `$select`, `$dontSelect`), `$relatedTo` and pointers matched against relation fields, dotted
-/// paths, the order, limit and skip, and the reader's ACL. The other operators (`$regex`, `$text`,
-/// geo) answer 102 naming the operator.
+/// `$select`, `$dontSelect`), `$relatedTo` and pointers matched against relation fields, the geo
+/// operators, dotted paths, the order, limit and skip, and the reader's ACL. `$regex` and `$text`
+/// answer 102 naming the operator.
 struct PostgresQueryCompiler {
     /// The most results one query returns, as on Parse.com.
     static let maximumLimit = StorageQuery.maximumLimit
@@ -29,6 +29,8 @@ struct PostgresQueryCompiler {
     private(set) var className = ""
     /// The reader's ACL identities, for the outer query and every inner one; nil reads as master.
     private var identities: [String]?
+    /// The distance a `$nearSphere` orders the results by, nearest first.
+    var distanceOrder: String?
 
     /// A compiler for the `objects` table of `schema`.
     init(schema: PostgresAppSchema) {
@@ -78,7 +80,7 @@ struct PostgresQueryCompiler {
     }
 
     /// `value` bound as `jsonb`.
-    private mutating func bindJSON(_ value: ParseValue) -> String {
+    mutating func bindJSON(_ value: ParseValue) -> String {
         bind(JSONWriter.string(value)) + "::jsonb"
     }
 
@@ -144,6 +146,12 @@ struct PostgresQueryCompiler {
                 case "$nin": clauses.append("NOT COALESCE(\(Self.joined(tests, "OR")), false)")
                 default: clauses.append(Self.joined(tests, "AND"))
                 }
+            case "$nearSphere":
+                clauses.append(try nearSphere(field, operand, operators, depth: depth))
+            case _ where GeoOperands.maximumDistances[op] != nil:
+                guard operators["$nearSphere"] != nil else { throw ParseError.invalidQuery("\(op) needs $nearSphere") }
+            case "$within", "$geoWithin", "$geoIntersects":
+                clauses.append(try geoClause(field, op, operand))
             case "$exists":
                 guard let exists = operand.boolValue else { throw ParseError.invalidQuery("$exists needs true or false") }
                 clauses.append(field.column != nil ? (exists ? "true" : "false") : "(\(field.value) IS \(exists ? "NOT " : "")NULL)")
@@ -190,6 +198,7 @@ struct PostgresQueryCompiler {
         case .array:
             return "(\(path) = \(bindJSON(value)))"
         case .object:
+            if let geo = try geoEquality(field, value) { return geo }
             if value.parseType == "Date", let date = value.dateValue {
                 return "(\(path) -> 'iso' = \(bindJSON(.string(ParseDate.string(from: date)))))"
             }
@@ -254,7 +263,7 @@ struct PostgresQueryCompiler {
 
     // MARK: - Order
 
-    private func orderClause(_ keys: [String]) throws -> String {
+    private mutating func orderClause(_ keys: [String]) throws -> String {
         guard keys.count <= Self.maximumOrderKeys else {
             throw ParseError.invalidQuery("order may name at most \(Self.maximumOrderKeys) keys")
         }
@@ -271,6 +280,7 @@ struct PostgresQueryCompiler {
                 terms += field.sortKeys.map { $0 + direction }
             }
         }
+        if let distanceOrder { terms.append(distanceOrder + " ASC") }
         terms.append("created_at COLLATE \"C\" ASC")
         terms.append("id COLLATE \"C\" ASC")
         return terms.joined(separator: ", ")

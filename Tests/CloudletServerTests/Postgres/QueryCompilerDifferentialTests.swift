@@ -37,9 +37,18 @@ import Testing
             object.createdAt = start.addingTimeInterval(Double(n % 10) * 60)
             object.updatedAt = object.createdAt
             object.acl = acls[n % acls.count] ?? nil
+            if n % 8 != 7 { object.fields["loc"] = geoPoint(Double((n * 13) % 37) - 18.25, Double((n * 17) % 41) - 19.5) }
+            if n % 6 == 0 {
+                let (a, b) = (Double(n) - 10, Double(n) - 12)
+                object.fields["area"] = ["__type": "Polygon", "coordinates": [[.number(a), .number(b)], [.number(a + 5), .number(b)], [.number(a + 5), .number(b + 5)], [.number(a), .number(b + 5)], [.number(a), .number(b)]]]
+            }
             if n % 4 == 2 { object.fields["likes"] = ["__type": "Relation", "className": .string(className)] }
             return object
         }
+    }
+
+    private static func geoPoint(_ latitude: Double, _ longitude: Double) -> ParseValue {
+        ["__type": "GeoPoint", "latitude": .number(latitude), "longitude": .number(longitude)]
     }
 
     /// The people the items' `owner` fields point to, one readable by u1 alone.
@@ -124,6 +133,18 @@ import Testing
         (["s": ["$dontSelect": ["query": ["className": "Person", "where": [:]], "key": "name"]]], []),
         (["$or": [["owner": ["$inQuery": ["className": "Person", "where": ["age": 20]]]], ["b": true]]], ["-n"]),
         (["tags": ["$containedBy": ["apple", "Banana", "cherry"]]], ["-createdAt"]),
+        (["loc": ["$nearSphere": geoPoint(10, 10), "$maxDistanceInKilometers": 2500]], []),
+        (["loc": ["$nearSphere": geoPoint(0, 0)]], []),
+        (["loc": ["$nearSphere": geoPoint(-5, 3), "$maxDistanceInMiles": 1500]], ["-n"]),
+        (["loc": ["$nearSphere": geoPoint(0, 0), "$maxDistance": 0.3], "b": true], []),
+        (["loc": ["$within": ["$box": [geoPoint(-10, -10), geoPoint(20, 25)]]]], ["objectId"]),
+        (["loc": ["$geoWithin": ["$polygon": [geoPoint(-15, -15), geoPoint(15, -10), geoPoint(10, 20), geoPoint(-12, 12)]]]], []),
+        (["loc": ["$geoWithin": ["$polygon": [[-15, -15], [15, -10], [10, 20]]]]], []),
+        (["loc": ["$geoWithin": ["$centerSphere": [[2, 1], 0.25]]]], []),
+        (["area": ["$geoIntersects": ["$point": geoPoint(-8, -7)]]], []),
+        (["area": ["$geoIntersects": ["$point": geoPoint(14.5, 12.5)]]], []),
+        (["loc": geoPoint(-18.25, -19.5)], []),
+        (["area": ["__type": "Polygon", "coordinates": [[2, 0], [7, 0], [7, 5], [2, 5], [2, 0]]]], []),
         (["nums": ["$containedBy": [0, 1, 2]]], []),
         (["tags": ["$containedBy": .array([])]], []),
         (["objectId": ["$select": ["query": ["className": "Item", "where": ["n": ["$lt": 0]]], "key": "objectId"]]], []),
