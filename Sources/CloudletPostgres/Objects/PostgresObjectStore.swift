@@ -34,32 +34,59 @@ public struct PostgresObjectStore: Sendable {
         var binds = PostgresBindings()
         binds.append(className)
         binds.append(id)
-        return try await objects(
-            className, "SELECT id, created_at, updated_at, acl::text, data::text FROM \(table) WHERE class = $1 AND id = $2", binds
-        ).first
+        return try await database.client.withConnection { connection in
+            try await objects(
+                className, "SELECT id, created_at, updated_at, acl::text, data::text FROM \(table) WHERE class = $1 AND id = $2", binds,
+                on: connection)
+        }.first
     }
 
     /// The objects matching `query`, in its order, within its limit and skip.
     public func find(_ query: StorageQuery) async throws -> [ParseObject] {
         var compiler = PostgresQueryCompiler(schema: schema)
         let sql = try compiler.select(query)
-        return try await objects(query.query.className, sql, compiler.binds, budget: query.budget)
+        return try await bounded(compiler) { connection in
+            try await objects(query.query.className, sql, compiler.binds, on: connection, budget: query.budget)
+        }
     }
 
     /// How many objects match `query` (its limit and skip aside).
     public func count(_ query: StorageQuery) async throws -> Int {
         var compiler = PostgresQueryCompiler(schema: schema)
         let sql = try compiler.count(query)
-        let rows = try await database.client.query(PostgresQuery(unsafeSQL: sql, binds: compiler.binds), logger: database.logger)
-        for try await count in rows.decode(Int.self) { return count }
-        return 0
+        return try await bounded(compiler) { connection in
+            let rows = try await connection.query(PostgresQuery(unsafeSQL: sql, binds: compiler.binds), logger: database.logger)
+            for try await count in rows.decode(Int.self) { return count }
+            return 0
+        }
+    }
+
+    /// The most a statement matching `$regex` patterns may run.
+    static let patternStatementTimeout: Duration = .seconds(5)
+
+    /// Runs `body` on a connection: for a statement matching patterns, inside a transaction bounded
+    /// to ``patternStatementTimeout``; a statement past it, or a pattern PostgreSQL finds too
+    /// complex, answers 102.
+    private func bounded<Result: Sendable>(_ compiler: PostgresQueryCompiler, _ body: (PostgresConnection) async throws -> Result) async throws -> Result {
+        guard compiler.matchesPatterns else { return try await database.client.withConnection { try await body($0) } }
+        do {
+            return try await database.transaction { connection in
+                let milliseconds = Self.patternStatementTimeout.components.seconds * 1000
+                try await connection.query(PostgresQuery(unsafeSQL: "SET LOCAL statement_timeout = \(milliseconds)"), logger: database.logger)
+                return try await body(connection)
+            }
+        } catch let error as PSQLError where ["57014", "2201B", "54001"].contains(error.serverInfo?[.sqlState] ?? "") {
+            throw ParseError.invalidQuery("$regex needs more work than one query may do; use a simpler pattern, or narrow the query")
+        }
     }
 
     /// The objects of `className` that `sql` selects (`id, created_at, updated_at, acl, data`),
     /// each charged to `budget` before it is parsed.
-    private func objects(_ className: String, _ sql: String, _ binds: PostgresBindings, budget: ReadBudget? = nil) async throws -> [ParseObject] {
+    private func objects(
+        _ className: String, _ sql: String, _ binds: PostgresBindings, on connection: PostgresConnection, budget: ReadBudget? = nil
+    ) async throws -> [ParseObject] {
         var objects: [ParseObject] = []
-        let rows = try await database.client.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: database.logger)
+        let rows = try await connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: database.logger)
         for try await row in rows.decode((String, String, String, String?, String).self) {
             try budget?.charge(bytes: ReadBudget.storedSize(data: row.4, acl: row.3))
             objects.append(try Self.object(className, row))

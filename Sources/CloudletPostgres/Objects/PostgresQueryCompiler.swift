@@ -12,8 +12,8 @@ import PostgresNIO
 /// Compiled so far: equality, `$eq`, `$ne`, `$lt`, `$lte`, `$gt`, `$gte`, `$in`, `$nin`, `$all`,
 /// `$containedBy`, `$exists`, `$or`, `$and`, the inner queries (`$inQuery`, `$notInQuery`,
 /// `$select`, `$dontSelect`), `$relatedTo` and pointers matched against relation fields, the geo
-/// operators, dotted paths, the order, limit and skip, and the reader's ACL. `$regex` and `$text`
-/// answer 102 naming the operator.
+/// operators, `$regex` (``PostgresRegex``), dotted paths, the order, limit and skip, and the
+/// reader's ACL. `$text` answers 102 naming the operator.
 struct PostgresQueryCompiler {
     /// The most results one query returns, as on Parse.com.
     static let maximumLimit = StorageQuery.maximumLimit
@@ -31,6 +31,8 @@ struct PostgresQueryCompiler {
     private var identities: [String]?
     /// The distance a `$nearSphere` orders the results by, nearest first.
     var distanceOrder: String?
+    /// Whether the query matches a `$regex`: its statement then runs under a time bound.
+    private(set) var matchesPatterns = false
 
     /// A compiler for the `objects` table of `schema`.
     init(schema: PostgresAppSchema) {
@@ -146,6 +148,10 @@ struct PostgresQueryCompiler {
                 case "$nin": clauses.append("NOT COALESCE(\(Self.joined(tests, "OR")), false)")
                 default: clauses.append(Self.joined(tests, "AND"))
                 }
+            case "$regex":
+                clauses.append(try regex(field, operand, options: operators["$options"]))
+            case "$options":
+                guard operators["$regex"] != nil else { throw ParseError.invalidQuery("$options needs $regex") }
             case "$nearSphere":
                 clauses.append(try nearSphere(field, operand, operators, depth: depth))
             case _ where GeoOperands.maximumDistances[op] != nil:
@@ -216,6 +222,23 @@ struct PostgresQueryCompiler {
             guard value.parseType == nil else { throw ParseError.invalidQuery("\(field.path): cannot compare this type") }
             return "(\(path) = \(bindJSON(value)))"
         }
+    }
+
+    /// `$regex` (with `$options`): the field is a string (or a column) the pattern matches.
+    private mutating func regex(_ field: PostgresField, _ pattern: ParseValue, options: ParseValue?) throws -> String {
+        guard let text = pattern.stringValue else { throw ParseError.invalidQuery("$regex needs a string") }
+        var letters = ""
+        if let options {
+            guard let given = options.stringValue, given.allSatisfy({ "imsx".contains($0) }) else {
+                throw ParseError.invalidQuery("$options may hold only i, m, s and x")
+            }
+            letters = given
+        }
+        let expression = bind(try PostgresRegex.expression(text, options: letters))
+        matchesPatterns = true
+        if let column = field.column { return "(\(column) ~ \(expression))" }
+        let path = field.value
+        return "(jsonb_typeof(\(path)) = 'string' AND (\(path) #>> '{}') ~ \(expression))"
     }
 
     /// `$containedBy`: the field is an array whose every element equals one of `values` (a Date by

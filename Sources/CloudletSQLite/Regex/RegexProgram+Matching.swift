@@ -1,3 +1,5 @@
+import CloudletRuntime
+
 extension RegexProgram {
     /// Whether the pattern matches somewhere in `text`. Each instruction visited costs one of
     /// `steps`; throws ``StepsExhausted`` (leaving `steps` at or below zero) when they run out.

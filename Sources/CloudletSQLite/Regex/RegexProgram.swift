@@ -1,3 +1,5 @@
+import CloudletRuntime
+
 /// A `$regex` pattern compiled for a Thompson-NFA match: every character of the text is looked at
 /// once, against at most every instruction, so a match costs at most (text length × program
 /// size) steps whatever the pattern — `^(a+)+$` on `aaaa…!` included.

@@ -1,8 +1,8 @@
 /// The options in force at a point of a pattern.
-struct RegexFlags {
-    var caseless = false, multiline = false, dotAll = false, extended = false
+package struct RegexFlags {
+    package var caseless = false, multiline = false, dotAll = false, extended = false
 
-    mutating func apply(_ letters: some Sequence<Character>, on: Bool = true) {
+    package mutating func apply(_ letters: some Sequence<Character>, on: Bool = true) {
         for letter in letters {
             switch letter {
             case "i": caseless = on

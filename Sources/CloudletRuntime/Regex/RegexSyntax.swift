@@ -3,7 +3,7 @@
 /// `* + ? {m,n}` (greedy or lazy), groups, alternation, and the options `i m s x` (also inline,
 /// as `(?i)` or `(?i:…)`). Backreferences, lookaround, atomic groups, possessive quantifiers and
 /// Unicode properties are refused: they have no linear-time match.
-indirect enum RegexNode {
+package indirect enum RegexNode {
     case empty
     case scalar(Unicode.Scalar, caseless: Bool)
     case any(dotAll: Bool)
@@ -14,19 +14,23 @@ indirect enum RegexNode {
     case repetition(RegexNode, minimum: Int, maximum: Int?)
 
     /// Why a pattern was refused; the message is for the client.
-    struct Refusal: Error {
-        let message: String
+    package struct Refusal: Error {
+        package let message: String
+
+        package init(message: String) {
+            self.message = message
+        }
     }
 
     /// The largest count a `{m,n}` repetition may give.
-    static let maximumRepetition = 1000
+    package static let maximumRepetition = 1000
     /// The longest pattern accepted, in characters.
-    static let maximumLength = 10_000
+    package static let maximumLength = 10_000
     /// How deep groups may nest.
-    static let maximumNesting = 100
+    package static let maximumNesting = 100
 
     /// Parses `pattern`, with `options` (letters among `imsx`) applying from its start.
-    static func parse(_ pattern: String, options: String) throws(Refusal) -> RegexNode {
+    package static func parse(_ pattern: String, options: String) throws(Refusal) -> RegexNode {
         let scalars = Array(pattern.unicodeScalars)
         guard scalars.count <= maximumLength else { throw Refusal(message: "$regex is longer than \(maximumLength) characters") }
         var parser = RegexParser(pattern: scalars)
@@ -38,7 +42,7 @@ indirect enum RegexNode {
 }
 
 /// A zero-width test between two characters.
-enum RegexAssertion {
+package enum RegexAssertion {
     case textStart, textEnd, textEndBeforeNewline, lineStart, lineEnd, wordBoundary, notWordBoundary
 }
 

@@ -1,10 +1,10 @@
 /// The characters a class such as `[a-z_]`, `[^\d]` or `\w` matches.
-struct RegexCharacterSet {
+package struct RegexCharacterSet {
     /// Shorthand classes, as in PCRE without Unicode mode: ASCII digits, word characters and spaces.
-    enum Shorthand {
+    package enum Shorthand {
         case digit, word, space
 
-        func contains(_ scalar: Unicode.Scalar) -> Bool {
+        package func contains(_ scalar: Unicode.Scalar) -> Bool {
             switch self {
             case .digit: return ("0"..."9").contains(scalar)
             case .word: return scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || scalar == "_")
@@ -17,17 +17,17 @@ struct RegexCharacterSet {
         }
     }
 
-    var ranges: [ClosedRange<Unicode.Scalar>] = []
-    var shorthands: [(Shorthand, negated: Bool)] = []
-    var negated = false
-    var caseless: Bool
+    package var ranges: [ClosedRange<Unicode.Scalar>] = []
+    package var shorthands: [(Shorthand, negated: Bool)] = []
+    package var negated = false
+    package var caseless: Bool
 
-    init(caseless: Bool) {
+    package init(caseless: Bool) {
         self.caseless = caseless
     }
 
     /// `\d \D \w \W \s \S` as a set; nil for any other escape letter.
-    static func shorthand(_ letter: Unicode.Scalar, caseless: Bool) -> RegexCharacterSet? {
+    package static func shorthand(_ letter: Unicode.Scalar, caseless: Bool) -> RegexCharacterSet? {
         let kinds: [Unicode.Scalar: (Shorthand, Bool)] = [
             "d": (.digit, false), "D": (.digit, true), "w": (.word, false), "W": (.word, true), "s": (.space, false),
             "S": (.space, true),
@@ -39,12 +39,12 @@ struct RegexCharacterSet {
     }
 
     /// Adds the members of `other` (a shorthand such as `\d` written inside a class).
-    mutating func include(_ other: RegexCharacterSet) {
+    package mutating func include(_ other: RegexCharacterSet) {
         ranges += other.ranges
         shorthands += other.shorthands
     }
 
-    func contains(_ scalar: Unicode.Scalar) -> Bool {
+    package func contains(_ scalar: Unicode.Scalar) -> Bool {
         var found = directlyContains(scalar)
         if !found, caseless {
             found = RegexCase.variants(of: scalar).contains { directlyContains($0) }
@@ -58,9 +58,9 @@ struct RegexCharacterSet {
 }
 
 /// Case folding for the `i` option, one character at a time.
-enum RegexCase {
+package enum RegexCase {
     /// The lowercase form of `scalar` when it is one character; `scalar` itself otherwise.
-    static func folded(_ scalar: Unicode.Scalar) -> Unicode.Scalar {
+    package static func folded(_ scalar: Unicode.Scalar) -> Unicode.Scalar {
         if scalar.isASCII {
             return ("A"..."Z").contains(scalar) ? Unicode.Scalar(scalar.value + 32)! : scalar
         }
@@ -68,7 +68,7 @@ enum RegexCase {
     }
 
     /// The other-case forms of `scalar` (lower and upper), for matching classes without case.
-    static func variants(of scalar: Unicode.Scalar) -> [Unicode.Scalar] {
+    package static func variants(of scalar: Unicode.Scalar) -> [Unicode.Scalar] {
         if scalar.isASCII {
             guard scalar.properties.isAlphabetic else { return [] }
             return [Unicode.Scalar(scalar.value ^ 0x20)!]
