@@ -65,6 +65,9 @@ enum PostgresMigrations {
                 """,
                 #"CREATE INDEX objects_created ON {schema}.objects (class, created_at COLLATE "C", id COLLATE "C")"#,
             ]),
+        PostgresGlobalConfigStore.migration,
+        PostgresFileUsageStore.migration,
+        PostgresHookRunStore.migration,
     ]
 
     /// Brings `schema` in `database` up to date; answers the names of the changes it applied.

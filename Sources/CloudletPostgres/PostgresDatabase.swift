@@ -47,9 +47,15 @@ public final class PostgresDatabase: Sendable {
         return notifications.signal(for: topic)
     }
 
-    /// Runs `body` in one transaction: committed if it returns, rolled back if it throws.
+    /// Runs `body` in one transaction: committed if it returns, rolled back if it throws, and then
+    /// what it threw is thrown as it was (a ``ParseError`` stays one).
     func transaction<Result: Sendable>(_ body: (PostgresConnection) async throws -> Result) async throws -> Result {
-        try await client.withTransaction(logger: logger) { connection in try await body(connection) }
+        do {
+            return try await client.withTransaction(logger: logger) { connection in try await body(connection) }
+        } catch let error as PostgresTransactionError {
+            if let thrown = error.closureError, error.rollbackError == nil { throw thrown }
+            throw error
+        }
     }
 
     /// Runs `sql` with `binds` outside any transaction, and answers how many rows it gave.
