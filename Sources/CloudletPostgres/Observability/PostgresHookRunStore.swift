@@ -6,19 +6,23 @@ import PostgresNIO
 /// The app's hook log in its PostgreSQL schema: a `hook_runs` table pruned to the newest runs on
 /// every write, as the SQLite store's.
 ///
-/// Writes to one app's log take the table's write lock (readers go on), so that sequence numbers
-/// are contiguous across every node: the cut keeps exactly the newest `retention` runs, and a
+/// Writes to one app's log take turns under an advisory lock on it (readers go on, and so does
+/// `VACUUM`, which a table lock would hold off), so that sequence numbers are contiguous across
+/// every node: the cut keeps exactly the newest `retention` runs, and a
 /// reader following the log with ``HookRunQuery/after`` misses no run committed late. A hook's
 /// name, request id and error are kept up to a NUL they may hold, as on SQLite.
 public struct PostgresHookRunStore: HookRunStorage {
     private let database: PostgresDatabase
     private let table: String
+    /// The name of the advisory lock that writes to this log take.
+    private let writeLock: String
 
     /// The hook log of the app whose schema is `schema`, made or brought up to date first.
     public init(_ database: PostgresDatabase, schema: PostgresAppSchema) async throws {
         try await PostgresMigrations.apply(to: schema, in: database)
         self.database = database
         table = schema.quoted + ".hook_runs"
+        writeLock = "cloudlet hook_runs " + schema.name
     }
 
     /// `hook_runs`, indexed by hook.
@@ -42,7 +46,7 @@ public struct PostgresHookRunStore: HookRunStorage {
         for start in stride(from: 0, to: runs.count, by: HookRunLog.runsPerTransaction) {
             let batch = runs[start..<min(start + HookRunLog.runsPerTransaction, runs.count)]
             try await database.transaction { connection in
-                try await connection.query(PostgresQuery(unsafeSQL: "LOCK TABLE \(table) IN EXCLUSIVE MODE"), logger: database.logger)
+                try await connection.query("SELECT pg_advisory_xact_lock(hashtextextended(\(writeLock), 0))", logger: database.logger)
                 var newest: Int64 = 0
                 for try await seq in try await connection.query(
                     PostgresQuery(unsafeSQL: "SELECT coalesce(max(seq), 0) FROM \(table)"), logger: database.logger
