@@ -77,6 +77,9 @@ enum PostgresMigrations {
                 """,
             ]),
         PostgresRelations.migration,
+        PostgresGlobalConfigStore.migration,
+        PostgresFileUsageStore.migration,
+        PostgresHookRunStore.migration,
     ]
 
     /// Brings `schema` in `database` up to date; answers the names of the changes it applied.

@@ -48,12 +48,13 @@ public final class PostgresDatabase: Sendable {
     }
 
     /// Runs `body` in one transaction: committed if it returns, rolled back if it throws, and then
-    /// throws what `body` threw (a ``ParseError`` reaches the caller as it was thrown).
+    /// what it threw is thrown as it was (a ``ParseError`` stays one).
     func transaction<Result: Sendable>(_ body: (PostgresConnection) async throws -> Result) async throws -> Result {
         do {
             return try await client.withTransaction(logger: logger) { connection in try await body(connection) }
         } catch let error as PostgresTransactionError {
-            throw error.closureError ?? error
+            if let thrown = error.closureError, error.rollbackError == nil { throw thrown }
+            throw error
         }
     }
 

@@ -7,8 +7,6 @@ import HTTPTypes
 import NIOCore
 import Testing
 
-@testable import CloudletSQLite
-
 /// `GET /config` and `PUT /config` through the router: Parse's `Parse.Config`.
 @Suite("Config routes")
 struct ConfigRouteTests {
@@ -159,16 +157,7 @@ struct ConfigRouteTests {
         }
     }
 
-    @Test func theConfigIsReadInBatchesAndKeptAcrossReopening() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cloudlet-config-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let path = folder.appendingPathComponent("app.sqlite").path
-        let update = try GlobalConfigUpdate(body: ["params": ["a": 1, "b": "two"], "masterKeyOnly": ["b": true]])
-        try await SQLiteGlobalConfigStore(SQLiteAppDatabase(path: path)).updateGlobalConfig { try update.applied(to: $0) }
-        let reopened = try await SQLiteGlobalConfigStore(SQLiteAppDatabase(path: path)).globalConfig()
-        #expect(reopened == GlobalConfig(params: ["a": 1, "b": "two"], masterKeyOnly: ["a": false, "b": true]))
-
+    @Test func theConfigIsReadInBatches() async throws {
         try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
             _ = try await client.put("/config", ["params": ["a": 1]], master: true)
             let batch = try await client.post("/batch", ["requests": [["method": "GET", "path": "/parse/config"]]])

@@ -89,13 +89,19 @@ extension PostgresObjectStore {
     }
 
     /// Runs `body` in one transaction; once it commits, what it asked to run after the commit runs.
+    /// A string holding `\u0000`, which PostgreSQL's `jsonb` cannot hold, is refused (111).
     private func write<Result: Sendable>(
         _ body: (PostgresConnection, inout [@Sendable () -> Void]) async throws -> Result
     ) async throws -> Result {
-        let (result, afterCommit) = try await database.transaction { connection in
-            var afterCommit: [@Sendable () -> Void] = []
-            let result = try await body(connection, &afterCommit)
-            return (result, afterCommit)
+        let (result, afterCommit): (Result, [@Sendable () -> Void])
+        do {
+            (result, afterCommit) = try await database.transaction { connection in
+                var afterCommit: [@Sendable () -> Void] = []
+                let result = try await body(connection, &afterCommit)
+                return (result, afterCommit)
+            }
+        } catch let error as PSQLError where error.serverInfo?[.sqlState] == "22P05" {
+            throw ParseError(code: 111, message: "a string may not hold \\u0000 on the PostgreSQL store", httpStatus: 400)
         }
         for action in afterCommit { action() }
         return result

@@ -24,6 +24,9 @@ public final class HookRunLog: Sendable {
     public let retention: Int
     /// How many runs may wait for the next write.
     public let bufferCapacity: Int
+    /// The most runs a store writes in one transaction, so that the writes waiting for it are held
+    /// up briefly.
+    public static let runsPerTransaction = 256
     private let metrics: CloudletMetrics
     private let buffer = Mutex<[HookRun]>([])
     /// Signalled when the buffer gets its first run since the last write.

@@ -37,8 +37,8 @@ public struct SQLiteHookRunStore: HookRunStorage {
                 JSONWriter.string(.array(run.lines.map(\.json))), run.droppedLines,
             ]
         }
-        for start in stride(from: 0, to: rows.count, by: Self.hookRunsPerTransaction) {
-            let batch = rows[start..<min(start + Self.hookRunsPerTransaction, rows.count)]
+        for start in stride(from: 0, to: rows.count, by: HookRunLog.runsPerTransaction) {
+            let batch = rows[start..<min(start + HookRunLog.runsPerTransaction, rows.count)]
             try await database.pool.write { db in
                 let insert = try db.cachedStatement(
                     sql: """
@@ -53,9 +53,6 @@ public struct SQLiteHookRunStore: HookRunStorage {
             }
         }
     }
-
-    /// The most hook runs one write transaction stores.
-    private static let hookRunsPerTransaction = 256
 
     public func hookRuns(_ query: HookRunQuery) async throws -> [HookRun] {
         var conditions: [String] = []

@@ -9,22 +9,22 @@ import Testing
 
 /// Each app's hook runs: kept in its own database with a retention cap, read through the admin API.
 @Suite struct HookRunLogTests {
-    /// Runs `body` with a log over a throwaway database.
-    func withLog(retention: Int, bufferCapacity: Int = 100, _ body: (HookRunLog, CloudletMetrics) async throws -> Void) async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cloudlet-hookruns-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let storage = SQLiteHookRunStore(try SQLiteAppDatabase(path: folder.appendingPathComponent("app.sqlite").path))
-        let metrics = CloudletMetrics()
-        try await body(HookRunLog(appId: "a", storage: storage, retention: retention, bufferCapacity: bufferCapacity, metrics: metrics), metrics)
+    /// Runs `body` with a log over a new, empty app of `store`.
+    func withLog(
+        _ store: TestStore, retention: Int, bufferCapacity: Int = 100, _ body: (HookRunLog, CloudletMetrics) async throws -> Void
+    ) async throws {
+        try await store.with(TestApp.hookRuns) { storage, _ in
+            let metrics = CloudletMetrics()
+            try await body(HookRunLog(appId: "a", storage: storage, retention: retention, bufferCapacity: bufferCapacity, metrics: metrics), metrics)
+        }
     }
 
     static func run(_ index: Int, hook: String = "function:ok", at time: Date = Date()) -> HookRun {
         HookRun(hook: hook, requestId: "r\(index)", startedAt: time, duration: .milliseconds(index), outcome: .ok)
     }
 
-    @Test func storageKeepsOnlyTheNewestRunsUpToTheRetentionCap() async throws {
-        try await withLog(retention: 5) { log, _ in
+    @Test(arguments: TestStore.allCases) func storageKeepsOnlyTheNewestRunsUpToTheRetentionCap(_ store: TestStore) async throws {
+        try await withLog(store, retention: 5) { log, _ in
             for index in 0..<8 { log.record(Self.run(index)) }
             try await log.flush()
             for index in 8..<12 { log.record(Self.run(index)) }
@@ -35,8 +35,8 @@ import Testing
         }
     }
 
-    @Test func queriesSelectByHookTimeAndSequence() async throws {
-        try await withLog(retention: 100) { log, _ in
+    @Test(arguments: TestStore.allCases) func queriesSelectByHookTimeAndSequence(_ store: TestStore) async throws {
+        try await withLog(store, retention: 100) { log, _ in
             let now = Date()
             log.record(Self.run(0, hook: "function:ok", at: now.addingTimeInterval(-3600)))
             log.record(Self.run(1, hook: "beforeSave:Posts", at: now.addingTimeInterval(-60)))
@@ -50,8 +50,8 @@ import Testing
         }
     }
 
-    @Test func aFullBufferDropsRunsAndCountsThemInsteadOfWaiting() async throws {
-        try await withLog(retention: 100, bufferCapacity: 3) { log, metrics in
+    @Test(arguments: TestStore.allCases) func aFullBufferDropsRunsAndCountsThemInsteadOfWaiting(_ store: TestStore) async throws {
+        try await withLog(store, retention: 100, bufferCapacity: 3) { log, metrics in
             for index in 0..<5 { log.record(Self.run(index)) }
             let kept = try await log.runs(HookRunQuery())
             #expect(kept.count == 3)

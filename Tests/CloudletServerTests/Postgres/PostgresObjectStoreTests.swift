@@ -40,7 +40,20 @@ import Testing
         }
     }
 
-    @Test func systemClassesAndRelationsAreRefusedUntilThisStoreKeepsThem() async throws {
+    @Test func aStringHoldingNulIsRefusedWith111AndNothingIsStored() async throws {
+        try await TemporaryPostgres.with { database, schema in
+            let store = try await PostgresObjectStore(database, schema: schema)
+            var object = ParseObject(className: "Note", fields: ["text": "a\u{0}b", "nested": ["deep": ["x\u{0}"]]])
+            object.objectId = "n1"
+            object.createdAt = Date()
+            object.updatedAt = object.createdAt
+            let error = await #expect(throws: ParseError.self) { try await store.insert(object) }
+            #expect(error?.code == 111)
+            #expect(try await store.fetch("Note", id: "n1") == nil)
+        }
+    }
+
+    @Test func systemClassesAreRefusedUntilThisStoreKeepsThem() async throws {
         try await TemporaryPostgres.with { database, schema in
             let store = try await PostgresObjectStore(database, schema: schema)
             var user = ParseObject(className: "_User", fields: ["username": "ann"])

@@ -197,7 +197,7 @@ import Testing
     @Test func anOperatorNotYetCompiledIsRefusedWith102() async throws {
         try await TemporaryPostgres.with { database, schema in
             let store = try await PostgresObjectStore(database, schema: schema)
-            for constraints: [String: ParseValue] in [["s": ["$regex": "^a"]], ["s": ["$text": ["$search": ["$term": "a"]]]], ["$relatedTo": [:]]] {
+            for constraints: [String: ParseValue] in [["s": ["$text": ["$search": ["$term": "a"]]]], ["$relatedTo": [:]], ["$nor": [["a": 1]]], ["s": ["$foo": 1]]] {
                 let error = await #expect(throws: ParseError.self) {
                     try await store.find(StorageQuery(query: ParseQuery(Self.className, constraints: constraints), readerIdentities: nil))
                 }

@@ -19,8 +19,8 @@ import Testing
         NewWork(id: id, kind: kind, payload: ["id": .string(id)], due: now.addingTimeInterval(seconds))
     }
 
-    @Test(arguments: QueueStore.allCases) func aClaimLeasesDueRowsOfItsKindsOldestFirstAndNoOtherClaimTakesThem(_ store: QueueStore) async throws {
-        try await store.with { queue, _ in
+    @Test(arguments: TestStore.allCases) func aClaimLeasesDueRowsOfItsKindsOldestFirstAndNoOtherClaimTakesThem(_ store: TestStore) async throws {
+        try await store.with(TestApp.workQueue) { queue, _ in
             try await queue.enqueue([work("later", dueIn: 60), work("b", dueIn: -1), work("a", dueIn: -2), work("x", kind: Self.other)])
             let first = try await queue.claim([.job], limit: 10, owner: "one", at: now, leasedUntil: now + 30)
             #expect(first.map(\.id) == ["a", "b"])
@@ -32,8 +32,8 @@ import Testing
         }
     }
 
-    @Test(arguments: QueueStore.allCases) func queuingAnIdThatIsQueuedLeavesItAlone(_ store: QueueStore) async throws {
-        try await store.with { queue, _ in
+    @Test(arguments: TestStore.allCases) func queuingAnIdThatIsQueuedLeavesItAlone(_ store: TestStore) async throws {
+        try await store.with(TestApp.workQueue) { queue, _ in
             try await queue.enqueue([work("a")])
             _ = try await queue.claim([.job], limit: 1, owner: "one", at: now, leasedUntil: now + 30)
             try await queue.enqueue([work("a")])
@@ -41,8 +41,8 @@ import Testing
         }
     }
 
-    @Test(arguments: QueueStore.allCases) func completedWorkIsGoneAndOnlyItsHolderCompletesIt(_ store: QueueStore) async throws {
-        try await store.with { queue, _ in
+    @Test(arguments: TestStore.allCases) func completedWorkIsGoneAndOnlyItsHolderCompletesIt(_ store: TestStore) async throws {
+        try await store.with(TestApp.workQueue) { queue, _ in
             try await queue.enqueue([work("a")])
             _ = try await queue.claim([.job], limit: 1, owner: "one", at: now, leasedUntil: now + 30)
             #expect(try await queue.complete("a", owner: "two") == false)
@@ -52,8 +52,8 @@ import Testing
         }
     }
 
-    @Test(arguments: QueueStore.allCases) func failedWorkIsDueAgainAtItsBackoffWithItsAttemptsCounted(_ store: QueueStore) async throws {
-        try await store.with { queue, _ in
+    @Test(arguments: TestStore.allCases) func failedWorkIsDueAgainAtItsBackoffWithItsAttemptsCounted(_ store: TestStore) async throws {
+        try await store.with(TestApp.workQueue) { queue, _ in
             let backoff = Backoff(first: .seconds(1), maximum: .seconds(300))
             try await queue.enqueue([work("a")])
             var claimed = try #require(try await queue.claim([.job], limit: 1, owner: "one", at: now, leasedUntil: now + 30).first)
@@ -66,8 +66,8 @@ import Testing
         }
     }
 
-    @Test(arguments: QueueStore.allCases) func releasedWorkIsDueAtOnceWithoutCountingTheAttempt(_ store: QueueStore) async throws {
-        try await store.with { queue, _ in
+    @Test(arguments: TestStore.allCases) func releasedWorkIsDueAtOnceWithoutCountingTheAttempt(_ store: TestStore) async throws {
+        try await store.with(TestApp.workQueue) { queue, _ in
             try await queue.enqueue([work("a"), work("b")])
             let held = try await queue.claim([.job], limit: 2, owner: "one", at: now, leasedUntil: now + 30)
             #expect(try await queue.release(held.map(\.id), owner: "one", at: now + 1) == 2)
@@ -77,8 +77,8 @@ import Testing
         }
     }
 
-    @Test(arguments: QueueStore.allCases) func aLeaseThatRanOutIsClaimedByAnotherHolderAndTheFirstCanNoLongerTouchIt(_ store: QueueStore) async throws {
-        try await store.with { queue, _ in
+    @Test(arguments: TestStore.allCases) func aLeaseThatRanOutIsClaimedByAnotherHolderAndTheFirstCanNoLongerTouchIt(_ store: TestStore) async throws {
+        try await store.with(TestApp.workQueue) { queue, _ in
             try await queue.enqueue([work("a")])
             _ = try await queue.claim([.job], limit: 1, owner: "gone", at: now, leasedUntil: now + 30)
             #expect(try await queue.renew(["a"], owner: "gone", leasedUntil: now + 40) == 1)
@@ -91,8 +91,8 @@ import Testing
         }
     }
 
-    @Test(arguments: QueueStore.allCases) func queuedWorkOutlivesTheProcessThatQueuedIt(_ store: QueueStore) async throws {
-        try await store.with { queue, reopen in
+    @Test(arguments: TestStore.allCases) func queuedWorkOutlivesTheProcessThatQueuedIt(_ store: TestStore) async throws {
+        try await store.with(TestApp.workQueue) { queue, reopen in
             try await queue.enqueue([work("a")])
             _ = try await queue.claim([.job], limit: 1, owner: "killed", at: now, leasedUntil: now + 30)
             let reopened = try await reopen()
@@ -101,8 +101,8 @@ import Testing
         }
     }
 
-    @Test(arguments: QueueStore.allCases) func aSoleHolderTakesBackWhatOthersLeasedAndLeavesItsOwnAndRetriedRowsAlone(_ store: QueueStore) async throws {
-        try await store.with { queue, _ in
+    @Test(arguments: TestStore.allCases) func aSoleHolderTakesBackWhatOthersLeasedAndLeavesItsOwnAndRetriedRowsAlone(_ store: TestStore) async throws {
+        try await store.with(TestApp.workQueue) { queue, _ in
             try await queue.enqueue([work("gone1"), work("gone2"), work("mine"), work("retried"), work("later", dueIn: 60)])
             _ = try await queue.claim([.job], limit: 2, owner: "killed", at: now, leasedUntil: now + 30)
             _ = try await queue.claim([.job], limit: 2, owner: "me", at: now, leasedUntil: now + 30)
@@ -116,8 +116,8 @@ import Testing
         }
     }
 
-    @Test(arguments: QueueStore.allCases) func aClaimOverSeveralKindsTakesTheirRowsInDueOrderThenQueueOrder(_ store: QueueStore) async throws {
-        try await store.with { queue, _ in
+    @Test(arguments: TestStore.allCases) func aClaimOverSeveralKindsTakesTheirRowsInDueOrderThenQueueOrder(_ store: TestStore) async throws {
+        try await store.with(TestApp.workQueue) { queue, _ in
             try await queue.enqueue([
                 work("job-later", dueIn: -1), work("hook-first", kind: .afterHook, dueIn: -3), work("job-tie", dueIn: -2),
                 work("hook-tie", kind: .afterHook, dueIn: -2), work("hook-leased", kind: .afterHook, dueIn: -4), work("other", kind: Self.other),
@@ -150,8 +150,8 @@ import Testing
         }
     }
 
-    @Test(arguments: QueueStore.allCases) func queuingWakesTheLoopThatClaims(_ store: QueueStore) async throws {
-        try await store.with { queue, _ in
+    @Test(arguments: TestStore.allCases) func queuingWakesTheLoopThatClaims(_ store: TestStore) async throws {
+        try await store.with(TestApp.workQueue) { queue, _ in
             try await queue.enqueue([work("a")])
             await queue.workQueued.wait()
         }

@@ -1,0 +1,69 @@
+import CloudletRuntime
+import Foundation
+import Testing
+
+@testable import CloudletPostgres
+@testable import CloudletSQLite
+
+/// A store a storage test runs on: SQLite on a real database file, PostgreSQL in a schema of its
+/// own on the tests' real server. One test body runs on each with `@Test(arguments: TestStore.allCases)`.
+enum TestStore: String, CaseIterable, CustomTestStringConvertible {
+    case sqlite
+    case postgres
+
+    var testDescription: String { rawValue }
+
+    /// Runs `body` with what `open` makes of a new, empty app of this store (such as
+    /// `TestApp.workQueue`), and a way to open the same app again as another process would: a new
+    /// database connection on SQLite, a second node's pool on PostgreSQL.
+    func with<Store>(
+        _ open: @escaping (TestApp) -> () async throws -> Store, _ body: (Store, _ reopen: () async throws -> Store) async throws -> Void
+    ) async throws {
+        switch self {
+        case .sqlite:
+            try await TemporaryStorage.with { database, file in
+                try await body(try await open(.sqlite(database))()) { try await open(.sqlite(try SQLiteAppDatabase(path: file.path)))() }
+            }
+        case .postgres:
+            try await TemporaryPostgres.with { database, schema in
+                try await TemporaryPostgres.secondNode { other in
+                    try await body(try await open(.postgres(database, schema))()) { try await open(.postgres(other, schema))() }
+                }
+            }
+        }
+    }
+}
+
+/// A new app on a store under test, whose stores the tests open.
+enum TestApp {
+    case sqlite(SQLiteAppDatabase)
+    case postgres(PostgresDatabase, PostgresAppSchema)
+
+    func workQueue() async throws -> any WorkQueue {
+        switch self {
+        case .sqlite(let database): SQLiteWorkQueue(database)
+        case .postgres(let database, let schema): try await PostgresWorkQueue(database, schema: schema)
+        }
+    }
+
+    func globalConfig() async throws -> any GlobalConfigStorage {
+        switch self {
+        case .sqlite(let database): SQLiteGlobalConfigStore(database)
+        case .postgres(let database, let schema): try await PostgresGlobalConfigStore(database, schema: schema)
+        }
+    }
+
+    func fileUsage() async throws -> any FileUsageStorage {
+        switch self {
+        case .sqlite(let database): SQLiteFileUsageStore(database)
+        case .postgres(let database, let schema): try await PostgresFileUsageStore(database, schema: schema)
+        }
+    }
+
+    func hookRuns() async throws -> any HookRunStorage {
+        switch self {
+        case .sqlite(let database): SQLiteHookRunStore(database)
+        case .postgres(let database, let schema): try await PostgresHookRunStore(database, schema: schema)
+        }
+    }
+}
