@@ -67,7 +67,7 @@ public struct PostgresObjectStore: Sendable {
     /// Runs `body` on a connection: for a statement matching patterns, inside a transaction bounded
     /// to ``patternStatementTimeout``; a statement past it, or a pattern PostgreSQL finds too
     /// complex, answers 102.
-    private func bounded<Result: Sendable>(_ compiler: PostgresQueryCompiler, _ body: (PostgresConnection) async throws -> Result) async throws -> Result {
+    func bounded<Result: Sendable>(_ compiler: PostgresQueryCompiler, _ body: (PostgresConnection) async throws -> Result) async throws -> Result {
         guard compiler.matchesPatterns else { return try await database.client.withConnection { try await body($0) } }
         do {
             return try await database.transaction { connection in

@@ -113,6 +113,17 @@ public struct StorageQuery: Sendable {
     }
 }
 
+extension StorageQuery {
+    /// Throws 154 when an aggregate or `distinct` that has answered `count` rows has another:
+    /// it may answer at most ``maximumLimit``.
+    package static func checkAggregateRows(_ count: Int) throws {
+        guard count < maximumLimit else {
+            throw ParseError(
+                code: 154, message: "the aggregate would answer more than \(maximumLimit) results: narrow it with $match, $limit or $skip")
+        }
+    }
+}
+
 /// What an update changes: fields, the ACL if a new one is given, and a user's password.
 public struct ObjectChanges: Sendable {
     /// New values or operations, by field name.

@@ -12,7 +12,7 @@ extension SQLiteObjectStore {
             var values: [ParseValue] = []
             let rows = try Row.fetchCursor(db, sql: statement.sql, arguments: statement.arguments)
             while let row = try rows.next() {
-                try Self.checkRowCount(values.count)
+                try StorageQuery.checkAggregateRows(values.count)
                 let type: String = row[0]
                 let value: DatabaseValue = row[1]
                 try budget.charge(bytes: (String.fromDatabaseValue(value)?.utf8.count ?? 8) + 16)
@@ -31,7 +31,7 @@ extension SQLiteObjectStore {
                 var results: [[String: ParseValue]] = []
                 let rows = try String.fetchCursor(db, sql: statement.sql, arguments: statement.arguments)
                 while let document = try rows.next() {
-                    try Self.checkRowCount(results.count)
+                    try StorageQuery.checkAggregateRows(results.count)
                     try budget.charge(bytes: document.utf8.count + 16)
                     guard let row = (try? JSONParser.parse(document))?.objectValue else { throw Self.cannotRun("a number out of range") }
                     results.append(row)
@@ -62,13 +62,6 @@ extension SQLiteObjectStore {
     }
 
     /// Throws 154 once `count` rows have been read already and there are more.
-    private static func checkRowCount(_ count: Int) throws {
-        guard count < StorageQuery.maximumLimit else {
-            throw ParseError(
-                code: 154,
-                message: "the aggregate would answer more than \(StorageQuery.maximumLimit) results: narrow it with $match, $limit or $skip")
-        }
-    }
 }
 
 /// The SQL of `distinct`: each matching object's value of the field, or each element when it holds

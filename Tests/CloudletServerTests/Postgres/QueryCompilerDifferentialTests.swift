@@ -190,6 +190,13 @@ import Testing
                     }
                 }
                 #expect(compared == Self.queries.count * Self.readers.count * 2)
+                for field in ["s", "n", "b", "tags", "nums", "when", "owner", "place", "place.city", "loc", "objectId", "createdAt", "missing"] {
+                    for constraints: [String: ParseValue] in [[:], ["n": ["$gt": 0]], ["b": true], ["tags": "apple"]] {
+                        let expected = try await sqlite.distinct(Self.className, field: field, constraints: constraints, budget: ReadBudget())
+                        let found = try await postgres.distinct(Self.className, field: field, constraints: constraints, budget: ReadBudget())
+                        #expect(Set(found) == Set(expected) && found.count == expected.count, "distinct \(field) where \(constraints)")
+                    }
+                }
             }
         }
     }
