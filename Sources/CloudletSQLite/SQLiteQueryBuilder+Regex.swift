@@ -8,13 +8,7 @@ extension SQLiteQueryBuilder {
     /// `$regex` with its `$options` (`imsx`), compiled before the statement runs.
     mutating func regex(_ field: QueryField, _ pattern: ParseValue, options: ParseValue?) throws -> String {
         guard let text = pattern.stringValue else { throw ParseError.invalidQuery("$regex needs a string") }
-        var letters = ""
-        if let options {
-            guard let given = options.stringValue, given.allSatisfy({ "imsx".contains($0) }) else {
-                throw ParseError.invalidQuery("$options may hold only i, m, s and x")
-            }
-            letters = given
-        }
+        let letters = try QueryTerms.regexOptions(options)
         let program: RegexProgram
         do { program = try RegexProgram(pattern: text, options: letters) } catch { throw ParseError.invalidQuery(error.message) }
         return matching(field, with: program)

@@ -9,16 +9,14 @@ import GRDB
 /// each, and long `$or`/`$and` lists are nested as balanced trees, so that no query reaches
 /// SQLite's expression depth limit. Inner queries (`$inQuery`, `$select`, …) are subqueries of the
 /// same statement, with the same reader.
-/// A query past one of the ``SQLiteQueryBounds`` is refused (102) as it compiles.
+/// A query past one of the ``QueryBounds`` is refused (102) as it compiles.
 struct SQLiteQueryBuilder {
     /// The most results one query returns, as on Parse.com.
     static let maximumLimit = StorageQuery.maximumLimit
-    /// The most sort keys one query may give; more answer 102.
-    static let maximumOrderKeys = 64
 
     var arguments = StatementArguments()
     /// What the query has used of its bounds so far, inner queries included.
-    var bounds = SQLiteQueryBounds()
+    var bounds = QueryBounds()
     var patterns: [Int64: any SQLiteRowMatcher] = [:]
     /// The reader's ACL identities, for the outer query and every inner one; nil reads as master.
     var identities: [String]?
@@ -91,22 +89,13 @@ struct SQLiteQueryBuilder {
     // MARK: - Constraints
 
     private mutating func clause(for constraints: [String: ParseValue], depth: Int) throws -> String {
-        guard depth < SQLiteQueryBounds.maximumNesting else {
-            throw ParseError.invalidQuery("$or, $and and inner queries nested more than \(SQLiteQueryBounds.maximumNesting) deep")
-        }
+        try QueryBounds.checkNesting(depth)
         var clauses: [String] = []
         for key in constraints.keys.sorted() {
             let value = constraints[key]!
             switch key {
             case "$or", "$and":
-                guard let branches = value.arrayValue, !branches.isEmpty else {
-                    throw ParseError.invalidQuery("\(key) needs a non-empty array of queries")
-                }
-                try bounds.addBranches(branches.count)
-                let parts = try branches.map { branch -> String in
-                    guard let members = branch.objectValue else { throw ParseError.invalidQuery("\(key) needs queries") }
-                    return try clause(for: members, depth: depth + 1)
-                }
+                let parts = try bounds.branches(of: key, value).map { try clause(for: $0, depth: depth + 1) }
                 clauses.append(Self.joined(parts, key == "$or" ? "OR" : "AND"))
             case "$relatedTo":
                 try bounds.addCondition()
@@ -226,38 +215,26 @@ struct SQLiteQueryBuilder {
 
     /// The value to compare `objectId`, `createdAt` or `updatedAt` with.
     func columnOperand(_ field: QueryField, _ value: ParseValue) throws -> String {
-        if field.column == "id" {
-            guard let id = value.stringValue else { throw ParseError.invalidQuery("objectId must be a string") }
-            return id
-        }
-        guard let date = value.dateValue else { throw ParseError.invalidQuery("\(field.path) must be compared with a Date") }
-        return ParseDate.string(from: date)
+        try QueryTerms.columnOperand(field.column ?? "", path: field.path, value)
     }
 
     // MARK: - Order
 
     private mutating func orderClause(_ keys: [String]) throws -> String {
-        guard keys.count <= Self.maximumOrderKeys else {
-            throw ParseError.invalidQuery("order may name at most \(Self.maximumOrderKeys) keys")
-        }
-        var terms: [String] = []
-        for key in keys where !key.isEmpty {
-            if Self.isScoreKey(key) {
-                terms.append("hits.text_score DESC")
-                continue
+        let terms = try QueryTerms.orderKeys(keys).map { key -> String in
+            switch key {
+            case .score:
+                return "hits.text_score DESC"
+            case .field(let path, let descending):
+                let field = QueryField(path: path)
+                return (field.column ?? field.sortKey) + (descending ? " DESC" : " ASC")
             }
-            let descending = key.hasPrefix("-")
-            let path = descending ? String(key.dropFirst()) : key
-            try ParseNames.validateFieldPath(path)
-            let field = QueryField(path: path)
-            terms.append((field.column ?? field.sortKey) + (descending ? " DESC" : " ASC"))
         }
+        var tail: [String] = []
         if let distanceOrder {
             arguments += distanceOrder.arguments
-            terms.append(distanceOrder.sql + " ASC")
+            tail.append(distanceOrder.sql + " ASC")
         }
-        terms.append("created_at ASC")
-        terms.append("id ASC")
-        return terms.joined(separator: ", ")
+        return (terms + tail + ["created_at ASC", "id ASC"]).joined(separator: ", ")
     }
 }

@@ -1,4 +1,5 @@
 import Cloudlet
+import CloudletRuntime
 import GRDB
 
 /// A query value as SQLite compares it: its ``Kind`` and the bound operand (none for Booleans and
@@ -81,14 +82,7 @@ struct QueryField {
     let path: String
 
     /// The column behind `objectId`, `createdAt` and `updatedAt`.
-    var column: String? {
-        switch path {
-        case "objectId": "id"
-        case "createdAt": "created_at"
-        case "updatedAt": "updated_at"
-        default: nil
-        }
-    }
+    var column: String? { QueryTerms.column(path) }
 
     var isColumn: Bool { column != nil }
 

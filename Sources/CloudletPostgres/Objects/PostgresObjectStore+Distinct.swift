@@ -31,9 +31,10 @@ extension PostgresQueryCompiler {
     mutating func distinct(_ className: String, field: PostgresField, constraints: [String: ParseValue], limit: Int) throws -> String {
         let filter = try filter(className: className, constraints: constraints, depth: 0)
         let value = field.column.map { "to_jsonb(\($0))" } ?? field.value
-        return """
+        return try checked(
+            """
             SELECT DISTINCT element::text FROM (SELECT CASE WHEN jsonb_typeof(\(value)) = 'array' THEN \(value) ELSE jsonb_build_array(\(value)) END AS elements \
             FROM \(table) WHERE \(filter)) AS matched, jsonb_array_elements(matched.elements) AS element WHERE element <> 'null'::jsonb LIMIT \(bind(limit))
-            """
+            """)
     }
 }

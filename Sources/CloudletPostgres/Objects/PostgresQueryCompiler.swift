@@ -17,12 +17,10 @@ import PostgresNIO
 struct PostgresQueryCompiler {
     /// The most results one query returns, as on Parse.com.
     static let maximumLimit = StorageQuery.maximumLimit
-    /// How deep `$or` and `$and` may nest.
-    static let maximumNesting = 8
-    /// The most sort keys one query may give.
-    static let maximumOrderKeys = 64
 
     private(set) var binds = PostgresBindings()
+    /// What the query has used of its bounds so far, inner queries included.
+    private var bounds = QueryBounds()
     let table: String
     let relations: String
     /// The class whose rows the query (or the inner query being compiled) selects.
@@ -47,12 +45,19 @@ struct PostgresQueryCompiler {
         guard query.query.skip >= 0 else { throw ParseError.invalidQuery("skip must not be negative") }
         let limit = bind(min(max(query.query.limit, 0), Self.maximumLimit))
         let skip = bind(query.query.skip)
-        return "SELECT id, created_at, updated_at, acl::text, data::text FROM \(table) WHERE \(filter) ORDER BY \(order) LIMIT \(limit) OFFSET \(skip)"
+        return try checked(
+            "SELECT id, created_at, updated_at, acl::text, data::text FROM \(table) WHERE \(filter) ORDER BY \(order) LIMIT \(limit) OFFSET \(skip)")
     }
 
     /// How many rows match `query`.
     mutating func count(_ query: StorageQuery) throws -> String {
-        "SELECT count(*) FROM \(table) WHERE \(try filter(query))"
+        try checked("SELECT count(*) FROM \(table) WHERE \(try filter(query))")
+    }
+
+    /// `sql`, once its length and the values it binds are within the ``QueryBounds``.
+    func checked(_ sql: String) throws -> String {
+        try QueryBounds.check(sql: sql, arguments: binds.count)
+        return sql
     }
 
     private mutating func filter(_ query: StorageQuery) throws -> String {
@@ -94,23 +99,16 @@ struct PostgresQueryCompiler {
     // MARK: - Constraints
 
     private mutating func clause(for constraints: [String: ParseValue], depth: Int) throws -> String {
-        guard depth < Self.maximumNesting else {
-            throw ParseError.invalidQuery("$or and $and nested more than \(Self.maximumNesting) deep")
-        }
+        try QueryBounds.checkNesting(depth)
         var clauses: [String] = []
         for key in constraints.keys.sorted() {
             let value = constraints[key]!
             switch key {
             case "$or", "$and":
-                guard let branches = value.arrayValue, !branches.isEmpty else {
-                    throw ParseError.invalidQuery("\(key) needs a non-empty array of queries")
-                }
-                let parts = try branches.map { branch -> String in
-                    guard let members = branch.objectValue else { throw ParseError.invalidQuery("\(key) needs queries") }
-                    return try clause(for: members, depth: depth + 1)
-                }
+                let parts = try bounds.branches(of: key, value).map { try clause(for: $0, depth: depth + 1) }
                 clauses.append(Self.joined(parts, key == "$or" ? "OR" : "AND"))
             case "$relatedTo":
+                try bounds.addCondition()
                 clauses.append(try relatedTo(value))
             case _ where key.hasPrefix("$"):
                 throw Self.notCompiled(key)
@@ -120,6 +118,7 @@ struct PostgresQueryCompiler {
                 if let operators = value.objectValue, operators.keys.contains(where: { $0.hasPrefix("$") }) {
                     clauses.append(try operatorClauses(field, operators, depth: depth))
                 } else {
+                    try bounds.addCondition()
                     clauses.append(try equality(field, value))
                 }
             }
@@ -131,6 +130,7 @@ struct PostgresQueryCompiler {
         var clauses: [String] = []
         for op in operators.keys.sorted() {
             let operand = operators[op]!
+            if op != "$options" { try bounds.addCondition(values: operand.arrayValue?.count ?? 1) }
             switch op {
             case "$eq": clauses.append(try equality(field, operand))
             case "$ne": clauses.append("NOT COALESCE(\(try equality(field, operand)), false)")
@@ -227,13 +227,7 @@ struct PostgresQueryCompiler {
     /// `$regex` (with `$options`): the field is a string (or a column) the pattern matches.
     private mutating func regex(_ field: PostgresField, _ pattern: ParseValue, options: ParseValue?) throws -> String {
         guard let text = pattern.stringValue else { throw ParseError.invalidQuery("$regex needs a string") }
-        var letters = ""
-        if let options {
-            guard let given = options.stringValue, given.allSatisfy({ "imsx".contains($0) }) else {
-                throw ParseError.invalidQuery("$options may hold only i, m, s and x")
-            }
-            letters = given
-        }
+        let letters = try QueryTerms.regexOptions(options)
         let expression = bind(try PostgresRegex.expression(text, options: letters))
         matchesPatterns = true
         if let column = field.column { return "(\(column) ~ \(expression))" }
@@ -276,25 +270,15 @@ struct PostgresQueryCompiler {
 
     /// The value to compare `objectId`, `createdAt` or `updatedAt` with.
     private func columnOperand(_ field: PostgresField, _ value: ParseValue) throws -> String {
-        if field.column == "id" {
-            guard let id = value.stringValue else { throw ParseError.invalidQuery("objectId must be a string") }
-            return id
-        }
-        guard let date = value.dateValue else { throw ParseError.invalidQuery("\(field.path) must be compared with a Date") }
-        return ParseDate.string(from: date)
+        try QueryTerms.columnOperand(field.column ?? "", path: field.path, value)
     }
 
     // MARK: - Order
 
     private mutating func orderClause(_ keys: [String]) throws -> String {
-        guard keys.count <= Self.maximumOrderKeys else {
-            throw ParseError.invalidQuery("order may name at most \(Self.maximumOrderKeys) keys")
-        }
         var terms: [String] = []
-        for key in keys where !key.isEmpty {
-            let descending = key.hasPrefix("-")
-            let path = descending ? String(key.dropFirst()) : key
-            try ParseNames.validateFieldPath(path)
+        for key in try QueryTerms.orderKeys(keys) {
+            guard case .field(let path, let descending) = key else { throw Self.notCompiled("$score") }
             let field = PostgresField(path: path)
             let direction = descending ? " DESC" : " ASC"
             if let column = field.column {
@@ -315,14 +299,7 @@ struct PostgresField {
     let path: String
 
     /// The column behind `objectId`, `createdAt` and `updatedAt`.
-    var column: String? {
-        switch path {
-        case "objectId": "id"
-        case "createdAt": "created_at"
-        case "updatedAt": "updated_at"
-        default: nil
-        }
-    }
+    var column: String? { QueryTerms.column(path) }
 
     /// The field's JSON value: `data #> '{a,b}'` (names are validated identifiers, so need no quoting).
     var value: String {

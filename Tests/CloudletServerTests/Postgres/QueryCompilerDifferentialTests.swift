@@ -213,6 +213,30 @@ import Testing
         }
     }
 
+    @Test func aQueryPastTheBoundsIsRefusedWith102OnBothStores() async throws {
+        var nested: [String: ParseValue] = ["n": 1]
+        for _ in 0..<QueryBounds.maximumNesting { nested = ["$or": [.object(nested), ["n": 2]]] }
+        let hostile: [[String: ParseValue]] = [
+            ["$or": .array((0...QueryBounds.maximumBranches).map { ["n": .number(Double($0))] })],
+            .init(uniqueKeysWithValues: (0...QueryBounds.maximumConditions).map { ("f\($0)", ParseValue.number(1)) }),
+            ["n": ["$in": .array((0...QueryBounds.maximumValues).map { .number(Double($0)) })]],
+            nested,
+        ]
+        try await TemporaryStorage.with { sqliteDatabase, _ in
+            try await TemporaryPostgres.with { postgresDatabase, schema in
+                let sqlite = SQLiteObjectStore(sqliteDatabase)
+                let postgres = try await PostgresObjectStore(postgresDatabase, schema: schema)
+                for constraints in hostile {
+                    let query = StorageQuery(query: ParseQuery(Self.className, constraints: constraints), readerIdentities: ["*"])
+                    for (name, find) in [("sqlite", sqlite.find), ("postgres", postgres.find)] as [(String, (StorageQuery) async throws -> [ParseObject])] {
+                        let error = await #expect(throws: ParseError.self, "\(name)") { try await find(query) }
+                        #expect(error?.code == 102, "\(name)")
+                    }
+                }
+            }
+        }
+    }
+
     @Test func aHostileFieldPathIsRefusedBeforeAnySQL() async throws {
         try await TemporaryPostgres.with { database, schema in
             let store = try await PostgresObjectStore(database, schema: schema)

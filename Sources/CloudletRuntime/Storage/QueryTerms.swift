@@ -1,0 +1,59 @@
+import Cloudlet
+
+/// The parts of a query every store reads the same way before writing its own SQL: the columns
+/// behind `objectId`, `createdAt` and `updatedAt` and what they compare with, the keys of an
+/// order, and a `$regex`'s options.
+package enum QueryTerms {
+    /// The most sort keys one query may give; more answer 102.
+    package static let maximumOrderKeys = 64
+
+    /// The column behind `objectId`, `createdAt` or `updatedAt`; nil for any other field path.
+    package static func column(_ path: String) -> String? {
+        switch path {
+        case "objectId": "id"
+        case "createdAt": "created_at"
+        case "updatedAt": "updated_at"
+        default: nil
+        }
+    }
+
+    /// The text `column` (``column(_:)`` of `path`) is compared with for `value`: an id, or a Date
+    /// in Parse's format; 102 for anything else.
+    package static func columnOperand(_ column: String, path: String, _ value: ParseValue) throws -> String {
+        if column == "id" {
+            guard let id = value.stringValue else { throw ParseError.invalidQuery("objectId must be a string") }
+            return id
+        }
+        guard let date = value.dateValue else { throw ParseError.invalidQuery("\(path) must be compared with a Date") }
+        return ParseDate.string(from: date)
+    }
+
+    /// One key of an order.
+    package enum OrderKey: Equatable {
+        /// `$score` (or `-$score`): the relevance of a `$text` search, highest first.
+        case score
+        /// A field path, ascending or descending.
+        case field(String, descending: Bool)
+    }
+
+    /// The keys of `keys` (empty ones skipped), their paths validated; 102 past ``maximumOrderKeys``.
+    package static func orderKeys(_ keys: [String]) throws -> [OrderKey] {
+        guard keys.count <= maximumOrderKeys else { throw ParseError.invalidQuery("order may name at most \(maximumOrderKeys) keys") }
+        return try keys.filter { !$0.isEmpty }.map { key in
+            if key == "$score" || key == "-$score" { return .score }
+            let descending = key.hasPrefix("-")
+            let path = descending ? String(key.dropFirst()) : key
+            try ParseNames.validateFieldPath(path)
+            return .field(path, descending: descending)
+        }
+    }
+
+    /// The letters of a `$regex`'s `$options` (among `imsx`); 102 for anything else.
+    package static func regexOptions(_ options: ParseValue?) throws -> String {
+        guard let options else { return "" }
+        guard let letters = options.stringValue, letters.allSatisfy({ "imsx".contains($0) }) else {
+            throw ParseError.invalidQuery("$options may hold only i, m, s and x")
+        }
+        return letters
+    }
+}
