@@ -29,26 +29,17 @@ extension SQLiteQueryBuilder {
     /// `$within` (`$box`), `$geoWithin` (`$polygon`, `$centerSphere`) or `$geoIntersects` (`$point`).
     mutating func geoClause(_ field: QueryField, _ op: String, _ operand: ParseValue) throws -> String {
         try Self.checkGeoField(field, op)
-        let members = operand.objectValue ?? [:]
-        switch op {
-        case "$within":
-            guard let corners = members["$box"]?.arrayValue, corners.count == 2 else {
-                throw ParseError.invalidJSON("bad $within value; $box should be an array of two GeoPoints")
-            }
-            let (a, b) = (try GeoOperands.point(corners[0], "$box", acceptsPair: false), try GeoOperands.point(corners[1], "$box", acceptsPair: false))
-            return inBox(field, latitudes: min(a.latitude, b.latitude)...max(a.latitude, b.latitude),
-                longitudes: min(a.longitude, b.longitude)...max(a.longitude, b.longitude))
-        case "$geoWithin":
-            if let polygon = members["$polygon"] { return try withinPolygon(field, polygon) }
-            guard let circle = members["$centerSphere"] else {
-                throw ParseError.invalidJSON("bad $geoWithin value; it needs $polygon or $centerSphere")
-            }
-            return try withinCircle(field, circle)
-        default:
-            guard let point = members["$point"], point.parseType == "GeoPoint" else {
-                throw ParseError.invalidJSON("bad $geoIntersect value; $point should be GeoPoint")
-            }
-            let center = try GeoOperands.point(point, "$point", acceptsPair: false)
+        switch try GeoRegion(op, operand) {
+        case .box(let latitudes, let longitudes):
+            return inBox(field, latitudes: latitudes, longitudes: longitudes)
+        case .polygon(let points):
+            return withinPolygon(field, points)
+        case .circle(let center, let radians):
+            let isGeoPoint = isType(field, "GeoPoint")
+            let within = distance(field, from: center, &arguments)
+            arguments += [radians]
+            return "(\(isGeoPoint) AND \(within) <= ?)"
+        case .containing(let center):
             let isPolygon = isType(field, "Polygon")
             arguments += [field.jsonPath + ".coordinates", center.latitude, center.longitude]
             return "(\(isPolygon) AND cloudlet_polygon_contains(json_extract(data, ?), ?, ?))"
@@ -74,32 +65,8 @@ extension SQLiteQueryBuilder {
         }
     }
 
-    /// `$centerSphere`: `[point, radius in radians]`.
-    private mutating func withinCircle(_ field: QueryField, _ circle: ParseValue) throws -> String {
-        guard let parts = circle.arrayValue, parts.count == 2 else {
-            throw ParseError.invalidJSON("bad $geoWithin value; $centerSphere should be an array of Parse.GeoPoint and distance")
-        }
-        let center = try GeoOperands.point(parts[0], "$centerSphere", acceptsPair: true)
-        guard let radians = parts[1].doubleValue, radians.isFinite, radians >= 0 else {
-            throw ParseError.invalidJSON("bad $geoWithin value; $centerSphere distance invalid")
-        }
-        let isGeoPoint = isType(field, "GeoPoint")
-        let within = distance(field, from: center, &arguments)
-        arguments += [radians]
-        return "(\(isGeoPoint) AND \(within) <= ?)"
-    }
-
-    /// `$polygon`: three to ``ParsePolygon/maximumPoints`` points, or a `Polygon` whose coordinates
-    /// are read as `[longitude, latitude]` pairs, as Parse Server reads them here.
-    private mutating func withinPolygon(_ field: QueryField, _ polygon: ParseValue) throws -> String {
-        guard let members = polygon.parseType == "Polygon" ? polygon["coordinates"]?.arrayValue : polygon.arrayValue else {
-            throw ParseError.invalidJSON("bad $geoWithin value; $polygon should be Polygon object or Array of Parse.GeoPoint's")
-        }
-        guard members.count >= 3 else { throw ParseError.invalidJSON("bad $geoWithin value; $polygon should contain at least 3 GeoPoints") }
-        guard members.count <= ParsePolygon.maximumPoints else {
-            throw ParseError.invalidQuery("$polygon may have at most \(ParsePolygon.maximumPoints) points")
-        }
-        let points = try members.map { try GeoOperands.point($0, "$polygon", acceptsPair: true) }
+    /// The field is a GeoPoint inside the polygon of `points`, edges included.
+    private mutating func withinPolygon(_ field: QueryField, _ points: [ParseCoordinate]) -> String {
         let latitudes = points.map(\.latitude), longitudes = points.map(\.longitude)
         let box = inBox(field, latitudes: latitudes.min()!...latitudes.max()!, longitudes: longitudes.min()!...longitudes.max()!)
         arguments += [JSONWriter.string(ParseValue.polygon(points)["coordinates"]!)]

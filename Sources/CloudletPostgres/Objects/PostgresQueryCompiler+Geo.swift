@@ -23,28 +23,18 @@ extension PostgresQueryCompiler {
     /// `$within` (`$box`), `$geoWithin` (`$polygon`, `$centerSphere`) or `$geoIntersects` (`$point`).
     mutating func geoClause(_ field: PostgresField, _ op: String, _ operand: ParseValue) throws -> String {
         try Self.checkGeoField(field, op)
-        let members = operand.objectValue ?? [:]
-        switch op {
-        case "$within":
-            guard let corners = members["$box"]?.arrayValue, corners.count == 2 else {
-                throw ParseError.invalidJSON("bad $within value; $box should be an array of two GeoPoints")
-            }
-            let (a, b) = (try GeoOperands.point(corners[0], "$box", acceptsPair: false), try GeoOperands.point(corners[1], "$box", acceptsPair: false))
-            return inBox(
-                field, latitudes: min(a.latitude, b.latitude)...max(a.latitude, b.latitude),
-                longitudes: min(a.longitude, b.longitude)...max(a.longitude, b.longitude))
-        case "$geoWithin":
-            if let polygon = members["$polygon"] { return try withinPolygon(field, polygon) }
-            guard let circle = members["$centerSphere"] else {
-                throw ParseError.invalidJSON("bad $geoWithin value; it needs $polygon or $centerSphere")
-            }
-            return try withinCircle(field, circle)
-        default:
-            guard let point = members["$point"], point.parseType == "GeoPoint" else {
-                throw ParseError.invalidJSON("bad $geoIntersect value; $point should be GeoPoint")
-            }
-            let center = try GeoOperands.point(point, "$point", acceptsPair: false)
-            let path = field.value
+        let path = field.value
+        switch try GeoRegion(op, operand) {
+        case .box(let latitudes, let longitudes):
+            return "(\(Self.isType(field, "GeoPoint")) AND (\(path) ->> 'latitude')::float8 BETWEEN \(bind(latitudes.lowerBound)) AND "
+                + "\(bind(latitudes.upperBound)) AND (\(path) ->> 'longitude')::float8 BETWEEN \(bind(longitudes.lowerBound)) AND \(bind(longitudes.upperBound)))"
+        case .polygon(let points):
+            let ring = "(" + points.map { "(\($0.longitude),\($0.latitude))" }.joined(separator: ",") + ")"
+            return "(\(Self.isType(field, "GeoPoint")) AND \(bind(ring))::polygon @> "
+                + "point((\(path) ->> 'longitude')::float8, (\(path) ->> 'latitude')::float8))"
+        case .circle(let center, let radians):
+            return "(\(Self.isType(field, "GeoPoint")) AND \(distance(field, from: center)) <= \(bind(radians)))"
+        case .containing(let center):
             // The stored ring's `[latitude, longitude]` pairs as a polygon in the plane of longitude and latitude.
             let ring = """
                 (SELECT ('(' || string_agg('(' || (pair ->> 1) || ',' || (pair ->> 0) || ')', ',' ORDER BY n) || ')')::polygon \
@@ -69,42 +59,6 @@ extension PostgresQueryCompiler {
         default:
             return nil
         }
-    }
-
-    /// `$centerSphere`: `[point, radius in radians]`.
-    private mutating func withinCircle(_ field: PostgresField, _ circle: ParseValue) throws -> String {
-        guard let parts = circle.arrayValue, parts.count == 2 else {
-            throw ParseError.invalidJSON("bad $geoWithin value; $centerSphere should be an array of Parse.GeoPoint and distance")
-        }
-        let center = try GeoOperands.point(parts[0], "$centerSphere", acceptsPair: true)
-        guard let radians = parts[1].doubleValue, radians.isFinite, radians >= 0 else {
-            throw ParseError.invalidJSON("bad $geoWithin value; $centerSphere distance invalid")
-        }
-        return "(\(Self.isType(field, "GeoPoint")) AND \(distance(field, from: center)) <= \(bind(radians)))"
-    }
-
-    /// `$polygon`: three to ``ParsePolygon/maximumPoints`` points, or a `Polygon` whose coordinates
-    /// are read as `[longitude, latitude]` pairs, as Parse Server reads them here.
-    private mutating func withinPolygon(_ field: PostgresField, _ polygon: ParseValue) throws -> String {
-        guard let members = polygon.parseType == "Polygon" ? polygon["coordinates"]?.arrayValue : polygon.arrayValue else {
-            throw ParseError.invalidJSON("bad $geoWithin value; $polygon should be Polygon object or Array of Parse.GeoPoint's")
-        }
-        guard members.count >= 3 else { throw ParseError.invalidJSON("bad $geoWithin value; $polygon should contain at least 3 GeoPoints") }
-        guard members.count <= ParsePolygon.maximumPoints else {
-            throw ParseError.invalidQuery("$polygon may have at most \(ParsePolygon.maximumPoints) points")
-        }
-        let points = try members.map { try GeoOperands.point($0, "$polygon", acceptsPair: true) }
-        let ring = "(" + points.map { "(\($0.longitude),\($0.latitude))" }.joined(separator: ",") + ")"
-        let path = field.value
-        return "(\(Self.isType(field, "GeoPoint")) AND \(bind(ring))::polygon @> "
-            + "point((\(path) ->> 'longitude')::float8, (\(path) ->> 'latitude')::float8))"
-    }
-
-    /// The field is a GeoPoint inside the box, edges included.
-    private mutating func inBox(_ field: PostgresField, latitudes: ClosedRange<Double>, longitudes: ClosedRange<Double>) -> String {
-        let path = field.value
-        return "(\(Self.isType(field, "GeoPoint")) AND (\(path) ->> 'latitude')::float8 BETWEEN \(bind(latitudes.lowerBound)) AND "
-            + "\(bind(latitudes.upperBound)) AND (\(path) ->> 'longitude')::float8 BETWEEN \(bind(longitudes.lowerBound)) AND \(bind(longitudes.upperBound)))"
     }
 
     /// The field's great-circle distance from `center` in radians (as ``ParseCoordinate/radians(to:)``

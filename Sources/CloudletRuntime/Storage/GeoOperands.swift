@@ -35,3 +35,63 @@ package enum GeoOperands {
         return point
     }
 }
+
+/// The region of a `$within` (`$box`), `$geoWithin` (`$polygon`, `$centerSphere`) or
+/// `$geoIntersects` (`$point`), read as every store reads it, with Parse's errors (107) for
+/// malformed operands.
+package enum GeoRegion {
+    /// A box, edges included.
+    case box(latitudes: ClosedRange<Double>, longitudes: ClosedRange<Double>)
+    /// A polygon in the plane of longitude and latitude, three to ``ParsePolygon/maximumPoints`` points.
+    case polygon([ParseCoordinate])
+    /// The points within `radians` of `center` on the sphere.
+    case circle(center: ParseCoordinate, radians: Double)
+    /// The polygons that hold a point.
+    case containing(ParseCoordinate)
+
+    /// The region of the operator `op` with `operand`.
+    package init(_ op: String, _ operand: ParseValue) throws {
+        let members = operand.objectValue ?? [:]
+        switch op {
+        case "$within":
+            guard let corners = members["$box"]?.arrayValue, corners.count == 2 else {
+                throw ParseError.invalidJSON("bad $within value; $box should be an array of two GeoPoints")
+            }
+            let (a, b) = (try GeoOperands.point(corners[0], "$box", acceptsPair: false), try GeoOperands.point(corners[1], "$box", acceptsPair: false))
+            self = .box(
+                latitudes: min(a.latitude, b.latitude)...max(a.latitude, b.latitude), longitudes: min(a.longitude, b.longitude)...max(a.longitude, b.longitude))
+        case "$geoWithin":
+            if let polygon = members["$polygon"] {
+                self = .polygon(try Self.polygon(polygon))
+                return
+            }
+            guard let circle = members["$centerSphere"] else { throw ParseError.invalidJSON("bad $geoWithin value; it needs $polygon or $centerSphere") }
+            guard let parts = circle.arrayValue, parts.count == 2 else {
+                throw ParseError.invalidJSON("bad $geoWithin value; $centerSphere should be an array of Parse.GeoPoint and distance")
+            }
+            let center = try GeoOperands.point(parts[0], "$centerSphere", acceptsPair: true)
+            guard let radians = parts[1].doubleValue, radians.isFinite, radians >= 0 else {
+                throw ParseError.invalidJSON("bad $geoWithin value; $centerSphere distance invalid")
+            }
+            self = .circle(center: center, radians: radians)
+        default:
+            guard let point = members["$point"], point.parseType == "GeoPoint" else {
+                throw ParseError.invalidJSON("bad $geoIntersect value; $point should be GeoPoint")
+            }
+            self = .containing(try GeoOperands.point(point, "$point", acceptsPair: false))
+        }
+    }
+
+    /// `$polygon`: three to ``ParsePolygon/maximumPoints`` points, or a `Polygon` whose coordinates
+    /// are read as `[longitude, latitude]` pairs, as Parse Server reads them here.
+    private static func polygon(_ polygon: ParseValue) throws -> [ParseCoordinate] {
+        guard let members = polygon.parseType == "Polygon" ? polygon["coordinates"]?.arrayValue : polygon.arrayValue else {
+            throw ParseError.invalidJSON("bad $geoWithin value; $polygon should be Polygon object or Array of Parse.GeoPoint's")
+        }
+        guard members.count >= 3 else { throw ParseError.invalidJSON("bad $geoWithin value; $polygon should contain at least 3 GeoPoints") }
+        guard members.count <= ParsePolygon.maximumPoints else {
+            throw ParseError.invalidQuery("$polygon may have at most \(ParsePolygon.maximumPoints) points")
+        }
+        return try members.map { try GeoOperands.point($0, "$polygon", acceptsPair: true) }
+    }
+}
