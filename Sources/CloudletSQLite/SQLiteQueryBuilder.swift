@@ -89,26 +89,16 @@ struct SQLiteQueryBuilder {
     // MARK: - Constraints
 
     private mutating func clause(for constraints: [String: ParseValue], depth: Int) throws -> String {
-        try QueryBounds.checkNesting(depth)
-        var clauses: [String] = []
-        for key in constraints.keys.sorted() {
-            let value = constraints[key]!
-            switch key {
-            case "$or", "$and":
-                let parts = try bounds.branches(of: key, value).map { try clause(for: $0, depth: depth + 1) }
-                clauses.append(Self.joined(parts, key == "$or" ? "OR" : "AND"))
-            case "$relatedTo":
-                try bounds.addCondition()
-                clauses.append(try relatedTo(value))
-            default:
-                try ParseNames.validateFieldPath(key)
-                let field = QueryField(path: key)
-                if let operators = value.objectValue, operators.keys.contains(where: { $0.hasPrefix("$") }) {
-                    clauses.append(try operatorClauses(field, operators, depth: depth))
-                } else {
-                    try bounds.addCondition()
-                    clauses.append(try equality(field, value))
-                }
+        let clauses = try bounds.terms(of: constraints, depth: depth).map { term -> String in
+            switch term {
+            case .connective(let isOr, let branches):
+                return Self.joined(try branches.map { try clause(for: $0, depth: depth + 1) }, isOr ? "OR" : "AND")
+            case .relatedTo(let operand):
+                return try relatedTo(operand)
+            case .equality(let path, let value):
+                return try equality(QueryField(path: path), value)
+            case .operators(let path, let operators):
+                return try operatorClauses(QueryField(path: path), operators, depth: depth)
             }
         }
         return Self.joined(clauses, "AND")
@@ -118,7 +108,6 @@ struct SQLiteQueryBuilder {
         var clauses: [String] = []
         for op in operators.keys.sorted() {
             let operand = operators[op]!
-            if op != "$options" { try bounds.addCondition(values: operand.arrayValue?.count ?? 1) }
             switch op {
             case "$eq": clauses.append(try equality(field, operand))
             case "$ne": clauses.append("NOT COALESCE(\(try equality(field, operand)), 0)")

@@ -57,3 +57,43 @@ package enum QueryTerms {
         return letters
     }
 }
+
+/// One term of a `where`, as every store's compiler turns it into SQL.
+package enum QueryTerm {
+    /// `$or` or `$and` (`isOr`) over its branches.
+    case connective(isOr: Bool, branches: [[String: ParseValue]])
+    /// `$relatedTo` with its operand.
+    case relatedTo(ParseValue)
+    /// A field path equal to a value.
+    case equality(path: String, value: ParseValue)
+    /// A field path tested by operators (`$gt`, `$in`, `$regex`, …), by name.
+    case operators(path: String, [String: ParseValue])
+}
+
+extension QueryBounds {
+    /// The terms of `constraints` nested `depth` deep, in the order of their keys, each counted
+    /// against the bounds (an operator's condition with the values it compares); 102 past a bound,
+    /// and the error of an invalid field path for a key that is neither a path nor `$or`, `$and`,
+    /// `$relatedTo`.
+    package mutating func terms(of constraints: [String: ParseValue], depth: Int) throws -> [QueryTerm] {
+        try Self.checkNesting(depth)
+        return try constraints.keys.sorted().map { key in
+            let value = constraints[key]!
+            switch key {
+            case "$or", "$and":
+                return .connective(isOr: key == "$or", branches: try branches(of: key, value))
+            case "$relatedTo":
+                try addCondition()
+                return .relatedTo(value)
+            default:
+                try ParseNames.validateFieldPath(key)
+                guard let operators = value.objectValue, operators.keys.contains(where: { $0.hasPrefix("$") }) else {
+                    try addCondition()
+                    return .equality(path: key, value: value)
+                }
+                for (op, operand) in operators where op != "$options" { try addCondition(values: operand.arrayValue?.count ?? 1) }
+                return .operators(path: key, operators)
+            }
+        }
+    }
+}

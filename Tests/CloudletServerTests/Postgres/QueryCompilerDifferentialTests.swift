@@ -201,14 +201,31 @@ import Testing
         }
     }
 
-    @Test func anOperatorNotYetCompiledIsRefusedWith102() async throws {
-        try await TemporaryPostgres.with { database, schema in
-            let store = try await PostgresObjectStore(database, schema: schema)
-            for constraints: [String: ParseValue] in [["s": ["$text": ["$search": ["$term": "a"]]]], ["$relatedTo": [:]], ["$nor": [["a": 1]]], ["s": ["$foo": 1]]] {
-                let error = await #expect(throws: ParseError.self) {
-                    try await store.find(StorageQuery(query: ParseQuery(Self.className, constraints: constraints), readerIdentities: nil))
+    @Test func aMalformedQueryGetsTheSameErrorFromBothStoresAndTextSearch102FromPostgreSQL() async throws {
+        try await TemporaryStorage.with { sqliteDatabase, _ in
+            try await TemporaryPostgres.with { database, schema in
+                let sqlite = SQLiteObjectStore(sqliteDatabase)
+                let postgres = try await PostgresObjectStore(database, schema: schema)
+                func code(_ find: (StorageQuery) async throws -> [ParseObject], _ constraints: [String: ParseValue]) async -> Int? {
+                    do {
+                        _ = try await find(StorageQuery(query: ParseQuery(Self.className, constraints: constraints), readerIdentities: nil))
+                        return nil
+                    } catch {
+                        return (error as? ParseError)?.code
+                    }
                 }
-                #expect(error?.code == 102)
+                let malformed: [[String: ParseValue]] = [
+                    ["$relatedTo": [:]], ["$nor": [["a": 1]]], ["s": ["$foo": 1]], ["$or": []], ["$and": [1]], ["s": ["$in": 1]],
+                    ["s": ["$exists": "yes"]], ["s": ["$regex": 1]], ["s": ["$options": "i"]], ["s": ["$regex": "a", "$options": "q"]],
+                    ["s": ["$lt": true]], ["objectId": ["$gt": 1]], ["loc": ["$nearSphere": 1]], ["loc": ["$within": ["$box": [1]]]],
+                    ["s": ["$inQuery": 1]], ["bad key!": 1],
+                ]
+                for constraints in malformed {
+                    let expected = await code(sqlite.find, constraints)
+                    #expect(expected != nil, "SQLite refuses \(constraints)")
+                    #expect(await code(postgres.find, constraints) == expected, "\(constraints)")
+                }
+                #expect(await code(postgres.find, ["s": ["$text": ["$search": ["$term": "a"]]]]) == 102)
             }
         }
     }
