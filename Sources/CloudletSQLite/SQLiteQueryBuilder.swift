@@ -10,7 +10,7 @@ import GRDB
 /// SQLite's expression depth limit. Inner queries (`$inQuery`, `$select`, …) are subqueries of the
 /// same statement, with the same reader.
 /// A query past one of the ``QueryBounds`` is refused (102) as it compiles.
-struct SQLiteQueryBuilder {
+struct SQLiteQueryBuilder: WhereCompiling {
     /// The most results one query returns, as on Parse.com.
     static let maximumLimit = StorageQuery.maximumLimit
 
@@ -88,23 +88,11 @@ struct SQLiteQueryBuilder {
 
     // MARK: - Constraints
 
-    private mutating func clause(for constraints: [String: ParseValue], depth: Int) throws -> String {
-        let clauses = try bounds.terms(of: constraints, depth: depth).map { term -> String in
-            switch term {
-            case .connective(let isOr, let branches):
-                return Self.joined(try branches.map { try clause(for: $0, depth: depth + 1) }, isOr ? "OR" : "AND")
-            case .relatedTo(let operand):
-                return try relatedTo(operand)
-            case .equality(let path, let value):
-                return try equality(QueryField(path: path), value)
-            case .operators(let path, let operators):
-                return try operatorClauses(QueryField(path: path), operators, depth: depth)
-            }
-        }
-        return Self.joined(clauses, "AND")
+    func field(_ path: String) -> QueryField {
+        QueryField(path: path)
     }
 
-    private mutating func operatorClauses(_ field: QueryField, _ operators: [String: ParseValue], depth: Int) throws -> String {
+    mutating func operatorClauses(_ field: QueryField, _ operators: [String: ParseValue], depth: Int) throws -> String {
         var clauses: [String] = []
         for op in operators.keys.sorted() {
             let operand = operators[op]!

@@ -14,13 +14,13 @@ import PostgresNIO
 /// `$select`, `$dontSelect`), `$relatedTo` and pointers matched against relation fields, the geo
 /// operators, `$regex` (``PostgresRegex``), dotted paths, the order, limit and skip, and the
 /// reader's ACL. `$text` answers 102 naming the operator.
-struct PostgresQueryCompiler {
+struct PostgresQueryCompiler: WhereCompiling {
     /// The most results one query returns, as on Parse.com.
     static let maximumLimit = StorageQuery.maximumLimit
 
     private(set) var binds = PostgresBindings()
     /// What the query has used of its bounds so far, inner queries included.
-    private var bounds = QueryBounds()
+    var bounds = QueryBounds()
     let table: String
     let relations: String
     /// The class whose rows the query (or the inner query being compiled) selects.
@@ -91,30 +91,18 @@ struct PostgresQueryCompiler {
         bind(JSONWriter.string(value)) + "::jsonb"
     }
 
-    private static func joined(_ parts: [String], _ connective: String) -> String {
+    static func joined(_ parts: [String], _ connective: String) -> String {
         guard parts.count > 1 else { return parts.first ?? (connective == "AND" ? "true" : "false") }
         return "(" + parts.joined(separator: " \(connective) ") + ")"
     }
 
     // MARK: - Constraints
 
-    private mutating func clause(for constraints: [String: ParseValue], depth: Int) throws -> String {
-        let clauses = try bounds.terms(of: constraints, depth: depth).map { term -> String in
-            switch term {
-            case .connective(let isOr, let branches):
-                return Self.joined(try branches.map { try clause(for: $0, depth: depth + 1) }, isOr ? "OR" : "AND")
-            case .relatedTo(let operand):
-                return try relatedTo(operand)
-            case .equality(let path, let value):
-                return try equality(PostgresField(path: path), value)
-            case .operators(let path, let operators):
-                return try operatorClauses(PostgresField(path: path), operators, depth: depth)
-            }
-        }
-        return Self.joined(clauses, "AND")
+    func field(_ path: String) -> PostgresField {
+        PostgresField(path: path)
     }
 
-    private mutating func operatorClauses(_ field: PostgresField, _ operators: [String: ParseValue], depth: Int) throws -> String {
+    mutating func operatorClauses(_ field: PostgresField, _ operators: [String: ParseValue], depth: Int) throws -> String {
         var clauses: [String] = []
         for op in operators.keys.sorted() {
             let operand = operators[op]!
@@ -159,7 +147,7 @@ struct PostgresQueryCompiler {
 
     /// `$relatedTo`: the row is one of the objects in the relation `key` of the object `object`
     /// points to, found through the join rows' key; the row must still pass the reader's ACL.
-    private mutating func relatedTo(_ operand: ParseValue) throws -> String {
+    mutating func relatedTo(_ operand: ParseValue) throws -> String {
         guard let members = operand.objectValue, members.count == 2,
             let owner = members["object"]?.pointerValue, (try? ParseNames.validateClassName(owner.className)) != nil,
             !owner.objectId.isEmpty, let key = members["key"]?.stringValue, (try? ParseNames.validateFieldName(key)) != nil
@@ -177,7 +165,7 @@ struct PostgresQueryCompiler {
 
     /// `field = value`, where a value matches only values of its own JSON type; for an array field,
     /// also true when the array holds such an element (not for Dates, arrays and plain objects).
-    private mutating func equality(_ field: PostgresField, _ value: ParseValue) throws -> String {
+    mutating func equality(_ field: PostgresField, _ value: ParseValue) throws -> String {
         let path = field.value
         if let column = field.column {
             if case .null = value { return "false" }

@@ -97,3 +97,41 @@ extension QueryBounds {
         }
     }
 }
+
+/// A store's compiler of a `where` into SQL: it writes each kind of term, and the walk over the
+/// terms (``clause(for:depth:)``) is the same for every store.
+package protocol WhereCompiling {
+    /// A field of the store's objects, named by its path.
+    associatedtype Field
+    /// What the query has used of its bounds so far.
+    var bounds: QueryBounds { get set }
+    /// The field at `path` (a validated path).
+    func field(_ path: String) -> Field
+    /// `parts` joined by `AND` or `OR` (`connective`); an empty list is true for `AND`, false for `OR`.
+    static func joined(_ parts: [String], _ connective: String) -> String
+    /// `$relatedTo` with `operand`.
+    mutating func relatedTo(_ operand: ParseValue) throws -> String
+    /// `field` equal to `value`.
+    mutating func equality(_ field: Field, _ value: ParseValue) throws -> String
+    /// `field` tested by `operators`, nested `depth` deep.
+    mutating func operatorClauses(_ field: Field, _ operators: [String: ParseValue], depth: Int) throws -> String
+}
+
+extension WhereCompiling {
+    /// The test of `constraints`, nested `depth` deep: its terms joined by `AND`.
+    package mutating func clause(for constraints: [String: ParseValue], depth: Int) throws -> String {
+        let clauses = try bounds.terms(of: constraints, depth: depth).map { term -> String in
+            switch term {
+            case .connective(let isOr, let branches):
+                return Self.joined(try branches.map { try clause(for: $0, depth: depth + 1) }, isOr ? "OR" : "AND")
+            case .relatedTo(let operand):
+                return try relatedTo(operand)
+            case .equality(let path, let value):
+                return try equality(field(path), value)
+            case .operators(let path, let operators):
+                return try operatorClauses(field(path), operators, depth: depth)
+            }
+        }
+        return Self.joined(clauses, "AND")
+    }
+}
