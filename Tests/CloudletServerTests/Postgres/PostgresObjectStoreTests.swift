@@ -40,6 +40,27 @@ import Testing
         }
     }
 
+    @Test func eachAppsObjectsAreInItsOwnSchemaAndItsQueriesReachNoOthers() async throws {
+        try await TemporaryPostgres.with { database, shop in
+            let other = PostgresAppSchema(appId: shop.name + "-other")
+            let shopObjects = try await PostgresObjectStore(database, schema: shop)
+            let otherObjects = try await PostgresObjectStore(database, schema: other)
+            for (store, owner) in [(shopObjects, "shop"), (otherObjects, "other")] {
+                var object = ParseObject(className: "Note", fields: ["owner": .string(owner), "n": 1])
+                object.objectId = "same-id"
+                object.createdAt = Date()
+                object.updatedAt = object.createdAt
+                try await store.insert(object)
+            }
+            let everything = StorageQuery(query: ParseQuery("Note", constraints: ["$or": [["n": 1], ["owner": ["$exists": true]]]]), readerIdentities: nil)
+            #expect(try await otherObjects.find(everything).map { $0.fields["owner"] } == ["other"])
+            #expect(try await shopObjects.count(everything) == 1)
+            _ = try await otherObjects.delete("Note", id: "same-id", check: { _ in }, outbox: nil)
+            #expect(try await shopObjects.fetch("Note", id: "same-id")?.fields["owner"] == "shop", "the other app's delete left this app's object")
+            try await database.execute("DROP SCHEMA \(other.quoted) CASCADE")
+        }
+    }
+
     @Test func aStringHoldingNulIsRefusedWith111AndNothingIsStored() async throws {
         try await TemporaryPostgres.with { database, schema in
             let store = try await PostgresObjectStore(database, schema: schema)
