@@ -9,10 +9,10 @@ import Synchronization
 /// app's schema's unlogged `rate_limits` table, so that an app limited to 40 requests a second
 /// gets 40 across all its nodes, not 40 on each.
 ///
-/// One charge is one round trip: a call of the schema's `charge_rate_limits` function, which
-/// makes the keys' rows if missing, locks them in key order (charges at once never deadlock),
-/// and moves each key's time on only if every key has room; the table is unlogged, so the write
-/// costs no write-ahead log. Rows whose quota is whole again are the same as no row, and are
+/// One charge is one round trip: a call of the schema's `charge_rate_limits` function, whose
+/// first statement makes the keys' rows if missing and locks and reads them, in key order (charges
+/// at once never deadlock), and whose second moves each key's time on, only if every key has room;
+/// both find rows by the primary key. The table is unlogged: its writes cost no write-ahead log. Rows whose quota is whole again are the same as no row, and are
 /// swept once a minute.
 ///
 /// When the database cannot be reached, or does not answer a charge within ``timeout``, the node
@@ -128,14 +128,17 @@ public final class PostgresRateLimitStore: RateLimitStore {
             waits float8[];
             all_fit boolean;
         BEGIN
-            INSERT INTO {schema}.rate_limits (key, full_at)
-                SELECT DISTINCT k, 0 FROM unnest(charge_keys) AS k ORDER BY k ON CONFLICT (key) DO NOTHING;
-            PERFORM 1 FROM {schema}.rate_limits WHERE key = ANY(charge_keys) ORDER BY key FOR UPDATE;
-            SELECT array_agg(greatest(coalesce(r.full_at, at_time) - at_time, 0) ORDER BY c.ord),
-                   bool_and(greatest(coalesce(r.full_at, at_time) - at_time, 0) + c.step <= c.span + slack)
+            WITH held AS (
+                INSERT INTO {schema}.rate_limits AS r (key, full_at)
+                    SELECT DISTINCT k, 0 FROM unnest(charge_keys) AS k ORDER BY k
+                    ON CONFLICT (key) DO UPDATE SET full_at = r.full_at
+                    RETURNING r.key, r.full_at
+            )
+            SELECT array_agg(greatest(h.full_at - at_time, 0) ORDER BY c.ord),
+                   bool_and(greatest(h.full_at - at_time, 0) + c.step <= c.span + slack)
                 INTO waits, all_fit
                 FROM unnest(charge_keys, charge_intervals, charge_windows) WITH ORDINALITY AS c(key, step, span, ord)
-                LEFT JOIN {schema}.rate_limits AS r ON r.key = c.key;
+                JOIN held AS h ON h.key = c.key;
             IF all_fit THEN
                 INSERT INTO {schema}.rate_limits AS r (key, full_at)
                     SELECT DISTINCT ON (c.key) c.key, at_time + waits[c.ord::int] + c.step
