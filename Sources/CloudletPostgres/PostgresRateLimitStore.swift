@@ -12,8 +12,12 @@ import Synchronization
 /// One charge is one round trip: a call of the schema's `charge_rate_limits` function, whose
 /// first statement makes the keys' rows if missing and locks and reads them, in key order (charges
 /// at once never deadlock), and whose second moves each key's time on, only if every key has room;
-/// both find rows by the primary key. The table is unlogged: its writes cost no write-ahead log. Rows whose quota is whole again are the same as no row, and are
-/// swept once a minute.
+/// both find rows by the primary key. The table is unlogged: its writes cost no write-ahead log.
+/// Rows whose quota is whole again are the same as no row, and are swept once a minute.
+///
+/// The table is in the app's schema, made by a migration, rather than in a schema all apps share:
+/// the limiter's keys (`app`, `address|ip:…`) carry no app, each app having a limiter of its own,
+/// and an app's limits go with its schema when it is dropped or moved.
 ///
 /// When the database cannot be reached, or does not answer a charge within ``timeout``, the node
 /// decides alone for a second (of the `now` it is given) before it tries again: it charges its own
@@ -109,12 +113,12 @@ public final class PostgresRateLimitStore: RateLimitStore {
         return waits
     }
 
-    /// Deletes, in the background, the rows whose quota is whole at `now`.
+    /// Deletes, in the background, the rows whose quota is whole at `now` (waiting at most ``timeout`` for a connection).
     private func sweepWhole(now: Date) {
         var binds = PostgresBindings()
         binds.append(now.timeIntervalSince1970)
-        let (database, sql) = (database, "DELETE FROM \(table) WHERE full_at <= $1")
-        Task { try? await database.execute(sql, binds) }
+        let (database, sql, timeout, whole) = (database, "DELETE FROM \(table) WHERE full_at <= $1", timeout, binds)
+        Task { _ = try? await answer(within: timeout) { try await database.execute(sql, whole) } }
     }
 
     /// The function a charge calls, made by the schema's `rate_limits` change: the keys (in the
