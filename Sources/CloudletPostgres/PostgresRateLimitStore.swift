@@ -124,6 +124,7 @@ public final class PostgresRateLimitStore: RateLimitStore {
     /// The function a charge calls, made by the schema's `rate_limits` change: the keys (in the
     /// charges' order), their intervals and windows in seconds, the time and ``RateLimitState/tolerance``;
     /// answers each key's wait. It charges every key only if each fits, as ``RateLimitState/fits(_:wait:)`` says.
+    /// Part of a migration: once released, never edited (a later change replaces the function).
     static let chargeFunction = """
         CREATE FUNCTION {schema}.charge_rate_limits(
             charge_keys text[], charge_intervals float8[], charge_windows float8[], at_time float8, slack float8
