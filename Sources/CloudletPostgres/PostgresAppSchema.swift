@@ -80,6 +80,14 @@ enum PostgresMigrations {
         PostgresGlobalConfigStore.migration,
         PostgresFileUsageStore.migration,
         PostgresHookRunStore.migration,
+        Migration(
+            name: "rate_limits",
+            statements: [
+                // Unlogged: no write-ahead log for a row written on every request; a crash of the
+                // database empties it, which makes every quota whole once.
+                "CREATE UNLOGGED TABLE {schema}.rate_limits (key text PRIMARY KEY, full_at double precision NOT NULL)",
+                PostgresRateLimitStore.chargeFunction,
+            ]),
     ]
 
     /// Brings `schema` in `database` up to date; answers the names of the changes it applied.

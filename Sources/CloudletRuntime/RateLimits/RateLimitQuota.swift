@@ -27,5 +27,5 @@ public struct RateLimitQuota: Sendable, Hashable {
     public var ratePerSecond: Double { Double(count) / window.seconds }
 
     /// The time one request uses up.
-    var interval: Double { window.seconds / Double(count) }
+    public var interval: Double { window.seconds / Double(count) }
 }
