@@ -9,12 +9,7 @@ extension SQLiteQueryBuilder {
     /// The test is marked `unlikely`, so that SQLite looks the few related rows up by their key
     /// rather than walk the whole class in the order it sorts by and test each row.
     mutating func relatedTo(_ operand: ParseValue) throws -> String {
-        guard let members = operand.objectValue, members.count == 2,
-            let owner = members["object"]?.pointerValue, (try? ParseNames.validateClassName(owner.className)) != nil,
-            !owner.objectId.isEmpty, let key = members["key"]?.stringValue, (try? ParseNames.validateFieldName(key)) != nil
-        else {
-            throw ParseError.invalidQuery("$relatedTo needs an object (a pointer) and the key of one of its relation fields")
-        }
+        let (owner, key) = try QueryTerms.relatedTo(operand)
         arguments += [owner.className, owner.objectId, key, className]
         return """
             unlikely(objects.id IN (SELECT related_id FROM relations \

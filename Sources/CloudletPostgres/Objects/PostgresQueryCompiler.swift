@@ -148,12 +148,7 @@ struct PostgresQueryCompiler: WhereCompiling {
     /// `$relatedTo`: the row is one of the objects in the relation `key` of the object `object`
     /// points to, found through the join rows' key; the row must still pass the reader's ACL.
     mutating func relatedTo(_ operand: ParseValue) throws -> String {
-        guard let members = operand.objectValue, members.count == 2,
-            let owner = members["object"]?.pointerValue, (try? ParseNames.validateClassName(owner.className)) != nil,
-            !owner.objectId.isEmpty, let key = members["key"]?.stringValue, (try? ParseNames.validateFieldName(key)) != nil
-        else {
-            throw ParseError.invalidQuery("$relatedTo needs an object (a pointer) and the key of one of its relation fields")
-        }
+        let (owner, key) = try QueryTerms.relatedTo(operand)
         return "id IN (SELECT related_id FROM \(relations) WHERE owning_class = \(bind(owner.className)) AND owning_id = "
             + "\(bind(owner.objectId)) AND field = \(bind(key)) AND related_class = \(bind(className)))"
     }

@@ -135,3 +135,17 @@ extension WhereCompiling {
         return Self.joined(clauses, "AND")
     }
 }
+
+extension QueryTerms {
+    /// The owner and relation key of a `$relatedTo` operand (`{"object": <pointer>, "key": <field>}`),
+    /// their names validated; 102 for any other shape.
+    package static func relatedTo(_ operand: ParseValue) throws -> (owner: (className: String, objectId: String), key: String) {
+        guard let members = operand.objectValue, members.count == 2,
+            let owner = members["object"]?.pointerValue, (try? ParseNames.validateClassName(owner.className)) != nil,
+            !owner.objectId.isEmpty, let key = members["key"]?.stringValue, (try? ParseNames.validateFieldName(key)) != nil
+        else {
+            throw ParseError.invalidQuery("$relatedTo needs an object (a pointer) and the key of one of its relation fields")
+        }
+        return (owner, key)
+    }
+}
