@@ -88,6 +88,7 @@ enum PostgresMigrations {
                 "CREATE UNLOGGED TABLE {schema}.rate_limits (key text PRIMARY KEY, full_at double precision NOT NULL)",
                 PostgresRateLimitStore.chargeFunction,
             ]),
+        PostgresJobStore.migration,
     ]
 
     /// Brings `schema` in `database` up to date; answers the names of the changes it applied.

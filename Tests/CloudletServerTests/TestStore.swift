@@ -60,6 +60,14 @@ enum TestApp {
         }
     }
 
+    /// The app's job runs and the work queue their runs go to.
+    func jobs() async throws -> (jobs: any JobStorage, work: any WorkQueue) {
+        switch self {
+        case .sqlite(let database): (SQLiteJobStore(database), SQLiteWorkQueue(database))
+        case .postgres(let database, let schema): (try await PostgresJobStore(database, schema: schema), try await PostgresWorkQueue(database, schema: schema))
+        }
+    }
+
     func hookRuns() async throws -> any HookRunStorage {
         switch self {
         case .sqlite(let database): SQLiteHookRunStore(database)

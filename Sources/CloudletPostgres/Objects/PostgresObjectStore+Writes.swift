@@ -90,7 +90,7 @@ extension PostgresObjectStore {
 
     /// Runs `body` in one transaction; once it commits, what it asked to run after the commit runs.
     /// A string holding `\u0000`, which PostgreSQL's `jsonb` cannot hold, is refused (111).
-    private func write<Result: Sendable>(
+    func write<Result: Sendable>(
         _ body: (PostgresConnection, inout [@Sendable () -> Void]) async throws -> Result
     ) async throws -> Result {
         let (result, afterCommit): (Result, [@Sendable () -> Void])
@@ -108,7 +108,7 @@ extension PostgresObjectStore {
     }
 
     /// The object `id` of `className` as stored, its row locked until the transaction ends.
-    private func lockedObject(_ className: String, _ id: String, on connection: PostgresConnection) async throws -> ParseObject? {
+    func lockedObject(_ className: String, _ id: String, on connection: PostgresConnection) async throws -> ParseObject? {
         var binds = PostgresBindings()
         binds.append(className)
         binds.append(id)
@@ -121,7 +121,7 @@ extension PostgresObjectStore {
     }
 
     /// Inserts `object`, whose row is `row`, once its fields' types are checked.
-    private func insertRow(_ object: ParseObject, _ row: ObjectText, on connection: PostgresConnection, afterCommit: inout [@Sendable () -> Void]) async throws {
+    func insertRow(_ object: ParseObject, _ row: ObjectText, on connection: PostgresConnection, afterCommit: inout [@Sendable () -> Void]) async throws {
         if let commit = try await fieldTypes.check(object, on: connection, logger: database.logger) { afterCommit.append(commit) }
         var binds = PostgresBindings()
         binds.append(object.className)
@@ -152,7 +152,7 @@ extension PostgresObjectStore {
     }
 
     /// Throws 116 (413) when a row's fields and ACL are larger than the store's bound.
-    private func checkSize(_ row: ObjectText) throws {
+    func checkSize(_ row: ObjectText) throws {
         guard row.fields.utf8.count + (row.acl?.utf8.count ?? 0) <= maximumObjectBytes else {
             throw ParseError(code: 116, message: "the object would be larger than \(maximumObjectBytes) bytes")
         }
