@@ -92,7 +92,7 @@ import Testing
 
     @Test func aNodeThatCannotReachTheDatabaseAdmitsItsShareAlone() async throws {
         try await TemporaryPostgres.with { database, schema in
-            let closing = try CloudletPostgres.PostgresDatabase(url: try PostgresTestServer.shared.url, maximumConnections: 2)
+            let closing = try CloudletPostgres.PostgresDatabase(url: try await PostgresTestServer.shared.url, maximumConnections: 2)
             let node = try await store(closing, schema)
             let app = RateLimitCharge(key: "app", quota: RateLimitQuota(perSecond: 30, burst: 30))
             #expect(await node.charge([app], now: start).first?.remaining == 29, "shared while the database answers")

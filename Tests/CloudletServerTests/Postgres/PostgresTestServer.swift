@@ -17,10 +17,16 @@ final class PostgresTestServer: Sendable {
 
     /// The server, started at the first use.
     static var shared: PostgresTestServer {
-        get throws { try started.get() }
+        get async throws { try await started.value }
     }
 
-    private static let started = Result { try PostgresTestServer() }
+    /// The start, run once on a thread of its own: `initdb` and the wait for the server take
+    /// seconds, which must hold up none of the threads the other tests run on.
+    private static let started = Task {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<PostgresTestServer, any Error>) in
+            Thread { continuation.resume(with: Result { try PostgresTestServer() }) }.start()
+        }
+    }
 
     /// A server that could not be started, with what it printed.
     struct StartFailure: Error, CustomStringConvertible {

@@ -7,7 +7,7 @@ enum TemporaryPostgres {
     /// Runs `body` with a new connection pool to the server and a schema no other test uses, then
     /// drops the schema and closes the pool.
     static func with(_ body: (PostgresDatabase, PostgresAppSchema) async throws -> Void) async throws {
-        let database = try PostgresDatabase(url: try PostgresTestServer.shared.url, maximumConnections: 4)
+        let database = try PostgresDatabase(url: try await PostgresTestServer.shared.url, maximumConnections: 4)
         let schema = PostgresAppSchema(appId: "test-" + UUID().uuidString.prefix(8).lowercased())
         defer { database.close() }
         do {
@@ -21,7 +21,7 @@ enum TemporaryPostgres {
 
     /// Another pool to the same server, as a second node has: closed when `body` returns.
     static func secondNode<Result>(_ body: (PostgresDatabase) async throws -> Result) async throws -> Result {
-        let database = try PostgresDatabase(url: try PostgresTestServer.shared.url, maximumConnections: 4)
+        let database = try PostgresDatabase(url: try await PostgresTestServer.shared.url, maximumConnections: 4)
         defer { database.close() }
         return try await body(database)
     }
