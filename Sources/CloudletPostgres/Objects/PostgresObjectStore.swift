@@ -7,10 +7,10 @@ import PostgresNIO
 /// fields and ACL as `jsonb`, its dates as Parse's ISO text (which sorts as the instants do).
 ///
 /// Stores, updates and deletes objects, each write one transaction with the after hook it owes (a
-/// row of the app's ``PostgresWorkQueue``) and the field types it records, and runs queries through
-/// ``PostgresQueryCompiler``. Relations, users' credentials, unique fields, aggregates and shared
-/// transactions are the SQLite store's alone so far: this store does not yet stand behind
-/// ``ObjectStorage``.
+/// row of the app's ``PostgresWorkQueue``), the field types it records and its relations' join rows,
+/// and runs queries through ``PostgresQueryCompiler``. System classes (users' credentials, unique
+/// fields), installations, aggregate pipelines and shared transactions are the SQLite store's alone
+/// so far: this store does not yet stand behind ``ObjectStorage``.
 public struct PostgresObjectStore: Sendable {
     let database: PostgresDatabase
     let schema: PostgresAppSchema
