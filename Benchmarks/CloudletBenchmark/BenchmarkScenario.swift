@@ -90,7 +90,7 @@ enum BenchmarkScenario: CaseIterable {
         _ executor: any HookExecutor, logger: Logger
     ) async throws -> (server: RunningServer, stop: @Sendable () async throws -> Void) {
         let server = try await RunningServer.start { directory, onRunning in
-            try CloudletBenchServer.application(executor: executor, dataDirectory: directory, logger: logger, onServerRunning: onRunning)
+            try await CloudletBenchServer.application(executor: executor, dataDirectory: directory, logger: logger, onServerRunning: onRunning)
         }
         return (server, { try await server.stop() })
     }

@@ -28,11 +28,11 @@ enum CloudletBenchServer {
     static func application(
         executor: any HookExecutor, dataDirectory: String, logger: Logger,
         onServerRunning: @escaping @Sendable (any Channel) async -> Void
-    ) throws -> some ApplicationProtocol {
+    ) async throws -> some ApplicationProtocol {
         var configuration = ServerConfiguration(host: "127.0.0.1", port: 0, dataDirectory: dataDirectory, mountPath: "/parse")
         // Every client of the benchmark is on one address: requests are not paced by address.
         configuration.connections.requestsPerAddress = nil
-        let server = try CloudletApplication(
+        let server = try await CloudletApplication(
             configuration: configuration,
             apps: [
                 AppDefinition(

@@ -24,7 +24,7 @@ enum BenchmarkServer {
         var configuration = ServerConfiguration(host: "127.0.0.1", port: 0, dataDirectory: folder)
         // Every client of the benchmark is on one address: requests are not paced by address.
         configuration.connections.requestsPerAddress = nil
-        let server = try CloudletApplication(
+        let server = try await CloudletApplication(
             configuration: configuration,
             apps: [
                 AppDefinition(
@@ -32,7 +32,7 @@ enum BenchmarkServer {
                     rateLimits: .off)
             ], logger: logger)
         // The large uploads are 100 MiB each: past the default limit of 20 MiB.
-        try server.registry.update(appId) { $0.files.maximumUploadBytes = FileSettings.largestMaximumUploadBytes }
+        try await server.registry.update(appId) { $0.files.maximumUploadBytes = FileSettings.largestMaximumUploadBytes }
         await server.supervisor.reload()
         let router = server.router()
         router.post("bare/sink") { request, _ -> HTTPResponse.Status in

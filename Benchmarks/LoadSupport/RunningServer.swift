@@ -15,13 +15,13 @@ public struct RunningServer: Sendable {
     /// Makes a fresh temporary folder, builds the application with `make` (given the folder's path
     /// and the callback that reports the port), runs it, and returns once it listens.
     public static func start<App: ApplicationProtocol>(
-        _ make: (String, @escaping @Sendable (any Channel) async -> Void) throws -> App
+        _ make: (String, @escaping @Sendable (any Channel) async -> Void) async throws -> App
     ) async throws -> RunningServer {
         let dataDirectory = FileManager.default.temporaryDirectory
             .appendingPathComponent("cloudlet-benchmark-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
         let (ports, reportPort) = AsyncStream.makeStream(of: Int.self)
-        let app = try make(dataDirectory.path) { channel in
+        let app = try await make(dataDirectory.path) { channel in
             reportPort.yield(channel.localAddress?.port ?? 0)
         }
         let services = ServiceGroup(configuration: .init(services: [app], logger: app.logger))

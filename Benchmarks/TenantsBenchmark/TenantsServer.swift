@@ -24,7 +24,7 @@ enum TenantsServer {
             var configuration = ServerConfiguration(host: "127.0.0.1", port: 0, dataDirectory: directory)
             // Every client of the benchmark is on one address: requests are not paced by address.
             configuration.connections.requestsPerAddress = nil
-            let application = try CloudletApplication(
+            let application = try await CloudletApplication(
                 configuration: configuration,
                 apps: [
                     AppDefinition(

@@ -17,10 +17,10 @@ extension AppsCommand {
         @OptionGroup var options: DataOptions
 
         func run() async throws {
-            try reportingErrors {
+            try await reportingErrors {
                 let registry = try options.registry()
-                let key = try registry.rotateKey(of: id, kind)
-                if retireOld { try registry.retireKeys(of: id, kind) }
+                let key = try await registry.rotateKey(of: id, kind)
+                if retireOld { try await registry.retireKeys(of: id, kind) }
                 print(key)
             }
         }
@@ -36,8 +36,8 @@ extension AppsCommand {
         @OptionGroup var options: DataOptions
 
         func run() async throws {
-            try reportingErrors {
-                let retired = try options.registry().retireKeys(of: id, kind)
+            try await reportingErrors {
+                let retired = try await options.registry().retireKeys(of: id, kind)
                 print("retired \(retired) \(kind.rawValue) key\(retired == 1 ? "" : "s") of app \"\(id)\"")
             }
         }

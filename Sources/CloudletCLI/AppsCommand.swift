@@ -45,8 +45,8 @@ struct AppsCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            try reportingErrors {
-                let created = try options.registry().create(
+            try await reportingErrors {
+                let created = try await options.registry().create(
                     id, settings: try AppSettingFlags.applied(settings, to: AppSettings()), clientKey: clientKey, masterKey: masterKey)
                 if options.json {
                     var members = created.record.json.objectValue ?? [:]
@@ -70,8 +70,8 @@ struct AppsCommand: AsyncParsableCommand {
         @OptionGroup var options: DataOptions
 
         func run() async throws {
-            try reportingErrors {
-                let records = try options.registry().list()
+            try await reportingErrors {
+                let records = try await options.registry().list()
                 if options.json { return print(JSONWriter.string(.array(records.map(\.json)))) }
                 for record in records {
                     let settings = record.settings.json
@@ -101,8 +101,8 @@ struct AppsCommand: AsyncParsableCommand {
         @OptionGroup var options: DataOptions
 
         func run() async throws {
-            try reportingErrors {
-                guard let record = try options.registry().app(id) else { throw ValidationError("no app \(id)") }
+            try await reportingErrors {
+                guard let record = try await options.registry().app(id) else { throw ValidationError("no app \(id)") }
                 if options.json { return print(JSONWriter.string(record.json)) }
                 AppManifest(appId: id, settings: record.settings, hooks: []).settingsLines.forEach { print($0) }
                 for key in record.keys {
@@ -128,8 +128,8 @@ struct AppsCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            try reportingErrors {
-                let record = try options.registry().update(id) { $0 = try AppSettingFlags.applied(settings, to: $0) }
+            try await reportingErrors {
+                let record = try await options.registry().update(id) { $0 = try AppSettingFlags.applied(settings, to: $0) }
                 print(options.json ? JSONWriter.string(record.json) : "updated app \"\(id)\"")
             }
         }
@@ -144,8 +144,8 @@ struct AppsCommand: AsyncParsableCommand {
         @OptionGroup var options: DataOptions
 
         func run() async throws {
-            try reportingErrors {
-                try options.registry().delete(id)
+            try await reportingErrors {
+                try await options.registry().delete(id)
                 print("deleted app \"\(id)\"")
             }
         }
@@ -155,9 +155,9 @@ struct AppsCommand: AsyncParsableCommand {
 extension AppKeyKind: ExpressibleByArgument {}
 
 /// Runs `body`, printing a registry error's message (not its type) and exiting with status 1.
-func reportingErrors(_ body: () throws -> Void) throws {
+func reportingErrors(_ body: () async throws -> Void) async throws {
     do {
-        try body()
+        try await body()
     } catch let error as ParseError {
         FileHandle.standardError.write(Data("error: \(error.message)\n".utf8))
         throw ExitCode.failure

@@ -14,7 +14,7 @@ struct JobsListCommand<Hooks: HookModule>: AsyncParsableCommand {
     @OptionGroup var options: JobsAppOptions
 
     func run() async throws {
-        guard let record = try options.registry().app(options.app) else { throw ValidationError("no app \(options.app)") }
+        guard let record = try await options.registry().app(options.app) else { throw ValidationError("no app \(options.app)") }
         let database = try options.database()
         let states = try await database.map(SQLiteJobStore.init)?.jobScheduleStates() ?? [:]
         let objects = database.map(SQLiteObjectStore.init)

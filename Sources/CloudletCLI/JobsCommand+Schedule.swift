@@ -17,12 +17,12 @@ struct JobsScheduleCommand<Hooks: HookModule>: AsyncParsableCommand {
     @Argument(help: "When it runs, such as '0 3 * * *' (03:00 UTC daily) or '*/15 * * * *'.") var cron: String
 
     func run() async throws {
-        try reportingErrors {
-            guard let app = try options.registry().app(options.app) else {
+        try await reportingErrors {
+            guard let app = try await options.registry().app(options.app) else {
                 throw ParseError(code: 101, message: "no app \(options.app)", httpStatus: 404)
             }
             try AppManifest.checkJobsExist([job], among: try Self.jobs(of: app), appId: options.app)
-            let record = try options.registry().update(options.app) { settings in
+            let record = try await options.registry().update(options.app) { settings in
                 var schedules = settings.jobSchedules.mapValues { ParseValue.string($0.expression) }
                 schedules[job] = .string(cron)
                 settings = try settings.applying(["jobSchedules": .object(schedules)])
@@ -71,8 +71,8 @@ struct JobsUnscheduleCommand: AsyncParsableCommand {
     @Argument(help: "The job's name.") var job: String
 
     func run() async throws {
-        try reportingErrors {
-            let record = try options.registry().update(options.app) { settings in
+        try await reportingErrors {
+            let record = try await options.registry().update(options.app) { settings in
                 guard settings.jobSchedules.removeValue(forKey: job) != nil else {
                     throw ParseError(code: 142, message: "job \(job) of app \"\(options.app)\" has no schedule", httpStatus: 400)
                 }

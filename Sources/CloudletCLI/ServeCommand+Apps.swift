@@ -27,22 +27,22 @@ struct StartingApps {
     init(
         registry: AppRegistry, defaultApp: String, clientKey: String?, masterKey: String?, serve: [ServeSettings.AppValue],
         otherApps: [HostedExecutable], file: ServeConfigFile?
-    ) throws {
-        func stored(_ id: String) throws -> AppSettings { try registry.app(id)?.settings ?? AppSettings() }
-        var main = try stored(defaultApp)
+    ) async throws {
+        func stored(_ id: String) async throws -> AppSettings { try await registry.app(id)?.settings ?? AppSettings() }
+        var main = try await stored(defaultApp)
         main.hooksExecutable = AppSettings.selfExecutable
         for given in serve { try given.field.apply(given.value, to: &main) }
-        add(try registry.ensure(defaultApp, settings: main, clientKey: clientKey, masterKey: masterKey))
+        add(try await registry.ensure(defaultApp, settings: main, clientKey: clientKey, masterKey: masterKey))
         for other in otherApps {
-            var settings = try stored(other.appId)
+            var settings = try await stored(other.appId)
             settings.hooksExecutable = other.executablePath
             settings.isolation = .process
             for given in serve where given.setsOtherApps { try given.field.apply(given.value, to: &settings) }
-            add(try registry.ensure(other.appId, settings: settings))
+            add(try await registry.ensure(other.appId, settings: settings))
         }
         for app in file?.apps ?? [] {
-            let settings = try stored(app.id).applying(app.settings)
-            add(try registry.ensure(app.id, settings: settings, clientKey: app.clientKey, masterKey: app.masterKey))
+            let settings = try await stored(app.id).applying(app.settings)
+            add(try await registry.ensure(app.id, settings: settings, clientKey: app.clientKey, masterKey: app.masterKey))
         }
     }
 

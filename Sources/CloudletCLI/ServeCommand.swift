@@ -55,15 +55,15 @@ struct ServeCommand<Hooks: HookModule>: AsyncParsableCommand {
         configuration.work.soleHolder = true
         let descriptors = ProcessDescriptors.raiseLimitToHard()
         let registry = try AppRegistry(dataDirectory: configuration.dataDirectory)
-        let apps = try StartingApps(
+        let apps = try await StartingApps(
             registry: registry, defaultApp: try settings.read(ServeSettings.appId) { $0 },
             clientKey: try settings.optional(ServeSettings.clientKey) { $0 }, masterKey: try settings.optional(ServeSettings.masterKey) { $0 },
             serve: ServeSettings.appValues(settings), otherApps: otherApps, file: file)
-        let operatorKeyLine = try Self.resolveOperatorKey(
+        let operatorKeyLine = try await Self.resolveOperatorKey(
             settings.optional(ServeSettings.operatorKey) { $0 }, registry: registry, into: &configuration)
         let executable = Bundle.main.executablePath ?? CommandLine.arguments[0]
         let confinement = Self.confinement(launcher: executable, logger: Logger(label: "cloudlet.workers"))
-        let server = try CloudletApplication(
+        let server = try await CloudletApplication(
             configuration: configuration, registry: registry,
             launcher: AppLauncher(
                 ownHooks: Hooks.registry(), ownExecutablePath: executable, confinement: confinement,
@@ -104,15 +104,15 @@ struct ServeCommand<Hooks: HookModule>: AsyncParsableCommand {
 
     /// Sets the operator key: the one given (whose hash is then kept), else the one kept, else a new
     /// one, kept hashed. Answers what the banner says about it.
-    static func resolveOperatorKey(_ given: String?, registry: AppRegistry, into configuration: inout ServerConfiguration) throws -> String {
+    static func resolveOperatorKey(_ given: String?, registry: AppRegistry, into configuration: inout ServerConfiguration) async throws -> String {
         if let given {
             configuration.operatorKey = OperatorKey(given)
-            try registry.setOperatorKey(OperatorKey(given))
+            try await registry.setOperatorKey(OperatorKey(given))
             return "as given"
         }
-        if try registry.operatorKey() != nil { return "kept hashed in host.sqlite" }
+        if try await registry.operatorKey() != nil { return "kept hashed in host.sqlite" }
         let key = AppKeys.randomKey()
-        try registry.setOperatorKey(OperatorKey(key))
+        try await registry.setOperatorKey(OperatorKey(key))
         return "\(key)  (shown this once: only its hash is kept)"
     }
 }

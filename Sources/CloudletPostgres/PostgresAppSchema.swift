@@ -24,6 +24,14 @@ public struct PostgresAppSchema: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The schema of the host's own tables (the app registry), which no app's can be: theirs
+    /// start `app_`.
+    package static let host = PostgresAppSchema(reserved: "cloudlet")
+
+    private init(reserved name: String) {
+        self.name = name
+    }
+
     /// The name quoted, for SQL text (it holds `-`, which a bare name may not).
     public var quoted: String { "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
 
@@ -33,12 +41,17 @@ public struct PostgresAppSchema: Sendable, Hashable, CustomStringConvertible {
 /// The versioned changes that make an app's schema, applied in order, each once: a node that
 /// starts applies what its schema lacks inside one transaction holding an advisory lock on the
 /// schema, so that nodes starting at once apply each change once and none reads a half-made schema.
-enum PostgresMigrations {
+package enum PostgresMigrations {
     /// One change: its name, as recorded once applied, and its statements (`{schema}` stands for
     /// the quoted schema name).
-    struct Migration {
+    package struct Migration: Sendable {
         let name: String
         let statements: [String]
+
+        package init(name: String, statements: [String]) {
+            self.name = name
+            self.statements = statements
+        }
     }
 
     /// Every change, oldest first. A change once released is never edited: a new one follows it.
@@ -91,9 +104,10 @@ enum PostgresMigrations {
         PostgresJobStore.migration,
     ]
 
-    /// Brings `schema` in `database` up to date; answers the names of the changes it applied.
+    /// Brings `schema` in `database` up to date with `migrations` (an app's, unless told);
+    /// answers the names of the changes it applied.
     @discardableResult
-    static func apply(to schema: PostgresAppSchema, in database: PostgresDatabase) async throws -> [String] {
+    package static func apply(_ migrations: [Migration] = all, to schema: PostgresAppSchema, in database: PostgresDatabase) async throws -> [String] {
         try await database.transaction { connection in
             // One lock per schema, held to the commit: nodes migrating other apps go on meanwhile.
             try await connection.query("SELECT pg_advisory_xact_lock(hashtextextended(\("cloudlet schema " + schema.name), 0))", logger: database.logger)
@@ -108,7 +122,7 @@ enum PostgresMigrations {
                 applied.insert(name)
             }
             var made: [String] = []
-            for migration in all where !applied.contains(migration.name) {
+            for migration in migrations where !applied.contains(migration.name) {
                 for statement in migration.statements {
                     try await connection.query(PostgresQuery(unsafeSQL: statement.replacingOccurrences(of: "{schema}", with: schema.quoted)), logger: database.logger)
                 }

@@ -14,8 +14,8 @@ import PostgresNIO
 /// ```
 public final class PostgresDatabase: Sendable {
     /// The pool of connections.
-    let client: PostgresClient
-    let logger: Logger
+    package let client: PostgresClient
+    package let logger: Logger
     /// What other nodes' writes wake here.
     let notifications = PostgresNotifications()
     private let running: Task<Void, Never>
@@ -42,14 +42,14 @@ public final class PostgresDatabase: Sendable {
     }
 
     /// The signal that notifications of `topic` wake, listening first if this node is not yet.
-    func wakeSignal(for topic: String) async -> WakeSignal {
+    package func wakeSignal(for topic: String) async -> WakeSignal {
         await notifications.listen(with: client, logger: logger)
         return notifications.signal(for: topic)
     }
 
     /// Runs `body` in one transaction: committed if it returns, rolled back if it throws, and then
     /// what it threw is thrown as it was (a ``ParseError`` stays one).
-    func transaction<Result: Sendable>(_ body: (PostgresConnection) async throws -> Result) async throws -> Result {
+    package func transaction<Result: Sendable>(_ body: (PostgresConnection) async throws -> Result) async throws -> Result {
         do {
             return try await client.withTransaction(logger: logger) { connection in try await body(connection) }
         } catch let error as PostgresTransactionError {
@@ -60,7 +60,7 @@ public final class PostgresDatabase: Sendable {
 
     /// Runs `sql` with `binds` outside any transaction, and answers how many rows it gave.
     @discardableResult
-    func execute(_ sql: String, _ binds: PostgresBindings = PostgresBindings()) async throws -> Int {
+    package func execute(_ sql: String, _ binds: PostgresBindings = PostgresBindings()) async throws -> Int {
         var rows = 0
         for try await _ in try await client.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger) { rows += 1 }
         return rows

@@ -11,9 +11,18 @@ import Synchronization
 /// connection lost, then made again) wakes every topic once listening again, so that what was
 /// written meanwhile is read; a notification sent in a write's transaction arrives at its commit,
 /// or never if it rolls back.
-final class PostgresNotifications: Sendable {
+package final class PostgresNotifications: Sendable {
     /// The channel every notification of Cloudlet's goes on.
     static let channel = "cloudlet"
+
+    /// How long a node waits to be listening before it goes on without: its listener keeps trying,
+    /// and wakes every topic once it listens.
+    static let listenWait: Duration = .seconds(5)
+
+    /// Notifies every node listening of `topic`, when the transaction `connection` is in commits.
+    package static func notify(_ topic: String, on connection: PostgresConnection, logger: Logger) async throws {
+        try await connection.query("SELECT pg_notify(\(channel), \(topic))", logger: logger)
+    }
 
     private struct State {
         var signals: [String: WakeSignal] = [:]
@@ -35,12 +44,17 @@ final class PostgresNotifications: Sendable {
     }
 
     /// Starts listening on one of `client`'s connections, if not started yet, and returns once
-    /// notifications arrive.
+    /// notifications arrive, or after ``listenWait`` if the database cannot be reached.
     func listen(with client: PostgresClient, logger: Logger) async {
         state.withLock { state in
             guard state.listener == nil else { return }
             state.listener = Task { await self.keepListening(client, logger: logger) }
         }
+        let giveUp = Task {
+            try await Task.sleep(for: Self.listenWait)
+            self.stopWaiting()
+        }
+        defer { giveUp.cancel() }
         await withCheckedContinuation { continuation in
             let ready = state.withLock { state in
                 if !state.isListening { state.waiting.append(continuation) }
@@ -73,6 +87,15 @@ final class PostgresNotifications: Sendable {
             state.withLock { $0.isListening = false }
             try? await Task.sleep(for: .seconds(1))
         }
+    }
+
+    /// Lets every caller waiting to listen go on, listening or not.
+    private func stopWaiting() {
+        let waiting = state.withLock { state in
+            defer { state.waiting.removeAll() }
+            return state.waiting
+        }
+        for continuation in waiting { continuation.resume() }
     }
 
     /// Marks the node as listening: what waited for it goes on, and every topic wakes, for what

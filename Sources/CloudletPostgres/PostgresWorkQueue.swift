@@ -51,7 +51,7 @@ public struct PostgresWorkQueue: WorkQueue {
             try await connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger)
         }
         guard rows.contains(where: { $0.heldBy == nil }) else { return }
-        try await connection.query("SELECT pg_notify(\(PostgresNotifications.channel), \(topic))", logger: logger)
+        try await PostgresNotifications.notify(topic, on: connection, logger: logger)
     }
 
     public func claim(_ kinds: Set<WorkKind>, limit: Int, owner: String, at now: Date, leasedUntil: Date) async throws -> [ClaimedWork] {

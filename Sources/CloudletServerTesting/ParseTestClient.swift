@@ -80,7 +80,7 @@ public struct ParseTestClient: Sendable {
         defer { try? FileManager.default.removeItem(at: folder) }
         var configuration = configuration
         configuration.dataDirectory = folder.path
-        let server = try CloudletApplication(
+        let server = try await CloudletApplication(
             configuration: configuration,
             apps: [AppDefinition(id: "test", executor: InProcessHookExecutor(registry: registry), clientKey: "client-key", masterKey: "master-key")],
             logger: logger)

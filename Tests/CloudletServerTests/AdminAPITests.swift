@@ -31,7 +31,7 @@ struct AdminAPITests {
         var configuration = ServerConfiguration(dataDirectory: folder.path, passwordHashCost: 4, operatorKey: OperatorKey(operatorKey))
         configuration.connections = connections
         configuration.identityProviders = identityProviders
-        let server = try CloudletApplication(
+        let server = try await CloudletApplication(
             configuration: configuration,
             apps: ["a", "b"].map {
                 AppDefinition(id: $0, executor: InProcessHookExecutor(registry: HookRegistry()), clientKey: "\($0)-client", masterKey: "\($0)-master")

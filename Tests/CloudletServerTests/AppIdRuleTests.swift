@@ -7,38 +7,38 @@ import Testing
 
 @Suite("App ids: unique regardless of case, reserved names refused")
 struct AppIdRuleTests {
-    @Test("an id differing from an existing one only in case is refused with 137, naming the existing app")
-    func caseInsensitiveUniqueness() throws {
-        try AppRegistryTests.withRegistry { registry, _ in
-            _ = try registry.create("shop")
-            let error = try #require(throws: ParseError.self) { try registry.create("Shop") }
+    @Test("an id differing from an existing one only in case is refused with 137, naming the existing app", arguments: TestStore.allCases)
+    func caseInsensitiveUniqueness(_ store: TestStore) async throws {
+        try await AppRegistryTests.withRegistry(on: store) { registry, _ in
+            _ = try await registry.create("shop")
+            let error = try await #require(throws: ParseError.self) { try await registry.create("Shop") }
             #expect(error.code == 137)
             #expect(error.message.contains("differs from the app shop only in case"))
-            #expect(throws: ParseError.self) { try registry.create("SHOP") }
-            #expect(try registry.list().map(\.id) == ["shop"])
+            await #expect(throws: ParseError.self) { try await registry.create("SHOP") }
+            #expect(try await registry.list().map(\.id) == ["shop"])
         }
     }
 
     @Test("reserved device names in any case, ids not starting with a letter or digit, are refused with 142")
-    func reservedNames() throws {
-        try AppRegistryTests.withRegistry { registry, _ in
+    func reservedNames() async throws {
+        try await AppRegistryTests.withRegistry { registry, _ in
             for id in ["CON", "con", "Prn", "AUX", "nul", "COM1", "com9", "LPT1", "lpt0", "-", "_", "-shop", "_shop", ""] {
-                let error = try #require(throws: ParseError.self, "\(id)") { try registry.create(id) }
+                let error = try await #require(throws: ParseError.self, "\(id)") { try await registry.create(id) }
                 #expect(error.code == 142, "\(id)")
             }
             for id in ["console", "com10", "a", "9lives", "shop_2", "my-app"] {
-                _ = try registry.create(id)
+                _ = try await registry.create(id)
             }
         }
     }
 
     @Test("a registry that already holds ids differing in case, or a reserved one, keeps serving them")
-    func existingRegistriesKeepWorking() throws {
-        try AppRegistryTests.withRegistry { registry, folder in
-            _ = try registry.create("shop")
+    func existingRegistriesKeepWorking() async throws {
+        try await AppRegistryTests.withRegistry { registry, folder in
+            _ = try await registry.create("shop")
             // Ids made before the rule existed, written as an older version did.
             let database = try DatabaseQueue(path: folder.appendingPathComponent("host.sqlite").path)
-            try database.write { db in
+            try await database.write { db in
                 for id in ["Shop", "_old"] {
                     try db.execute(
                         sql: """
@@ -48,10 +48,10 @@ struct AppIdRuleTests {
                 }
             }
             let reopened = try AppRegistry(dataDirectory: folder.path)
-            #expect(try reopened.list().map(\.id) == ["Shop", "_old", "shop"])
-            try reopened.update("_old") { $0.workerCount = 3 }
-            #expect(try reopened.app("_old")?.settings.workerCount == 3)
-            _ = try reopened.ensure("Shop", settings: AppSettings())
+            #expect(try await reopened.list().map(\.id) == ["Shop", "_old", "shop"])
+            try await reopened.update("_old") { $0.workerCount = 3 }
+            #expect(try await reopened.app("_old")?.settings.workerCount == 3)
+            _ = try await reopened.ensure("Shop", settings: AppSettings())
         }
     }
 

@@ -7,14 +7,14 @@ import Testing
 /// An app's settings are one `Codable` document, read through one table of fields, and the
 /// registry keeps them as that document, moving a registry of one column per setting into it.
 @Suite struct AppSettingsDocumentTests {
-    @Test func aRegistryWithOneColumnPerSettingMovesThemIntoTheDocument() throws {
+    @Test func aRegistryWithOneColumnPerSettingMovesThemIntoTheDocument() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cloudlet-settings-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         SQLiteProcessSettings.apply()
         let path = folder.appendingPathComponent("host.sqlite").path
         // The registry as the releases with a column per setting left it.
-        try DatabaseQueue(path: path).write { db in
+        try await DatabaseQueue(path: path).write { db in
             try db.execute(
                 sql: """
                     CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY);
@@ -41,7 +41,7 @@ import Testing
                     """)
         }
         let registry = try AppRegistry(dataDirectory: folder.path)
-        let shop = try #require(try registry.app("shop"))
+        let shop = try #require(try await registry.app("shop"))
         var expected = AppSettings()
         expected.isolation = .inProcess
         expected.workerCount = 3
@@ -53,16 +53,16 @@ import Testing
         #expect(shop.settings == expected)
         #expect(shop.updatedAt == "2026-01-02T00:00:00Z")
         #expect(shop.acceptedKeys.acceptsClientKey("shop-client"))
-        let blog = try #require(try registry.app("blog"))
+        let blog = try #require(try await registry.app("blog"))
         #expect(blog.settings.workerMemoryMegabytes == 0)
         #expect(blog.settings.rateLimits.quota == nil)
         #expect(blog.settings.push == PushSettings() && blog.settings.files == FileSettings() && blog.settings.jobSchedules.isEmpty)
 
-        let columns = try DatabaseQueue(path: path).read { db in try db.columns(in: "apps").map(\.name) }
+        let columns = try await DatabaseQueue(path: path).read { db in try db.columns(in: "apps").map(\.name) }
         #expect(columns.sorted() == ["created_at", "id", "settings", "updated_at"])
         // The document is what is changed now.
-        try registry.update("shop") { $0.workerCount = 4 }
-        #expect(try AppRegistry(dataDirectory: folder.path).app("shop")?.settings.workerCount == 4)
+        try await registry.update("shop") { $0.workerCount = 4 }
+        #expect(try await AppRegistry(dataDirectory: folder.path).app("shop")?.settings.workerCount == 4)
     }
 
     @Test func theSettingsAreCodableAndAMemberLeftOutKeepsItsDefault() throws {

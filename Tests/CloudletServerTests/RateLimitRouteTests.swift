@@ -30,7 +30,7 @@ struct RateLimitRouteTests {
                 id: id, executor: InProcessHookExecutor(registry: hooks), clientKey: "client-\(id)", masterKey: "master-\(id)",
                 rateLimits: policy)
         }
-        let server = try CloudletApplication(
+        let server = try await CloudletApplication(
             configuration: ServerConfiguration(dataDirectory: folder.path, passwordHashCost: 4), apps: definitions, logger: logger,
             clock: clock)
         try await Application(router: server.router(), logger: logger).test(.router) { client in

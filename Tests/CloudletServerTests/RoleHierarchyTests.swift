@@ -167,7 +167,7 @@ struct RoleIsolationTests {
         configuration.dataDirectory = folder.path
         var logger = Logger(label: "cloudlet")
         logger.logLevel = .warning
-        let server = try CloudletApplication(
+        let server = try await CloudletApplication(
             configuration: configuration,
             apps: ["a", "b"].map {
                 AppDefinition(id: $0, executor: InProcessHookExecutor(registry: HookRegistry()), clientKey: "\($0)-client", masterKey: "\($0)-master")

@@ -33,9 +33,9 @@ struct EmailTestServer: Sendable {
         let apps = ["a", "b"].map { id in
             AppDefinition(id: id, executor: InProcessHookExecutor(registry: HookRegistry()), clientKey: "client-\(id)", masterKey: "master-\(id)")
         }
-        let server = try CloudletApplication(
+        let server = try await CloudletApplication(
             configuration: ServerConfiguration(port: 0, dataDirectory: folder.path, passwordHashCost: 4), apps: apps, logger: logger, clock: clock)
-        try server.registry.update("a") { $0.email = email }
+        try await server.registry.update("a") { $0.email = email }
         let refused = await server.supervisor.reload()
         #expect(refused.isEmpty, "\(refused)")
         try await server.application().test(.live) { client in

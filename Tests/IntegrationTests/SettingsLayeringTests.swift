@@ -106,14 +106,14 @@ import Testing
             "--max-upload-bytes", "1024", "--job-schedules", #"{"cleanup": "0 3 * * *"}"#, "--max-hook-time-limit-ms", "5000",
         ])
         let registry = try AppRegistry(dataDirectory: data.path)
-        var settings = try #require(try registry.app("shop")?.settings)
+        var settings = try #require(try await registry.app("shop")?.settings)
         #expect(settings.workerCount == 3 && settings.workerMemoryMegabytes == 64 && settings.maximumHookTimeLimit == .seconds(5))
         #expect(settings.rateLimits.quota == (try RateLimitPolicy.quota(text: "5/s,burst=10")))
         #expect(settings.files == FileSettings(maximumUploadBytes: 1024, requireSession: true))
         #expect(settings.jobSchedules.keys.sorted() == ["cleanup"])
 
         try await run(["apps", "update", "shop", "--worker-memory-mb", "0", "--max-total-file-bytes", "4096", "--isolation", "in-process"])
-        settings = try #require(try registry.app("shop")?.settings)
+        settings = try #require(try await registry.app("shop")?.settings)
         #expect(settings.workerMemoryMegabytes == 0 && settings.workerCount == 3 && settings.isolation == .inProcess)
         #expect(settings.files.maximumTotalBytes == 4096 && settings.files.requireSession)
 
@@ -127,7 +127,7 @@ import Testing
         // What only the registry can check is printed as `error: hooks: /no/such/hooks does not exist`, with status 1.
         await #expect(throws: ExitCode.failure) { try await run(["apps", "update", "shop", "--hooks", "/no/such/hooks"]) }
         #expect(throws: (any Error).self) { try DocumentationCommandTests.Commands.parseAsRoot(["apps", "update", "shop", "--wrokers", "2"]) }
-        #expect(try registry.app("shop")?.settings == settings)
+        #expect(try await registry.app("shop")?.settings == settings)
     }
 
     @Test func theAppIdMayComeBeforeBetweenOrAfterTheSettingsFlags() async throws {
@@ -141,11 +141,11 @@ import Testing
         try await run(["apps", "create", "--files-need-session", "true", "--workers", "3", "cart"])
         try await run(["apps", "update", "--worker-memory-mb", "96", "shop"])
         let registry = try AppRegistry(dataDirectory: data.path)
-        let shop = try #require(try registry.app("shop")?.settings), cart = try #require(try registry.app("cart")?.settings)
+        let shop = try #require(try await registry.app("shop")?.settings), cart = try #require(try await registry.app("cart")?.settings)
         #expect(shop.workerCount == 2 && shop.workerMemoryMegabytes == 96 && shop.files.requireSession)
         #expect(cart.workerCount == 3 && cart.files.requireSession)
         #expect(throws: (any Error).self) { try DocumentationCommandTests.Commands.parseAsRoot(["apps", "create", "--workers", "2"]) }
         #expect(throws: (any Error).self) { try DocumentationCommandTests.Commands.parseAsRoot(["apps", "update", "shop", "cart"]) }
-        #expect(try registry.list().map(\.id).sorted() == ["cart", "shop"])
+        #expect(try await registry.list().map(\.id).sorted() == ["cart", "shop"])
     }
 }

@@ -36,7 +36,7 @@ extension ProcessTests {
             let logs = CapturedLogs()
             let logger = logs.logger(label: "cloudlet")
             let registry = try AppRegistry(dataDirectory: folder.path)
-            let app = try registry.create(
+            let app = try await registry.create(
                 "fixture",
                 settings: {
                     var settings = AppSettings()
@@ -46,7 +46,7 @@ extension ProcessTests {
                 }())
             var configuration = ServerConfiguration(dataDirectory: folder.path, passwordHashCost: 4)
             configuration.minimumFreeDiskBytes = 0
-            let server = try CloudletApplication(
+            let server = try await CloudletApplication(
                 configuration: configuration, registry: registry, launcher: AppLauncher(logger: logger, hookLogger: logger), logger: logger)
             // Loading learns the app's hooks from one worker, which it stops: none runs until the supervisor does.
             try await server.loadApps()

@@ -16,7 +16,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: folder) }
         var logger = Logger(label: "cloudlet")
         logger.logLevel = .warning
-        let server = try CloudletApplication(
+        let server = try await CloudletApplication(
             configuration: ServerConfiguration(port: 0, dataDirectory: folder.path, passwordHashCost: 4),
             apps: [
                 AppDefinition(

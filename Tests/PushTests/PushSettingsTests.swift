@@ -19,7 +19,7 @@ import Testing
         ]
     }
 
-    @Test func pushSettingsRoundTripThroughTheRegistry() throws {
+    @Test func pushSettingsRoundTripThroughTheRegistry() async throws {
         let keys = try PushTestKeys()
         defer { keys.remove() }
         let account = try keys.writeServiceAccount(projectId: "p", clientEmail: "a@p.iam.gserviceaccount.com", tokenURI: "https://oauth2.googleapis.com/token")
@@ -30,10 +30,10 @@ import Testing
         #expect(settings.push.log == false)
         #expect(try PushSettings(json: settings.push.json) == settings.push)
         let registry = try AppRegistry(dataDirectory: keys.folder.appendingPathComponent("data").path)
-        _ = try registry.create("shop", settings: settings)
-        #expect(try registry.app("shop")?.settings.push == settings.push)
-        try registry.update("shop") { $0.push = PushSettings() }
-        #expect(try registry.app("shop")?.settings.push == PushSettings())
+        _ = try await registry.create("shop", settings: settings)
+        #expect(try await registry.app("shop")?.settings.push == settings.push)
+        try await registry.update("shop") { $0.push = PushSettings() }
+        #expect(try await registry.app("shop")?.settings.push == PushSettings())
     }
 
     @Test func anUnreadableKeyFileIsRefusedNamingItsMember() throws {

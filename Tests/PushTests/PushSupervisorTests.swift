@@ -11,7 +11,7 @@ import Testing
         defer { keys.remove() }
         var logger = Logger(label: "cloudlet")
         logger.logLevel = .critical
-        let server = try CloudletApplication(
+        let server = try await CloudletApplication(
             configuration: ServerConfiguration(dataDirectory: keys.folder.appendingPathComponent("data").path, passwordHashCost: 4),
             apps: [AppDefinition(id: "shop", executor: InProcessHookExecutor(registry: HookRegistry()), clientKey: "c", masterKey: "m")],
             launcher: AppLauncher(ownHooks: HookRegistry(), logger: logger, hookLogger: logger), logger: logger)
@@ -19,7 +19,7 @@ import Testing
 
         let apns = PushSettings.APNs(
             keyFile: keys.apnsKeyFile, keyId: "TESTKEY123", teamId: "TEAM123456", topic: "com.example.app", environment: .sandbox)
-        try server.registry.update("shop") { $0.push = PushSettings(apns: apns, log: false) }
+        try await server.registry.update("shop") { $0.push = PushSettings(apns: apns, log: false) }
         #expect(await server.supervisor.reload().isEmpty)
         let withApns = try #require(server.apps.app("shop")?.pushProviders)
         #expect(withApns.provider(for: "ios") is APNsProvider)
@@ -27,12 +27,12 @@ import Testing
 
         // A key file that is gone by the time the change is applied: refused, the app keeps its providers.
         try FileManager.default.removeItem(atPath: keys.apnsKeyFile)
-        try server.registry.update("shop") { $0.push.apns?.topic = "com.example.other" }
+        try await server.registry.update("shop") { $0.push.apns?.topic = "com.example.other" }
         let refused = await server.supervisor.reload()
         #expect((refused["shop"] as? ParseError)?.message == "push.apns.keyFile: cannot read \(keys.apnsKeyFile)")
         #expect(server.apps.app("shop")?.pushProviders.provider(for: "ios") is APNsProvider)
 
-        try server.registry.update("shop") { $0.push = PushSettings() }
+        try await server.registry.update("shop") { $0.push = PushSettings() }
         #expect(await server.supervisor.reload().isEmpty)
         #expect(server.apps.app("shop")?.pushProviders.provider(for: "ios") is LogPushProvider)
         await withApns.shutdown()

@@ -16,7 +16,7 @@ import Synchronization
 ///
 /// ```swift
 /// let metrics = CloudletMetrics()
-/// let server = try CloudletApplication(configuration: configuration, apps: apps, logger: logger, metrics: metrics)
+/// let server = try await CloudletApplication(configuration: configuration, apps: apps, logger: logger, metrics: metrics)
 /// print(String(decoding: metrics.exposition(), as: UTF8.self))
 /// ```
 public struct CloudletMetrics: Sendable {

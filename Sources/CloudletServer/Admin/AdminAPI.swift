@@ -26,15 +26,15 @@ struct AdminAPI: Sendable {
     func addRoutes(to admin: RouterGroup<CloudletRequestContext>) {
         let apps = admin.group("apps")
         apps.get { _, _ in
-            JSONResponse.make(status: .ok, body: ["results": .array(try registry.list().map(\.json))])
+            JSONResponse.make(status: .ok, body: ["results": .array(try await registry.list().map(\.json))])
         }
         apps.post { request, _ in
             var body = try await readBody(request)
             let id = try take("id", from: &body) ?? ""
             let clientKey = try take("clientKey", from: &body), masterKey = try take("masterKey", from: &body)
             let settings = try settings(AppSettings(), changedBy: body)
-            let created = try registry.create(id, settings: settings, clientKey: clientKey, masterKey: masterKey)
-            try await apply(id, scheduling: Set(settings.jobSchedules.keys), undo: { try registry.delete(id) })
+            let created = try await registry.create(id, settings: settings, clientKey: clientKey, masterKey: masterKey)
+            try await apply(id, scheduling: Set(settings.jobSchedules.keys), undo: { try await registry.delete(id) })
             var answer = created.record.json.objectValue ?? [:]
             answer["clientKey"] = .string(created.clientKey)
             answer["masterKey"] = .string(created.masterKey)
@@ -42,32 +42,32 @@ struct AdminAPI: Sendable {
         }
         apps.get(":id") { _, context in
             let id = try context.parameters.require("id")
-            guard let record = try registry.app(id) else { throw AppRegistry.notFound(id) }
+            guard let record = try await registry.app(id) else { throw AppRegistry.notFound(id) }
             return JSONResponse.make(status: .ok, body: record.json)
         }
         apps.put(":id") { request, context in
             let body = try await readBody(request)
             let id = try context.parameters.require("id")
-            guard let previous = try registry.app(id)?.settings else { throw AppRegistry.notFound(id) }
-            let record = try registry.update(id) { $0 = try settings($0, changedBy: body) }
+            guard let previous = try await registry.app(id)?.settings else { throw AppRegistry.notFound(id) }
+            let record = try await registry.update(id) { $0 = try settings($0, changedBy: body) }
             let scheduled = Set(record.settings.jobSchedules.keys).subtracting(previous.jobSchedules.keys)
-            try await apply(id, scheduling: scheduled, undo: { try registry.update(id) { $0 = previous } })
+            try await apply(id, scheduling: scheduled, undo: { try await registry.update(id) { $0 = previous } })
             return JSONResponse.make(status: .ok, body: record.json)
         }
         apps.delete(":id") { _, context in
-            try registry.delete(try context.parameters.require("id"))
+            try await registry.delete(try context.parameters.require("id"))
             await supervisor.reload()
             return JSONResponse.make(status: .ok, body: [:])
         }
         apps.post(":id/keys/:kind/rotate") { _, context in
             let (id, kind) = try keyRoute(context)
-            let key = try registry.rotateKey(of: id, kind)
+            let key = try await registry.rotateKey(of: id, kind)
             await supervisor.reload()
             return JSONResponse.make(status: .ok, body: ["app": .string(id), "kind": .string(kind.rawValue), "key": .string(key)])
         }
         apps.post(":id/keys/:kind/retire") { _, context in
             let (id, kind) = try keyRoute(context)
-            let retired = try registry.retireKeys(of: id, kind)
+            let retired = try await registry.retireKeys(of: id, kind)
             await supervisor.reload()
             return JSONResponse.make(status: .ok, body: ["retired": .number(Double(retired))])
         }
@@ -76,13 +76,13 @@ struct AdminAPI: Sendable {
     /// Applies the registry change just made to app `id`, which newly schedules `jobs`; if the server
     /// refuses it (a hook over the cap, an executable that does not start) or the app's hooks define
     /// no job of one of those names, undoes it and throws why.
-    private func apply(_ id: String, scheduling jobs: Set<String> = [], undo: () throws -> Void) async throws {
+    private func apply(_ id: String, scheduling jobs: Set<String> = [], undo: () async throws -> Void) async throws {
         var failure = await supervisor.reload()[id]
         if failure == nil, !jobs.isEmpty, let manifest = supervisor.manifests.first(where: { $0.appId == id }) {
             do { try manifest.checkJobsExist(jobs) } catch { failure = error }
         }
         guard let failure else { return }
-        try undo()
+        try await undo()
         await supervisor.reload()
         throw failure as? ParseError ?? ParseError(code: 1, message: "app \(id) could not be started", httpStatus: 500)
     }

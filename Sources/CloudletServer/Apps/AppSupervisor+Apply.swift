@@ -15,7 +15,7 @@ extension AppSupervisor {
     /// (``AppDirectory/isNotRunning(_:)``), and the server goes on with the others.
     func applyRegistry(strict: Bool) async throws -> [String: any Error] {
         var refused: [String: any Error] = [:]
-        let records = try registry.list()
+        let records = try await registry.list()
         let current = entries.withLock { $0 }
         for record in records where current[record.id]?.record != record {
             do {
@@ -53,7 +53,7 @@ extension AppSupervisor {
     /// included, is claimed by the app's work loop once it is served.)
     private func add(_ record: AppRecord, whileServing: Bool) async throws {
         let (executor, pool) = try await self.executor(for: record)
-        try install(record, executor: executor, pool: pool)
+        try await install(record, executor: executor, pool: pool)
         guard whileServing else { return }
         let manifest = AppManifest(appId: record.id, settings: record.settings, hooks: executor.hooks)
         logger.notice("app added from the registry\n\(manifest.text)", metadata: ["app": "\(record.id)"])
@@ -62,7 +62,7 @@ extension AppSupervisor {
     /// Serves `record` with `executor`, once its hooks are checked against the app's cap; `pool`
     /// then runs under this service, and is stopped if the app is refused.
     @discardableResult
-    func install(_ record: AppRecord, executor: any HookExecutor, pool: WorkerPool?) throws -> HostedApp {
+    func install(_ record: AppRecord, executor: any HookExecutor, pool: WorkerPool?) async throws -> HostedApp {
         let group = pool.map(start)
         let manifest = AppManifest(appId: record.id, settings: record.settings, hooks: executor.hooks)
         let database: SQLiteAppDatabase

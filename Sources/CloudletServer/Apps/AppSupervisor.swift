@@ -6,8 +6,9 @@ import ServiceLifecycle
 import Synchronization
 
 /// Keeps the apps a server hosts in step with its registry while it runs: it polls the registry's
-/// `PRAGMA data_version` (so changes made by `cloudlet apps` in another process arrive within
-/// ``pollInterval``), and ``reload()`` applies changes at once (the admin API calls it). A new app
+/// `PRAGMA data_version` on SQLite (so changes made by `cloudlet apps` in another process arrive
+/// within ``pollInterval``), or is woken by the notification another node's change sends on
+/// PostgreSQL; ``reload()`` applies changes at once (the admin API calls it). A new app
 /// gets its database, runtime and worker pool; a deleted one is refused at once and its pool
 /// stopped; changed keys and limits are swapped in; a pool whose executable or worker settings
 /// changed is replaced, the old one stopped once the calls it has could have ended.
@@ -29,7 +30,7 @@ public final class AppSupervisor: Service, Sendable {
     /// The descriptors an app must fit in to start.
     let descriptors: AppDescriptors
     let logger: Logger
-    /// How often the registry is checked for changes made by other processes.
+    /// How often a registry in `host.sqlite` is checked for changes made by other processes.
     let pollInterval: Duration
     /// Apps whose executor is given by the embedding code rather than launched from their settings.
     let definitions: [String: AppDefinition]
@@ -92,10 +93,13 @@ public final class AppSupervisor: Service, Sendable {
         await withDiscardingTaskGroup { group in
             group.addTask {
                 try? await cancelWhenGracefulShutdown {
-                    var seen = try? self.registry.dataVersion()
+                    let signal = await self.registry.storage.changeSignal()
+                    var seen = try? await self.registry.changeVersion()
                     while true {
-                        try await Task.sleep(for: self.pollInterval)
-                        let version = try? self.registry.dataVersion()
+                        // Another node's change wakes the signal; another process's is seen by polling.
+                        if let signal { await signal.wait() } else { try await Task.sleep(for: self.pollInterval) }
+                        try Task.checkCancellation()
+                        let version = try? await self.registry.changeVersion()
                         if version != seen {
                             seen = version
                             await self.reload()

@@ -11,7 +11,7 @@ import ServiceLifecycle
 /// given apps and serves the Parse REST API.
 ///
 /// ```swift
-/// let server = try CloudletApplication(configuration: .init(port: 1337), apps: [
+/// let server = try await CloudletApplication(configuration: .init(port: 1337), apps: [
 ///     AppDefinition(id: "dev", executor: InProcessHookExecutor(registry: AppHooks.registry())),
 /// ], logger: logger)
 /// try await server.application.runService()
@@ -43,7 +43,7 @@ public struct CloudletApplication: Sendable {
         configuration: ServerConfiguration, apps definitions: [AppDefinition] = [], registry: AppRegistry? = nil,
         launcher: AppLauncher? = nil, logger: Logger, clock: any CloudletClock = SystemClock(),
         metrics: CloudletMetrics = CloudletMetrics()
-    ) throws {
+    ) async throws {
         let appsFolder = URL(fileURLWithPath: configuration.dataDirectory).appendingPathComponent("apps")
         try FileManager.default.createDirectory(at: appsFolder, withIntermediateDirectories: true)
         let registry = try registry ?? AppRegistry(dataDirectory: configuration.dataDirectory)
@@ -57,18 +57,19 @@ public struct CloudletApplication: Sendable {
             descriptors: AppDescriptors(limit: descriptorLimit, reserve: limits.descriptorReserve, connections: connections),
             logger: logger)
         for definition in definitions {
-            var settings = try registry.app(definition.id)?.settings ?? AppSettings()
+            var settings = try await registry.app(definition.id)?.settings ?? AppSettings()
             settings.rateLimits = definition.rateLimits
-            let app = try registry.ensure(
+            let app = try await registry.ensure(
                 definition.id, settings: settings, clientKey: definition.clientKey, masterKey: definition.masterKey)
-            try supervisor.install(app.record, executor: definition.executor, pool: nil)
+            try await supervisor.install(app.record, executor: definition.executor, pool: nil)
         }
         self.apps = supervisor.directory
         self.registry = registry
         self.supervisor = supervisor
         self.connections = connections
+        let storedOperatorKey = configuration.operatorKey == nil ? try await registry.operatorKey() : nil
         self.operatorKey = OperatorKeyGuard(
-            key: try configuration.operatorKey ?? registry.operatorKey(), trustedProxies: configuration.trustedProxies, clock: clock)
+            key: configuration.operatorKey ?? storedOperatorKey, trustedProxies: configuration.trustedProxies, clock: clock)
         self.metrics = metrics
         self.clock = clock
         self.configuration = configuration

@@ -41,7 +41,7 @@ struct FileTestServer: Sendable {
         var configuration = ServerConfiguration(dataDirectory: folder.path, passwordHashCost: 4)
         adjust(&configuration)
         try prepare(folder)
-        let server = try CloudletApplication(configuration: configuration, apps: definitions, logger: logger)
+        let server = try await CloudletApplication(configuration: configuration, apps: definitions, logger: logger)
         try await Application(router: server.router(), logger: logger).test(live ? .live : .router) { client in
             let transport: ParseTestClient.Transport = { method, uri, headers, requestBody in
                 let response = try await client.executeRequest(uri: uri, method: method, headers: headers, body: requestBody)
@@ -55,7 +55,7 @@ struct FileTestServer: Sendable {
 
     /// Changes app `id`'s file settings in the registry and applies them, as `cloudlet apps update` does.
     func setFiles(_ id: String, _ files: FileSettings) async throws {
-        try server.registry.update(id) { $0.files = files }
+        try await server.registry.update(id) { $0.files = files }
         await server.supervisor.reload()
     }
 

@@ -190,12 +190,12 @@ struct JobSchedulerTests {
         logger.logLevel = .critical
         var hooks = HookRegistry()
         hooks.job("quick", timeLimit: .seconds(10)) { _ in }
-        let server = try CloudletApplication(
+        let server = try await CloudletApplication(
             configuration: ServerConfiguration(dataDirectory: folder.path),
             apps: [AppDefinition(id: "test", executor: InProcessHookExecutor(registry: hooks))], logger: logger)
         #expect(server.apps.app("test")?.jobSchedules.isEmpty == true)
-        try server.registry.update("test") { $0 = try $0.applying(["jobSchedules": ["quick": "*/10 * * * *"]]) }
-        #expect(try server.registry.app("test")?.settings.jobSchedules["quick"]?.expression == "*/10 * * * *", "kept in the registry")
+        try await server.registry.update("test") { $0 = try $0.applying(["jobSchedules": ["quick": "*/10 * * * *"]]) }
+        #expect(try await server.registry.app("test")?.settings.jobSchedules["quick"]?.expression == "*/10 * * * *", "kept in the registry")
         await server.supervisor.reload()
         #expect(server.apps.app("test")?.jobSchedules["quick"]?.expression == "*/10 * * * *")
         #expect(server.supervisor.manifests.first?.settingsLines.last == "  jobs scheduled (UTC): quick at */10 * * * *")

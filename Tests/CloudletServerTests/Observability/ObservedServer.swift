@@ -47,7 +47,7 @@ struct ObservedServer: Sendable {
         defer { try? FileManager.default.removeItem(at: folder) }
         var logger = Logger(label: "cloudlet")
         logger.logLevel = .warning
-        let server = try CloudletApplication(
+        let server = try await CloudletApplication(
             configuration: ServerConfiguration(dataDirectory: folder.path, operatorKey: OperatorKey(operatorKey)),
             apps: [
                 AppDefinition(id: "a", executor: InProcessHookExecutor(registry: hooksOfA), clientKey: "a-client", masterKey: "a-master"),

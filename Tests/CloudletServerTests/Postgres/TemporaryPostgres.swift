@@ -25,4 +25,24 @@ enum TemporaryPostgres {
         defer { database.close() }
         return try await body(database)
     }
+
+    /// Runs `body` with the URL of a new database on the server, which no other test uses (as a
+    /// group of nodes shares one: the registry's schema is the same name in each), then drops it.
+    static func database<Result>(_ body: (String) async throws -> Result) async throws -> Result {
+        let server = try await PostgresTestServer.shared.url
+        let name = "test_" + UUID().uuidString.prefix(8).lowercased()
+        let admin = try PostgresDatabase(url: server, maximumConnections: 1)
+        defer { admin.close() }
+        try await admin.execute("CREATE DATABASE \(name)")
+        let url = server.replacingOccurrences(of: "/postgres?", with: "/\(name)?")
+        let result: Result
+        do {
+            result = try await body(url)
+        } catch {
+            _ = try? await admin.execute("DROP DATABASE \(name) WITH (FORCE)")
+            throw error
+        }
+        try await admin.execute("DROP DATABASE \(name) WITH (FORCE)")
+        return result
+    }
 }

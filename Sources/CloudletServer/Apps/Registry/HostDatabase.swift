@@ -28,8 +28,6 @@ final class HostDatabase: Sendable {
         try watcher.read { db in try Int.fetchOne(db, sql: "PRAGMA data_version") ?? 0 }
     }
 
-    static func now() -> String { ISO8601DateFormatter().string(from: Date()) }
-
     private static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("apps") { db in
@@ -75,8 +73,8 @@ final class HostDatabase: Sendable {
                         defaults["workerMemoryMb"]?.intValue, defaults["maxHookTimeLimitMs"]?.intValue,
                         defaults["rateLimits"].map(JSONWriter.string), createdAt, createdAt,
                     ])
-                try AppRegistry.insertKey(id, .client, value: row["client_key"], at: createdAt, db)
-                try AppRegistry.insertKey(id, .master, value: HexBytes.encode(AppKeys.hash(row["master_key"])), at: createdAt, db)
+                try SQLiteRegistryStorage.insertKey(id, .client, value: row["client_key"], at: createdAt, db)
+                try SQLiteRegistryStorage.insertKey(id, .master, value: HexBytes.encode(AppKeys.hash(row["master_key"])), at: createdAt, db)
             }
         }
         migrator.registerMigration("push") { db in
