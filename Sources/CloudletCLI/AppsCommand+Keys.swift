@@ -18,7 +18,7 @@ extension AppsCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let registry = try options.registry()
+                let registry = try await options.registry()
                 let key = try await registry.rotateKey(of: id, kind)
                 if retireOld { try await registry.retireKeys(of: id, kind) }
                 print(key)

@@ -3,8 +3,9 @@ import Cloudlet
 import CloudletServer
 import Foundation
 
-/// `cloudlet apps …`: the app registry in the data folder's `host.sqlite`. Works whether or not a
-/// server runs on that folder; a running server applies the change within half a second.
+/// `cloudlet apps …`: the app registry in the data folder's `host.sqlite`, or in the PostgreSQL
+/// database nodes share. Works whether or not a server runs; a running server applies the change
+/// within half a second (on PostgreSQL, every node at once).
 struct AppsCommand: AsyncParsableCommand {
     static var configuration: CommandConfiguration {
         CommandConfiguration(
@@ -12,13 +13,18 @@ struct AppsCommand: AsyncParsableCommand {
             subcommands: [Create.self, List.self, Show.self, Update.self, RotateKey.self, RetireKey.self, Delete.self])
     }
 
-    /// The data folder, as `serve` takes it.
+    /// Where the registry is, as `serve` takes it: the data folder, or the PostgreSQL database.
     struct DataOptions: ParsableArguments {
         @Option(help: "Folder for the databases (CLOUDLET_DATA). Default ./data.") var data: String?
+        @Option(help: "PostgreSQL database of the registry, as serve's (CLOUDLET_DATABASE, which keeps its password out of the process list).")
+        var database: String?
         @Flag(help: "Print JSON.") var json = false
 
-        func registry() throws -> AppRegistry {
-            try AppRegistry(dataDirectory: data ?? ProcessInfo.processInfo.environment["CLOUDLET_DATA"] ?? "./data")
+        func registry() async throws -> AppRegistry {
+            let environment = ProcessInfo.processInfo.environment
+            var configuration = ServerConfiguration(dataDirectory: data ?? environment["CLOUDLET_DATA"] ?? "./data")
+            configuration.database = database ?? environment["CLOUDLET_DATABASE"]
+            return try await AppRegistry.open(configuration)
         }
     }
 

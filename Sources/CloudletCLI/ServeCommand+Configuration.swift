@@ -18,6 +18,7 @@ extension ServeCommand {
                     text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
                 }),
             hookRunRetention: try settings.integer(ServeSettings.hookLogRetention))
+        configuration.database = try settings.optional(ServeSettings.database) { $0 }
         configuration.publicURL = try settings.optional(ServeSettings.publicUrl) { $0 }
         configuration.minimumFreeDiskBytes = Int64(try settings.integer(ServeSettings.minFreeDiskMb)) << 20
         configuration.connections = ConnectionLimits(

@@ -52,9 +52,10 @@ struct ServeCommand<Hooks: HookModule>: AsyncParsableCommand {
             FileHandle.standardError.write(Data("error: \(failure)\n".utf8))
             throw ExitCode.failure
         }
-        configuration.work.soleHolder = true
+        // On SQLite this node is the only one working through its apps' queues; on PostgreSQL, one of many.
+        configuration.work.soleHolder = configuration.database == nil
         let descriptors = ProcessDescriptors.raiseLimitToHard()
-        let registry = try AppRegistry(dataDirectory: configuration.dataDirectory)
+        let registry = try await AppRegistry.open(configuration)
         let apps = try await StartingApps(
             registry: registry, defaultApp: try settings.read(ServeSettings.appId) { $0 },
             clientKey: try settings.optional(ServeSettings.clientKey) { $0 }, masterKey: try settings.optional(ServeSettings.masterKey) { $0 },
@@ -91,9 +92,9 @@ struct ServeCommand<Hooks: HookModule>: AsyncParsableCommand {
                     """
                 Cloudlet is serving app "\(main.record.id)" at http://\(configuration.host):\(port)\(mount)
                   client key: \(main.clientKey)
-                  master key: \(main.masterKey ?? "kept hashed in host.sqlite; make a new one with: cloudlet apps rotate-key \(main.record.id) master")
+                  master key: \(main.masterKey ?? "kept hashed in \(registry.place); make a new one with: cloudlet apps rotate-key \(main.record.id) master")
                   operator key: \(operatorKeyLine)
-                  data:       \(configuration.dataDirectory)
+                  data:       \(configuration.dataDirectory)\(configuration.database == nil ? "" : "; the registry and apps' data in PostgreSQL")
                   descriptors: limit \(descriptors.after)\(raised), up to \(server.maximumConnections) connections, \
                 \(configuration.connections.maximumConnectionsPerAddress) from one address
                 \(apps.alsoServing)
@@ -110,7 +111,7 @@ struct ServeCommand<Hooks: HookModule>: AsyncParsableCommand {
             try await registry.setOperatorKey(OperatorKey(given))
             return "as given"
         }
-        if try await registry.operatorKey() != nil { return "kept hashed in host.sqlite" }
+        if try await registry.operatorKey() != nil { return "kept hashed in \(registry.place)" }
         let key = AppKeys.randomKey()
         try await registry.setOperatorKey(OperatorKey(key))
         return "\(key)  (shown this once: only its hash is kept)"

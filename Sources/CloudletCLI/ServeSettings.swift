@@ -14,6 +14,10 @@ enum ServeSettings {
     static let host = Setting("host", .text, "Address to listen on", default: server.host)
     static let port = Setting("port", .integer(0...65_535), "Port to listen on, 0 for any free one", default: String(server.port))
     static let data = Setting("data", .text, "Folder for the databases", default: server.dataDirectory)
+    static let database = Setting(
+        "database", .text,
+        "PostgreSQL database several nodes share, as postgres://user:password@host:5432/db?sslmode=require: the registry and every app's data in it",
+        defaultText: "none: SQLite files in the data folder", isSecret: true)
     static let mountPath = Setting("mountPath", .text, "Path prefix of the REST API", default: server.mountPath)
     static let appId = Setting("appId", .text, "App id clients send", default: "dev")
     static let clientKey = Setting(
@@ -94,7 +98,7 @@ enum ServeSettings {
     /// Every setting of `serve`, in the order `--help` lists them.
     static let table = SettingTable(
         entries: [
-            host, port, data, mountPath, appId, clientKey, masterKey, maxBodyBytes, maxResponseBytes, maxObjectBytes, durability, logLevel,
+            host, port, data, database, mountPath, appId, clientKey, masterKey, maxBodyBytes, maxResponseBytes, maxObjectBytes, durability, logLevel,
             logFormat,
         ] + appSettings.map(\.setting) + [
             longHookCpu, operatorKey, trustedProxies, publicUrl, hookLogRetention, minFreeDiskMb, maxConnections, maxConnectionsPerAddress,

@@ -1,7 +1,6 @@
 import Cloudlet
 import CloudletIsolation
 import CloudletRuntime
-import CloudletSQLite
 import Foundation
 import Logging
 import Synchronization
@@ -65,19 +64,12 @@ extension AppSupervisor {
     func install(_ record: AppRecord, executor: any HookExecutor, pool: WorkerPool?) async throws -> HostedApp {
         let group = pool.map(start)
         let manifest = AppManifest(appId: record.id, settings: record.settings, hooks: executor.hooks)
-        let database: SQLiteAppDatabase
-        let files: LocalFileStorage
+        let storage: AppStorage
         let pushProviders: PushProviders
         let email: EmailPolicy
         do {
             try manifest.checkTimeLimits()
-            database = try SQLiteAppDatabase(
-                path: URL(fileURLWithPath: configuration.dataDirectory).appendingPathComponent("apps/\(record.id).sqlite").path,
-                durability: configuration.durability, maximumObjectBytes: configuration.maximumObjectBytes,
-                fileURLs: FileURLs(origin: serverOrigin, mountPath: configuration.normalizedMountPath, appId: record.id))
-            files = try LocalFileStorage(dataDirectory: configuration.dataDirectory, appId: record.id, contentHash: CryptoSHA256.self)
-            // Nothing uploads to the app before it is served: what its folder holds of uploads was left by a crash.
-            try files.removeAbandonedUploads(olderThan: Date())
+            storage = try await openStorage(record)
             pushProviders = try PushProviders(settings: record.settings.push, appId: record.id, clock: clock, logger: logger)
             email = try emailPolicy(record)
         } catch {
@@ -85,10 +77,10 @@ extension AppSupervisor {
             throw error
         }
         let push = start(pushProviders)
-        let checkpoints = start(database.maintenance)
+        let checkpoints = storage.upkeep.map(start)
         let hosted = HostedApp(
             id: record.id, keys: record.acceptedKeys, fileSettings: record.settings.files,
-            runtime: runtime(record, stores: AppStores(database), files: files, executor: executor),
+            runtime: runtime(record, stores: storage.stores, files: storage.files, executor: executor),
             rateLimiter: RateLimiter(policy: record.settings.rateLimits, clock: clock), pushProviders: pushProviders,
             jobSchedules: record.settings.jobSchedules)
         hosted.runtime.context.emailPolicy = email

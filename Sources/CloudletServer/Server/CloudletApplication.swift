@@ -46,7 +46,7 @@ public struct CloudletApplication: Sendable {
     ) async throws {
         let appsFolder = URL(fileURLWithPath: configuration.dataDirectory).appendingPathComponent("apps")
         try FileManager.default.createDirectory(at: appsFolder, withIntermediateDirectories: true)
-        let registry = try registry ?? AppRegistry(dataDirectory: configuration.dataDirectory)
+        let registry = if let registry { registry } else { try await AppRegistry.open(configuration) }
         let limits = configuration.connections, descriptorLimit = ProcessDescriptors.limit
         let connections = OpenConnections(
             maximum: limits.connectionBound(descriptorLimit: descriptorLimit), maximumPerAddress: limits.maximumConnectionsPerAddress,

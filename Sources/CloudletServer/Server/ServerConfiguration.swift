@@ -11,6 +11,11 @@ public struct ServerConfiguration: Sendable {
     public var port: Int
     /// Folder for the databases: `host.sqlite` and `apps/<app id>.sqlite`. Default `./data`.
     public var dataDirectory: String
+    /// The PostgreSQL database several nodes share (`postgres://user:password@host:5432/db`, TLS
+    /// as its `sslmode` asks): the registry and every app's data live there, and the data folder
+    /// keeps only what is this node's own (its workers' folders). Default nil: SQLite files in the
+    /// data folder.
+    public var database: String?
     /// Path prefix of the REST API. Default `/parse`.
     public var mountPath: String
     /// Largest request body accepted; larger ones get 413. Default 1 MiB.

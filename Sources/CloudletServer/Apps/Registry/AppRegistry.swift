@@ -30,17 +30,34 @@ public final class AppRegistry: Sendable {
     }
 
     let storage: any RegistryStorage
+    /// The PostgreSQL database the registry is in, where its apps' data is too; nil for `host.sqlite`.
+    package let database: CloudletPostgres.PostgresDatabase?
 
     /// The registry in `<dataDirectory>/host.sqlite`, created if needed.
     public init(dataDirectory: String) throws {
         try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
         storage = SQLiteRegistryStorage(
             database: try HostDatabase(path: URL(fileURLWithPath: dataDirectory).appendingPathComponent("host.sqlite").path))
+        database = nil
     }
 
-    /// The registry in `database`'s `cloudlet` schema, made or brought up to date first.
+    /// The registry in `database`'s `cloudlet` schema, made or brought up to date first; the apps
+    /// it lists keep their data in `database` too.
     public init(database: CloudletPostgres.PostgresDatabase) async throws {
         storage = try await PostgresRegistryStorage(database)
+        self.database = database
+    }
+
+    /// The registry `configuration` names: in its PostgreSQL database if it has one, else in its
+    /// data folder's `host.sqlite`.
+    public static func open(_ configuration: ServerConfiguration) async throws -> AppRegistry {
+        guard let url = configuration.database else { return try AppRegistry(dataDirectory: configuration.dataDirectory) }
+        return try await AppRegistry(database: CloudletPostgres.PostgresDatabase(url: url))
+    }
+
+    /// Where the registry is kept, as the server's banner says it.
+    public var place: String {
+        database == nil ? "host.sqlite" : "the database"
     }
 
     /// Every app, by id.

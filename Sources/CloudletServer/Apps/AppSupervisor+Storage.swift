@@ -1,0 +1,28 @@
+import CloudletRuntime
+import CloudletSQLite
+import Foundation
+import ServiceLifecycle
+
+/// An app's data as the supervisor opened it: its stores, its files, and the upkeep its database
+/// needs while served.
+struct AppStorage {
+    var stores: AppStores
+    var files: any FileStorage
+    /// Checkpoints and statistics of an app's SQLite file; nil where the database keeps itself.
+    var upkeep: (any Service)?
+}
+
+extension AppSupervisor {
+    /// Opens the data of `record`'s app where the registry is: a SQLite file in the data folder
+    /// with its files beside it, or the app's schema in the registry's PostgreSQL database.
+    func openStorage(_ record: AppRecord) async throws -> AppStorage {
+        let fileURLs = FileURLs(origin: serverOrigin, mountPath: configuration.normalizedMountPath, appId: record.id)
+        let database = try SQLiteAppDatabase(
+            path: URL(fileURLWithPath: configuration.dataDirectory).appendingPathComponent("apps/\(record.id).sqlite").path,
+            durability: configuration.durability, maximumObjectBytes: configuration.maximumObjectBytes, fileURLs: fileURLs)
+        let files = try LocalFileStorage(dataDirectory: configuration.dataDirectory, appId: record.id, contentHash: CryptoSHA256.self)
+        // Nothing uploads to the app before it is served: what its folder holds of uploads was left by a crash.
+        try files.removeAbandonedUploads(olderThan: Date())
+        return AppStorage(stores: AppStores(database), files: files, upkeep: database.maintenance)
+    }
+}
