@@ -89,6 +89,9 @@ enum PostgresMigrations {
                 PostgresRateLimitStore.chargeFunction,
             ]),
         PostgresJobStore.migration,
+        PostgresAccountStore.migration,
+        PostgresUniqueValues.migration,
+        PostgresObjectStore.installationsMigration,
     ]
 
     /// Brings `schema` in `database` up to date; answers the names of the changes it applied.
