@@ -13,30 +13,32 @@ extension PostgresObjectStore {
             "CREATE INDEX installations_by_device_token ON {schema}.objects ((\(InstallationKey.deviceToken.expression))) WHERE class = '_Installation'"
         ])
 
-    /// The installations whose `key` is the string `value`, at most `limit`, in id order, as stored.
+    /// The installations whose `key` is `value`, at most `limit`, in id order, as stored.
     public func installations(with key: InstallationKey, equalTo value: String, limit: Int) async throws -> [ParseObject] {
         var binds = PostgresBindings()
         binds.append(value)
         binds.append(limit)
         return try await database.client.withConnection { connection in
             var found: [ParseObject] = []
-            let rows = try await connection.query(
-                PostgresQuery(
-                    unsafeSQL: """
-                        SELECT id, created_at, updated_at, acl::text, data::text FROM \(table)
-                        WHERE class = '_Installation' AND \(key.expression) = $1 AND jsonb_typeof(data -> '\(key.rawValue)') = 'string'
-                        ORDER BY id COLLATE "C" LIMIT $2
-                        """, binds: binds), logger: database.logger)
+            let rows = try await connection.query(PostgresQuery(unsafeSQL: installationsQuery(key), binds: binds), logger: database.logger)
             for try await row in rows.decode((String, String, String, String?, String).self) { found.append(try Self.object("_Installation", row)) }
             return found
         }
+    }
+
+    /// The statement of ``installations(with:equalTo:limit:)``, its value `$1` and its limit `$2`.
+    func installationsQuery(_ key: InstallationKey) -> String {
+        """
+        SELECT id, created_at, updated_at, acl::text, data::text FROM \(table)
+        WHERE class = '_Installation' AND \(key.expression) = $1 ORDER BY id COLLATE "C" LIMIT $2
+        """
     }
 }
 
 extension InstallationKey {
     /// The indexed SQL expression of the key (a constant: never anything a client sent), as the
-    /// indexes are written.
-    fileprivate var expression: String {
+    /// indexes are written: the unique one on `installationId` too (``PostgresUniqueValues``).
+    var expression: String {
         "data ->> '\(rawValue)'"
     }
 }

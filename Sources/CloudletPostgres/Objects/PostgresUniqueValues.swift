@@ -44,7 +44,7 @@ enum PostgresUniqueValues {
                 name: "roles_unique_name", className: "_Role", expression: "data ->> 'name'",
                 error: ParseError(code: 137, message: "A duplicate value for a field with unique values was provided")),
             Index(
-                name: "installations_unique_installation_id", className: "_Installation", expression: "data ->> 'installationId'",
+                name: "installations_unique_installation_id", className: "_Installation", expression: InstallationKey.installationId.expression,
                 error: ParseError(code: 137, message: "an installation with this installationId exists")),
         ]
 

@@ -62,10 +62,14 @@ public struct PostgresAccountStore: AccountStorage {
         for (provider, id) in ids.sorted(by: { $0.key.rawValue < $1.key.rawValue }) where found.count < 2 {
             var binds = PostgresBindings()
             binds.append(id)
-            let expression = PostgresUniqueValues.authDataId(provider.rawValue)
-            found.formUnion(try await strings("SELECT id FROM \(objects.table) WHERE class = '_User' AND \(expression) = $1 LIMIT 2", binds))
+            found.formUnion(try await strings(linkedUsersQuery(provider), binds))
         }
         return Array(found.sorted().prefix(2))
+    }
+
+    /// The statement that finds the users linked to the id `$1` at `provider`, at most two.
+    func linkedUsersQuery(_ provider: AuthProvider) -> String {
+        "SELECT id FROM \(objects.table) WHERE class = '_User' AND \(PostgresUniqueValues.authDataId(provider.rawValue)) = $1 LIMIT 2"
     }
 
     public func passwordHash(ofUser id: String) async throws -> String? {
