@@ -1,7 +1,6 @@
 import Cloudlet
 @testable import CloudletRuntime
 import Foundation
-import PostgresNIO
 import Testing
 
 @testable import CloudletPostgres
@@ -108,8 +107,8 @@ import Testing
         }
     }
 
-    /// Two nodes on PostgreSQL; on SQLite, whose file one process writes, two sign-ups at once through it.
-    @Test(arguments: TestStore.allCases) func twoNodesSigningUpOneUsernameAtOnceMakeOneUser(_ store: TestStore) async throws {
+    /// Two nodes on PostgreSQL; on SQLite, whose file one process writes, two writes at once through it.
+    @Test(arguments: TestStore.allCases) func twoNodesSavingOneUsernameOrInstallationIdAtOnceMakeOneObject(_ store: TestStore) async throws {
         try await store.with(Self.open) { first, reopen in
             let second = store == .postgres ? try await reopen() : first
             for round in 0..<8 {
@@ -120,6 +119,10 @@ import Testing
                 #expect(refused == [202], "round \(round)")
                 let stored = [try await first.objects.fetch("_User", "a\(round)"), try await first.objects.fetch("_User", "b\(round)")]
                 #expect(stored.compactMap { $0 }.count == 1)
+                let device: [String: ParseValue] = ["installationId": .string(name), "deviceType": "ios"]
+                async let c = Self.refusal { try await first.objects.insert(Self.object("_Installation", "c\(round)", device), nil) }
+                async let d = Self.refusal { try await second.objects.insert(Self.object("_Installation", "d\(round)", device), nil) }
+                #expect([await c, await d].compactMap { $0 } == [137], "round \(round): one installation per installationId")
             }
         }
     }
@@ -230,33 +233,6 @@ import Testing
 
     @Test func everyProviderHasItsUniqueIndexOnPostgreSQL() {
         #expect(Set(AuthProvider.allCases.map(\.rawValue)).isSubset(of: PostgresUniqueValues.indexedProviders))
-    }
-
-    @Test func theLookUpsOfUsersAndInstallationsUseTheirIndexesOnPostgreSQL() async throws {
-        try await TemporaryPostgres.with { database, schema in
-            let accounts = try await PostgresAccountStore(database, schema: schema)
-            let lookUps =
-                AuthProvider.allCases.map { (accounts.linkedUsersQuery($0), "users_unique_\($0.rawValue)_id") } + [
-                    (accounts.objects.installationsQuery(.installationId), "installations_unique_installation_id"),
-                    (accounts.objects.installationsQuery(.deviceToken), "installations_by_device_token"),
-                ]
-            for (query, index) in lookUps {
-                let plan = try await database.transaction { connection in
-                    try await connection.query("SET LOCAL enable_seqscan = off", logger: database.logger)
-                    var binds = PostgresBindings()
-                    binds.append("x")
-                    if query.contains("$2") { binds.append(5) }
-                    var lines: [String] = []
-                    for try await line in try await connection.query(PostgresQuery(unsafeSQL: "EXPLAIN " + query, binds: binds), logger: database.logger)
-                        .decode(String.self)
-                    {
-                        lines.append(line)
-                    }
-                    return lines.joined(separator: "\n")
-                }
-                #expect(plan.contains(index), "\(plan)")
-            }
-        }
     }
 
     @Test(arguments: TestStore.allCases) func installationsAreFoundByTheirIdAndTokenInIdOrder(_ store: TestStore) async throws {

@@ -1,10 +1,12 @@
 import Cloudlet
 @testable import CloudletRuntime
 import Foundation
+import GRDB
 import PostgresNIO
 import Testing
 
 @testable import CloudletPostgres
+@testable import CloudletSQLite
 
 /// The roles a user holds on both stores: found through the `users` and `roles` relations that
 /// object writes keep, and bounded alike against hostile role graphs (long cycles, wide fan-outs,
@@ -15,7 +17,17 @@ import Testing
     static func storeGraph(_ app: TestApp, count: Int, links: @escaping @Sendable (Int) -> [Int]) async throws {
         switch app {
         case .sqlite(let database):
-            try await RoleResolutionTests.storeGraph(database, count: count, links: links)
+            try await database.pool.write { db in
+                let role = try db.makeStatement(
+                    sql: "INSERT INTO objects (class, id, created_at, updated_at, acl, data) VALUES ('_Role', ?, '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z', NULL, ?)")
+                let link = try db.makeStatement(
+                    sql: "INSERT INTO relations (owning_class, owning_id, field, related_class, related_id) VALUES ('_Role', ?, ?, ?, ?)")
+                for index in 0..<count {
+                    try role.execute(arguments: ["r\(index)", #"{"name":"Role\#(index)"}"#])
+                    for owner in links(index) { try link.execute(arguments: ["r\(owner)", "roles", "_Role", "r\(index)"]) }
+                }
+                try link.execute(arguments: ["r0", "users", "_User", "u1"])
+            }
         case .postgres(let database, let schema):
             _ = try await PostgresObjectStore(database, schema: schema)
             var roles = PostgresBindings()
