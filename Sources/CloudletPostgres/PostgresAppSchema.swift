@@ -102,6 +102,9 @@ package enum PostgresMigrations {
                 PostgresRateLimitStore.chargeFunction,
             ]),
         PostgresJobStore.migration,
+        PostgresAccountStore.migration,
+        PostgresUniqueValues.migration,
+        PostgresObjectStore.installationsMigration,
     ]
 
     /// Brings `schema` in `database` up to date with `migrations` (an app's, unless told);

@@ -74,4 +74,12 @@ enum TestApp {
         case .postgres(let database, let schema): try await PostgresHookRunStore(database, schema: schema)
         }
     }
+
+    /// The app's accounts, and its objects as accounts' tests write them.
+    func accounts() async throws -> (accounts: any AccountStorage, objects: ObjectStoreUnderTest) {
+        switch self {
+        case .sqlite(let database): (SQLiteAccountStore(database), try await .opening(self))
+        case .postgres(let database, let schema): (try await PostgresAccountStore(database, schema: schema), try await .opening(self))
+        }
+    }
 }

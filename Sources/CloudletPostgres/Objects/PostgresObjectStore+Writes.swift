@@ -12,9 +12,7 @@ extension PostgresObjectStore {
     public func insert(
         _ object: ParseObject, relations: [String: RelationChange] = [:], outbox: OutboxEvent? = nil, alongside: [ParseObject] = []
     ) async throws {
-        guard ([object] + alongside).allSatisfy({ SystemClass.named($0.className) == nil }) else { throw Self.notYetStored }
-        let row = outbox.flatMap { $0.object.objectId == object.objectId ? $0.objectText : nil } ?? ObjectText(object)
-        try checkSize(row)
+        let row = try encoded(object, in: outbox)
         let companions = try alongside.map { companion in (companion, try checkedText(companion)) }
         try await write { connection, afterCommit in
             try await insertRow(object, row, on: connection, afterCommit: &afterCommit)
@@ -32,7 +30,6 @@ extension PostgresObjectStore {
         check: @escaping @Sendable (ParseObject) throws -> Void,
         outbox: (@Sendable (ParseObject) -> OutboxEvent)?, alongside: [ParseObject] = []
     ) async throws -> (object: ParseObject, event: OutboxEvent?) {
-        guard changes.password == nil else { throw Self.notYetStored }
         let companions = try alongside.map { companion in (companion, try checkedText(companion)) }
         return try await write { connection, afterCommit in
             guard let current = try await lockedObject(className, id, on: connection) else { throw ParseError.objectNotFound() }
@@ -54,6 +51,9 @@ extension PostgresObjectStore {
                 PostgresQuery(unsafeSQL: "UPDATE \(table) SET updated_at = $1, acl = $2::jsonb, data = $3::jsonb WHERE class = $4 AND id = $5", binds: binds),
                 logger: database.logger)
             try await PostgresRelations.apply(changes.relations, owner: className, id: id, in: schema, on: connection, logger: database.logger)
+            if let password = changes.password, className == SystemClass.user.name {
+                try await PostgresAccountStore.setPassword(password, ofUser: id, in: schema, on: connection, logger: database.logger)
+            }
             for (companion, text) in companions { try await insertRow(companion, text, on: connection, afterCommit: &afterCommit) }
             if let event { try await queueAfterHook(event, on: connection) }
             return (object, event)
@@ -67,7 +67,6 @@ extension PostgresObjectStore {
     public func delete(
         _ className: String, id: String, check: @escaping @Sendable (ParseObject) throws -> Void, outbox: (@Sendable (ParseObject) -> OutboxEvent)?
     ) async throws -> OutboxEvent? {
-        guard SystemClass.named(className) == nil else { throw Self.notYetStored }
         return try await write { connection, _ in
             guard let current = try await lockedObject(className, id, on: connection) else { throw ParseError.objectNotFound() }
             try check(current)
@@ -76,20 +75,18 @@ extension PostgresObjectStore {
             binds.append(id)
             try await connection.query(PostgresQuery(unsafeSQL: "DELETE FROM \(table) WHERE class = $1 AND id = $2", binds: binds), logger: database.logger)
             try await PostgresRelations.removeAll(of: className, id: id, in: schema, on: connection, logger: database.logger)
+            if className == SystemClass.user.name {
+                try await PostgresAccountStore.deleteAccount(ofUser: id, in: schema, on: connection, logger: database.logger)
+            }
             let event = outbox?(current)
             if let event { try await queueAfterHook(event, on: connection) }
             return event
         }
     }
 
-    /// What a write this store does not make yet answers: passwords and system classes' own rows
-    /// are stored by the SQLite store alone so far.
-    static var notYetStored: ParseError {
-        ParseError(code: 1, message: "passwords and system classes are not yet stored by the PostgreSQL store", httpStatus: 500)
-    }
-
     /// Runs `body` in one transaction; once it commits, what it asked to run after the commit runs.
-    /// A string holding `\u0000`, which PostgreSQL's `jsonb` cannot hold, is refused (111).
+    /// A string holding `\u0000`, which PostgreSQL's `jsonb` cannot hold, is refused (111), and a
+    /// write that breaks one of ``PostgresUniqueValues`` with its Parse error.
     func write<Result: Sendable>(
         _ body: (PostgresConnection, inout [@Sendable () -> Void]) async throws -> Result
     ) async throws -> Result {
@@ -102,6 +99,8 @@ extension PostgresObjectStore {
             }
         } catch let error as PSQLError where error.serverInfo?[.sqlState] == "22P05" {
             throw ParseError(code: 111, message: "a string may not hold \\u0000 on the PostgreSQL store", httpStatus: 400)
+        } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
+            throw PostgresUniqueValues.error(for: error)
         }
         for action in afterCommit { action() }
         return result
@@ -138,17 +137,23 @@ extension PostgresObjectStore {
     }
 
     /// Queues `event`'s after hook in the transaction of `connection`.
-    private func queueAfterHook(_ event: OutboxEvent, on connection: PostgresConnection) async throws {
+    func queueAfterHook(_ event: OutboxEvent, on connection: PostgresConnection) async throws {
         try await PostgresWorkQueue.queue(
             [PostgresWorkRow(afterHook: event)], in: PostgresWorkQueue.table(schema), topic: PostgresWorkQueue.topic(schema), on: connection,
             logger: database.logger)
     }
 
-    /// `object` encoded, checked for size.
-    private func checkedText(_ object: ParseObject) throws -> ObjectText {
-        let text = ObjectText(object)
+    /// `object` encoded — in `outbox` already if it is the after hook event of its insert —
+    /// and checked for size.
+    func encoded(_ object: ParseObject, in outbox: OutboxEvent?) throws -> ObjectText {
+        let text = outbox.flatMap { $0.object.objectId == object.objectId ? $0.objectText : nil } ?? ObjectText(object)
         try checkSize(text)
         return text
+    }
+
+    /// `object` encoded, checked for size.
+    func checkedText(_ object: ParseObject) throws -> ObjectText {
+        try encoded(object, in: nil)
     }
 
     /// Throws 116 (413) when a row's fields and ACL are larger than the store's bound.

@@ -8,9 +8,11 @@ import PostgresNIO
 ///
 /// Stores, updates and deletes objects, each write one transaction with the after hook it owes (a
 /// row of the app's ``PostgresWorkQueue``), the field types it records and its relations' join rows,
-/// and runs queries through ``PostgresQueryCompiler``. System classes (users' credentials, unique
-/// fields), installations, aggregate pipelines and shared transactions are the SQLite store's alone
-/// so far: this store does not yet stand behind ``ObjectStorage``.
+/// and runs queries through ``PostgresQueryCompiler``. System classes are stored as the SQLite
+/// store stores them: their unique values kept by ``PostgresUniqueValues``, a user's password and
+/// account changed and removed with it (``PostgresAccountStore``). Aggregate pipelines and shared
+/// transactions are the SQLite store's alone so far: this store does not yet stand behind
+/// ``ObjectStorage``.
 public struct PostgresObjectStore: Sendable {
     let database: PostgresDatabase
     let schema: PostgresAppSchema

@@ -4,7 +4,8 @@ import GRDB
 
 /// `_Role` objects in the app's database: their names kept unique, and the roles a user holds
 /// found through the `relations` rows of the roles' `users` and `roles` fields (see ``UserRoles``),
-/// one indexed query per level of the hierarchy, each bounded by what the resolution may still read.
+/// one indexed query per level of the hierarchy, each bounded by what the resolution may still read
+/// (``RoleResolution``).
 enum SQLiteRoles {
     /// Roles by name, and the relation rows of roles by the object they relate (a member user or
     /// an inheriting role): the two lookups of a resolution, each an index probe. Roles made before
@@ -56,40 +57,18 @@ enum SQLiteRoles {
         throw ParseError(code: 137, message: "A duplicate value for a field with unique values was provided")
     }
 
-    /// The names of the roles the user `userId` holds, sorted: those whose `users` relation holds
-    /// it, then level by level those whose `roles` relation holds a role found, each role once.
-    /// Throws ``UserRoles/tooMany(_:)`` past ``UserRoles/maximumRoles`` roles,
-    /// ``UserRoles/maximumDepth`` levels or ``UserRoles/maximumLinks`` rows read.
+    /// The names of the roles the user `userId` holds, sorted, resolved as ``RoleResolution`` says.
     static func names(ofUser userId: String, _ db: Database) throws -> [String] {
-        var found: Set<String> = []
-        var names: [String] = []
-        var linksRead = 0
-        var level = (field: "users", relatedClass: SystemClass.user.name, ids: [userId])
-        // The roles that hold the user itself are at depth 0, those they inherit at 1, and so on.
-        var depth = -1
-        while !level.ids.isEmpty {
-            depth += 1
-            let rows = try owners(
-                field: level.field, relatedClass: level.relatedClass, of: level.ids, limit: UserRoles.maximumLinks - linksRead + 1, db)
-            linksRead += rows.count
-            guard linksRead <= UserRoles.maximumLinks else { throw UserRoles.tooMany("more than \(UserRoles.maximumLinks) links") }
-            var next: [String] = []
-            for (id, name) in rows where found.insert(id).inserted {
-                next.append(id)
-                if let name { names.append(name) }
-            }
-            guard found.count <= UserRoles.maximumRoles else { throw UserRoles.tooMany("more than \(UserRoles.maximumRoles) roles") }
-            guard next.isEmpty || depth <= UserRoles.maximumDepth else {
-                throw UserRoles.tooMany("inherited more than \(UserRoles.maximumDepth) levels deep")
-            }
-            level = (field: "roles", relatedClass: SystemClass.role.name, ids: next)
+        var resolution = RoleResolution(userId: userId)
+        while let level = resolution.level {
+            try resolution.read(try owners(field: level.field, relatedClass: level.relatedClass, of: level.ids, limit: resolution.rowLimit, db))
         }
-        return names.sorted()
+        return resolution.names
     }
 
     /// The roles (id and name) whose relation `field` holds one of the objects `ids` of
     /// `relatedClass`, one row per relation row, at most `limit`.
-    private static func owners(field: String, relatedClass: String, of ids: [String], limit: Int, _ db: Database) throws -> [(String, String?)] {
+    private static func owners(field: String, relatedClass: String, of ids: [String], limit: Int, _ db: Database) throws -> [(id: String, name: String?)] {
         // One statement for every level, whatever its size: the ids arrive as one JSON array.
         let statement = try db.cachedStatement(
             sql: """

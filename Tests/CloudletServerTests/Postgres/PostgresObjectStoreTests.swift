@@ -1,13 +1,14 @@
 import Cloudlet
 import CloudletRuntime
 import Foundation
+import PostgresNIO
 import Testing
 
 @testable import CloudletPostgres
 
 /// What the PostgreSQL object store does beyond what both stores share: two nodes writing a new
 /// field at once with different types (the class's row locked, the loser told the type), and the
-/// classes it does not keep yet refused.
+/// look-ups of users by `authData` id and of installations by key reaching their indexes.
 @Suite struct PostgresObjectStoreTests {
     @Test func twoNodesWritingANewFieldAtOnceWithDifferentTypesCannotBothWin() async throws {
         try await TemporaryPostgres.with { database, schema in
@@ -74,15 +75,30 @@ import Testing
         }
     }
 
-    @Test func systemClassesAreRefusedUntilThisStoreKeepsThem() async throws {
+    @Test func theLookUpsOfUsersAndInstallationsUseTheirIndexes() async throws {
         try await TemporaryPostgres.with { database, schema in
-            let store = try await PostgresObjectStore(database, schema: schema)
-            var user = ParseObject(className: "_User", fields: ["username": "ann"])
-            user.objectId = "u1"
-            user.createdAt = Date()
-            user.updatedAt = user.createdAt
-            await #expect(throws: ParseError.self) { try await store.insert(user) }
-            #expect(try await store.fetch("_User", id: "u1") == nil)
+            let accounts = try await PostgresAccountStore(database, schema: schema)
+            let lookUps =
+                AuthProvider.allCases.map { (accounts.linkedUsersQuery($0), "users_unique_\($0.rawValue)_id") } + [
+                    (accounts.objects.installationsQuery(.installationId), "installations_unique_installation_id"),
+                    (accounts.objects.installationsQuery(.deviceToken), "installations_by_device_token"),
+                ]
+            for (query, index) in lookUps {
+                let plan = try await database.transaction { connection in
+                    try await connection.query("SET LOCAL enable_seqscan = off", logger: database.logger)
+                    var binds = PostgresBindings()
+                    binds.append("x")
+                    if query.contains("$2") { binds.append(5) }
+                    var lines: [String] = []
+                    for try await line in try await connection.query(PostgresQuery(unsafeSQL: "EXPLAIN " + query, binds: binds), logger: database.logger)
+                        .decode(String.self)
+                    {
+                        lines.append(line)
+                    }
+                    return lines.joined(separator: "\n")
+                }
+                #expect(plan.contains(index), "\(plan)")
+            }
         }
     }
 }
