@@ -89,6 +89,8 @@ enum PostgresMigrations {
                 PostgresRateLimitStore.chargeFunction,
             ]),
         PostgresJobStore.migration,
+        PostgresSchemaStore.migration,
+        PostgresPushStore.migration,
     ]
 
     /// Brings `schema` in `database` up to date; answers the names of the changes it applied.
