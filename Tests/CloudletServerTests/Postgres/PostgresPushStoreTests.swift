@@ -6,8 +6,8 @@ import Testing
 @testable import CloudletPostgres
 
 /// What the PostgreSQL push store does beyond what both stores share: a page another node queued
-/// earlier, read again after its deliveries ended, queues none of them again; and two apps in one
-/// database, with the same classes, installations and job ids, stay apart.
+/// earlier, read again after its deliveries ended, queues none of them again; a job recorded wakes
+/// every node; and two apps in one database, with the same classes, installations and job ids, stay apart.
 @Suite struct PostgresPushStoreTests {
     typealias App = PushStoreTests.App
 
@@ -32,6 +32,23 @@ import Testing
             try await PushStoreTests.expand(app, pageSize: 3)
             #expect(try await PushStoreTests.claim(app, owner: "n").map(\.installationId).sorted() == ["i03", "i04", "i05"])
             #expect(try await PushStoreTests.status(app)["count"] == 6)
+        }
+    }
+
+    @Test func aJobRecordedOnOneNodeWakesTheQueueOfEveryNode() async throws {
+        try await TemporaryPostgres.with { database, schema in
+            try await TemporaryPostgres.secondNode { other in
+                let app = try await Self.app(database, schema)
+                let elsewhere = try await PostgresWorkQueue(other, schema: schema)
+                let woken = elsewhere.workQueued.count
+                try await PushStoreTests.recordJob(app)
+                var waited = 0
+                while elsewhere.workQueued.count == woken, waited < 200 {
+                    try await Task.sleep(for: .milliseconds(25))
+                    waited += 1
+                }
+                #expect(elsewhere.workQueued.count > woken, "the trigger that queued the fan-out notified every node")
+            }
         }
     }
 
