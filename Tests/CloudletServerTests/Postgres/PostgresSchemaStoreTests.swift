@@ -8,7 +8,8 @@ import Testing
 
 /// What the PostgreSQL schema store does beyond what both stores share: an index is a PostgreSQL
 /// index partial to its class that the order on its field reads, named within PostgreSQL's 63
-/// bytes; a field deleted through one node is forgotten by every node's cached types.
+/// bytes; a field declared on one node while another writes it gets one type; a field deleted
+/// through one node is forgotten by every node's cached types.
 @Suite struct PostgresSchemaStoreTests {
     static let now = Date(timeIntervalSince1970: 1_800_000_000)
 
@@ -78,6 +79,43 @@ import Testing
             for name in made { #expect(try await Self.indexDefinition(database, schema, name) != nil) }
             try await schemas.deleteClass(className)
             for name in made { #expect(try await Self.indexDefinition(database, schema, name) == nil) }
+        }
+    }
+
+    @Test func aFieldDeclaredOnOneNodeAndWrittenOnAnotherAtOnceHasOneType() async throws {
+        try await TemporaryPostgres.with { database, schema in
+            try await TemporaryPostgres.secondNode { other in
+                let schemas = try await PostgresSchemaStore(database, schema: schema)
+                let objects = try await PostgresObjectStore(other, schema: schema)
+                try await schemas.createClass(StoredClassSchema(className: "Race"))
+                for round in 0..<20 {
+                    let field = "f\(round)"
+                    async let declared: Int? = Self.code {
+                        var change = SchemaChange()
+                        change.addedFields = [field: .number]
+                        try await schemas.updateClass("Race", change)
+                    }
+                    async let written: Int? = Self.code {
+                        try await objects.insert(
+                            ParseObject(className: "Race", objectId: field, createdAt: Self.now, updatedAt: Self.now, fields: [field: "one"]))
+                    }
+                    let codes = await [declared, written]
+                    #expect(codes.filter { $0 == nil }.count == 1, "round \(round): one of them wins")
+                    let type = try await schemas.storedClass("Race")?.fieldTypes[field]
+                    #expect(type == (codes[0] == nil ? .number : .string), "round \(round): the winner's type is recorded")
+                    #expect(codes.contains(255) || codes.contains(111), "round \(round): \(codes)")
+                }
+            }
+        }
+    }
+
+    /// The Parse error code `body` throws, nil if it throws none.
+    static func code(_ body: () async throws -> Void) async -> Int? {
+        do {
+            try await body()
+            return nil
+        } catch {
+            return (error as? ParseError)?.code ?? -1
         }
     }
 
