@@ -9,9 +9,9 @@ import Synchronization
 /// Checked inside the write's transaction, after locking the class's row in `classes`, so that two
 /// nodes writing a new field at once with different types cannot both win.
 ///
-/// A schema change that deletes fields (``PostgresSchemaStore``) notifies every node on the topic
-/// ``changeTopic(_:)``: the node's cache, of every store of the app, is dropped once the notification
-/// arrives (at once on the node that made the change), and a field not cached is read again.
+/// A schema change (``PostgresSchemaStore``) notifies every node on the topic ``changeTopic(_:)``:
+/// each node drops the types every store of the app cached once the notification arrives (at once
+/// on the node that made the change), so a deleted field is read again before it is checked.
 final class PostgresFieldTypes: Sendable {
     private struct Cache {
         var types: [String: [String: String]] = [:]
@@ -32,7 +32,7 @@ final class PostgresFieldTypes: Sendable {
     /// The topic of the notification that the schemas of the app of `schema` changed.
     static func changeTopic(_ schema: PostgresAppSchema) -> String { "schema " + schema.name }
 
-    /// The cached types of `className`, once the cache is dropped if the schemas changed since it was read.
+    /// The cached types of `className`, the cache dropped first if the schemas changed since it was read.
     private func cached(_ className: String) -> [String: String]? {
         let generation = changes.count
         return cache.withLock { cache in

@@ -123,7 +123,7 @@ public struct PostgresPushStore: PushDeliveryStorage {
             binds.append(isLast)
             binds.append(added.count)
             binds.append(id)
-            // A page another node queued already moves the cursor back nor the job's end away.
+            // A page another node queued already moves neither the cursor back nor the job's end away.
             try await connection.run(
                 """
                 UPDATE \(jobs) SET cursor = CASE WHEN $1::text IS NULL OR cursor COLLATE "C" >= $1 THEN cursor ELSE $1 END,
