@@ -135,6 +135,24 @@ import Testing
     }
 
     @Test(arguments: TestStore.allCases)
+    func aDeliveryTakenOverAfterItsLeaseRanOutIsRecordedByItsNewHolderOnly(_ store: TestStore) async throws {
+        try await store.with({ $0.push }) { app, reopen in
+            let other = store == .postgres ? try await reopen() : app
+            try await Self.seed(app, installations: 1)
+            try await app.push.startPushJob("job1", now: Self.now)
+            try await Self.expand(app, pageSize: 10)
+            let first = try await app.work.claim([.pushDelivery], limit: 10, owner: "a", at: Self.now, leasedUntil: Self.now + 1).compactMap(PushDelivery.init)
+            let later = Self.now + 2
+            let taken = try await other.work.claim([.pushDelivery], limit: 10, owner: "b", at: later, leasedUntil: later + 60).compactMap(PushDelivery.init)
+            #expect(taken.map(\.id) == first.map(\.id) && taken.count == 1)
+            #expect(try await !app.push.recordPushResult(PushDeliveryResult(first[0], .sent), owner: "a", now: later), "its lease ran out")
+            #expect(try await other.push.recordPushResult(PushDeliveryResult(taken[0], .sent), owner: "b", now: later))
+            let status = try await Self.status(app)
+            #expect(status["status"] == "succeeded" && status["numSent"] == 1)
+        }
+    }
+
+    @Test(arguments: TestStore.allCases)
     func anIncrementedBadgeIsRaisedOncePerDeliveryAndCarriedByIt(_ store: TestStore) async throws {
         try await store.with({ $0.push }) { app, _ in
             try await app.objects.insert(Self.installation("a", token: "ta", fields: ["badge": 3]))
