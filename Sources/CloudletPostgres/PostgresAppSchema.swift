@@ -105,6 +105,8 @@ package enum PostgresMigrations {
         PostgresAccountStore.migration,
         PostgresUniqueValues.migration,
         PostgresObjectStore.installationsMigration,
+        PostgresSchemaStore.migration,
+        PostgresPushStore.migration,
     ]
 
     /// Brings `schema` in `database` up to date with `migrations` (an app's, unless told);

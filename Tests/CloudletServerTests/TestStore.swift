@@ -1,3 +1,4 @@
+import Cloudlet
 import CloudletRuntime
 import Foundation
 import Testing
@@ -80,6 +81,57 @@ enum TestApp {
         switch self {
         case .sqlite(let database): (SQLiteAccountStore(database), try await .opening(self))
         case .postgres(let database, let schema): (try await PostgresAccountStore(database, schema: schema), try await .opening(self))
+        }
+    }
+}
+
+/// An app's objects as a storage test stores and reads them: through the store's own writes (which
+/// record field types), except a system class's row on PostgreSQL (`_Installation`,
+/// `_PushStatus`), written as SQL since that store does not write them yet.
+struct TestObjects: Sendable {
+    let insert: @Sendable (ParseObject, [String: RelationChange]) async throws -> Void
+    let fetch: @Sendable (String, String) async throws -> ParseObject?
+    let find: @Sendable (ParseQuery) async throws -> [ParseObject]
+
+    func insert(_ object: ParseObject, relations: [String: RelationChange] = [:]) async throws {
+        try await insert(object, relations)
+    }
+
+    init(_ database: SQLiteAppDatabase) {
+        let objects = AppStores(database).objects
+        insert = { try await objects.insert($0, relations: $1, outbox: nil, alongside: []) }
+        fetch = { try await objects.fetch($0, id: $1) }
+        find = { try await objects.find(StorageQuery(query: $0, readerIdentities: nil)) }
+    }
+
+    init(_ objects: PostgresObjectStore) {
+        insert = { object, relations in
+            if SystemClass.named(object.className) != nil { try await objects.storeSystemRow(object) } else { try await objects.insert(object, relations: relations) }
+        }
+        fetch = { try await objects.fetch($0, id: $1) }
+        find = { try await objects.find(StorageQuery(query: $0, readerIdentities: nil)) }
+    }
+}
+
+extension TestApp {
+    /// The app's class schemas, and its objects.
+    func schemas() async throws -> (schemas: any SchemaStorage, objects: TestObjects) {
+        switch self {
+        case .sqlite(let database): (SQLiteSchemaStore(database), TestObjects(database))
+        case .postgres(let database, let schema):
+            (try await PostgresSchemaStore(database, schema: schema), TestObjects(try await PostgresObjectStore(database, schema: schema)))
+        }
+    }
+
+    /// The app's push fan-out, the work queue its deliveries go to, and its objects.
+    func push() async throws -> (push: any PushDeliveryStorage, work: any WorkQueue, objects: TestObjects) {
+        switch self {
+        case .sqlite(let database): (SQLitePushStore(database), SQLiteWorkQueue(database), TestObjects(database))
+        case .postgres(let database, let schema):
+            (
+                try await PostgresPushStore(database, schema: schema), try await PostgresWorkQueue(database, schema: schema),
+                TestObjects(try await PostgresObjectStore(database, schema: schema))
+            )
         }
     }
 }

@@ -8,12 +8,45 @@ import Synchronization
 ///
 /// Checked inside the write's transaction, after locking the class's row in `classes`, so that two
 /// nodes writing a new field at once with different types cannot both win.
+///
+/// A schema change (``PostgresSchemaStore``) notifies every node on the topic ``changeTopic(_:)``:
+/// each node drops the types every store of the app cached once the notification arrives (at once
+/// on the node that made the change), so a deleted field is read again before it is checked.
 final class PostgresFieldTypes: Sendable {
-    private let types = Mutex<[String: [String: String]]>([:])
-    private let schema: PostgresAppSchema
+    private struct Cache {
+        var types: [String: [String: String]] = [:]
+        /// The count of ``changes`` the cached types were read after.
+        var generation = 0
+    }
 
-    init(schema: PostgresAppSchema) {
+    private let cache = Mutex(Cache())
+    private let schema: PostgresAppSchema
+    /// Given whenever the app's schemas change, on this node or another.
+    private let changes: WakeSignal
+
+    init(schema: PostgresAppSchema, database: PostgresDatabase) {
         self.schema = schema
+        changes = database.notifications.signal(for: Self.changeTopic(schema))
+    }
+
+    /// The topic of the notification that the schemas of the app of `schema` changed.
+    static func changeTopic(_ schema: PostgresAppSchema) -> String { "schema " + schema.name }
+
+    /// The cached types of `className`, the cache dropped first if the schemas changed since it was read.
+    private func cached(_ className: String) -> [String: String]? {
+        let generation = changes.count
+        return cache.withLock { cache in
+            if cache.generation != generation { cache = Cache(generation: generation) }
+            return cache.types[className]
+        }
+    }
+
+    /// Caches `types` of `className`, read after the count `generation` of ``changes``.
+    private func remember(_ types: [String: String], of className: String, readAfter generation: Int) {
+        cache.withLock { cache in
+            if cache.generation != generation { cache = Cache(generation: generation) }
+            cache.types[className] = types
+        }
     }
 
     /// Throws 111 if a field of `object` has a type other than the one its class recorded; records
@@ -22,7 +55,8 @@ final class PostgresFieldTypes: Sendable {
     func check(_ object: ParseObject, on connection: PostgresConnection, logger: Logger) async throws -> (@Sendable () -> Void)? {
         let className = object.className
         let seen = object.fields.compactMap { field, value in ParseFieldType.ofValidated(value).map { (field, $0.description) } }
-        var known = types.withLock { $0[className] } ?? [:]
+        let generation = changes.count
+        var known = cached(className) ?? [:]
         guard seen.contains(where: { known[$0.0] == nil }) else {
             try Self.throwMismatch(className, seen, known)
             return nil
@@ -48,7 +82,7 @@ final class PostgresFieldTypes: Sendable {
                 PostgresQuery(unsafeSQL: "INSERT INTO \(schema.quoted).fields (class, field, type) VALUES ($1, $2, $3)", binds: insert), logger: logger)
             known[field] = type
         }
-        return { [known] in self.types.withLock { $0[className] = known } }
+        return { [known] in self.remember(known, of: className, readAfter: generation) }
     }
 
     /// Throws 111 for the first field of `seen` whose type differs from the one `known` records.

@@ -28,7 +28,9 @@ public struct PostgresObjectStore: Sendable {
         self.schema = schema
         self.maximumObjectBytes = maximumObjectBytes
         table = schema.quoted + ".objects"
-        fieldTypes = PostgresFieldTypes(schema: schema)
+        fieldTypes = PostgresFieldTypes(schema: schema, database: database)
+        // Listening, so that another node's schema change drops the field types cached here.
+        _ = await database.wakeSignal(for: PostgresFieldTypes.changeTopic(schema))
     }
 
     /// The object `id` of `className`, or nil.

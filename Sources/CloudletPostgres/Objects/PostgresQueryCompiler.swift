@@ -38,15 +38,18 @@ struct PostgresQueryCompiler: WhereCompiling {
         relations = schema.quoted + ".relations"
     }
 
-    /// The rows of `query`: `id, created_at, updated_at, acl, data`, in its order, within its limit and skip.
-    mutating func select(_ query: StorageQuery) throws -> String {
+    /// What a row of an object is selected as: `id, created_at, updated_at, acl, data`.
+    static let objectColumns = "id, created_at, updated_at, acl::text, data::text"
+
+    /// The rows of `query`, as `columns`, in its order, within its limit and skip.
+    mutating func select(_ query: StorageQuery, columns: String = objectColumns) throws -> String {
         let filter = try filter(query)
         let order = try orderClause(query.query.order)
         guard query.query.skip >= 0 else { throw ParseError.invalidQuery("skip must not be negative") }
         let limit = bind(min(max(query.query.limit, 0), Self.maximumLimit))
         let skip = bind(query.query.skip)
         return try checked(
-            "SELECT id, created_at, updated_at, acl::text, data::text FROM \(table) WHERE \(filter) ORDER BY \(order) LIMIT \(limit) OFFSET \(skip)")
+            "SELECT \(columns) FROM \(table) WHERE \(filter) ORDER BY \(order) LIMIT \(limit) OFFSET \(skip)")
     }
 
     /// How many rows match `query`.

@@ -27,6 +27,11 @@ public struct PushRecipients: Sendable {
     /// `objectId` after `cursor`, in `objectId` order, at most `limit` and at most the 1,000 one
     /// query returns (its `limit` says how many: a page with fewer is the last).
     public func pageQuery(after cursor: String?, limit: Int = defaultPageSize) -> ParseQuery {
+        Self.pageQuery(query, after: cursor, limit: limit)
+    }
+
+    /// The query of a page of the recipients of a job whose `where` is `query` (see ``pageQuery(after:limit:)``).
+    public static func pageQuery(_ query: [String: ParseValue], after cursor: String?, limit: Int = defaultPageSize) -> ParseQuery {
         var terms: [ParseValue] = [.object(query), ["deviceToken": ["$exists": true]]]
         if let cursor { terms.append(["objectId": ["$gt": .string(cursor)]]) }
         return ParseQuery(

@@ -61,7 +61,7 @@ public struct SQLiteSchemaStore: SchemaStorage {
             }
             try db.execute(
                 sql: "INSERT INTO classes (class, permissions, indexes) VALUES (?, ?, ?)",
-                arguments: [schema.className, permissions, JSONWriter.string(Self.indexesJSON(schema.indexes))])
+                arguments: [schema.className, permissions, JSONWriter.string(StoredClassSchema.indexesDocument(schema.indexes))])
             try Self.addFields(schema.fieldTypes, to: schema.className, db)
             for (name, keys) in schema.indexes { try Self.createIndex(name, keys, on: schema.className, db) }
             if !schema.indexes.isEmpty { try SQLiteStatistics.analyzeObjects(db) }
@@ -99,7 +99,7 @@ public struct SQLiteSchemaStore: SchemaStorage {
             let permissions = (change.permissions ?? schema.permissions).map { JSONWriter.string($0.json) }
             try db.execute(
                 sql: "UPDATE classes SET permissions = ?, indexes = ? WHERE class = ?",
-                arguments: [permissions, JSONWriter.string(Self.indexesJSON(schema.indexes)), className])
+                arguments: [permissions, JSONWriter.string(StoredClassSchema.indexesDocument(schema.indexes)), className])
             db.afterCommit { self.database.schema.forget(className) }
         }
     }
@@ -142,13 +142,7 @@ public struct SQLiteSchemaStore: SchemaStorage {
         if let text: String = row["permissions"] {
             schema.permissions = try ClassLevelPermissions(json: try JSONParser.parse(text), fields: schema.allFields)
         }
-        let indexes = try JSONParser.parse(row["indexes"] as String).objectValue ?? [:]
-        for (name, keys) in indexes {
-            schema.indexes[name] = (keys.arrayValue ?? []).compactMap { key in
-                guard let pair = key.arrayValue, pair.count == 2, let field = pair[0].stringValue else { return nil }
-                return StoredClassSchema.IndexKey(field: field, ascending: pair[1] != -1)
-            }
-        }
+        schema.indexes = StoredClassSchema.indexes(fromDocument: try JSONParser.parse(row["indexes"] as String))
         return schema
     }
 
@@ -176,9 +170,5 @@ public struct SQLiteSchemaStore: SchemaStorage {
     /// The SQLite name of the index `name` of `className`, apart from every other class's.
     private static func indexName(_ name: String, _ className: String) -> String {
         "\"schema_\(className.utf8.count)_\(className)_\(name)\""
-    }
-
-    private static func indexesJSON(_ indexes: [String: [StoredClassSchema.IndexKey]]) -> ParseValue {
-        .object(indexes.mapValues { keys in .array(keys.map { [.string($0.field), .number($0.ascending ? 1 : -1)] }) })
     }
 }
