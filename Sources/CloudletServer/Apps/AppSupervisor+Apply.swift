@@ -81,11 +81,13 @@ extension AppSupervisor {
         let hosted = HostedApp(
             id: record.id, keys: record.acceptedKeys, fileSettings: record.settings.files,
             runtime: runtime(record, stores: storage.stores, files: storage.files, executor: executor),
-            rateLimiter: RateLimiter(policy: record.settings.rateLimits, clock: clock), pushProviders: pushProviders,
+            rateLimiter: rateLimiter(record.settings.rateLimits, sharedState: storage.sharedRateLimits), pushProviders: pushProviders,
             jobSchedules: record.settings.jobSchedules)
         hosted.runtime.context.emailPolicy = email
         entries.withLock {
-            $0[record.id] = Entry(record: record, hosted: hosted, manifest: manifest, pool: group, push: push, checkpoints: checkpoints)
+            $0[record.id] = Entry(
+                record: record, hosted: hosted, manifest: manifest, pool: group, push: push, checkpoints: checkpoints,
+                sharedRateLimits: storage.sharedRateLimits)
         }
         directory.set(hosted)
         return hosted
@@ -121,7 +123,8 @@ extension AppSupervisor {
         if pushChanged { push = start(pushProviders) }
         let policy = record.settings.rateLimits
         let rateLimiter =
-            entry.record.settings.rateLimits == policy ? entry.hosted.rateLimiter : RateLimiter(policy: policy, clock: clock)
+            entry.record.settings.rateLimits == policy
+            ? entry.hosted.rateLimiter : self.rateLimiter(policy, sharedState: entry.sharedRateLimits)
         runtime.context.bulkhead.resize(maximumRunning: policy.maximumConcurrentHooks, maximumWaiting: policy.maximumQueuedHooks)
         runtime.context.sessionLifetime = .seconds(record.settings.sessionLength)
         runtime.context.emailPolicy = email
@@ -132,7 +135,8 @@ extension AppSupervisor {
             pushProviders: pushProviders, jobSchedules: record.settings.jobSchedules)
         entries.withLock {
             $0[record.id] = Entry(
-                record: record, hosted: hosted, manifest: manifest, pool: group, push: push, checkpoints: entry.checkpoints)
+                record: record, hosted: hosted, manifest: manifest, pool: group, push: push, checkpoints: entry.checkpoints,
+                sharedRateLimits: entry.sharedRateLimits)
         }
         directory.set(hosted)
         // Sends already made through the old providers keep their connections until they could have ended.

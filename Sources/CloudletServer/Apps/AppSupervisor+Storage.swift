@@ -10,6 +10,9 @@ struct AppStorage {
     var files: any FileStorage
     /// Checkpoints and statistics of an app's SQLite file; nil where the database keeps itself.
     var upkeep: (any Service)?
+    /// Where the app's rate limits are kept when every node shares them; nil: each limiter keeps
+    /// its own in memory.
+    var sharedRateLimits: (any RateLimitStore)?
 }
 
 extension AppSupervisor {
@@ -24,5 +27,10 @@ extension AppSupervisor {
         // Nothing uploads to the app before it is served: what its folder holds of uploads was left by a crash.
         try files.removeAbandonedUploads(olderThan: Date())
         return AppStorage(stores: AppStores(database), files: files, upkeep: database.maintenance)
+    }
+
+    /// The rate limiter of `policy`, its state in `sharedState` if nodes share it, else in memory of its own.
+    func rateLimiter(_ policy: RateLimitPolicy, sharedState: (any RateLimitStore)?) -> RateLimiter {
+        RateLimiter(policy: policy, store: sharedState ?? InMemoryRateLimitStore(), clock: clock)
     }
 }

@@ -50,6 +50,8 @@ public final class AppSupervisor: Service, Sendable {
         var push: ServiceGroup?
         /// The service group that runs the upkeep of the app's database (checkpoints, statistics).
         var checkpoints: ServiceGroup?
+        /// Where the app's rate limits are kept when nodes share them; nil: in this node's memory.
+        var sharedRateLimits: (any RateLimitStore)?
     }
 
     /// What to do with the service group of a worker pool or of an app's push providers.
