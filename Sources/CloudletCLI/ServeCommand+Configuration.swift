@@ -19,6 +19,7 @@ extension ServeCommand {
                 }),
             hookRunRetention: try settings.integer(ServeSettings.hookLogRetention))
         configuration.database = try settings.optional(ServeSettings.database) { $0 }
+        configuration.nodes = try settings.integer(ServeSettings.nodes)
         configuration.publicURL = try settings.optional(ServeSettings.publicUrl) { $0 }
         configuration.minimumFreeDiskBytes = Int64(try settings.integer(ServeSettings.minFreeDiskMb)) << 20
         configuration.connections = ConnectionLimits(

@@ -18,6 +18,9 @@ enum ServeSettings {
         "database", .text,
         "PostgreSQL database several nodes share, as postgres://user:password@host:5432/db?sslmode=require: the registry and every app's data in it",
         defaultText: "none: SQLite files in the data folder", isSecret: true)
+    static let nodes = Setting(
+        "nodes", .integer(1...1_000), "How many nodes share the database: while it cannot be reached, each admits this share of every rate limit",
+        default: String(server.nodes))
     static let mountPath = Setting("mountPath", .text, "Path prefix of the REST API", default: server.mountPath)
     static let appId = Setting("appId", .text, "App id clients send", default: "dev")
     static let clientKey = Setting(
@@ -98,7 +101,7 @@ enum ServeSettings {
     /// Every setting of `serve`, in the order `--help` lists them.
     static let table = SettingTable(
         entries: [
-            host, port, data, database, mountPath, appId, clientKey, masterKey, maxBodyBytes, maxResponseBytes, maxObjectBytes, durability, logLevel,
+            host, port, data, database, nodes, mountPath, appId, clientKey, masterKey, maxBodyBytes, maxResponseBytes, maxObjectBytes, durability, logLevel,
             logFormat,
         ] + appSettings.map(\.setting) + [
             longHookCpu, operatorKey, trustedProxies, publicUrl, hookLogRetention, minFreeDiskMb, maxConnections, maxConnectionsPerAddress,

@@ -16,6 +16,9 @@ public struct ServerConfiguration: Sendable {
     /// keeps only what is this node's own (its workers' folders). Default nil: SQLite files in the
     /// data folder.
     public var database: String?
+    /// How many nodes serve the apps of ``database``: while the database cannot be reached, each
+    /// node admits this share of every rate limit quota (see ``RateLimitStore``). Default 1.
+    public var nodes = 1
     /// Path prefix of the REST API. Default `/parse`.
     public var mountPath: String
     /// Largest request body accepted; larger ones get 413. Default 1 MiB.
