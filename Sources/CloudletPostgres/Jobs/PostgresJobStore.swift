@@ -126,4 +126,18 @@ public struct PostgresJobStore: JobStorage {
             last_run_at = excluded.last_run_at, last_status_id = excluded.last_status_id, skipped_runs = excluded.skipped_runs
             """, binds)
     }
+
+    public func claimJobSchedule(_ job: String, expression: String, handledThrough: Date, now: Date) async throws -> Bool {
+        var binds = PostgresBindings()
+        binds.append(now.timeIntervalSince1970)
+        binds.append(job)
+        binds.append(expression)
+        binds.append(handledThrough.timeIntervalSince1970)
+        let claimed = try await objects.database.execute(
+            """
+            UPDATE \(schema.quoted).job_schedules SET handled_through = $1
+            WHERE job = $2 AND expression = $3 AND handled_through = $4 RETURNING job
+            """, binds)
+        return claimed > 0
+    }
 }

@@ -22,6 +22,12 @@ public protocol JobStorage: Sendable {
 
     /// Keeps `state` as the state of `job`'s schedule.
     func saveJobScheduleState(_ state: JobScheduleState, of job: String) async throws
+
+    /// Moves `job`'s schedule of `expression` from having dealt with its times through
+    /// `handledThrough` to through `now`, unless another scheduler (another node's) moved it first;
+    /// answers whether this caller did, and so runs what came due. Of several schedulers reading
+    /// one state, one claims each due time.
+    func claimJobSchedule(_ job: String, expression: String, handledThrough: Date, now: Date) async throws -> Bool
 }
 
 /// How ``JobStorage/recordJobStart(_:maximumRunning:exclusive:)`` went.

@@ -107,4 +107,13 @@ public struct SQLiteJobStore: JobStorage {
                 ])
         }
     }
+
+    public func claimJobSchedule(_ job: String, expression: String, handledThrough: Date, now: Date) async throws -> Bool {
+        try await database.pool.write { db in
+            try db.execute(
+                sql: "UPDATE job_schedules SET handled_through = ? WHERE job = ? AND expression = ? AND handled_through = ?",
+                arguments: [now.timeIntervalSince1970, job, expression, handledThrough.timeIntervalSince1970])
+            return db.changesCount > 0
+        }
+    }
 }

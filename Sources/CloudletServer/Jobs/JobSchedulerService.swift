@@ -62,7 +62,10 @@ public struct JobSchedulerService: Service {
                 try await jobs.saveJobScheduleState(JobScheduleState(expression: schedule.expression, handledThrough: now), of: job)
                 continue
             }
-            guard let due = schedule.next(after: state.handledThrough), due <= now else { continue }
+            guard let due = schedule.next(after: state.handledThrough), due <= now,
+                // Another node's scheduler may have read the same state: one of them runs what came due.
+                try await jobs.claimJobSchedule(job, expression: state.expression, handledThrough: state.handledThrough, now: now)
+            else { continue }
             state.handledThrough = now
             var metadata: Logger.Metadata = ["app": "\(app.id)", "job": "\(job)", "due": "\(ParseDate.string(from: due))"]
             do {

@@ -56,6 +56,19 @@ import Testing
         }
     }
 
+    @Test(arguments: TestStore.allCases) func oneOfTwoSchedulersReadingOneStateClaimsItsDueTime(_ store: TestStore) async throws {
+        try await store.with(TestApp.jobs) { app, reopen in
+            try await app.jobs.saveJobScheduleState(JobScheduleState(expression: "* * * * *", handledThrough: now), of: "tidy")
+            let other = try await reopen().jobs
+            // Both read the state as it was; the first claim moves it, the second finds it moved.
+            #expect(try await app.jobs.claimJobSchedule("tidy", expression: "* * * * *", handledThrough: now, now: now + 60))
+            #expect(try await !other.claimJobSchedule("tidy", expression: "* * * * *", handledThrough: now, now: now + 61))
+            #expect(try await !other.claimJobSchedule("tidy", expression: "0 * * * *", handledThrough: now + 60, now: now + 61), "another expression")
+            #expect(try await !other.claimJobSchedule("missing", expression: "* * * * *", handledThrough: now, now: now + 61))
+            #expect(try await other.jobScheduleStates()["tidy"]?.handledThrough == now + 60)
+        }
+    }
+
     @Test func twoNodesStartingRunsAtOnceCannotBothPassTheBound() async throws {
         try await TemporaryPostgres.with { database, schema in
             try await TemporaryPostgres.secondNode { other in
