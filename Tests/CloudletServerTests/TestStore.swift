@@ -60,6 +60,15 @@ enum TestApp {
         }
     }
 
+    /// The app's files: in a `files` folder beside the SQLite database, in the app's schema on PostgreSQL.
+    func fileStorage() async throws -> any FileStorage {
+        switch self {
+        case .sqlite(let database):
+            try LocalFileStorage(folder: URL(fileURLWithPath: database.path).deletingLastPathComponent().appendingPathComponent("files").path)
+        case .postgres(let database, let schema): try await PostgresFileStorage(database, schema: schema)
+        }
+    }
+
     /// The app's job runs and the work queue their runs go to.
     func jobs() async throws -> (jobs: any JobStorage, work: any WorkQueue) {
         switch self {
