@@ -1,3 +1,4 @@
+import Cloudlet
 import CloudletRuntime
 import Foundation
 import Testing
@@ -57,6 +58,18 @@ enum TestApp {
         switch self {
         case .sqlite(let database): SQLiteFileUsageStore(database)
         case .postgres(let database, let schema): try await PostgresFileUsageStore(database, schema: schema)
+        }
+    }
+
+    /// The app's count of file bytes, and a way to store an object as its object store does.
+    func fileUsageWithObjects() async throws -> (usage: any FileUsageStorage, insert: @Sendable (ParseObject) async throws -> Void) {
+        switch self {
+        case .sqlite(let database):
+            let objects: any ObjectStorage = SQLiteObjectStore(database)
+            return (SQLiteFileUsageStore(database), { try await objects.insert($0, outbox: nil) })
+        case .postgres(let database, let schema):
+            let objects = try await PostgresObjectStore(database, schema: schema)
+            return (try await PostgresFileUsageStore(database, schema: schema), { try await objects.insert($0, outbox: nil) })
         }
     }
 
