@@ -21,9 +21,9 @@ import PostgresNIO
 /// An upload's content id is staged in `file_stages` until it is committed: committing names the
 /// content in `files` in one transaction, touching none of its chunks, so the file appears at once
 /// and whole; a name stored already is refused, as on the local disk (stored names are new random
-/// names, and the app's count of stored bytes counts each once). A stage no chunk was written to for ``abandonedAfter`` (a node that died mid-upload,
-/// or between the upload and its commit) is swept by the next upload on any node, or by
-/// ``removeAbandonedUploads(olderThan:)``.
+/// names, and the app's count of stored bytes counts each once). A stage no chunk was written to
+/// for ``abandonedAfter`` (a node died mid-upload, or between the upload and its commit) is swept
+/// by the next upload on any node, or by ``removeAbandonedUploads(olderThan:)``.
 public struct PostgresFileStorage: FileStorage {
     let database: PostgresDatabase
     let schema: PostgresAppSchema
