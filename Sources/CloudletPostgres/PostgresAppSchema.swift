@@ -107,6 +107,7 @@ package enum PostgresMigrations {
         PostgresObjectStore.installationsMigration,
         PostgresSchemaStore.migration,
         PostgresPushStore.migration,
+        PostgresFileStorage.migration,
     ]
 
     /// Brings `schema` in `database` up to date with `migrations` (an app's, unless told);

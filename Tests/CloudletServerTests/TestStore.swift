@@ -61,6 +61,27 @@ enum TestApp {
         }
     }
 
+    /// The app's count of file bytes, and a way to store an object as its object store does.
+    func fileUsageWithObjects() async throws -> (usage: any FileUsageStorage, insert: @Sendable (ParseObject) async throws -> Void) {
+        switch self {
+        case .sqlite(let database):
+            let objects: any ObjectStorage = SQLiteObjectStore(database)
+            return (SQLiteFileUsageStore(database), { try await objects.insert($0, outbox: nil) })
+        case .postgres(let database, let schema):
+            let objects = try await PostgresObjectStore(database, schema: schema)
+            return (try await PostgresFileUsageStore(database, schema: schema), { try await objects.insert($0, outbox: nil) })
+        }
+    }
+
+    /// The app's files: in a `files` folder beside the SQLite database, in the app's schema on PostgreSQL.
+    func fileStorage() async throws -> any FileStorage {
+        switch self {
+        case .sqlite(let database):
+            try LocalFileStorage(folder: URL(fileURLWithPath: database.path).deletingLastPathComponent().appendingPathComponent("files").path)
+        case .postgres(let database, let schema): try await PostgresFileStorage(database, schema: schema)
+        }
+    }
+
     /// The app's job runs and the work queue their runs go to.
     func jobs() async throws -> (jobs: any JobStorage, work: any WorkQueue) {
         switch self {

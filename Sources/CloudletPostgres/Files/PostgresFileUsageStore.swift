@@ -4,16 +4,19 @@ import PostgresNIO
 
 /// ``FileUsageStorage`` in the app's PostgreSQL schema: the `file_usage` table, one row holding the
 /// bytes the app's stored files take, none until they were first counted. Every node serving the
-/// app adds to the same row, so the app's `files.maxTotalBytes` holds across nodes.
+/// app adds to the same row, so the app's `files.maxTotalBytes` holds across nodes. The file names
+/// objects reference are read from the `objects` table.
 public struct PostgresFileUsageStore: FileUsageStorage {
     private let database: PostgresDatabase
     private let table: String
+    private let objects: String
 
     /// The file usage of the app whose schema is `schema`, made or brought up to date first.
     public init(_ database: PostgresDatabase, schema: PostgresAppSchema) async throws {
         try await PostgresMigrations.apply(to: schema, in: database)
         self.database = database
         table = schema.quoted + ".file_usage"
+        objects = schema.quoted + ".objects"
     }
 
     /// `file_usage`: one row, the bytes the app's stored files take.
@@ -51,5 +54,19 @@ public struct PostgresFileUsageStore: FileUsageStorage {
             WHERE $2::bigint IS NULL OR $1 <= 0 OR bytes::numeric + $1 <= $2 RETURNING 1
             """
         return try await database.execute(sql, binds) > 0
+    }
+
+    /// Reads every object, in one statement: the names of the objects at any depth of its fields
+    /// whose `__type` is `File` and whose `name` is a string.
+    public func referencedFileNames() async throws -> Set<String> {
+        let sql = """
+            SELECT DISTINCT file #>> '{}' FROM \(objects),
+            jsonb_path_query(data, 'strict $.** ? (@.__type == "File" && @.name.type() == "string").name', '{}', true) AS file
+            """
+        var names: Set<String> = []
+        for try await name in try await database.client.query(PostgresQuery(unsafeSQL: sql), logger: database.logger).decode(String.self) {
+            names.insert(name)
+        }
+        return names
     }
 }

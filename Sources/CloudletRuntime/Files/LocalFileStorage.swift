@@ -63,8 +63,7 @@ public struct LocalFileStorage: FileStorage {
             _ = try? await fileSystem.removeItem(at: upload, recursively: false)
             throw error
         }
-        let etag = "\"" + SHA256Hasher.Digest(bytes: hash.digestBytes()).hex.prefix(32) + "\""
-        return StagedFile(id: id, size: size, etag: etag)
+        return StagedFile(id: id, size: size, etag: StoredFile.entityTag(sha256: hash.digestBytes()))
     }
 
     public func commit(

@@ -10,7 +10,7 @@ public struct StoredFile: Sendable, Hashable {
     public var contentType: String
     /// Its size in bytes.
     public var size: Int64
-    /// A strong entity tag: the first 128 bits of the bytes' SHA-256, in hex, quoted.
+    /// A strong entity tag: the first 128 bits of the bytes' SHA-256, in hex, quoted (see ``entityTag(sha256:)``).
     public var etag: String
     /// When it was stored.
     public var createdAt: Date
@@ -24,6 +24,11 @@ public struct StoredFile: Sendable, Hashable {
         self.etag = etag
         self.createdAt = createdAt
         self.metadata = metadata
+    }
+
+    /// The entity tag of bytes whose SHA-256 is `digest`: its first 128 bits in hex, quoted.
+    package static func entityTag(sha256 digest: [UInt8]) -> String {
+        "\"" + SHA256Hasher.Digest(bytes: Array(digest.prefix(16))).hex + "\""
     }
 
     /// The most bytes a file's metadata may take, as JSON.

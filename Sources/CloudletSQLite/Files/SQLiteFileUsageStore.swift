@@ -12,8 +12,8 @@ public struct SQLiteFileUsageStore: FileUsageStorage {
         self.database = database
     }
 
-    /// The names of the files that `File` values of stored objects name, at any depth of their
-    /// fields. Reads every object that mentions a `File`, in one read transaction.
+    /// Reads every object that mentions a `File`, in one read transaction: the names of the objects
+    /// at any depth of its fields whose `__type` is `File` and whose `name` is a string.
     public func referencedFileNames() async throws -> Set<String> {
         try await database.pool.read { db in
             let names = try String.fetchSet(
@@ -21,7 +21,7 @@ public struct SQLiteFileUsageStore: FileUsageStorage {
                 sql: """
                     SELECT DISTINCT json_extract(node.value, '$.name') FROM objects, json_tree(objects.data) AS node
                     WHERE instr(objects.data, 'File') > 0 AND node.type = 'object'
-                    AND json_extract(node.value, '$.__type') = 'File' AND json_extract(node.value, '$.name') IS NOT NULL
+                    AND json_extract(node.value, '$.__type') = 'File' AND json_type(node.value, '$.name') = 'text'
                     """)
             return names
         }

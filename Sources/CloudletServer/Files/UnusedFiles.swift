@@ -1,5 +1,4 @@
 import CloudletRuntime
-import CloudletSQLite
 import Foundation
 
 /// The files of an app that no object references: what `cloudlet files prune` removes.
@@ -8,7 +7,7 @@ public enum UnusedFiles {
     /// `File` value, by name. With `remove`, they are deleted (as are uploads a crash cut short
     /// before `date`, and the app's count of stored bytes goes down by theirs); answers them either way.
     public static func prune(
-        _ files: LocalFileStorage, usage: SQLiteFileUsageStore, storedBefore date: Date, remove: Bool
+        _ files: LocalFileStorage, usage: any FileUsageStorage, storedBefore date: Date, remove: Bool
     ) async throws -> [StoredFile] {
         let referenced = try await usage.referencedFileNames()
         let unused = try await files.all().filter { $0.createdAt < date && !referenced.contains($0.name) }

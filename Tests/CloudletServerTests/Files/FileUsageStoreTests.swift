@@ -1,8 +1,10 @@
+import Cloudlet
 import CloudletRuntime
+import Foundation
 import Testing
 
 /// The running total of an app's stored file bytes on each store: started once, added to within a
-/// limit that holds when adds race, never under 0.
+/// limit that holds when adds race, never under 0; and the file names objects reference.
 @Suite struct FileUsageStoreTests {
     @Test(arguments: TestStore.allCases) func theTotalIsUncountedUntilStartedAndStartsOnce(_ store: TestStore) async throws {
         try await store.with(TestApp.fileUsage) { usage, reopen async throws in
@@ -45,6 +47,29 @@ import Testing
             }
             #expect(accepted == 5)
             #expect(try await usage.storedFileBytes() == 50)
+        }
+    }
+
+    @Test(arguments: TestStore.allCases) func theFileNamesObjectsReferenceAreFoundAtAnyDepth(_ store: TestStore) async throws {
+        try await store.with(TestApp.fileUsageWithObjects) { stores, reopen async throws in
+            #expect(try await stores.usage.referencedFileNames() == [])
+            func file(_ name: String) -> ParseValue { ["__type": "File", "name": .string(name), "url": .string("http://x/" + name)] }
+            let objects: [[String: ParseValue]] = [
+                ["photo": file("top.jpg"), "again": file("top.jpg")],
+                ["album": ["cover": file("nested.jpg"), "pages": [file("in-array.jpg"), ["deeper": [file("deep.jpg")]]]]],
+                ["note": ["__type": "Other", "name": "not-a-file"], "bad": ["__type": "File", "name": 42], "text": "File"],
+            ]
+            for (index, fields) in objects.enumerated() {
+                var object = ParseObject(className: index == 1 ? "Album" : "Photo", fields: fields)
+                object.objectId = "obj\(index)"
+                object.createdAt = Date()
+                object.updatedAt = object.createdAt
+                try await stores.insert(object)
+            }
+            let expected: Set<String> = ["top.jpg", "nested.jpg", "in-array.jpg", "deep.jpg"]
+            let found = try await stores.usage.referencedFileNames()
+            #expect(found == expected, "\(found.sorted())")
+            #expect(try await reopen().usage.referencedFileNames() == expected)
         }
     }
 }
