@@ -16,7 +16,7 @@ extension PostgresObjectStore {
         let row = outbox.flatMap { $0.object.objectId == object.objectId ? $0.objectText : nil } ?? ObjectText(object)
         try checkSize(row)
         let companions = try alongside.map { companion in (companion, try checkedText(companion)) }
-        try await write { connection, afterCommit in
+        try await writer.write { connection, afterCommit in
             try await insertRow(object, row, on: connection, afterCommit: &afterCommit)
             try await PostgresRelations.apply(relations, owner: object.className, id: object.objectId!, in: schema, on: connection, logger: database.logger)
             for (companion, text) in companions { try await insertRow(companion, text, on: connection, afterCommit: &afterCommit) }
@@ -34,7 +34,7 @@ extension PostgresObjectStore {
     ) async throws -> (object: ParseObject, event: OutboxEvent?) {
         guard changes.password == nil else { throw Self.notYetStored }
         let companions = try alongside.map { companion in (companion, try checkedText(companion)) }
-        return try await write { connection, afterCommit in
+        return try await writer.write { connection, afterCommit in
             guard let current = try await lockedObject(className, id, on: connection) else { throw ParseError.objectNotFound() }
             try check(current)
             var object = try changes.applied(to: current)
@@ -68,7 +68,7 @@ extension PostgresObjectStore {
         _ className: String, id: String, check: @escaping @Sendable (ParseObject) throws -> Void, outbox: (@Sendable (ParseObject) -> OutboxEvent)?
     ) async throws -> OutboxEvent? {
         guard SystemClass.named(className) == nil else { throw Self.notYetStored }
-        return try await write { connection, _ in
+        return try await writer.write { connection, _ in
             guard let current = try await lockedObject(className, id, on: connection) else { throw ParseError.objectNotFound() }
             try check(current)
             var binds = PostgresBindings()
@@ -86,25 +86,6 @@ extension PostgresObjectStore {
     /// are stored by the SQLite store alone so far.
     static var notYetStored: ParseError {
         ParseError(code: 1, message: "passwords and system classes are not yet stored by the PostgreSQL store", httpStatus: 500)
-    }
-
-    /// Runs `body` in one transaction; once it commits, what it asked to run after the commit runs.
-    /// A string holding `\u0000`, which PostgreSQL's `jsonb` cannot hold, is refused (111).
-    func write<Result: Sendable>(
-        _ body: (PostgresConnection, inout [@Sendable () -> Void]) async throws -> Result
-    ) async throws -> Result {
-        let (result, afterCommit): (Result, [@Sendable () -> Void])
-        do {
-            (result, afterCommit) = try await database.transaction { connection in
-                var afterCommit: [@Sendable () -> Void] = []
-                let result = try await body(connection, &afterCommit)
-                return (result, afterCommit)
-            }
-        } catch let error as PSQLError where error.serverInfo?[.sqlState] == "22P05" {
-            throw ParseError(code: 111, message: "a string may not hold \\u0000 on the PostgreSQL store", httpStatus: 400)
-        }
-        for action in afterCommit { action() }
-        return result
     }
 
     /// The object `id` of `className` as stored, its row locked until the transaction ends.

@@ -8,9 +8,10 @@ import PostgresNIO
 ///
 /// Stores, updates and deletes objects, each write one transaction with the after hook it owes (a
 /// row of the app's ``PostgresWorkQueue``), the field types it records and its relations' join rows,
-/// and runs queries through ``PostgresQueryCompiler``. System classes (users' credentials, unique
-/// fields), installations, aggregate pipelines and shared transactions are the SQLite store's alone
-/// so far: this store does not yet stand behind ``ObjectStorage``.
+/// and runs queries through ``PostgresQueryCompiler``. Its writes join a
+/// ``PostgresSharedTransaction`` in the task of one of its members. System classes (users'
+/// credentials, unique fields) and installations are the SQLite store's alone so far: this store
+/// does not yet stand behind ``ObjectStorage``.
 public struct PostgresObjectStore: Sendable {
     let database: PostgresDatabase
     let schema: PostgresAppSchema
@@ -28,6 +29,9 @@ public struct PostgresObjectStore: Sendable {
         table = schema.quoted + ".objects"
         fieldTypes = PostgresFieldTypes(schema: schema)
     }
+
+    /// Where this store's writes open their transactions.
+    var writer: PostgresWriter { PostgresWriter(database: database, schema: schema) }
 
     /// The object `id` of `className`, or nil.
     public func fetch(_ className: String, id: String) async throws -> ParseObject? {
@@ -61,14 +65,17 @@ public struct PostgresObjectStore: Sendable {
         }
     }
 
-    /// The most a statement matching `$regex` patterns may run.
+    /// The most a statement matching `$regex` patterns or `$text` searches, or running a
+    /// pipeline, may run.
     static let patternStatementTimeout: Duration = .seconds(5)
 
-    /// Runs `body` on a connection: for a statement matching patterns, inside a transaction bounded
-    /// to ``patternStatementTimeout``; a statement past it, or a pattern PostgreSQL finds too
-    /// complex, answers 102.
-    func bounded<Result: Sendable>(_ compiler: PostgresQueryCompiler, _ body: (PostgresConnection) async throws -> Result) async throws -> Result {
-        guard compiler.matchesPatterns else { return try await database.client.withConnection { try await body($0) } }
+    /// Runs `body` on a connection: for a statement matching patterns or searching text (or any,
+    /// if `always`), inside a transaction bounded to ``patternStatementTimeout``; a statement past
+    /// it, or a pattern PostgreSQL finds too complex, answers 102.
+    func bounded<Result: Sendable>(
+        _ compiler: PostgresQueryCompiler, always: Bool = false, _ body: (PostgresConnection) async throws -> Result
+    ) async throws -> Result {
+        guard compiler.matchesPatterns || always else { return try await database.client.withConnection { try await body($0) } }
         do {
             return try await database.transaction { connection in
                 let milliseconds = Self.patternStatementTimeout.components.seconds * 1000
@@ -76,7 +83,7 @@ public struct PostgresObjectStore: Sendable {
                 return try await body(connection)
             }
         } catch let error as PSQLError where ["57014", "2201B", "54001"].contains(error.serverInfo?[.sqlState] ?? "") {
-            throw ParseError.invalidQuery("$regex needs more work than one query may do; use a simpler pattern, or narrow the query")
+            throw ParseError.invalidQuery("the query needs more work than one query may do: use a simpler $regex or $text, or narrow it")
         }
     }
 

@@ -24,6 +24,7 @@ struct ObjectStoreUnderTest: Sendable {
             async throws -> (object: ParseObject, event: OutboxEvent?)
     let delete: @Sendable (String, String, @escaping @Sendable (ParseObject) throws -> Void, (@Sendable (ParseObject) -> OutboxEvent)?) async throws -> OutboxEvent?
     let fetch: @Sendable (String, String) async throws -> ParseObject?
+    let sharedTransaction: @Sendable (WriteDeadline) -> any SharedTransaction
 
     /// Runs `body` with a new, empty app on `kind`.
     static func with(_ kind: Kind, _ body: (ObjectStoreUnderTest) async throws -> Void) async throws {
@@ -36,7 +37,7 @@ struct ObjectStoreUnderTest: Sendable {
                         work: stores.work, insert: { try await stores.objects.insert($0, outbox: $1) },
                         update: { try await stores.objects.update($0, id: $1, changes: $2, updatedAt: $3, check: $4, outbox: $5, alongside: []) },
                         delete: { try await stores.objects.delete($0, id: $1, check: $2, outbox: $3) },
-                        fetch: { try await stores.objects.fetch($0, id: $1) }))
+                        fetch: { try await stores.objects.fetch($0, id: $1) }, sharedTransaction: { stores.objects.sharedTransaction(deadline: $0) }))
             }
         case .postgres:
             try await TemporaryPostgres.with { database, schema in
@@ -46,7 +47,7 @@ struct ObjectStoreUnderTest: Sendable {
                         work: try await PostgresWorkQueue(database, schema: schema), insert: { try await objects.insert($0, outbox: $1) },
                         update: { try await objects.update($0, id: $1, changes: $2, updatedAt: $3, check: $4, outbox: $5) },
                         delete: { try await objects.delete($0, id: $1, check: $2, outbox: $3) },
-                        fetch: { try await objects.fetch($0, id: $1) }))
+                        fetch: { try await objects.fetch($0, id: $1) }, sharedTransaction: { objects.sharedTransaction(deadline: $0) }))
             }
         }
     }
