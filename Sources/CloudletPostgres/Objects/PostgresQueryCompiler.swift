@@ -31,6 +31,8 @@ struct PostgresQueryCompiler: WhereCompiling {
     var distanceOrder: String?
     /// Whether the query matches a `$regex`: its statement then runs under a time bound.
     private(set) var matchesPatterns = false
+    /// How many `$text` searches the statement holds so far.
+    private(set) var textSearched = 0
 
     /// A compiler for the `objects` table of `schema`.
     init(schema: PostgresAppSchema) {
