@@ -89,6 +89,7 @@ enum PostgresMigrations {
                 PostgresRateLimitStore.chargeFunction,
             ]),
         PostgresJobStore.migration,
+        PostgresQueryCompiler.textMigration,
     ]
 
     /// Brings `schema` in `database` up to date; answers the names of the changes it applied.

@@ -53,9 +53,9 @@ struct PostgresAggregateCompiler {
     private mutating func add(_ stage: AggregatePipeline.Stage) throws {
         switch stage {
         case .match(let constraints):
-            let searchedText = compiler.textSearched
+            let searches = compiler.textFields.count
             let clause = try compiler.filter(className: className, constraints: constraints, depth: 0)
-            guard compiler.textSearched == searchedText || !isDocument else {
+            guard compiler.textFields.count == searches || !isDocument else {
                 throw ParseError.invalidQuery("$text searches the class's objects: put its $match before any $group, $project or $count")
             }
             // Named as the table a query's clause reads, whose inner queries and relations name its `id`.

@@ -80,10 +80,26 @@ public struct PostgresObjectStore: Sendable {
             return try await database.transaction { connection in
                 let milliseconds = Self.patternStatementTimeout.components.seconds * 1000
                 try await connection.query(PostgresQuery(unsafeSQL: "SET LOCAL statement_timeout = \(milliseconds)"), logger: database.logger)
+                try await checkTextFields(compiler.textFields, on: connection)
                 return try await body(connection)
             }
         } catch let error as PSQLError where ["57014", "2201B", "54001"].contains(error.serverInfo?[.sqlState] ?? "") {
             throw ParseError.invalidQuery("the query needs more work than one query may do: use a simpler $regex or $text, or narrow it")
+        }
+    }
+
+    /// Throws 102 when one of `fields` searched by `$text` is stored with a type other than String,
+    /// as on SQLite (a field never written matches nothing).
+    private func checkTextFields(_ fields: [(className: String, field: String)], on connection: PostgresConnection) async throws {
+        for (className, field) in fields {
+            var binds = PostgresBindings()
+            binds.append(className)
+            binds.append(field)
+            let rows = try await connection.query(
+                PostgresQuery(unsafeSQL: "SELECT type FROM \(schema.quoted).fields WHERE class = $1 AND field = $2", binds: binds), logger: database.logger)
+            for try await type in rows.decode(String.self) where type != "String" {
+                throw ParseError.invalidQuery("$text needs a String field; \(field) holds \(type) values")
+            }
         }
     }
 

@@ -9,11 +9,11 @@ import PostgresNIO
 /// order sorts missing and null values first, then numbers and Booleans (as 1 and 0), then text,
 /// Dates and JSON text.
 ///
-/// Compiled so far: equality, `$eq`, `$ne`, `$lt`, `$lte`, `$gt`, `$gte`, `$in`, `$nin`, `$all`,
+/// Compiled: equality, `$eq`, `$ne`, `$lt`, `$lte`, `$gt`, `$gte`, `$in`, `$nin`, `$all`,
 /// `$containedBy`, `$exists`, `$or`, `$and`, the inner queries (`$inQuery`, `$notInQuery`,
 /// `$select`, `$dontSelect`), `$relatedTo` and pointers matched against relation fields, the geo
 /// operators, `$regex` (``PostgresRegex``), dotted paths, the order, limit and skip, and the
-/// reader's ACL. `$text` answers 102 naming the operator.
+/// reader's ACL; `$text` (``textClause(_:_:)``) and the `$score` it ranks by.
 struct PostgresQueryCompiler: WhereCompiling {
     /// The most results one query returns, as on Parse.com.
     static let maximumLimit = StorageQuery.maximumLimit
@@ -23,21 +23,27 @@ struct PostgresQueryCompiler: WhereCompiling {
     var bounds = QueryBounds()
     let table: String
     let relations: String
+    /// The schema's text search configuration (``textConfiguration``), qualified.
+    let textSearchConfiguration: String
     /// The class whose rows the query (or the inner query being compiled) selects.
     private(set) var className = ""
     /// The reader's ACL identities, for the outer query and every inner one; nil reads as master.
     private var identities: [String]?
     /// The distance a `$nearSphere` orders the results by, nearest first.
     var distanceOrder: String?
-    /// Whether the query matches a `$regex`: its statement then runs under a time bound.
-    private(set) var matchesPatterns = false
-    /// How many `$text` searches the statement holds so far.
-    private(set) var textSearched = 0
+    /// Whether the query matches a `$regex` or searches `$text`: its statement then runs under a time bound.
+    var matchesPatterns = false
+    /// The `$text` of the query being compiled (an inner query's is its own): the `tsvector` and
+    /// `tsquery` its `$score` ranks by.
+    var text: (vector: String, query: String)?
+    /// The class and field of every `$text` of the statement, checked to hold Strings before it runs.
+    var textFields: [(className: String, field: String)] = []
 
     /// A compiler for the `objects` table of `schema`.
     init(schema: PostgresAppSchema) {
         table = schema.quoted + ".objects"
         relations = schema.quoted + ".relations"
+        textSearchConfiguration = schema.quoted + "." + Self.textConfiguration
     }
 
     /// The rows of `query`: `id, created_at, updated_at, acl, data`, in its order, within its limit and skip.
@@ -47,8 +53,10 @@ struct PostgresQueryCompiler: WhereCompiling {
         guard query.query.skip >= 0 else { throw ParseError.invalidQuery("skip must not be negative") }
         let limit = bind(min(max(query.query.limit, 0), Self.maximumLimit))
         let skip = bind(query.query.skip)
+        // `keys` naming `$score` gets each object's relevance as its `score` field.
+        let data = query.query.keys?.contains("$score") == true ? "data || jsonb_build_object('score', \(try textScore()))" : "data"
         return try checked(
-            "SELECT id, created_at, updated_at, acl::text, data::text FROM \(table) WHERE \(filter) ORDER BY \(order) LIMIT \(limit) OFFSET \(skip)")
+            "SELECT id, created_at, updated_at, acl::text, (\(data))::text FROM \(table) WHERE \(filter) ORDER BY \(order) LIMIT \(limit) OFFSET \(skip)")
     }
 
     /// How many rows match `query`.
@@ -69,9 +77,14 @@ struct PostgresQueryCompiler: WhereCompiling {
 
     /// The rows of `className` the reader may read that match `constraints`, nested `depth` deep.
     mutating func filter(className: String, constraints: [String: ParseValue], depth: Int) throws -> String {
-        let outer = self.className
+        let (outer, outerText) = (self.className, text)
         self.className = className
-        defer { self.className = outer }
+        // An inner query has a `$text` of its own; the query's stays for its order and keys.
+        if depth > 0 { text = nil }
+        defer {
+            self.className = outer
+            if depth > 0 { text = outerText }
+        }
         var clauses = ["class = \(bind(className))"]
         if let identities {
             clauses.append(
@@ -139,7 +152,10 @@ struct PostgresQueryCompiler: WhereCompiling {
                 guard let exists = operand.boolValue else { throw ParseError.invalidQuery("$exists needs true or false") }
                 clauses.append(field.column != nil ? (exists ? "true" : "false") : "(\(field.value) IS \(exists ? "NOT " : "")NULL)")
             default:
-                guard op != "$text" else { throw Self.notCompiled(op) }
+                guard op != "$text" else {
+                    clauses.append(try textClause(field, operand))
+                    continue
+                }
                 guard let inner = InnerQuery.Operator(rawValue: op) else { throw ParseError.invalidQuery("unsupported query operator \(op)") }
                 clauses.append(try innerQuery(field, InnerQuery(inner, operand), depth: depth + 1))
             }
@@ -153,11 +169,6 @@ struct PostgresQueryCompiler: WhereCompiling {
         let (owner, key) = try QueryTerms.relatedTo(operand)
         return "id IN (SELECT related_id FROM \(relations) WHERE owning_class = \(bind(owner.className)) AND owning_id = "
             + "\(bind(owner.objectId)) AND field = \(bind(key)) AND related_class = \(bind(className)))"
-    }
-
-    /// 102 for an operator this store does not compile yet.
-    private static func notCompiled(_ op: String) -> ParseError {
-        ParseError.invalidQuery("\(op) is not yet served by the PostgreSQL store")
     }
 
     /// `field = value`, where a value matches only values of its own JSON type; for an array field,
@@ -251,7 +262,10 @@ struct PostgresQueryCompiler: WhereCompiling {
     private mutating func orderClause(_ keys: [String]) throws -> String {
         var terms: [String] = []
         for key in try QueryTerms.orderKeys(keys) {
-            guard case .field(let path, let descending) = key else { throw Self.notCompiled("$score") }
+            guard case .field(let path, let descending) = key else {
+                terms.append(try textScore() + " DESC")
+                continue
+            }
             let field = PostgresField(path: path)
             let direction = descending ? " DESC" : " ASC"
             if let column = field.column {
