@@ -8,7 +8,8 @@ import PostgresNIO
 ///
 /// Stores, updates and deletes objects, each write one transaction with the after hook it owes (a
 /// row of the app's ``PostgresWorkQueue``), the field types it records and its relations' join rows,
-/// and runs queries through ``PostgresQueryCompiler``. Its writes join a
+/// and runs queries through ``PostgresQueryCompiler`` and pipelines through
+/// ``PostgresAggregateCompiler``. Its writes join a
 /// ``PostgresSharedTransaction`` in the task of one of its members. System classes (users'
 /// credentials, unique fields) and installations are the SQLite store's alone so far: this store
 /// does not yet stand behind ``ObjectStorage``.
