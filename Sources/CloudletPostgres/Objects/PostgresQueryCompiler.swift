@@ -151,11 +151,9 @@ struct PostgresQueryCompiler: WhereCompiling {
             case "$exists":
                 guard let exists = operand.boolValue else { throw ParseError.invalidQuery("$exists needs true or false") }
                 clauses.append(field.column != nil ? (exists ? "true" : "false") : "(\(field.value) IS \(exists ? "NOT " : "")NULL)")
+            case "$text":
+                clauses.append(try textClause(field, operand))
             default:
-                guard op != "$text" else {
-                    clauses.append(try textClause(field, operand))
-                    continue
-                }
                 guard let inner = InnerQuery.Operator(rawValue: op) else { throw ParseError.invalidQuery("unsupported query operator \(op)") }
                 clauses.append(try innerQuery(field, InnerQuery(inner, operand), depth: depth + 1))
             }
