@@ -149,4 +149,20 @@ import Testing
             #expect(try await work.claim([.afterHook], limit: 10, owner: "loop", at: now, leasedUntil: now + 10).isEmpty)
         }
     }
+
+    @Test func anotherAppsWriteInAMemberTaskIsItsOwnAndIsNotHeld() async throws {
+        try await TemporaryPostgres.with { database, schema in
+            let objects = try await PostgresObjectStore(database, schema: schema)
+            // Another app on the same database, through the same pool (the server goes with the tests).
+            let otherSchema = PostgresAppSchema(appId: schema.name + "-other")
+            let other = try await PostgresObjectStore(database, schema: otherSchema)
+            let transaction = objects.sharedTransaction(deadline: deadline())
+            let member = SharedTransactionMember(transaction: transaction, held: { Issue.record("another app's write was held") })
+            try await SharedTransactionMember.$current.withValue(member) { try await other.insert(self.note("b")) }
+            transaction.rollBack()
+            #expect(try await other.fetch("Note", id: "b") != nil, "written at once, in a transaction of its own app")
+            #expect(try await objects.fetch("Note", id: "b") == nil)
+            try await database.execute("DROP SCHEMA \(otherSchema.quoted) CASCADE")
+        }
+    }
 }
