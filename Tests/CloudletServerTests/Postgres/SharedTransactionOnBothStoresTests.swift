@@ -153,7 +153,7 @@ import Testing
     @Test func anotherAppsWriteInAMemberTaskIsItsOwnAndIsNotHeld() async throws {
         try await TemporaryPostgres.with { database, schema in
             let objects = try await PostgresObjectStore(database, schema: schema)
-            // Another app on the same database, through the same pool (the server goes with the tests).
+            // Another app on the same database, through the same pool.
             let otherSchema = PostgresAppSchema(appId: schema.name + "-other")
             let other = try await PostgresObjectStore(database, schema: otherSchema)
             let transaction = objects.sharedTransaction(deadline: deadline())
