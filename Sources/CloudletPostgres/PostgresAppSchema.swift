@@ -108,6 +108,7 @@ package enum PostgresMigrations {
         PostgresSchemaStore.migration,
         PostgresPushStore.migration,
         PostgresFileStorage.migration,
+        PostgresQueryCompiler.textMigration,
     ]
 
     /// Brings `schema` in `database` up to date with `migrations` (an app's, unless told);

@@ -16,6 +16,8 @@ public struct PostgresWorkQueue: WorkQueue {
     private let table: String
     /// The topic of the notification a commit that queued work sends to every node.
     private let topic: String
+    /// Where queued work's transactions are opened (a shared transaction's, in one of its members).
+    private let writer: PostgresWriter
     /// Signalled when this node or another queued work in this app.
     public let workQueued: WakeSignal
 
@@ -25,13 +27,16 @@ public struct PostgresWorkQueue: WorkQueue {
         self.database = database
         table = Self.table(schema)
         topic = Self.topic(schema)
+        writer = PostgresWriter(database: database, schema: schema)
         workQueued = await database.wakeSignal(for: topic)
     }
 
     public func enqueue(_ work: [NewWork]) async throws {
         guard !work.isEmpty else { return }
         let rows = work.map { PostgresWorkRow(id: $0.id, kind: $0.kind, payload: JSONWriter.string($0.payload), due: $0.due, heldBy: $0.heldBy) }
-        try await database.transaction { connection in try await Self.queue(rows, in: table, topic: topic, on: connection, logger: database.logger) }
+        try await writer.write { [table, topic, database] connection, _ in
+            try await Self.queue(rows, in: table, topic: topic, on: connection, logger: database.logger)
+        }
     }
 
     /// Queues `rows` in `table` in the transaction of `connection`, rows whose id is queued already

@@ -39,7 +39,7 @@ public struct PostgresJobStore: JobStorage {
         try objects.checkSize(row)
         let jobName = status.fields["jobName"]?.stringValue ?? ""
         let queued = PostgresWorkRow(id: work.id, kind: work.kind, payload: JSONWriter.string(work.payload), due: work.due, heldBy: work.heldBy)
-        return try await objects.write { connection, afterCommit in
+        return try await objects.writer.write { connection, afterCommit in
             try await connection.query("SELECT pg_advisory_xact_lock(hashtextextended(\("cloudlet jobs " + schema.name), 0))", logger: logger)
             var binds = PostgresBindings()
             binds.append(JobStatus.className)
@@ -60,7 +60,7 @@ public struct PostgresJobStore: JobStorage {
 
     @discardableResult
     public func updateRunningJob(_ id: String, fields: [String: ParseValue], updatedAt: Date) async throws -> Bool {
-        try await objects.write { connection, afterCommit in
+        try await objects.writer.write { connection, afterCommit in
             guard var status = try await objects.lockedObject(JobStatus.className, id, on: connection),
                 status.fields["status"]?.stringValue == JobStatus.State.running.rawValue
             else { return false }

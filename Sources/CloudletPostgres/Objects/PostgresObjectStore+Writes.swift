@@ -14,7 +14,7 @@ extension PostgresObjectStore {
     ) async throws {
         let row = try encoded(object, in: outbox)
         let companions = try alongside.map { companion in (companion, try checkedText(companion)) }
-        try await write { connection, afterCommit in
+        try await writer.write { connection, afterCommit in
             try await insertRow(object, row, on: connection, afterCommit: &afterCommit)
             try await PostgresRelations.apply(relations, owner: object.className, id: object.objectId!, in: schema, on: connection, logger: database.logger)
             for (companion, text) in companions { try await insertRow(companion, text, on: connection, afterCommit: &afterCommit) }
@@ -31,7 +31,7 @@ extension PostgresObjectStore {
         outbox: (@Sendable (ParseObject) -> OutboxEvent)?, alongside: [ParseObject] = []
     ) async throws -> (object: ParseObject, event: OutboxEvent?) {
         let companions = try alongside.map { companion in (companion, try checkedText(companion)) }
-        return try await write { connection, afterCommit in
+        return try await writer.write { connection, afterCommit in
             guard let current = try await lockedObject(className, id, on: connection) else { throw ParseError.objectNotFound() }
             try check(current)
             var object = try changes.applied(to: current)
@@ -67,7 +67,7 @@ extension PostgresObjectStore {
     public func delete(
         _ className: String, id: String, check: @escaping @Sendable (ParseObject) throws -> Void, outbox: (@Sendable (ParseObject) -> OutboxEvent)?
     ) async throws -> OutboxEvent? {
-        return try await write { connection, _ in
+        return try await writer.write { connection, _ in
             guard let current = try await lockedObject(className, id, on: connection) else { throw ParseError.objectNotFound() }
             try check(current)
             var binds = PostgresBindings()
@@ -84,26 +84,6 @@ extension PostgresObjectStore {
         }
     }
 
-    /// Runs `body` in one transaction; once it commits, what it asked to run after the commit runs.
-    /// A string holding `\u0000`, which PostgreSQL's `jsonb` cannot hold, is refused (111), and a
-    /// write that breaks one of ``PostgresUniqueValues`` with its Parse error.
-    func write<Result: Sendable>(
-        _ body: (PostgresConnection, inout [@Sendable () -> Void]) async throws -> Result
-    ) async throws -> Result {
-        let (result, afterCommit): (Result, [@Sendable () -> Void])
-        do {
-            (result, afterCommit) = try await database.transaction { connection in
-                var afterCommit: [@Sendable () -> Void] = []
-                let result = try await body(connection, &afterCommit)
-                return (result, afterCommit)
-            }
-        } catch let error as PSQLError where error.serverInfo?[.sqlState] == "22P05" {
-            throw ParseError(code: 111, message: "a string may not hold \\u0000 on the PostgreSQL store", httpStatus: 400)
-        } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
-            throw PostgresUniqueValues.error(for: error)
-        }
-        for action in afterCommit { action() }
-        return result
     }
 
     /// The object `id` of `className` as stored, its row locked until the transaction ends.

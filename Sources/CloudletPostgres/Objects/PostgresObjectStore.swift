@@ -8,11 +8,11 @@ import PostgresNIO
 ///
 /// Stores, updates and deletes objects, each write one transaction with the after hook it owes (a
 /// row of the app's ``PostgresWorkQueue``), the field types it records and its relations' join rows,
-/// and runs queries through ``PostgresQueryCompiler``. System classes are stored as the SQLite
-/// store stores them: their unique values kept by ``PostgresUniqueValues``, a user's password and
-/// account changed and removed with it (``PostgresAccountStore``). Aggregate pipelines and shared
-/// transactions are the SQLite store's alone so far: this store does not yet stand behind
-/// ``ObjectStorage``.
+/// and runs queries through ``PostgresQueryCompiler`` and pipelines through
+/// ``PostgresAggregateCompiler``. Its writes join a ``PostgresSharedTransaction`` in the task of
+/// one of its members. System classes are stored as the SQLite store stores them: their unique
+/// values kept by ``PostgresUniqueValues``, a user's password and account changed and removed with
+/// it (``PostgresAccountStore``).
 public struct PostgresObjectStore: Sendable {
     let database: PostgresDatabase
     let schema: PostgresAppSchema
@@ -32,6 +32,9 @@ public struct PostgresObjectStore: Sendable {
         // Listening, so that another node's schema change drops the field types cached here.
         _ = await database.wakeSignal(for: PostgresFieldTypes.changeTopic(schema))
     }
+
+    /// Where this store's writes open their transactions.
+    var writer: PostgresWriter { PostgresWriter(database: database, schema: schema) }
 
     /// The object `id` of `className`, or nil.
     public func fetch(_ className: String, id: String) async throws -> ParseObject? {
@@ -65,22 +68,41 @@ public struct PostgresObjectStore: Sendable {
         }
     }
 
-    /// The most a statement matching `$regex` patterns may run.
+    /// The most a statement matching `$regex` patterns or `$text` searches, or running a
+    /// pipeline, may run.
     static let patternStatementTimeout: Duration = .seconds(5)
 
-    /// Runs `body` on a connection: for a statement matching patterns, inside a transaction bounded
-    /// to ``patternStatementTimeout``; a statement past it, or a pattern PostgreSQL finds too
-    /// complex, answers 102.
-    func bounded<Result: Sendable>(_ compiler: PostgresQueryCompiler, _ body: (PostgresConnection) async throws -> Result) async throws -> Result {
-        guard compiler.matchesPatterns else { return try await database.client.withConnection { try await body($0) } }
+    /// Runs `body` on a connection: for a statement matching patterns or searching text (or any,
+    /// if `always`), inside a transaction bounded to ``patternStatementTimeout``; a statement past
+    /// it, or a pattern PostgreSQL finds too complex, answers 102.
+    func bounded<Result: Sendable>(
+        _ compiler: PostgresQueryCompiler, always: Bool = false, _ body: (PostgresConnection) async throws -> Result
+    ) async throws -> Result {
+        guard compiler.matchesPatterns || always else { return try await database.client.withConnection { try await body($0) } }
         do {
             return try await database.transaction { connection in
                 let milliseconds = Self.patternStatementTimeout.components.seconds * 1000
                 try await connection.query(PostgresQuery(unsafeSQL: "SET LOCAL statement_timeout = \(milliseconds)"), logger: database.logger)
+                try await checkTextFields(compiler.textFields, on: connection)
                 return try await body(connection)
             }
         } catch let error as PSQLError where ["57014", "2201B", "54001"].contains(error.serverInfo?[.sqlState] ?? "") {
-            throw ParseError.invalidQuery("$regex needs more work than one query may do; use a simpler pattern, or narrow the query")
+            throw ParseError.invalidQuery("the query needs more work than one query may do: use a simpler $regex or $text, or narrow it")
+        }
+    }
+
+    /// Throws 102 when one of `fields` searched by `$text` is stored with a type other than String,
+    /// as on SQLite (a field never written matches nothing).
+    private func checkTextFields(_ fields: [(className: String, field: String)], on connection: PostgresConnection) async throws {
+        for (className, field) in fields {
+            var binds = PostgresBindings()
+            binds.append(className)
+            binds.append(field)
+            let rows = try await connection.query(
+                PostgresQuery(unsafeSQL: "SELECT type FROM \(schema.quoted).fields WHERE class = $1 AND field = $2", binds: binds), logger: database.logger)
+            for try await type in rows.decode(String.self) where type != "String" {
+                throw ParseError.invalidQuery("$text needs a String field; \(field) holds \(type) values")
+            }
         }
     }
 

@@ -9,11 +9,11 @@ import PostgresNIO
 /// order sorts missing and null values first, then numbers and Booleans (as 1 and 0), then text,
 /// Dates and JSON text.
 ///
-/// Compiled so far: equality, `$eq`, `$ne`, `$lt`, `$lte`, `$gt`, `$gte`, `$in`, `$nin`, `$all`,
+/// Compiled: equality, `$eq`, `$ne`, `$lt`, `$lte`, `$gt`, `$gte`, `$in`, `$nin`, `$all`,
 /// `$containedBy`, `$exists`, `$or`, `$and`, the inner queries (`$inQuery`, `$notInQuery`,
 /// `$select`, `$dontSelect`), `$relatedTo` and pointers matched against relation fields, the geo
 /// operators, `$regex` (``PostgresRegex``), dotted paths, the order, limit and skip, and the
-/// reader's ACL. `$text` answers 102 naming the operator.
+/// reader's ACL; `$text` (``textClause(_:_:)``) and the `$score` it ranks by.
 struct PostgresQueryCompiler: WhereCompiling {
     /// The most results one query returns, as on Parse.com.
     static let maximumLimit = StorageQuery.maximumLimit
@@ -23,33 +23,47 @@ struct PostgresQueryCompiler: WhereCompiling {
     var bounds = QueryBounds()
     let table: String
     let relations: String
+    /// The schema's text search configuration (``textConfiguration``), qualified.
+    let textSearchConfiguration: String
     /// The class whose rows the query (or the inner query being compiled) selects.
     private(set) var className = ""
     /// The reader's ACL identities, for the outer query and every inner one; nil reads as master.
     private var identities: [String]?
     /// The distance a `$nearSphere` orders the results by, nearest first.
     var distanceOrder: String?
-    /// Whether the query matches a `$regex`: its statement then runs under a time bound.
-    private(set) var matchesPatterns = false
+    /// Whether the query matches a `$regex` or searches `$text`: its statement then runs under a time bound.
+    var matchesPatterns = false
+    /// The `$text` of the query being compiled (an inner query's is its own): the `tsvector` and
+    /// `tsquery` its `$score` ranks by.
+    var text: (vector: String, query: String)?
+    /// The class and field of every `$text` of the statement, checked to hold Strings before it runs.
+    var textFields: [(className: String, field: String)] = []
 
     /// A compiler for the `objects` table of `schema`.
     init(schema: PostgresAppSchema) {
         table = schema.quoted + ".objects"
         relations = schema.quoted + ".relations"
+        textSearchConfiguration = schema.quoted + "." + Self.textConfiguration
     }
 
     /// What a row of an object is selected as: `id, created_at, updated_at, acl, data`.
     static let objectColumns = "id, created_at, updated_at, acl::text, data::text"
 
-    /// The rows of `query`, as `columns`, in its order, within its limit and skip.
-    mutating func select(_ query: StorageQuery, columns: String = objectColumns) throws -> String {
+    /// The rows of `query`, as `columns` (by default the object's), in its order, within its limit and skip.
+    mutating func select(_ query: StorageQuery, columns: String? = nil) throws -> String {
         let filter = try filter(query)
         let order = try orderClause(query.query.order)
         guard query.query.skip >= 0 else { throw ParseError.invalidQuery("skip must not be negative") }
         let limit = bind(min(max(query.query.limit, 0), Self.maximumLimit))
         let skip = bind(query.query.skip)
         return try checked(
-            "SELECT \(columns) FROM \(table) WHERE \(filter) ORDER BY \(order) LIMIT \(limit) OFFSET \(skip)")
+            "SELECT \(try columns ?? objectColumns(query)) FROM \(table) WHERE \(filter) ORDER BY \(order) LIMIT \(limit) OFFSET \(skip)")
+    }
+
+    /// The object's columns; with `keys` naming `$score`, its relevance as its `score` field.
+    private mutating func objectColumns(_ query: StorageQuery) throws -> String {
+        guard query.query.keys?.contains("$score") == true else { return Self.objectColumns }
+        return "id, created_at, updated_at, acl::text, (data || jsonb_build_object('score', \(try textScore())))::text"
     }
 
     /// How many rows match `query`.
@@ -70,9 +84,14 @@ struct PostgresQueryCompiler: WhereCompiling {
 
     /// The rows of `className` the reader may read that match `constraints`, nested `depth` deep.
     mutating func filter(className: String, constraints: [String: ParseValue], depth: Int) throws -> String {
-        let outer = self.className
+        let (outer, outerText) = (self.className, text)
         self.className = className
-        defer { self.className = outer }
+        // An inner query has a `$text` of its own; the query's stays for its order and keys.
+        if depth > 0 { text = nil }
+        defer {
+            self.className = outer
+            if depth > 0 { text = outerText }
+        }
         var clauses = ["class = \(bind(className))"]
         if let identities {
             clauses.append(
@@ -139,8 +158,9 @@ struct PostgresQueryCompiler: WhereCompiling {
             case "$exists":
                 guard let exists = operand.boolValue else { throw ParseError.invalidQuery("$exists needs true or false") }
                 clauses.append(field.column != nil ? (exists ? "true" : "false") : "(\(field.value) IS \(exists ? "NOT " : "")NULL)")
+            case "$text":
+                clauses.append(try textClause(field, operand))
             default:
-                guard op != "$text" else { throw Self.notCompiled(op) }
                 guard let inner = InnerQuery.Operator(rawValue: op) else { throw ParseError.invalidQuery("unsupported query operator \(op)") }
                 clauses.append(try innerQuery(field, InnerQuery(inner, operand), depth: depth + 1))
             }
@@ -154,11 +174,6 @@ struct PostgresQueryCompiler: WhereCompiling {
         let (owner, key) = try QueryTerms.relatedTo(operand)
         return "id IN (SELECT related_id FROM \(relations) WHERE owning_class = \(bind(owner.className)) AND owning_id = "
             + "\(bind(owner.objectId)) AND field = \(bind(key)) AND related_class = \(bind(className)))"
-    }
-
-    /// 102 for an operator this store does not compile yet.
-    private static func notCompiled(_ op: String) -> ParseError {
-        ParseError.invalidQuery("\(op) is not yet served by the PostgreSQL store")
     }
 
     /// `field = value`, where a value matches only values of its own JSON type; for an array field,
@@ -252,7 +267,10 @@ struct PostgresQueryCompiler: WhereCompiling {
     private mutating func orderClause(_ keys: [String]) throws -> String {
         var terms: [String] = []
         for key in try QueryTerms.orderKeys(keys) {
-            guard case .field(let path, let descending) = key else { throw Self.notCompiled("$score") }
+            guard case .field(let path, let descending) = key else {
+                terms.append(try textScore() + " DESC")
+                continue
+            }
             let field = PostgresField(path: path)
             let direction = descending ? " DESC" : " ASC"
             if let column = field.column {
@@ -265,30 +283,5 @@ struct PostgresQueryCompiler: WhereCompiling {
         terms.append("created_at COLLATE \"C\" ASC")
         terms.append("id COLLATE \"C\" ASC")
         return terms.joined(separator: ", ")
-    }
-}
-
-/// A field named in a query: one of the object's columns, or a path into its JSON fields.
-struct PostgresField {
-    let path: String
-
-    /// The column behind `objectId`, `createdAt` and `updatedAt`.
-    var column: String? { QueryTerms.column(path) }
-
-    /// The field's JSON value: `data #> '{a,b}'` (names are validated identifiers, so need no quoting).
-    var value: String {
-        "(data #> '{\(path.split(separator: ".").joined(separator: ","))}')"
-    }
-
-    /// What the field sorts by, as SQLite's store sorts it: missing and null first, then numbers
-    /// and Booleans, then text (a Date by its `iso`, an array or object by its JSON text).
-    var sortKeys: [String] {
-        let type = "jsonb_typeof(\(value))"
-        let isDate = "jsonb_typeof(\(value) -> 'iso') = 'string'"
-        return [
-            "(CASE WHEN \(type) IS NULL OR \(type) = 'null' THEN 0 WHEN \(type) IN ('number', 'boolean') THEN 1 ELSE 2 END)",
-            "(CASE \(type) WHEN 'number' THEN (\(value))::numeric WHEN 'boolean' THEN (CASE WHEN (\(value))::boolean THEN 1 ELSE 0 END) END)",
-            "(CASE WHEN \(isDate) THEN \(value) ->> 'iso' WHEN \(type) = 'string' THEN \(value) #>> '{}' WHEN \(type) IN ('array', 'object') THEN (\(value))::text END) COLLATE \"C\"",
-        ]
     }
 }

@@ -1,3 +1,4 @@
+import CloudletRuntime
 import GRDB
 
 /// The full-text index behind `$text`: one FTS5 table for the whole app, in its own database, with
@@ -21,7 +22,7 @@ enum SQLiteTextIndex {
     /// those an app searches (users and roles); the others (sessions, installations, push and job
     /// statuses) hold no text to search, and `$text` on them answers 102.
     static func isSearchable(_ className: String) -> Bool {
-        !className.hasPrefix("_") || ["_User", "_Role"].contains(className)
+        TextSearch.isSearchable(className)
     }
 
     /// ``isSearchable(_:)`` in SQL, for the class column `column`.

@@ -24,8 +24,8 @@ struct ObjectStoreUnderTest: Sendable {
             async throws -> (object: ParseObject, event: OutboxEvent?)
     let delete: @Sendable (String, String, @escaping @Sendable (ParseObject) throws -> Void, (@Sendable (ParseObject) -> OutboxEvent)?) async throws -> OutboxEvent?
     let fetch: @Sendable (String, String) async throws -> ParseObject?
-
     let installations: @Sendable (InstallationKey, String, Int) async throws -> [ParseObject]
+    let sharedTransaction: @Sendable (WriteDeadline) -> any SharedTransaction
 
     /// Runs `body` with a new, empty app on `kind`.
     static func with(_ kind: Kind, _ body: (ObjectStoreUnderTest) async throws -> Void) async throws {
@@ -42,7 +42,8 @@ struct ObjectStoreUnderTest: Sendable {
                 update: { try await stores.objects.update($0, id: $1, changes: $2, updatedAt: $3, check: $4, outbox: $5, alongside: []) },
                 delete: { try await stores.objects.delete($0, id: $1, check: $2, outbox: $3) },
                 fetch: { try await stores.objects.fetch($0, id: $1) },
-                installations: { try await stores.objects.installations(with: $0, equalTo: $1, limit: $2) })
+                installations: { try await stores.objects.installations(with: $0, equalTo: $1, limit: $2) },
+                sharedTransaction: { stores.objects.sharedTransaction(deadline: $0) })
         case .postgres(let database, let schema):
             let objects = try await PostgresObjectStore(database, schema: schema)
             return ObjectStoreUnderTest(
@@ -50,7 +51,8 @@ struct ObjectStoreUnderTest: Sendable {
                 update: { try await objects.update($0, id: $1, changes: $2, updatedAt: $3, check: $4, outbox: $5) },
                 delete: { try await objects.delete($0, id: $1, check: $2, outbox: $3) },
                 fetch: { try await objects.fetch($0, id: $1) },
-                installations: { try await objects.installations(with: $0, equalTo: $1, limit: $2) })
+                installations: { try await objects.installations(with: $0, equalTo: $1, limit: $2) },
+                sharedTransaction: { objects.sharedTransaction(deadline: $0) })
         }
     }
 }

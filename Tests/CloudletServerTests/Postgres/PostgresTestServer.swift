@@ -43,7 +43,7 @@ final class PostgresTestServer: Sendable {
         // `setpriv` runs the program in its own place (where `runuser` would wait for it as a
         // parent), so that the shell below signals the server itself.
         let prefix = asRoot ? ["/usr/bin/setpriv", "--reuid=postgres", "--regid=postgres", "--init-groups"] : []
-        try Self.run(prefix + ["\(binaries)/initdb", "-D", "\(folder)/data", "-U", "cloudlet", "--auth=trust", "-E", "UTF8", "--no-sync"], in: folder)
+        try Self.run(prefix + ["\(binaries)/initdb", "-D", "\(folder)/data", "-U", "cloudlet", "--auth=trust", "-E", "UTF8", "--locale=C.UTF-8", "--no-sync"], in: folder)
         let port = try Self.freePort()
         // The server in the foreground of a shell that stops it once this process is gone.
         let server = ([
