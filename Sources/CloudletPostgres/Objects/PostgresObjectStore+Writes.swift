@@ -34,7 +34,8 @@ extension PostgresObjectStore {
         return try await writer.write { connection, afterCommit in
             guard let current = try await lockedObject(className, id, on: connection) else { throw ParseError.objectNotFound() }
             try check(current)
-            var object = try changes.applied(to: current)
+            // Stored and handed to the after hook with its `File` URLs rebuilt, as every read answers it.
+            var object = FileURLs.presenting(try changes.applied(to: current), with: fileURLs)
             object.updatedAt = updatedAt
             if let commit = try await fieldTypes.check(object, on: connection, logger: database.logger) { afterCommit.append(commit) }
             // The after hook's event encodes the object once, for the object's row and the queued one alike.
@@ -78,12 +79,10 @@ extension PostgresObjectStore {
             if className == SystemClass.user.name {
                 try await PostgresAccountStore.deleteAccount(ofUser: id, in: schema, on: connection, logger: database.logger)
             }
-            let event = outbox?(current)
+            let event = outbox?(FileURLs.presenting(current, with: fileURLs))
             if let event { try await queueAfterHook(event, on: connection) }
             return event
         }
-    }
-
     }
 
     /// The object `id` of `className` as stored, its row locked until the transaction ends.

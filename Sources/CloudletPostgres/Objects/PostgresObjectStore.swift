@@ -20,10 +20,16 @@ public struct PostgresObjectStore: Sendable {
     let fieldTypes: PostgresFieldTypes
     /// The most bytes an object's fields and ACL may take, as on SQLite (116 past it).
     let maximumObjectBytes: Int
+    /// The URLs `File` values read back get (see ``ObjectStorage/fileURLs``).
+    public let fileURLs: FileURLs?
 
-    /// The objects of the app whose schema is `schema`, made or brought up to date first.
-    public init(_ database: PostgresDatabase, schema: PostgresAppSchema, maximumObjectBytes: Int = 1 << 20) async throws {
+    /// The objects of the app whose schema is `schema`, made or brought up to date first; `File`
+    /// values read back get their URLs from `fileURLs`.
+    public init(
+        _ database: PostgresDatabase, schema: PostgresAppSchema, maximumObjectBytes: Int = 1 << 20, fileURLs: FileURLs? = nil
+    ) async throws {
         try await PostgresMigrations.apply(to: schema, in: database)
+        self.fileURLs = fileURLs
         self.database = database
         self.schema = schema
         self.maximumObjectBytes = maximumObjectBytes
@@ -115,7 +121,7 @@ public struct PostgresObjectStore: Sendable {
         let rows = try await connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: database.logger)
         for try await row in rows.decode((String, String, String, String?, String).self) {
             try budget?.charge(bytes: ReadBudget.storedSize(data: row.4, acl: row.3))
-            objects.append(try Self.object(className, row))
+            objects.append(FileURLs.presenting(try Self.object(className, row), with: fileURLs))
         }
         return objects
     }
@@ -127,3 +133,5 @@ public struct PostgresObjectStore: Sendable {
             acl: try row.3.flatMap { ParseACL(json: try JSONParser.parse($0)) }, fields: try JSONParser.parse(row.4).objectValue ?? [:])
     }
 }
+
+extension PostgresObjectStore: ObjectStorage {}

@@ -24,7 +24,7 @@ extension PostgresPushStore {
         case .expired: ended = (false, PushJobCounts.expiredReason)
         case .retry: return false
         }
-        return try await objects.write { connection, afterCommit in
+        return try await objects.writer.write { connection, afterCommit in
             try await connection.run("SELECT 1 FROM \(jobs) WHERE job_id = $1 FOR UPDATE", PostgresBindings(delivery.jobId), logger: logger)
             let deleted = try await connection.count(
                 "DELETE FROM \(work) WHERE id = $1 AND lease_owner = $2 RETURNING 1", PostgresBindings(delivery.id, owner), logger: logger)
@@ -45,7 +45,7 @@ extension PostgresPushStore {
     }
 
     public func finishPushJob(_ id: String, _ ending: PushJobEnding, now: Date) async throws {
-        try await objects.write { connection, afterCommit in
+        try await objects.writer.write { connection, afterCommit in
             try await finishPushJob(id, ending, now: now, on: connection, afterCommit: &afterCommit)
         }
     }

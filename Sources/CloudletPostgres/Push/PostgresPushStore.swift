@@ -79,14 +79,14 @@ public struct PostgresPushStore: PushDeliveryStorage {
     }
 
     public func schedulePushJob(_ id: String, now: Date) async throws {
-        try await objects.write { connection, afterCommit in
+        try await objects.writer.write { connection, afterCommit in
             try await connection.run("SELECT 1 FROM \(jobs) WHERE job_id = $1 FOR UPDATE", PostgresBindings(id), logger: logger)
             try await setPushStatus(id, ["status": .string(PushJobStatus.scheduled.rawValue)], now: now, on: connection, afterCommit: &afterCommit)
         }
     }
 
     public func startPushJob(_ id: String, now: Date) async throws {
-        try await objects.write { connection, afterCommit in
+        try await objects.writer.write { connection, afterCommit in
             try await connection.run("UPDATE \(jobs) SET phase = 'running' WHERE job_id = $1 AND phase <> 'finished'", PostgresBindings(id), logger: logger)
             try await setPushStatus(id, ["status": .string(PushJobStatus.running.rawValue)], now: now, on: connection, afterCommit: &afterCommit)
         }
@@ -109,7 +109,7 @@ public struct PostgresPushStore: PushDeliveryStorage {
     public func expandPushJob(
         _ id: String, recipients: [PushRecipient], cursor: String?, isLast: Bool, badgeIncrement: Int?, now: Date
     ) async throws {
-        try await objects.write { connection, afterCommit in
+        try await objects.writer.write { connection, afterCommit in
             guard let progress = try await progress(of: id, locking: true, on: connection), !progress.isFinished else { return }
             if badgeIncrement != nil, !recipients.isEmpty,
                 let commit = try await objects.fieldTypes.check(ParseObject(className: "_Installation", fields: ["badge": 1]), on: connection, logger: logger)
@@ -131,7 +131,7 @@ public struct PostgresPushStore: PushDeliveryStorage {
                 """, binds, logger: logger)
             try await updatePushCounts(of: id, now: now, on: connection, afterCommit: &afterCommit)
             if !added.isEmpty {
-                try await connection.query("SELECT pg_notify(\(PostgresNotifications.channel), \(PostgresWorkQueue.topic(schema)))", logger: logger)
+                try await PostgresNotifications.notify(PostgresWorkQueue.topic(schema), on: connection, logger: logger)
             }
         }
     }

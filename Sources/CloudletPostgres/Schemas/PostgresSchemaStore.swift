@@ -107,7 +107,7 @@ public struct PostgresSchemaStore: SchemaStorage {
     }
 
     public func purge(_ className: String) async throws {
-        try await objects.write { connection, _ in
+        try await objects.writer.write { connection, _ in
             let binds = PostgresBindings(className)
             try await connection.run("DELETE FROM \(schema.quoted).relations WHERE owning_class = $1 OR related_class = $1", binds, logger: logger)
             try await connection.run("DELETE FROM \(objects.table) WHERE class = $1", binds, logger: logger)
@@ -116,11 +116,11 @@ public struct PostgresSchemaStore: SchemaStorage {
 
     /// Runs `body` in one transaction that notifies every node of the app that its schemas changed;
     /// once it commits, this node's cached field types are dropped at once.
-    private func change(_ body: (PostgresConnection) async throws -> Void) async throws {
+    private func change(_ body: @escaping @Sendable (PostgresConnection) async throws -> Void) async throws {
         let topic = PostgresFieldTypes.changeTopic(schema)
-        try await objects.write { connection, afterCommit in
+        try await objects.writer.write { connection, afterCommit in
             try await body(connection)
-            try await connection.query("SELECT pg_notify(\(PostgresNotifications.channel), \(topic))", logger: logger)
+            try await PostgresNotifications.notify(topic, on: connection, logger: logger)
             afterCommit.append { [database = objects.database] in database.notifications.signal(for: topic).signal() }
         }
     }

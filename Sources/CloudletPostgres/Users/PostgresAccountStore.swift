@@ -46,7 +46,7 @@ public struct PostgresAccountStore: AccountStorage {
     ) async throws {
         let row = try objects.encoded(user, in: outbox)
         let companions = try alongside.map { companion in (companion, try objects.checkedText(companion)) }
-        try await objects.write { connection, afterCommit in
+        try await objects.writer.write { connection, afterCommit in
             try await objects.insertRow(user, row, on: connection, afterCommit: &afterCommit)
             if let passwordHash, let id = user.objectId {
                 try await Self.setPassword(PasswordChange(hash: passwordHash, keptSessionTokenHash: nil), ofUser: id, in: schema, on: connection, logger: logger)
