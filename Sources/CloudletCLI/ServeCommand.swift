@@ -111,9 +111,9 @@ struct ServeCommand<Hooks: HookModule>: AsyncParsableCommand {
             try await registry.setOperatorKey(OperatorKey(given))
             return "as given"
         }
-        if try await registry.operatorKey() != nil { return "kept hashed in \(registry.place)" }
         let key = AppKeys.randomKey()
-        try await registry.setOperatorKey(OperatorKey(key))
+        // Another node starting at once may keep its key first: then that one opens the admin API.
+        guard try await registry.setOperatorKeyIfNone(OperatorKey(key)) else { return "kept hashed in \(registry.place)" }
         return "\(key)  (shown this once: only its hash is kept)"
     }
 }

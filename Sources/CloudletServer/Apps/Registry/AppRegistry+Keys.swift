@@ -30,8 +30,14 @@ extension AppRegistry {
     /// creates it if needed; a given key that is not the app's active one replaces its keys of that kind.
     public func ensure(_ id: String, settings: AppSettings, clientKey: String? = nil, masterKey: String? = nil) async throws -> EnsuredApp {
         guard let existing = try await app(id) else {
-            let created = try await create(id, settings: settings, clientKey: clientKey, masterKey: masterKey)
-            return EnsuredApp(record: created.record, clientKey: created.clientKey, masterKey: created.masterKey)
+            do {
+                let created = try await create(id, settings: settings, clientKey: clientKey, masterKey: masterKey)
+                return EnsuredApp(record: created.record, clientKey: created.clientKey, masterKey: created.masterKey)
+            } catch let error as ParseError where error.code == 137 {
+                // Another node starting at once may have created it first: then this one goes on as for an app that exists.
+                guard try await app(id) != nil else { throw error }
+                return try await ensure(id, settings: settings, clientKey: clientKey, masterKey: masterKey)
+            }
         }
         for (kind, given) in [(AppKeyKind.client, clientKey), (.master, masterKey)] {
             guard let given else { continue }
@@ -61,6 +67,12 @@ extension AppRegistry {
 
     /// Keeps `key`'s hash as the operator key.
     public func setOperatorKey(_ key: OperatorKey) async throws {
-        try await storage.setHostSetting(Self.operatorKeySetting, HexBytes.encode(key.hash))
+        try await storage.setHostSetting(Self.operatorKeySetting, HexBytes.encode(key.hash), replacing: true)
+    }
+
+    /// Keeps `key`'s hash as the operator key if the registry keeps none yet (another node
+    /// starting at once may have kept its own first); answers whether it did.
+    public func setOperatorKeyIfNone(_ key: OperatorKey) async throws -> Bool {
+        try await storage.setHostSetting(Self.operatorKeySetting, HexBytes.encode(key.hash), replacing: false)
     }
 }

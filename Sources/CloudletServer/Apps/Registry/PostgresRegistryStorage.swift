@@ -147,13 +147,15 @@ struct PostgresRegistryStorage: RegistryStorage {
         }
     }
 
-    func setHostSetting(_ name: String, _ value: String) async throws {
-        try await write { connection in
-            try await connection.query(
-                """
-                INSERT INTO \(unescaped: schema).host_settings (name, value) VALUES (\(name), \(value))
-                ON CONFLICT (name) DO UPDATE SET value = excluded.value
-                """, logger: database.logger)
+    func setHostSetting(_ name: String, _ value: String, replacing: Bool) async throws -> Bool {
+        let onConflict = replacing ? "UPDATE SET value = excluded.value" : "NOTHING"
+        return try await write { connection in
+            try await count(
+                connection.query(
+                    """
+                    INSERT INTO \(unescaped: schema).host_settings (name, value) VALUES (\(name), \(value))
+                    ON CONFLICT (name) DO \(unescaped: onConflict) RETURNING name
+                    """, logger: database.logger)) > 0
         }
     }
 

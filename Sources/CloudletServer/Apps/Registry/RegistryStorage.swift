@@ -25,8 +25,10 @@ protocol RegistryStorage: Sendable {
     /// The host setting `name` (the operator key's hash), if set.
     func hostSetting(_ name: String) async throws -> String?
 
-    /// Sets the host setting `name` to `value`.
-    func setHostSetting(_ name: String, _ value: String) async throws
+    /// Sets the host setting `name` to `value`; unless `replacing`, only if it has none. Answers
+    /// whether it was set.
+    @discardableResult
+    func setHostSetting(_ name: String, _ value: String, replacing: Bool) async throws -> Bool
 
     /// A number that changes whenever the registry was changed by another process or node (polled
     /// every ``AppSupervisor/pollInterval``), and a signal that such a change wakes, where the

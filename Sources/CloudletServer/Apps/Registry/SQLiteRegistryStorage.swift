@@ -77,11 +77,13 @@ struct SQLiteRegistryStorage: RegistryStorage {
         try await database.queue.read { db in try String.fetchOne(db, sql: "SELECT value FROM host_settings WHERE name = ?", arguments: [name]) }
     }
 
-    func setHostSetting(_ name: String, _ value: String) async throws {
+    func setHostSetting(_ name: String, _ value: String, replacing: Bool) async throws -> Bool {
         try await database.queue.write { db in
             try db.execute(
-                sql: "INSERT INTO host_settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value",
+                sql: "INSERT INTO host_settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO "
+                    + (replacing ? "UPDATE SET value = excluded.value" : "NOTHING"),
                 arguments: [name, value])
+            return db.changesCount > 0
         }
     }
 
