@@ -241,6 +241,7 @@ let package = Package(
         .testTarget(
             name: "CloudletServerTests",
             dependencies: [
+                "PostgresTestServer",
                 "CloudletServerTesting",
                 "PushStandIns",
                 "Cloudlet",
@@ -265,6 +266,8 @@ let package = Package(
             dependencies: ["CloudletServerTesting", "Hooks", "Cloudlet", "CloudletServer", "CloudletTesting"],
             swiftSettings: swiftSettings
         ),
+        // A PostgreSQL server of the tests' own, started once per test process.
+        .target(name: "PostgresTestServer", path: "Tests/PostgresTestServer", swiftSettings: swiftSettings),
         // Local APNs, FCM and identity providers over HTTP/2 and TLS, and an SMTP server, for the push, sign-in and email tests and the benchmarks.
         .target(
             name: "PushStandIns",
@@ -324,6 +327,7 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
+                "PostgresTestServer",
                 "cloudlet-worker-fixture",
                 "CloudletServerTesting",
                 "CloudletCLI",

@@ -1,6 +1,7 @@
 import CloudletRuntime
 import Foundation
 import PostgresNIO
+import PostgresTestServer
 import Synchronization
 import Testing
 

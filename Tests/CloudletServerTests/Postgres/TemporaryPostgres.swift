@@ -1,4 +1,5 @@
 import Foundation
+import PostgresTestServer
 
 @testable import CloudletPostgres
 

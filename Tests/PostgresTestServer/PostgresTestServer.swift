@@ -6,17 +6,19 @@ import Glibc
 
 /// A PostgreSQL server of the tests' own, started once per test process on a free port in a new
 /// folder and stopped when the process ends (a watch in the shell that runs it sees the process
-/// go, however it ends). Tests share it; each uses a schema of its own.
+/// go, however it ends). Tests share it; each uses a schema or a database of its own.
 ///
 /// `initdb` refuses to run as root: as root, the server is made and run as the `postgres` user
 /// (through util-linux's `setpriv`), owner of its folder. PostgreSQL's programs are found in `/usr/lib/postgresql/<version>/bin`
 /// (Debian's `postgresql` package, which `.ci/run` installs), or else on `PATH`.
-final class PostgresTestServer: Sendable {
+public final class PostgresTestServer: Sendable {
     /// The URL of the server's database, for ``PostgresDatabase``.
-    let url: String
+    public let url: String
+    private let binaries: String
+    private let port: Int
 
     /// The server, started at the first use.
-    static var shared: PostgresTestServer {
+    public static var shared: PostgresTestServer {
         get async throws { try await started.value }
     }
 
@@ -66,12 +68,21 @@ final class PostgresTestServer: Sendable {
         shell.standardError = FileHandle.nullDevice
         try shell.run()
         url = "postgres://cloudlet@127.0.0.1:\(port)/postgres?sslmode=disable"
+        self.binaries = binaries
+        self.port = port
         for _ in 0..<300 {
             if (try? Self.run(["\(binaries)/pg_isready", "-q", "-h", "127.0.0.1", "-p", "\(port)"])) != nil { return }
             usleep(100_000)
         }
         let log = (try? String(contentsOfFile: "\(folder)/server.log", encoding: .utf8)) ?? ""
         throw StartFailure(description: "PostgreSQL did not start on port \(port) in 30 s: \(log)")
+    }
+
+    /// The URL of a new, empty database on the server, for a test whose nodes share one of their own.
+    public func newDatabase() throws -> String {
+        let name = "test_" + UUID().uuidString.prefix(8).lowercased()
+        try Self.run(["\(binaries)/createdb", "-h", "127.0.0.1", "-p", "\(port)", "-U", "cloudlet", name])
+        return url.replacingOccurrences(of: "/postgres?", with: "/\(name)?")
     }
 
     /// The folder of PostgreSQL's programs: Debian's newest, or the one holding `initdb` on `PATH`.
