@@ -1,6 +1,7 @@
 import Cloudlet
 @testable import CloudletRuntime
 import Foundation
+import GRDB
 import PostgresNIO
 import Testing
 
@@ -136,6 +137,33 @@ import Testing
             #expect(reports.first?.rows.first { $0.table == "objects" }?.count == 9)
             #expect(try await objects.fetch("Note", id: "late") != nil)
             #expect(try await AppRegistry(database: fixture.database).app("Shop")?.acceptedKeys.acceptsMasterKey(fixture.masterKey) == true)
+        }
+    }
+
+    @Test func tablesPastOnePageAreCopiedPageByPage() async throws {
+        try await Self.withCopiedApp { fixture in
+            let extra = CopiedTable.pageRows * 2 + 345
+            try await fixture.sqlite.pool.write { db in
+                let insert = try db.makeStatement(
+                    sql: "INSERT INTO objects (class, id, created_at, updated_at, acl, data) VALUES ('Bulk', ?, ?, ?, NULL, ?)")
+                let relate = try db.makeStatement(
+                    sql: "INSERT INTO relations (owning_class, owning_id, field, related_class, related_id) VALUES ('Note', 'n2', 'likes', 'Bulk', ?)")
+                for index in 0..<extra {
+                    let created = ParseDate.string(from: Self.now + Double(index % 97))
+                    try insert.execute(arguments: [String(format: "b%05d", index), created, created, #"{"n":\#(index)}"#])
+                    try relate.execute(arguments: [String(format: "b%05d", index)])
+                }
+            }
+            let reports = try await AppCopyToPostgres(dataDirectory: fixture.folder, database: fixture.database).run(replace: true)
+            let rows = Dictionary(uniqueKeysWithValues: try #require(reports.first).rows.map { ($0.table, $0.count) })
+            #expect(rows["objects"] == extra + 8 && rows["relations"] == extra + 2)
+            let objects = try await PostgresObjectStore(fixture.database, schema: fixture.schema)
+            for order in [["createdAt"], ["-n"]] {
+                let query = StorageQuery(query: ParseQuery("Bulk", constraints: [:], order: order, limit: 1000, skip: 1000), readerIdentities: nil)
+                #expect(try await objects.find(query) == (try await fixture.stores.objects.find(query)))
+            }
+            let counted = StorageQuery(query: ParseQuery("Bulk", constraints: [:]), readerIdentities: nil)
+            #expect(try await objects.count(counted) == extra)
         }
     }
 
