@@ -194,6 +194,7 @@ let package = Package(
                 "Cloudlet",
                 "CloudletWorker",
                 "CloudletServer",
+                "CloudletPostgres",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

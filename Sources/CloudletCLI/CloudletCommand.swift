@@ -2,7 +2,7 @@ import ArgumentParser
 import Cloudlet
 import Foundation
 
-/// The `cloudlet` command line for an app whose hooks are `Hooks`: `serve`, `apps`, `invoke`, `hooks`,
+/// The `cloudlet` command line for an app whose hooks are `Hooks`: `serve`, `apps`, `migrate`, `invoke`, `hooks`,
 /// `logs`, `push` and `jobs`, and the hidden `worker` that a host starts to run the hooks in a separate process (through
 /// the hidden `confine`, which fences it in first).
 /// An app's own executable is one line: `await CloudletCommand<MyHooks>.runCommandLine()`; its help
@@ -14,7 +14,7 @@ public struct CloudletCommand<Hooks: HookModule>: AsyncParsableCommand {
             abstract: "Runs Swift hooks behind a Parse-compatible REST API.",
             subcommands: [
                 ServeCommand<Hooks>.self, AppsCommand.self, InvokeCommand<Hooks>.self, HooksCommand<Hooks>.self, LogsCommand.self, PushCommand.self,
-                FilesCommand.self, JobsCommand<Hooks>.self, WorkerCommand<Hooks>.self, ConfineCommand.self,
+                FilesCommand.self, JobsCommand<Hooks>.self, MigrateCommand.self, WorkerCommand<Hooks>.self, ConfineCommand.self,
             ])
     }
 

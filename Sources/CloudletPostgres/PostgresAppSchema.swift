@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import Logging
 import PostgresNIO
 
 /// The PostgreSQL schema that holds one app's tables: `app_` and its id in lower case (app ids are
@@ -116,29 +117,43 @@ package enum PostgresMigrations {
     @discardableResult
     package static func apply(_ migrations: [Migration] = all, to schema: PostgresAppSchema, in database: PostgresDatabase) async throws -> [String] {
         try await database.transaction { connection in
-            // One lock per schema, held to the commit: nodes migrating other apps go on meanwhile.
-            try await connection.query("SELECT pg_advisory_xact_lock(hashtextextended(\("cloudlet schema " + schema.name), 0))", logger: database.logger)
-            try await connection.query(PostgresQuery(unsafeSQL: "CREATE SCHEMA IF NOT EXISTS \(schema.quoted)"), logger: database.logger)
-            try await connection.query(
-                PostgresQuery(unsafeSQL: "CREATE TABLE IF NOT EXISTS \(schema.quoted).migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())"),
-                logger: database.logger)
-            var applied = Set<String>()
-            for try await name in try await connection.query(PostgresQuery(unsafeSQL: "SELECT name FROM \(schema.quoted).migrations"), logger: database.logger)
-                .decode(String.self)
-            {
-                applied.insert(name)
-            }
-            var made: [String] = []
-            for migration in migrations where !applied.contains(migration.name) {
-                for statement in migration.statements {
-                    try await connection.query(PostgresQuery(unsafeSQL: statement.replacingOccurrences(of: "{schema}", with: schema.quoted)), logger: database.logger)
-                }
-                var binds = PostgresBindings()
-                binds.append(migration.name)
-                try await connection.query(PostgresQuery(unsafeSQL: "INSERT INTO \(schema.quoted).migrations (name) VALUES ($1)", binds: binds), logger: database.logger)
-                made.append(migration.name)
-            }
-            return made
+            try await apply(migrations, to: schema, on: connection, logger: database.logger)
         }
+    }
+
+    /// As ``apply(_:to:in:)``, in the transaction of `connection` (which then holds the schema's
+    /// lock until it ends): a copy into the schema makes it and fills it in one transaction.
+    @discardableResult
+    package static func apply(
+        _ migrations: [Migration] = all, to schema: PostgresAppSchema, on connection: PostgresConnection, logger: Logger
+    ) async throws -> [String] {
+        try await lock(schema, on: connection, logger: logger)
+        try await connection.query(PostgresQuery(unsafeSQL: "CREATE SCHEMA IF NOT EXISTS \(schema.quoted)"), logger: logger)
+        try await connection.query(
+            PostgresQuery(unsafeSQL: "CREATE TABLE IF NOT EXISTS \(schema.quoted).migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())"),
+            logger: logger)
+        var applied = Set<String>()
+        for try await name in try await connection.query(PostgresQuery(unsafeSQL: "SELECT name FROM \(schema.quoted).migrations"), logger: logger)
+            .decode(String.self)
+        {
+            applied.insert(name)
+        }
+        var made: [String] = []
+        for migration in migrations where !applied.contains(migration.name) {
+            for statement in migration.statements {
+                try await connection.query(PostgresQuery(unsafeSQL: statement.replacingOccurrences(of: "{schema}", with: schema.quoted)), logger: logger)
+            }
+            var binds = PostgresBindings()
+            binds.append(migration.name)
+            try await connection.query(PostgresQuery(unsafeSQL: "INSERT INTO \(schema.quoted).migrations (name) VALUES ($1)", binds: binds), logger: logger)
+            made.append(migration.name)
+        }
+        return made
+    }
+
+    /// Takes the lock of `schema` that its changes are made under, until the transaction of
+    /// `connection` ends: one lock per schema, so that nodes migrating other apps go on meanwhile.
+    package static func lock(_ schema: PostgresAppSchema, on connection: PostgresConnection, logger: Logger) async throws {
+        try await connection.query("SELECT pg_advisory_xact_lock(hashtextextended(\("cloudlet schema " + schema.name), 0))", logger: logger)
     }
 }

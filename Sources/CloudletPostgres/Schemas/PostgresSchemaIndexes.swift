@@ -9,7 +9,7 @@ import PostgresNIO
 /// orders a field by (``PostgresField/sortKeys``: an order on the field with the class's condition
 /// reads the index) or, for a Pointer field, the `objectId` its equality compares. The bounds on indexes and their
 /// fields are the routes' (``ClassSchemas/maximumIndexes``), the same on both stores.
-enum PostgresSchemaIndexes {
+package enum PostgresSchemaIndexes {
     /// Creates the index `name` of `className`, whose fields have `types`, in the transaction of `connection`.
     static func create(
         _ name: String, _ keys: [StoredClassSchema.IndexKey], on className: String, types: [String: ParseFieldType], in schema: PostgresAppSchema,
