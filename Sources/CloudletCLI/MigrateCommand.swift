@@ -43,9 +43,11 @@ struct MigrateCommand: AsyncParsableCommand {
                 }
                 guard let from else { return }
                 let copy = AppCopyToPostgres(dataDirectory: from, database: database)
-                for report in try await copy.run(apps: apps.isEmpty ? nil : apps, replace: replace) {
+                let files: AppCopyToPostgres.FileDestination = { id in try await PostgresFileStorage(database, schema: PostgresAppSchema(appId: id)) }
+                for report in try await copy.run(apps: apps.isEmpty ? nil : apps, replace: replace, files: files) {
                     let rows = report.rows.filter { $0.count > 0 }.map { "\($0.table) \($0.count)" }
-                    print("copied app \"\(report.appId)\": " + (rows.isEmpty ? "no rows" : rows.joined(separator: ", ")))
+                    let copied = (rows.isEmpty ? "no rows" : rows.joined(separator: ", ")) + ", \(report.files ?? 0) files"
+                    print("copied app \"\(report.appId)\": " + copied)
                 }
             } catch let error as AppCopyRefusal {
                 throw ParseError(code: 1, message: error.description)
