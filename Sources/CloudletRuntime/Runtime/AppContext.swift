@@ -85,6 +85,7 @@ public final class AppContext: Sendable {
         var hookLogger = hookLogger
         hookLogger[metadataKey: "app"] = .string(appId)
         self.hookLogger = hookLogger
+        stores.changes?.subscribe(self) { app, change in app.forget(change) }
     }
 
     /// How long a session made now lasts; setting it changes the sessions made from then on.
