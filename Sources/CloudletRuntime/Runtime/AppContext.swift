@@ -71,7 +71,7 @@ public final class AppContext: Sendable {
         acceptedAuthProviders = Mutex(limits.authProviders)
         self.identityTokens = identityTokens
         clientClassCreation = Mutex(limits.allowsClientClassCreation)
-        schemas = ClassSchemaCache(storage: stores.schemas)
+        schemas = ClassSchemaCache(storage: stores.schemas, clock: clock)
         self.protectedFields = protectedFields
         loginThrottle = LoginThrottle(clock: clock)
         bulkhead = HookBulkhead(maximumRunning: limits.maximumConcurrentHooks, maximumWaiting: limits.maximumQueuedHooks)

@@ -48,11 +48,6 @@ package final class StoreChanges: Sendable {
         }
         for (owner, subscriber) in alive { subscriber.apply(owner, change) }
     }
-
-    /// How many caches alive hear the changes.
-    package var subscriberCount: Int {
-        subscribers.withLock { $0.values.filter { $0.owner != nil }.count }
-    }
 }
 
 extension AppContext {
