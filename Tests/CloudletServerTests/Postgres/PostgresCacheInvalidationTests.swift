@@ -1,4 +1,5 @@
 import Cloudlet
+import CloudletTesting
 import Foundation
 import Logging
 import PostgresNIO
@@ -12,7 +13,7 @@ import Testing
 /// Two nodes on one PostgreSQL database: what one node's writes change — a session ended, a role's
 /// members, a class's CLPs, the config — is seen by the other node's caches within a second, by
 /// the notification the write sends at its commit; a node that lost its listening connection
-/// holds nothing stale once it listens again.
+/// holds nothing stale once it listens again; a change no one hears of is seen within a minute.
 ///
 /// Node B is a runtime whose accounts, class schemas and config are the app's PostgreSQL stores
 /// (its objects and the rest in a SQLite file of its own: the PostgreSQL object store does not yet
@@ -202,6 +203,31 @@ import Testing
             change.permissions = .open
             try await schemas.updateClass("Posts", change)
             #expect(await Self.eventually(within: Self.relisten) { await Self.refusal(find) == nil })
+        }
+    }
+
+    @Test func aClassSchemaChangedWhereNoOneHearsIsReadAgainWithinAMinute() async throws {
+        try await TemporaryStorage.with { sqlite, _ in
+            let clock = ManualClock()
+            var logger = Logger(label: "cloudlet")
+            logger.logLevel = .critical
+            let stores = AppStores(sqlite)
+            let node = AppRuntime(
+                appId: "test", stores: stores, executor: InProcessHookExecutor(registry: HookRegistry()), clock: clock, logger: logger,
+                hookLogger: logger)
+            try await stores.schemas.createClass(StoredClassSchema(className: "Posts", fieldTypes: ["title": .string]))
+            let anyone = Caller(isMaster: false, requestId: "test")
+            let find = { _ = try await node.reads.find(ParseQuery("Posts"), caller: anyone) }
+            #expect(await Self.refusal(find) == nil)
+
+            // Straight to the store, as a change no notification tells of.
+            var change = SchemaChange()
+            change.permissions = try Self.masterOnly()
+            try await stores.schemas.updateClass("Posts", change)
+            clock.advance(by: .seconds(59))
+            #expect(await Self.refusal(find) == nil, "still cached")
+            clock.advance(by: .seconds(2))
+            #expect(await Self.refusal(find) == 119)
         }
     }
 
