@@ -2,6 +2,7 @@ import CloudletRuntime
 import Foundation
 import Logging
 import PostgresNIO
+import Synchronization
 
 /// A PostgreSQL database that Cloudlet nodes share, reached through a pool of connections.
 ///
@@ -18,6 +19,8 @@ public final class PostgresDatabase: Sendable {
     package let logger: Logger
     /// What other nodes' writes wake here.
     let notifications = PostgresNotifications()
+    /// Each app's feed of the changes its caches must forget (``storeChanges(of:)``).
+    let changeFeeds = Mutex<[PostgresAppSchema: StoreChanges]>([:])
     private let running: Task<Void, Never>
 
     /// A database reached as `url` says, with at most `maximumConnections` connections open.

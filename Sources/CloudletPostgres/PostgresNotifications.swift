@@ -4,13 +4,16 @@ import PostgresNIO
 import Synchronization
 
 /// What wakes one node when another writes: the database's `LISTEN`/`NOTIFY`, on one channel, each
-/// notification naming a topic (work queued in an app's schema, say). A node holds one connection
-/// listening, and wakes the ``WakeSignal`` of the topic each notification names.
+/// notification naming a topic (work queued in an app's schema, say), and for some topics what
+/// changed (`topic|detail`: the session that ended, say). A node holds one connection listening,
+/// wakes the ``WakeSignal`` of the topic each notification names, and gives its detail to the
+/// handlers of the topic.
 ///
 /// Notifications only wake: the tables are the truth. A node that was not listening (its
 /// connection lost, then made again) wakes every topic once listening again, so that what was
-/// written meanwhile is read; a notification sent in a write's transaction arrives at its commit,
-/// or never if it rolls back.
+/// written meanwhile is read, and tells every handler that it may have missed notifications, when
+/// it stops listening and again once it listens; a notification sent in a write's transaction
+/// arrives at its commit, or never if it rolls back.
 package final class PostgresNotifications: Sendable {
     /// The channel every notification of Cloudlet's goes on.
     static let channel = "cloudlet"
@@ -19,13 +22,38 @@ package final class PostgresNotifications: Sendable {
     /// and wakes every topic once it listens.
     static let listenWait: Duration = .seconds(5)
 
-    /// Notifies every node listening of `topic`, when the transaction `connection` is in commits.
-    package static func notify(_ topic: String, on connection: PostgresConnection, logger: Logger) async throws {
-        try await connection.query("SELECT pg_notify(\(channel), \(topic))", logger: logger)
+    /// The most bytes of a notification's payload (PostgreSQL refuses 8000 and more).
+    static let maximumPayloadBytes = 7999
+
+    /// What a handler of a topic hears.
+    package enum Notice: Sendable {
+        /// A notification of the topic, with its detail if it has one.
+        case notified(detail: String?)
+        /// Notifications may have been missed: the node stopped listening, or listens again.
+        case missed
+    }
+
+    /// Notifies every node listening of `topic`, with `detail` if given, when the transaction
+    /// `connection` is in commits. `topic` holds no `|`; a payload past ``maximumPayloadBytes``
+    /// throws, so callers send a shorter detail that says more (every user, not one).
+    package static func notify(_ topic: String, detail: String? = nil, on connection: PostgresConnection, logger: Logger) async throws {
+        try await connection.query("SELECT pg_notify(\(channel), \(payload(topic, detail: detail)))", logger: logger)
+    }
+
+    /// The payload of a notification of `topic` with `detail`.
+    package static func payload(_ topic: String, detail: String?) -> String {
+        detail.map { topic + "|" + $0 } ?? topic
+    }
+
+    /// The topic and the detail of a notification's `payload`.
+    static func parse(_ payload: String) -> (topic: String, detail: String?) {
+        guard let bar = payload.firstIndex(of: "|") else { return (payload, nil) }
+        return (String(payload[..<bar]), String(payload[payload.index(after: bar)...]))
     }
 
     private struct State {
         var signals: [String: WakeSignal] = [:]
+        var handlers: [String: [@Sendable (Notice) -> Void]] = [:]
         var isListening = false
         var waiting: [CheckedContinuation<Void, Never>] = []
         var listener: Task<Void, Never>?
@@ -41,6 +69,12 @@ package final class PostgresNotifications: Sendable {
             state.signals[topic] = signal
             return signal
         }
+    }
+
+    /// Calls `handler` with each notification of `topic` from now on, and with
+    /// ``Notice/missed`` whenever notifications may have been missed.
+    func onNotification(of topic: String, _ handler: @escaping @Sendable (Notice) -> Void) {
+        state.withLock { $0.handlers[topic, default: []].append(handler) }
     }
 
     /// Starts listening on one of `client`'s connections, if not started yet, and returns once
@@ -76,17 +110,27 @@ package final class PostgresNotifications: Sendable {
                 try await client.withConnection { connection in
                     try await connection.listen(on: Self.channel) { notifications in
                         self.listening()
-                        for try await notification in notifications {
-                            self.state.withLock { $0.signals[notification.payload] }?.signal()
-                        }
+                        for try await notification in notifications { self.deliver(notification.payload) }
                     }
                 }
             } catch {
                 if !Task.isCancelled { logger.warning("listening for notifications: \(error); again in 1 s") }
             }
-            state.withLock { $0.isListening = false }
+            let handlers = state.withLock { state in
+                state.isListening = false
+                return state.handlers.values.joined()
+            }
+            for handler in handlers { handler(.missed) }
             try? await Task.sleep(for: .seconds(1))
         }
+    }
+
+    /// Wakes the signal of the topic `payload` names, and gives its detail to the topic's handlers.
+    private func deliver(_ payload: String) {
+        let (topic, detail) = Self.parse(payload)
+        let (signal, handlers) = state.withLock { ($0.signals[topic], $0.handlers[topic] ?? []) }
+        signal?.signal()
+        for handler in handlers { handler(.notified(detail: detail)) }
     }
 
     /// Lets every caller waiting to listen go on, listening or not.
@@ -98,15 +142,17 @@ package final class PostgresNotifications: Sendable {
         for continuation in waiting { continuation.resume() }
     }
 
-    /// Marks the node as listening: what waited for it goes on, and every topic wakes, for what
-    /// was written while no one listened.
+    /// Marks the node as listening: every topic wakes and every handler hears that it may have
+    /// missed notifications, for what was written while no one listened; then what waited for it
+    /// goes on.
     private func listening() {
-        let (waiting, signals) = state.withLock { state in
+        let (waiting, signals, handlers) = state.withLock { state in
             state.isListening = true
             defer { state.waiting.removeAll() }
-            return (state.waiting, Array(state.signals.values))
+            return (state.waiting, Array(state.signals.values), Array(state.handlers.values.joined()))
         }
-        for continuation in waiting { continuation.resume() }
         for signal in signals { signal.signal() }
+        for handler in handlers { handler(.missed) }
+        for continuation in waiting { continuation.resume() }
     }
 }

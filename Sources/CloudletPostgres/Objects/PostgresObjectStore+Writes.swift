@@ -19,6 +19,7 @@ extension PostgresObjectStore {
             try await PostgresRelations.apply(relations, owner: object.className, id: object.objectId!, in: schema, on: connection, logger: database.logger)
             for (companion, text) in companions { try await insertRow(companion, text, on: connection, afterCommit: &afterCommit) }
             if let outbox { try await queueAfterHook(outbox, on: connection) }
+            try await notifySessionChanges(afterWriting: object.className, on: connection)
         }
     }
 
@@ -52,9 +53,11 @@ extension PostgresObjectStore {
                 PostgresQuery(unsafeSQL: "UPDATE \(table) SET updated_at = $1, acl = $2::jsonb, data = $3::jsonb WHERE class = $4 AND id = $5", binds: binds),
                 logger: database.logger)
             try await PostgresRelations.apply(changes.relations, owner: className, id: id, in: schema, on: connection, logger: database.logger)
-            if let password = changes.password, className == SystemClass.user.name {
-                try await PostgresAccountStore.setPassword(password, ofUser: id, in: schema, on: connection, logger: database.logger)
+            let newPassword = className == SystemClass.user.name ? changes.password : nil
+            if let newPassword {
+                try await PostgresAccountStore.setPassword(newPassword, ofUser: id, in: schema, on: connection, logger: database.logger)
             }
+            try await notifySessionChanges(afterWriting: className, endingSessionsOf: newPassword == nil ? nil : id, on: connection)
             for (companion, text) in companions { try await insertRow(companion, text, on: connection, afterCommit: &afterCommit) }
             if let event { try await queueAfterHook(event, on: connection) }
             return (object, event)
@@ -79,9 +82,22 @@ extension PostgresObjectStore {
             if className == SystemClass.user.name {
                 try await PostgresAccountStore.deleteAccount(ofUser: id, in: schema, on: connection, logger: database.logger)
             }
+            try await notifySessionChanges(afterWriting: className, endingSessionsOf: id, on: connection)
             let event = outbox?(FileURLs.presenting(current, with: fileURLs))
             if let event { try await queueAfterHook(event, on: connection) }
             return event
+        }
+    }
+
+    /// Tells every node, at the commit, what a write of `className` ends in its session cache, as
+    /// the runtime tells this node's (``PostgresStoreChanges``): any write of `_Role` changes
+    /// roles, so every session goes; a user deleted or given a new password (`endingSessionsOf`)
+    /// loses its sessions.
+    func notifySessionChanges(afterWriting className: String, endingSessionsOf userId: String? = nil, on connection: PostgresConnection) async throws {
+        if className == SystemClass.role.name {
+            try await PostgresStoreChanges.notify(.sessions(.everyone), in: schema, on: connection, logger: database.logger)
+        } else if className == SystemClass.user.name, let userId {
+            try await PostgresStoreChanges.notify(.sessions(.user(id: userId)), in: schema, on: connection, logger: database.logger)
         }
     }
 

@@ -8,7 +8,8 @@ import PostgresNIO
 /// index on the objects of its class (``PostgresSchemaIndexes``).
 ///
 /// A change locks the class's row, as a write recording a new field does, so that the two take
-/// turns across nodes; it notifies every node, which drops the field types it cached.
+/// turns across nodes; it notifies every node, which forgets the class's schema (CLPs included)
+/// and drops the field types it cached. A purge notifies as a change does.
 public struct PostgresSchemaStore: SchemaStorage {
     private let objects: PostgresObjectStore
     private var schema: PostgresAppSchema { objects.schema }
@@ -37,7 +38,7 @@ public struct PostgresSchemaStore: SchemaStorage {
     }
 
     public func createClass(_ stored: StoredClassSchema) async throws {
-        try await change { connection in
+        try await change(stored.className) { connection in
             var binds = PostgresBindings(stored.className)
             binds.append(stored.permissions.map { JSONWriter.string($0.json) })
             binds.append(JSONWriter.string(StoredClassSchema.indexesDocument(stored.indexes)))
@@ -53,7 +54,7 @@ public struct PostgresSchemaStore: SchemaStorage {
     }
 
     public func updateClass(_ className: String, _ change: SchemaChange) async throws {
-        try await self.change { connection in
+        try await self.change(className) { connection in
             // Parse's own classes exist before their first object.
             if SystemClass.named(className) != nil {
                 try await connection.run("INSERT INTO \(schema.quoted).classes (class) VALUES ($1) ON CONFLICT DO NOTHING", PostgresBindings(className), logger: logger)
@@ -89,7 +90,7 @@ public struct PostgresSchemaStore: SchemaStorage {
     }
 
     public func deleteClass(_ className: String) async throws {
-        try await change { connection in
+        try await change(className) { connection in
             guard let stored = try await lockedClass(className, on: connection) else { return }
             let binds = PostgresBindings(className)
             var count = 0
@@ -107,21 +108,23 @@ public struct PostgresSchemaStore: SchemaStorage {
     }
 
     public func purge(_ className: String) async throws {
-        try await objects.writer.write { connection, _ in
+        try await change(className) { connection in
             let binds = PostgresBindings(className)
             try await connection.run("DELETE FROM \(schema.quoted).relations WHERE owning_class = $1 OR related_class = $1", binds, logger: logger)
             try await connection.run("DELETE FROM \(objects.table) WHERE class = $1", binds, logger: logger)
         }
     }
 
-    /// Runs `body` in one transaction that notifies every node of the app that its schemas changed;
-    /// once it commits, this node's cached field types are dropped at once.
-    private func change(_ body: @escaping @Sendable (PostgresConnection) async throws -> Void) async throws {
-        let topic = PostgresFieldTypes.changeTopic(schema)
+    /// Runs `body` in one transaction that notifies every node of the app that the schema of
+    /// `className` changed (``PostgresStoreChanges``): each forgets the class's schema and drops
+    /// the field types it cached, this node at once once it commits.
+    private func change(_ className: String, _ body: @escaping @Sendable (PostgresConnection) async throws -> Void) async throws {
         try await objects.writer.write { connection, afterCommit in
             try await body(connection)
-            try await PostgresNotifications.notify(topic, on: connection, logger: logger)
-            afterCommit.append { [database = objects.database] in database.notifications.signal(for: topic).signal() }
+            try await PostgresStoreChanges.notify(.classSchema(className), in: schema, on: connection, logger: logger)
+            afterCommit.append { [database = objects.database, topic = PostgresStoreChanges.schemaTopic(schema)] in
+                database.notifications.signal(for: topic).signal()
+            }
         }
     }
 

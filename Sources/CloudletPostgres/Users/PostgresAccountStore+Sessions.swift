@@ -10,8 +10,15 @@ extension PostgresAccountStore {
     /// The columns a session is read from, in the order ``session(_:)`` decodes them.
     private static let columns = "token_hash, object_id, user_id, installation_id, created_with, created_at, updated_at, expires_at, fields"
 
+    /// Stores `session`; one from an installation replaces its user's session from it, which ends
+    /// on every node: each forgets the user's cached sessions.
     public func insertSession(_ session: SessionRecord) async throws {
-        try await objects.database.transaction { connection in try await Self.insertSession(session, in: schema, on: connection, logger: logger) }
+        try await objects.database.transaction { connection in
+            try await Self.insertSession(session, in: schema, on: connection, logger: logger)
+            if session.installationId != nil {
+                try await PostgresStoreChanges.notify(.sessions(.user(id: session.userId)), in: schema, on: connection, logger: logger)
+            }
+        }
     }
 
     public func session(tokenHash: String) async throws -> SessionRecord? {
@@ -50,10 +57,18 @@ extension PostgresAccountStore {
             .isEmpty
     }
 
+    /// Ends the session of `tokenHash` and, if there was one, tells every node that it ended
+    /// (``PostgresStoreChanges``), in one statement: one round trip.
     public func deleteSession(tokenHash: String) async throws -> Bool {
-        var binds = PostgresBindings()
-        binds.append(tokenHash)
-        return try await !strings("DELETE FROM \(schema.quoted).sessions WHERE token_hash = $1 RETURNING token_hash", binds).isEmpty
+        let (topic, detail) = PostgresStoreChanges.notice(of: .sessions(.session(tokenHash: tokenHash)), in: schema)
+        let binds = PostgresBindings(tokenHash, PostgresNotifications.channel, PostgresNotifications.payload(topic, detail: detail))
+        return try await objects.database.client.withConnection { connection in
+            try await connection.count(
+                """
+                WITH ended AS (DELETE FROM \(schema.quoted).sessions WHERE token_hash = $1 RETURNING token_hash)
+                SELECT pg_notify($2, $3) FROM ended
+                """, binds, logger: logger)
+        } > 0
     }
 
     /// Stores `session` in the transaction of `connection`, replacing its user's session from the

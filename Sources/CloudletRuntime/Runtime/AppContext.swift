@@ -71,7 +71,7 @@ public final class AppContext: Sendable {
         acceptedAuthProviders = Mutex(limits.authProviders)
         self.identityTokens = identityTokens
         clientClassCreation = Mutex(limits.allowsClientClassCreation)
-        schemas = ClassSchemaCache(storage: stores.schemas)
+        schemas = ClassSchemaCache(storage: stores.schemas, clock: clock)
         self.protectedFields = protectedFields
         loginThrottle = LoginThrottle(clock: clock)
         bulkhead = HookBulkhead(maximumRunning: limits.maximumConcurrentHooks, maximumWaiting: limits.maximumQueuedHooks)
@@ -85,6 +85,7 @@ public final class AppContext: Sendable {
         var hookLogger = hookLogger
         hookLogger[metadataKey: "app"] = .string(appId)
         self.hookLogger = hookLogger
+        stores.changes?.subscribe(self) { app, change in app.forget(change) }
     }
 
     /// How long a session made now lasts; setting it changes the sessions made from then on.

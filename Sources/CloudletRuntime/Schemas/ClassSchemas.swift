@@ -86,9 +86,10 @@ public struct ClassSchemas: Sendable {
     }
 
     /// Forgets what the app's caches hold of `className` once its schema or objects changed behind
-    /// the object writes: its schema, and for `_Role` and `_User` every cached session (a field
-    /// deleted or a purge removes role links; a purge of `_User` ends every session).
-    private func forget(_ className: String) {
+    /// the object writes, through this node or another (``StoreChange/classSchema(_:)``): its
+    /// schema, and for `_Role` and `_User` every cached session (a field deleted or a purge removes
+    /// role links; a purge of `_User` ends every session).
+    func forget(_ className: String) {
         app.schemas.forget(className)
         if className == SystemClass.role.name || className == SystemClass.user.name { app.sessionCache.invalidate(.everyone) }
     }

@@ -26,6 +26,10 @@ public struct AppStores: Sendable {
     /// runtime, so a runtime rebuilt over them (new hook workers) shares it with the one it
     /// replaces, and a write still under way in the old one invalidates what the new one cached.
     package let sessionCache = SessionCache()
+    /// What other nodes' writes to these stores make stale in this node's caches (its sessions,
+    /// its class schemas): set where several nodes share the stores (PostgreSQL), nil where one
+    /// process alone writes them (SQLite).
+    package var changes: StoreChanges?
 
     public init(
         objects: any ObjectStorage, accounts: any AccountStorage, work: any WorkQueue, jobs: any JobStorage,

@@ -25,8 +25,8 @@ package struct CachedSession: Sendable, Hashable {
 /// (``AppContext/sessionCache``), so one app's callers never fill or empty another's.
 ///
 /// Exact for what the server writes: every write that ends a session or changes a role calls
-/// ``invalidate(_:)`` once it is done (the one way in, so a change from another node can come in
-/// by it too), and a resolution that read the store before an invalidation never stores its answer
+/// ``invalidate(_:)`` once it is done (the one way in), on the node that made it, and on every
+/// other node sharing the stores when it hears of the write's commit (``StoreChanges``); a resolution that read the store before an invalidation never stores its answer
 /// after it (each answer is stored under the generation its lookup began in). An entry is never
 /// answered past its session's expiry, nor kept longer than ``maximumAge`` (how long a change made
 /// around the server, the database edited by hand, takes to be seen).
