@@ -55,11 +55,17 @@ package final class PostgresNotifications: Sendable {
         var signals: [String: WakeSignal] = [:]
         var handlers: [String: [@Sendable (Notice) -> Void]] = [:]
         var isListening = false
+        var listenerProcessId: Int?
         var waiting: [CheckedContinuation<Void, Never>] = []
         var listener: Task<Void, Never>?
     }
 
     private let state = Mutex(State())
+
+    /// The server process of the connection this node listens on, while it listens.
+    package var listenerProcessId: Int? {
+        state.withLock { $0.isListening ? $0.listenerProcessId : nil }
+    }
 
     /// The signal woken by notifications of `topic`.
     func signal(for topic: String) -> WakeSignal {
@@ -108,13 +114,16 @@ package final class PostgresNotifications: Sendable {
         while !Task.isCancelled {
             do {
                 try await client.withConnection { connection in
+                    for try await pid in try await connection.query("SELECT pg_backend_pid()", logger: logger).decode(Int.self) {
+                        state.withLock { $0.listenerProcessId = pid }
+                    }
                     try await connection.listen(on: Self.channel) { notifications in
                         self.listening()
                         for try await notification in notifications { self.deliver(notification.payload) }
                     }
                 }
             } catch {
-                if !Task.isCancelled { logger.warning("listening for notifications: \(error); again in 1 s") }
+                if !Task.isCancelled { logger.warning("listening for notifications: \(String(reflecting: error)); again in 1 s") }
             }
             let handlers = state.withLock { state in
                 state.isListening = false

@@ -129,7 +129,8 @@ public struct AppWorkService: Service {
                                     app.heldWork.wake.signal()
                                 }
                             }
-                            claims.claimed(queued: queued, filledRoom: claimed.count == room, nextDue: try await queue.nextDue(settings.kinds))
+                            claims.claimed(
+                                queued: queued, filledRoom: claimed.count == room, nextDue: lookAgain(after: try await queue.nextDue(settings.kinds), now: now))
                         }
                     } catch is CancellationError {
                     } catch {
@@ -153,6 +154,14 @@ public struct AppWorkService: Service {
             stopping.store(true, ordering: .releasing)
             app.heldWork.wake.signal()
         }
+    }
+
+    /// When to claim again, the earliest row falling due at `due`: then, and, where other
+    /// processes share the queue, within a lease at the latest, since the rows a holder that died
+    /// left fall due when its leases run out, which nothing announces.
+    private func lookAgain(after due: Date?, now: Date) -> Date? {
+        guard !settings.soleHolder else { return due }
+        return min(due ?? .distantFuture, now.addingTimeInterval(settings.lease.seconds))
     }
 
     private var app: AppContext { runtime.context }
