@@ -91,7 +91,7 @@ public struct CloudletApplication: Sendable {
         router.add(middleware: RequestLogMiddleware(apps: apps, metrics: metrics))
         OperationsRoutes(
             apps: apps, metrics: metrics, operatorKey: operatorKey, mountPath: configuration.normalizedMountPath,
-            diskFloor: configuration.freeDiskFloor)
+            diskFloor: configuration.freeDiskFloor, database: registry.database)
             .add(to: router)
         ParseAPI(
             apps: apps, mountPath: configuration.normalizedMountPath, maximumBodyBytes: configuration.maximumBodyBytes,

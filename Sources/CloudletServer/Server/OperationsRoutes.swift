@@ -1,12 +1,14 @@
 import Cloudlet
+import CloudletPostgres
 import CloudletRuntime
 import HTTPTypes
 import Hummingbird
 import NIOCore
 
 /// The routes an operator's tools call: `GET /health` (the process is alive; no key),
-/// `GET /ready` (every app's workers are up and the data folder's disk is above its free-space
-/// floor: 200, else 503 naming the apps that are not ready and saying `lowDisk`) and
+/// `GET /ready` (every app's workers are up, the data folder's disk is above its free-space floor
+/// and the shared database, if any, is reached: 200, else 503 naming the apps that are not ready
+/// and saying `lowDisk` or `databaseUnreachable`) and
 /// `GET /metrics` (Prometheus text; needs the operator key, which Prometheus sends as
 /// `Authorization: Bearer <key>`).
 struct OperationsRoutes {
@@ -17,6 +19,8 @@ struct OperationsRoutes {
     let mountPath: String
     /// The free space kept on the data folder's disk, below which uploads stop.
     let diskFloor: FreeDiskFloor
+    /// The database the nodes share, if the apps' data is in PostgreSQL.
+    let database: PostgresDatabase?
 
     func add(to router: Router<CloudletRequestContext>) {
         if !mountPath.isEmpty {
@@ -29,8 +33,10 @@ struct OperationsRoutes {
     private func ready() -> Response {
         let notReady = apps.all.filter { !$0.runtime.context.executor.isReady }.map(\.id).sorted()
         let isDiskLow = diskFloor.isLow
-        guard notReady.isEmpty, !isDiskLow else {
+        let isDatabaseUnreachable = database.map { !$0.isListening } ?? false
+        guard notReady.isEmpty, !isDiskLow, !isDatabaseUnreachable else {
             var body: [String: ParseValue] = ["status": "not ready", "notReady": .array(notReady.map(ParseValue.string))]
+            if isDatabaseUnreachable { body["databaseUnreachable"] = true }
             if isDiskLow {
                 body["lowDisk"] = [
                     "freeBytes": .number(Double(diskFloor.freeBytes() ?? 0)), "floorBytes": .number(Double(diskFloor.floorBytes)),
