@@ -166,6 +166,9 @@ public struct PostgresWorkQueue: WorkQueue {
             "UPDATE \(table) SET lease_owner = NULL, due = $1 WHERE lease_owner IS NOT NULL AND lease_owner <> $2 RETURNING 1", binds)
     }
 
+    /// Every node serving the app claims from it.
+    public var isShared: Bool { true }
+
     public func nextDue(_ kinds: Set<WorkKind>) async throws -> Date? {
         guard !kinds.isEmpty else { return nil }
         var binds = PostgresBindings()

@@ -156,11 +156,11 @@ public struct AppWorkService: Service {
         }
     }
 
-    /// When to claim again, the earliest row falling due at `due`: then, and, where other
-    /// processes share the queue, within a lease at the latest, since the rows a holder that died
-    /// left fall due when its leases run out, which nothing announces.
+    /// When to claim again, the earliest row falling due at `due`: then, and, where other nodes
+    /// share the queue, within a lease at the latest, since the rows a node that died left fall
+    /// due when its leases run out, which nothing announces.
     private func lookAgain(after due: Date?, now: Date) -> Date? {
-        guard !settings.soleHolder else { return due }
+        guard queue.isShared else { return due }
         return min(due ?? .distantFuture, now.addingTimeInterval(settings.lease.seconds))
     }
 

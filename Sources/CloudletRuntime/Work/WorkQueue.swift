@@ -98,6 +98,10 @@ public protocol WorkQueue: Sendable {
     /// Signalled once work queued by this process has committed, for the loop that claims it.
     var workQueued: WakeSignal { get }
 
+    /// Whether other nodes claim from this queue as they run: the rows one that died held then fall
+    /// due when their leases run out, which nothing announces. False unless a store says so.
+    var isShared: Bool { get }
+
     /// Adds `work`; rows whose id is queued already are left as they are.
     func enqueue(_ work: [NewWork]) async throws
 
@@ -130,6 +134,8 @@ public protocol WorkQueue: Sendable {
 }
 
 extension WorkQueue {
+    public var isShared: Bool { false }
+
     /// Removes `id`: it is done (or given up). False if `owner` no longer held it.
     @discardableResult
     public func complete(_ id: String, owner: String) async throws -> Bool {
