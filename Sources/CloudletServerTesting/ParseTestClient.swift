@@ -106,6 +106,7 @@ public struct ParseTestClient: Sendable {
         }
         workTask.cancel()
         await workTask.value
+        server.closeDatabase()
         return try result.get()
     }
 

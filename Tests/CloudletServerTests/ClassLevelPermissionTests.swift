@@ -24,9 +24,9 @@ struct ClassLevelPermissionTests {
         return (try #require(reply["objectId"]?.stringValue), try #require(reply["sessionToken"]?.stringValue))
     }
 
-    @Test("each operation refused when the CLPs leave it out, granted to the entries they name; the master key passes")
-    func eachOperation() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("each operation refused when the CLPs leave it out, granted to the entries they name; the master key passes", arguments: TestStore.allCases)
+    func eachOperation(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let ada = try await Self.signUp(client, "ada"), bob = try await Self.signUp(client, "bob")
             try await Self.lock(client, "Vault", [
                 "get": [ada.id: true], "find": [ada.id: true], "count": [ada.id: true],
@@ -55,9 +55,9 @@ struct ClassLevelPermissionTests {
         }
     }
 
-    @Test("requiresAuthentication: 101 without a session, granted with one; role: entries grant members of the role")
-    func authenticationAndRoles() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("requiresAuthentication: 101 without a session, granted with one; role: entries grant members of the role", arguments: TestStore.allCases)
+    func authenticationAndRoles(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let ada = try await Self.signUp(client, "ada"), bob = try await Self.signUp(client, "bob")
             let role = try await client.post(
                 "/roles", ["name": "Editors", "ACL": ["*": ["read": true]], "users": ["__op": "AddRelation", "objects": [.pointer(className: "_User", objectId: bob.id)]]],
@@ -74,9 +74,9 @@ struct ClassLevelPermissionTests {
         }
     }
 
-    @Test("pointerFields and readUserFields/writeUserFields: each user reaches the objects that point at it")
-    func pointerPermissions() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("pointerFields and readUserFields/writeUserFields: each user reaches the objects that point at it", arguments: TestStore.allCases)
+    func pointerPermissions(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let ada = try await Self.signUp(client, "ada"), bob = try await Self.signUp(client, "bob")
             try await Self.lock(client, "Letters", [
                 "find": ["pointerFields": ["owner"]], "get": ["pointerFields": ["owner"]], "count": [:], "create": ["*": true],
@@ -108,9 +108,9 @@ struct ClassLevelPermissionTests {
         }
     }
 
-    @Test("protectedFields per *, role, user id and userField:, merged with the app's own (a user's email)")
-    func protectedFields() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("protectedFields per *, role, user id and userField:, merged with the app's own (a user's email)", arguments: TestStore.allCases)
+    func protectedFields(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let ada = try await Self.signUp(client, "ada"), bob = try await Self.signUp(client, "bob")
             try await Self.lock(client, "Cards", [
                 "find": ["*": true], "get": ["*": true],
@@ -131,9 +131,9 @@ struct ClassLevelPermissionTests {
         }
     }
 
-    @Test("include leaves pointers to a class the caller may not get; inner queries need find on their class; batch obeys CLPs")
-    func includeInnerQueriesAndBatch() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("include leaves pointers to a class the caller may not get; inner queries need find on their class; batch obeys CLPs", arguments: TestStore.allCases)
+    func includeInnerQueriesAndBatch(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             try await Self.lock(client, "Secrets", ["find": [:], "get": [:]])
             let secret = try await Support.create(client, "Secrets", ["title": "s"], master: true)
             let post = try await Support.create(client, "Posts", ["secret": .pointer(className: "Secrets", objectId: secret)])
@@ -157,9 +157,9 @@ struct ClassLevelPermissionTests {
         }
     }
 
-    @Test("addField: a client adds no field the CLPs keep it from adding; fields the class has stay writable")
-    func addField() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("addField: a client adds no field the CLPs keep it from adding; fields the class has stay writable", arguments: TestStore.allCases)
+    func addField(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             try await Self.lock(client, "Fixed", ["find": ["*": true], "get": ["*": true], "create": ["*": true], "update": ["*": true], "addField": [:]])
             let id = try await Support.create(client, "Fixed", ["title": "a"])
             Support.expectError(try await client.post("/classes/Fixed", ["title": "b", "extra": 1]), status: 403, code: 119)

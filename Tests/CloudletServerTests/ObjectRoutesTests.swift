@@ -7,9 +7,9 @@ import Testing
 
 @Suite("Object routes: create, get, update, delete")
 struct ObjectRoutesTests {
-    @Test("POST /classes/X answers 201 with a 10-character objectId, a Parse createdAt and a Location")
-    func create() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("POST /classes/X answers 201 with a 10-character objectId, a Parse createdAt and a Location", arguments: TestStore.allCases)
+    func create(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let created = try await client.post("/classes/Posts", ["title": "Hi", "score": 3])
             #expect(created.status == 201)
             let id = try #require(created["objectId"]?.stringValue)
@@ -25,9 +25,9 @@ struct ObjectRoutesTests {
         }
     }
 
-    @Test("two creates give different ids")
-    func idsAreDistinct() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("two creates give different ids", arguments: TestStore.allCases)
+    func idsAreDistinct(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             var ids: Set<String> = []
             for index in 0..<20 { ids.insert(try await Support.create(client, "Posts", ["n": .number(Double(index))])) }
             #expect(ids.count == 20)
@@ -35,9 +35,9 @@ struct ObjectRoutesTests {
         }
     }
 
-    @Test("GET /classes/X/id answers every field plus objectId, createdAt and updatedAt")
-    func get() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("GET /classes/X/id answers every field plus objectId, createdAt and updatedAt", arguments: TestStore.allCases)
+    func get(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let created = try await client.post(
                 "/classes/Posts", ["title": "Hi", "score": 3, "tags": ["a", "b"], "meta": ["x": 1, "y": ["z": true]], "none": nil])
             let id = try #require(created["objectId"]?.stringValue)
@@ -57,9 +57,9 @@ struct ObjectRoutesTests {
         }
     }
 
-    @Test("PUT /classes/X/id answers 200 with updatedAt, and the change is stored")
-    func update() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("PUT /classes/X/id answers 200 with updatedAt, and the change is stored", arguments: TestStore.allCases)
+    func update(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let id = try await Support.create(client, "Posts", ["title": "Hi", "score": 3])
             let before = try await client.get("/classes/Posts/\(id)")
             let updated = try await client.put("/classes/Posts/\(id)", ["title": "Bye"])
@@ -78,9 +78,9 @@ struct ObjectRoutesTests {
         }
     }
 
-    @Test("PUT of an unknown object answers 404 code 101 and creates nothing")
-    func updateUnknown() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("PUT of an unknown object answers 404 code 101 and creates nothing", arguments: TestStore.allCases)
+    func updateUnknown(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             try await Support.create(client, "Posts", ["title": "Hi"])
             let reply = try await client.put("/classes/Posts/nosuchid00", ["title": "Bye"])
             Support.expectError(reply, status: 404, code: 101)
@@ -90,9 +90,9 @@ struct ObjectRoutesTests {
         }
     }
 
-    @Test("DELETE answers 200 {} and then the object is gone: 404 code 101")
-    func delete() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("DELETE answers 200 {} and then the object is gone: 404 code 101", arguments: TestStore.allCases)
+    func delete(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let id = try await Support.create(client, "Posts", ["title": "Hi"])
             let keep = try await Support.create(client, "Posts", ["title": "Keep"])
             let deleted = try await client.delete("/classes/Posts/\(id)")
@@ -106,9 +106,9 @@ struct ObjectRoutesTests {
         }
     }
 
-    @Test("GET of an unknown id answers 404 code 101")
-    func getUnknown() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("GET of an unknown id answers 404 code 101", arguments: TestStore.allCases)
+    func getUnknown(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             Support.expectError(try await client.get("/classes/Posts/nosuchid00"), status: 404, code: 101)
             try await Support.create(client, "Posts", ["title": "Hi"])
             Support.expectError(try await client.get("/classes/Posts/nosuchid00"), status: 404, code: 101)
@@ -116,18 +116,18 @@ struct ObjectRoutesTests {
         }
     }
 
-    @Test("an object is found only under its own class")
-    func classesAreSeparate() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("an object is found only under its own class", arguments: TestStore.allCases)
+    func classesAreSeparate(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let id = try await Support.create(client, "Posts", ["title": "Hi"])
             Support.expectError(try await client.get("/classes/Comments/\(id)"), status: 404, code: 101)
             #expect(try await Support.masterCount(client, "Comments") == 0)
         }
     }
 
-    @Test("objectId, createdAt and updatedAt sent by the client do not override the server's")
-    func serverOwnsIdentity() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("objectId, createdAt and updatedAt sent by the client do not override the server's", arguments: TestStore.allCases)
+    func serverOwnsIdentity(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let created = try await client.post(
                 "/classes/Posts", ["title": "Hi", "createdAt": "2000-01-01T00:00:00.000Z", "updatedAt": "2000-01-01T00:00:00.000Z"])
             #expect(created.status == 201)
@@ -139,9 +139,9 @@ struct ObjectRoutesTests {
         }
     }
 
-    @Test("a method a route does not serve answers 405 with a Parse error body")
-    func wrongMethod() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("a method a route does not serve answers 405 with a Parse error body", arguments: TestStore.allCases)
+    func wrongMethod(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let id = try await Support.create(client, "Posts", ["title": "Hi"])
             let reply = try await client.request(.post, "/classes/Posts/\(id)", body: ["title": "Bye"])
             Support.expectError(reply, status: 405, code: 119)

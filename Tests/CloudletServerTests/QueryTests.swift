@@ -27,9 +27,9 @@ struct QueryTests {
         return Support.values(reply, "name").compactMap(\.stringValue).sorted()
     }
 
-    @Test("equality on a field")
-    func equality() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("equality on a field", arguments: TestStore.allCases)
+    func equality(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             _ = try await Self.seedPlayers(client)
             #expect(try await Self.names(client, ["team": "A"]) == ["alice", "carol"])
             #expect(try await Self.names(client, ["score": 20]) == ["bob", "dave"])
@@ -39,17 +39,17 @@ struct QueryTests {
         }
     }
 
-    @Test("equality on objectId")
-    func equalityOnObjectId() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("equality on objectId", arguments: TestStore.allCases)
+    func equalityOnObjectId(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let ids = try await Self.seedPlayers(client)
             #expect(try await Self.names(client, ["objectId": .string(ids["bob"]!)]) == ["bob"])
         }
     }
 
-    @Test("$lt, $lte, $gt, $gte on numbers")
-    func comparisons() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("$lt, $lte, $gt, $gte on numbers", arguments: TestStore.allCases)
+    func comparisons(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             _ = try await Self.seedPlayers(client)
             #expect(try await Self.names(client, ["score": ["$lt": 20]]) == ["Eve", "alice"])
             #expect(try await Self.names(client, ["score": ["$lte": 20]]) == ["Eve", "alice", "bob", "dave"])
@@ -59,9 +59,9 @@ struct QueryTests {
         }
     }
 
-    @Test("$ne, $in, $nin")
-    func membership() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("$ne, $in, $nin", arguments: TestStore.allCases)
+    func membership(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             _ = try await Self.seedPlayers(client)
             #expect(try await Self.names(client, ["team": ["$ne": "A"]]) == ["Eve", "bob", "dave"])
             #expect(try await Self.names(client, ["team": ["$in": ["A", "C"]]]) == ["alice", "carol", "dave"])
@@ -71,27 +71,27 @@ struct QueryTests {
         }
     }
 
-    @Test("$exists true and false")
-    func exists() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("$exists true and false", arguments: TestStore.allCases)
+    func exists(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             _ = try await Self.seedPlayers(client)
             #expect(try await Self.names(client, ["nick": ["$exists": true]]) == ["alice", "carol"])
             #expect(try await Self.names(client, ["nick": ["$exists": false]]) == ["Eve", "bob", "dave"])
         }
     }
 
-    @Test("$all on an array field")
-    func all() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("$all on an array field", arguments: TestStore.allCases)
+    func all(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             _ = try await Self.seedPlayers(client)
             #expect(try await Self.names(client, ["tags": ["$all": ["red", "blue"]]]) == ["Eve", "alice"])
             #expect(try await Self.names(client, ["tags": ["$all": ["green"]]]) == ["Eve", "carol"])
         }
     }
 
-    @Test("equality on an array field matches an element")
-    func arrayContains() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("equality on an array field matches an element", arguments: TestStore.allCases)
+    func arrayContains(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             _ = try await Self.seedPlayers(client)
             #expect(try await Self.names(client, ["tags": "green"]) == ["Eve", "carol"])
             #expect(try await Self.names(client, ["tags": "blue"]) == ["Eve", "alice", "bob"])
@@ -100,9 +100,9 @@ struct QueryTests {
         }
     }
 
-    @Test("$regex, and $options i for case-insensitive")
-    func regex() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("$regex, and $options i for case-insensitive", arguments: TestStore.allCases)
+    func regex(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             _ = try await Self.seedPlayers(client)
             #expect(try await Self.names(client, ["name": ["$regex": "^[a-c]"]]) == ["alice", "bob", "carol"])
             #expect(try await Self.names(client, ["name": ["$regex": "^e"]]) == [])
@@ -111,9 +111,9 @@ struct QueryTests {
         }
     }
 
-    @Test("$or and $and")
-    func orAnd() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("$or and $and", arguments: TestStore.allCases)
+    func orAnd(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             _ = try await Self.seedPlayers(client)
             #expect(try await Self.names(client, ["$or": [["team": "C"], ["score": ["$lt": 10]]]]) == ["Eve", "dave"])
             #expect(try await Self.names(client, ["$and": [["team": "A"], ["score": ["$gt": 10]]]]) == ["carol"])
@@ -122,9 +122,9 @@ struct QueryTests {
         }
     }
 
-    @Test("equality on a pointer field")
-    func pointerEquality() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("equality on a pointer field", arguments: TestStore.allCases)
+    func pointerEquality(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let ann = try await Support.create(client, "Authors", ["name": "Ann"])
             let ben = try await Support.create(client, "Authors", ["name": "Ben"])
             let annPointer = ParseValue.pointer(className: "Authors", objectId: ann)
@@ -146,9 +146,9 @@ struct QueryTests {
         }
     }
 
-    @Test("comparisons with a Parse Date")
-    func dateComparisons() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("comparisons with a Parse Date", arguments: TestStore.allCases)
+    func dateComparisons(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             func date(_ iso: String) -> ParseValue { ["__type": "Date", "iso": .string(iso)] }
             try await Support.create(client, "Events", ["name": "old", "at": date("2020-01-01T00:00:00.000Z")])
             try await Support.create(client, "Events", ["name": "mid", "at": date("2023-06-15T12:30:00.000Z")])
@@ -166,9 +166,9 @@ struct QueryTests {
         }
     }
 
-    @Test("comparisons on createdAt")
-    func createdAtComparisons() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("comparisons on createdAt", arguments: TestStore.allCases)
+    func createdAtComparisons(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let first = try await client.post("/classes/Events", ["name": "first"])
             let firstCreatedAt = try #require(first["createdAt"]?.stringValue)
             let firstDate: ParseValue = ["__type": "Date", "iso": .string(firstCreatedAt)]
@@ -185,9 +185,9 @@ struct QueryTests {
         }
     }
 
-    @Test("order by several keys, with - for descending")
-    func order() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("order by several keys, with - for descending", arguments: TestStore.allCases)
+    func order(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             _ = try await Self.seedPlayers(client)
             let reply = try await client.get("/classes/Players", query: ["order": "-score,name"])
             #expect(reply.status == 200)
@@ -197,9 +197,9 @@ struct QueryTests {
         }
     }
 
-    @Test("order given as a JSON array string")
-    func orderAsJSONArray() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("order given as a JSON array string", arguments: TestStore.allCases)
+    func orderAsJSONArray(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             _ = try await Self.seedPlayers(client)
             let reply = try await client.get("/classes/Players", query: ["order": #"["-score","name"]"#])
             #expect(reply.status == 200, "\(reply.body)")
@@ -207,9 +207,9 @@ struct QueryTests {
         }
     }
 
-    @Test("descending order on a number reverses the creation order")
-    func orderDescending() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("descending order on a number reverses the creation order", arguments: TestStore.allCases)
+    func orderDescending(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             var ids: [String] = []
             for index in 0..<4 { ids.append(try await Support.create(client, "Steps", ["n": .number(Double(index))])) }
             let reply = try await client.get("/classes/Steps", query: ["order": "-n"])
@@ -217,9 +217,9 @@ struct QueryTests {
         }
     }
 
-    @Test("Dates compare by instant, whatever precision their iso text was written with")
-    func datePrecision() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("Dates compare by instant, whatever precision their iso text was written with", arguments: TestStore.allCases)
+    func datePrecision(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             func date(_ iso: String) -> ParseValue { ["__type": "Date", "iso": .string(iso)] }
             // The same instant without milliseconds, and half a second later with one fraction digit.
             try await Support.create(client, "Events", ["name": "noon", "at": date("2024-01-01T12:00:00Z")])
@@ -247,9 +247,9 @@ struct QueryTests {
         }
     }
 
-    @Test("equality and comparisons do not mix types: 1 is not true, a string is not greater than a number")
-    func typeStrictComparisons() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("equality and comparisons do not mix types: 1 is not true, a string is not greater than a number", arguments: TestStore.allCases)
+    func typeStrictComparisons(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             try await Support.create(client, "Flags", ["name": "on", "flag": true, "list": [true]])
             try await Support.create(client, "Flags", ["name": "off", "flag": false, "list": [false]])
             func names(_ constraints: ParseValue, sourceLocation: SourceLocation = #_sourceLocation) async throws -> [String] {
@@ -292,9 +292,9 @@ struct QueryTests {
         }
     }
 
-    @Test("the default limit is 100")
-    func defaultLimit() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("the default limit is 100", arguments: TestStore.allCases)
+    func defaultLimit(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             try await Support.batchCreate(client, "Items", count: 105) { ["n": .number(Double($0))] }
             let reply = try await client.get("/classes/Items")
             #expect(reply.status == 200)
@@ -305,9 +305,9 @@ struct QueryTests {
         }
     }
 
-    @Test("limit and skip page through an ordered result")
-    func limitAndSkip() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("limit and skip page through an ordered result", arguments: TestStore.allCases)
+    func limitAndSkip(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             for index in 0..<10 { try await Support.create(client, "Items", ["n": .number(Double(index))]) }
             let page = try await client.get("/classes/Items", query: ["order": "n", "limit": 3, "skip": 4])
             #expect(page.status == 200)
@@ -319,18 +319,18 @@ struct QueryTests {
         }
     }
 
-    @Test("negative limit or skip is refused with 102")
-    func negativeLimit() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("negative limit or skip is refused with 102", arguments: TestStore.allCases)
+    func negativeLimit(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             Support.expectError(try await client.get("/classes/Items", query: ["limit": -1]), status: 400, code: 102)
             Support.expectError(try await client.get("/classes/Items", query: ["skip": -1]), status: 400, code: 102)
             Support.expectError(try await client.get("/classes/Items", query: ["limit": "ten"]), status: 400, code: 102)
         }
     }
 
-    @Test("keys keeps only the listed fields plus objectId, createdAt and updatedAt")
-    func keys() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("keys keeps only the listed fields plus objectId, createdAt and updatedAt", arguments: TestStore.allCases)
+    func keys(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let id = try await Support.create(client, "Players", ["name": "alice", "score": 10, "team": "A", "nick": "Al"])
             let reply = try await client.get("/classes/Players", query: ["keys": "name,score"])
             #expect(reply.status == 200)
@@ -343,9 +343,9 @@ struct QueryTests {
         }
     }
 
-    @Test("count=1 with limit=0 answers no results and the right count")
-    func countOnly() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("count=1 with limit=0 answers no results and the right count", arguments: TestStore.allCases)
+    func countOnly(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             _ = try await Self.seedPlayers(client)
             let reply = try await client.get("/classes/Players", query: ["count": 1, "limit": 0, "where": ["team": ["$ne": "C"]]])
             #expect(reply.status == 200)
@@ -354,9 +354,9 @@ struct QueryTests {
         }
     }
 
-    @Test("count=true counts past the limit")
-    func countTrue() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("count=true counts past the limit", arguments: TestStore.allCases)
+    func countTrue(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             _ = try await Self.seedPlayers(client)
             let reply = try await client.get("/classes/Players", query: ["count": "true", "limit": 2])
             #expect(reply.status == 200)
@@ -367,9 +367,9 @@ struct QueryTests {
         }
     }
 
-    @Test("include replaces a pointer with the object it points to")
-    func include() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("include replaces a pointer with the object it points to", arguments: TestStore.allCases)
+    func include(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let ann = try await Support.create(client, "Authors", ["name": "Ann", "age": 40])
             let bookId = try await Support.create(
                 client, "Books", ["title": "One", "author": .pointer(className: "Authors", objectId: ann)])
@@ -392,9 +392,9 @@ struct QueryTests {
         }
     }
 
-    @Test("include follows dotted paths and arrays of pointers")
-    func nestedInclude() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("include follows dotted paths and arrays of pointers", arguments: TestStore.allCases)
+    func nestedInclude(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let ann = try await Support.create(client, "Authors", ["name": "Ann"])
             let ben = try await Support.create(client, "Authors", ["name": "Ben"])
             let book = try await Support.create(

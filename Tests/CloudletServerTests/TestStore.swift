@@ -1,5 +1,7 @@
 import Cloudlet
 import CloudletRuntime
+import CloudletServer
+import CloudletServerTesting
 import Foundation
 import Testing
 
@@ -153,6 +155,26 @@ extension TestApp {
                 try await PostgresPushStore(database, schema: schema), try await PostgresWorkQueue(database, schema: schema),
                 TestObjects(try await PostgresObjectStore(database, schema: schema))
             )
+        }
+    }
+}
+
+extension TestStore {
+    /// Serves `registry` as app `test` through the router, as
+    /// ``ParseTestClient/withRouter(registry:configuration:_:)`` does, its data on this store: SQLite
+    /// files in a throwaway folder, or a PostgreSQL database of its own (as `serve --database` keeps it).
+    func withRouter<Value: Sendable>(
+        registry: HookRegistry, configuration: ServerConfiguration = .testing, _ body: @Sendable (ParseTestClient) async throws -> Value
+    ) async throws -> Value {
+        switch self {
+        case .sqlite:
+            return try await ParseTestClient.withRouter(registry: registry, configuration: configuration, body)
+        case .postgres:
+            return try await TemporaryPostgres.database { url in
+                var configuration = configuration
+                configuration.database = url
+                return try await ParseTestClient.withRouter(registry: registry, configuration: configuration, body)
+            }
         }
     }
 }

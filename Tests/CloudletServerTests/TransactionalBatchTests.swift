@@ -108,9 +108,9 @@ struct TransactionalBatchTests {
         }
     }
 
-    @Test("a write refused inside the transaction (an ACL, a field's type) rolls back the writes before it")
-    func refusedInsideTheTransaction() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("a write refused inside the transaction (an ACL, a field's type) rolls back the writes before it", arguments: TestStore.allCases)
+    func refusedInsideTheTransaction(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let locked = try await Support.create(client, "Notes", ["n": 1, "ACL": ["*": ["read": true]]], master: true)
             let byACL = try await Self.transaction(
                 client,
@@ -131,9 +131,9 @@ struct TransactionalBatchTests {
         }
     }
 
-    @Test("mixed classes and a sign-up commit together: the new user can log in")
-    func signUpInside() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("mixed classes and a sign-up commit together: the new user can log in", arguments: TestStore.allCases)
+    func signUpInside(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let reply = try await Self.transaction(
                 client,
                 [
@@ -150,9 +150,9 @@ struct TransactionalBatchTests {
         }
     }
 
-    @Test("a rolled-back sign-up leaves no user to log in as; two sign-ups with one name are 202 and neither is stored")
-    func signUpRolledBack() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("a rolled-back sign-up leaves no user to log in as; two sign-ups with one name are 202 and neither is stored", arguments: TestStore.allCases)
+    func signUpRolledBack(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let reply = try await Self.transaction(
                 client,
                 [

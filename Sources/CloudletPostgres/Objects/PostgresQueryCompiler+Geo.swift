@@ -26,12 +26,12 @@ extension PostgresQueryCompiler {
         let path = field.value
         switch try GeoRegion(op, operand) {
         case .box(let latitudes, let longitudes):
-            return "(\(Self.isType(field, "GeoPoint")) AND (\(path) ->> 'latitude')::float8 BETWEEN \(bind(latitudes.lowerBound)) AND "
-                + "\(bind(latitudes.upperBound)) AND (\(path) ->> 'longitude')::float8 BETWEEN \(bind(longitudes.lowerBound)) AND \(bind(longitudes.upperBound)))"
+            return "(CASE WHEN \(Self.isType(field, "GeoPoint")) THEN (\(path) ->> 'latitude')::float8 BETWEEN \(bind(latitudes.lowerBound)) AND "
+                + "\(bind(latitudes.upperBound)) AND (\(path) ->> 'longitude')::float8 BETWEEN \(bind(longitudes.lowerBound)) AND \(bind(longitudes.upperBound)) ELSE false END)"
         case .polygon(let points):
             let ring = "(" + points.map { "(\($0.longitude),\($0.latitude))" }.joined(separator: ",") + ")"
-            return "(\(Self.isType(field, "GeoPoint")) AND \(bind(ring))::polygon @> "
-                + "point((\(path) ->> 'longitude')::float8, (\(path) ->> 'latitude')::float8))"
+            return "(CASE WHEN \(Self.isType(field, "GeoPoint")) THEN \(bind(ring))::polygon @> "
+                + "point((\(path) ->> 'longitude')::float8, (\(path) ->> 'latitude')::float8) ELSE false END)"
         case .circle(let center, let radians):
             return "(\(Self.isType(field, "GeoPoint")) AND \(distance(field, from: center)) <= \(bind(radians)))"
         case .containing(let center):
@@ -51,8 +51,8 @@ extension PostgresQueryCompiler {
         switch value.parseType {
         case "GeoPoint":
             let point = try GeoOperands.point(value, "GeoPoint", acceptsPair: false)
-            return "(\(Self.isType(field, "GeoPoint")) AND (\(path) ->> 'latitude')::float8 = \(bind(point.latitude)) "
-                + "AND (\(path) ->> 'longitude')::float8 = \(bind(point.longitude)))"
+            return "(CASE WHEN \(Self.isType(field, "GeoPoint")) THEN (\(path) ->> 'latitude')::float8 = \(bind(point.latitude)) "
+                + "AND (\(path) ->> 'longitude')::float8 = \(bind(point.longitude)) ELSE false END)"
         case "Polygon":
             _ = try ParsePolygon.validated(value, field: field.path)
             return "(\(Self.isType(field, "Polygon")) AND \(path) -> 'coordinates' = \(bindJSON(ParsePolygon.closed(value)["coordinates"]!)))"

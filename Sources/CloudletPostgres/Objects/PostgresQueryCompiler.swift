@@ -246,7 +246,8 @@ struct PostgresQueryCompiler: WhereCompiling {
         let path = field.value
         switch value {
         case .number(let number):
-            return "(jsonb_typeof(\(path)) = 'number' AND (\(path))::numeric \(symbol) \(bind(number))::numeric)"
+            // A CASE, not an AND: PostgreSQL may evaluate an AND's cast before its type test.
+            return "(CASE WHEN jsonb_typeof(\(path)) = 'number' THEN (\(path))::numeric \(symbol) \(bind(number))::numeric ELSE false END)"
         case .string(let text):
             return "(jsonb_typeof(\(path)) = 'string' AND (\(path) #>> '{}') COLLATE \"C\" \(symbol) \(bind(text)))"
         case .object where value.parseType == "Date":

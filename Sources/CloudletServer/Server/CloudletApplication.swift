@@ -1,4 +1,5 @@
 import Cloudlet
+import CloudletPostgres
 import CloudletRuntime
 import Foundation
 import Hummingbird
@@ -75,6 +76,12 @@ public struct CloudletApplication: Sendable {
         self.configuration = configuration
         self.logger = logger
         self.appServices = definitions.flatMap(\.services)
+    }
+
+    /// Closes the connections to the PostgreSQL database the registry and the apps' data are in, if
+    /// they are in one: for a server that is done, since its apps' stores fail after.
+    public func closeDatabase() {
+        registry.database?.close()
     }
 
     /// Starts every app of the registry not started yet (launching worker pools); throws the first
