@@ -130,7 +130,15 @@ run_configuration() {
             }' | tee -a "$work/results"
         rep=$((rep + 1))
     done
+    posts=$(curl -s -H X-Parse-Application-Id:dev -H X-Parse-Master-Key:bench-master \
+        "http://127.0.0.1:$firstport/parse/classes/Posts?count=1&limit=0" | python3 -c 'import json, sys; print(json.load(sys.stdin)["count"])')
     stop_nodes
+    if [ "$store" = pg ]; then
+        "$pgbin/psql" -h 127.0.0.1 -p $pgport -U cloudlet -d "$name" -Atc "select xact_commit, tup_inserted, tup_updated,
+            tup_deleted, tup_returned + tup_fetched from pg_stat_database where datname = '$name'" | awk -F'|' -v name="$name" -v posts="$posts" '
+            { printf "%s: %d posts saved in all (warm-up included); per post, the database committed %.1f transactions, inserted %.1f rows, updated %.1f, deleted %.1f, read %.1f\n",
+                name, posts, $1 / posts, $2 / posts, $3 / posts, $4 / posts, $5 / posts }' >>"$work/database"
+    fi
     if grep -h -i -E 'level=(error|critical|warning)|error' "$work/$name"/node*.log >"$work/$name/problems"; then
         echo "$name: the nodes logged $(wc -l <"$work/$name/problems") warnings or errors, the first:" >&2
         head -5 "$work/$name/problems" >&2
@@ -144,6 +152,7 @@ run_configuration pg1 1 pg
 run_configuration pg2 2 pg
 run_configuration pg3 3 pg
 
+echo; cat "$work/database"
 python3 - "$work/results" <<'PY'
 import statistics, sys
 rows = {}
