@@ -11,7 +11,8 @@
 # Each measurement reads utime+stime (and the times of reaped children) of every node's process tree
 # (its server and its workers) and of PostgreSQL's (the postmaster and every backend) in /proc
 # before and after: CPU µs per save of each node and of PostgreSQL.
-# Prints a line per measurement, then a table of each configuration's median against sqlite's.
+# Prints a line per measurement, then per database what `pg_stat_database` counted per post saved
+# (transactions, rows written and read), then a table of each configuration's median against sqlite's.
 # Usage: Benchmarks/Scripts/nodes.sh [seconds] [connections] [reps] [warm-up seconds]
 #   (from the repository's root; connections divisible by 1, 2 and 3 split evenly)
 set -eu
