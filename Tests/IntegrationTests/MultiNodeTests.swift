@@ -1,13 +1,14 @@
 import Cloudlet
 import CloudletServerTesting
 import Foundation
+import HTTPTypes
 import PostgresTestServer
 import Testing
 
 extension ProcessTests {
     /// Two nodes serving one app from one PostgreSQL database: what one acknowledges the other
-    /// serves, and a node killed under load loses nothing it acknowledged, its after hooks run by
-    /// the node that survives once their leases run out.
+    /// serves, and a node killed under load loses nothing it acknowledged, its after hooks and the
+    /// push it was fanning out finished by the node that survives once their leases run out.
     @Suite struct MultiNodeTests {
         /// The two nodes' settings: one database, the same keys, two nodes sharing each quota.
         static func nodeSettings(_ database: String) -> (arguments: [String], environment: [String: String]) {
@@ -58,11 +59,18 @@ extension ProcessTests {
             let id = try #require(first["objectId"]?.stringValue)
             #expect(try await clients[1].get("/classes/Note/\(id)", master: true)["text"] == "through a")
 
+            // Devices registered through B, to be sent a push through A just before it dies.
+            let devices = (0..<200).map { "device-\($0)" }
+            try await PushCrashTests.register(devices, client: clients[1])
+
             let end = ContinuousClock.now + .seconds(3)
             async let throughA = Self.save(clients[0], until: end)
             async let throughB = Self.save(clients[1], until: end)
             // Under load through both, node A dies with after hooks of its saves queued or running.
             try await Task.sleep(for: .seconds(2))
+            let push = try await clients[0].post("/push", ["where": ["deviceType": "ios"], "data": ["alert": "from a"]], master: true)
+            #expect(push.status == 200)
+            let jobId = try #require(push.headers[HTTPField.Name("X-Parse-Push-Status-Id")!])
             #expect(try await killed.kill() == .signal(SIGKILL))
             let acknowledged = await throughA + throughB
             let byA = await throughA.count
@@ -77,6 +85,14 @@ extension ProcessTests {
                 return Set(acknowledged).isSubset(of: marks) ? marks : nil
             }
             #expect(Set(acknowledged).isSubset(of: marked))
+
+            // The push reaches every device once in the job's count, whichever node sent each.
+            let status = try await poll(timeout: .seconds(60), "the push job to end") { () -> ParseValue? in
+                let status = try await clients[1].get("/classes/_PushStatus/\(jobId)", master: true).body
+                return ["succeeded", "failed", "expired"].contains(status["status"]?.stringValue) ? status : nil
+            }
+            #expect(status["status"] == "succeeded", "\(JSONWriter.string(status))")
+            #expect(status["numSent"]?.doubleValue == Double(devices.count), "\(JSONWriter.string(status))")
         }
     }
 }
