@@ -89,7 +89,8 @@ extension ProcessTests {
             // The push reaches every device once in the job's count, whichever node sent each.
             let status = try await poll(timeout: .seconds(60), "the push job to end") { () -> ParseValue? in
                 let status = try await clients[1].get("/classes/_PushStatus/\(jobId)", master: true).body
-                return ["succeeded", "failed", "expired"].contains(status["status"]?.stringValue) ? status : nil
+                guard ["succeeded", "failed", "expired"].contains(status["status"]?.stringValue) else { return nil }
+                return status
             }
             #expect(status["status"] == "succeeded", "\(JSONWriter.string(status))")
             #expect(status["numSent"]?.doubleValue == Double(devices.count), "\(JSONWriter.string(status))")
