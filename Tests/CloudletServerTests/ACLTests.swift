@@ -6,9 +6,9 @@ import Testing
 
 @Suite("ACLs: public read and write flags, and the master key")
 struct ACLTests {
-    @Test("public read only: a client reads it but cannot change or delete it (101); master can")
-    func publicReadOnly() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("public read only: a client reads it but cannot change or delete it (101); master can", arguments: TestStore.allCases)
+    func publicReadOnly(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let created = try await client.post("/classes/Notes", ["text": "hello", "ACL": ["*": ["read": true]]])
             #expect(created.status == 201)
             let id = try #require(created["objectId"]?.stringValue)
@@ -39,9 +39,9 @@ struct ACLTests {
         }
     }
 
-    @Test("a client cannot lift a read-only ACL by sending a new one")
-    func cannotReplaceACL() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("a client cannot lift a read-only ACL by sending a new one", arguments: TestStore.allCases)
+    func cannotReplaceACL(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let id = try await Support.create(client, "Notes", ["text": "hello", "ACL": ["*": ["read": true]]])
             let reply = try await client.put("/classes/Notes/\(id)", ["ACL": ["*": ["read": true, "write": true]]])
             Support.expectError(reply, status: 404, code: 101)
@@ -49,9 +49,9 @@ struct ACLTests {
         }
     }
 
-    @Test("ACL {} (nobody): invisible to client queries, counts and get (101), visible to master")
-    func nobody() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("ACL {} (nobody): invisible to client queries, counts and get (101), visible to master", arguments: TestStore.allCases)
+    func nobody(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let hidden = try await Support.create(client, "Notes", ["text": "secret", "ACL": [:]])
             let visible = try await Support.create(client, "Notes", ["text": "public"])
 
@@ -76,9 +76,9 @@ struct ACLTests {
         }
     }
 
-    @Test("an ACL naming only a user hides the object from a client without a session")
-    func userOnly() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("an ACL naming only a user hides the object from a client without a session", arguments: TestStore.allCases)
+    func userOnly(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let id = try await Support.create(client, "Notes", ["text": "mine", "ACL": ["user1": ["read": true, "write": true]]])
             Support.expectError(try await client.get("/classes/Notes/\(id)"), status: 404, code: 101)
             #expect(try await client.get("/classes/Notes")["results"] == [])
@@ -86,9 +86,9 @@ struct ACLTests {
         }
     }
 
-    @Test("objects without an ACL are public: read, update and delete by a client")
-    func noACL() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("objects without an ACL are public: read, update and delete by a client", arguments: TestStore.allCases)
+    func noACL(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let id = try await Support.create(client, "Notes", ["text": "open"])
             let fetched = try await client.get("/classes/Notes/\(id)")
             #expect(fetched["text"] == "open")
@@ -101,9 +101,9 @@ struct ACLTests {
         }
     }
 
-    @Test("public read and write: a client may do everything")
-    func publicReadWrite() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("public read and write: a client may do everything", arguments: TestStore.allCases)
+    func publicReadWrite(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let id = try await Support.create(client, "Notes", ["text": "open", "ACL": ["*": ["read": true, "write": true]]])
             #expect(try await client.put("/classes/Notes/\(id)", ["text": "edited"]).status == 200)
             #expect(try await client.get("/classes/Notes/\(id)")["text"] == "edited")
@@ -112,9 +112,9 @@ struct ACLTests {
         }
     }
 
-    @Test("public write without read: a client may update and delete what it cannot read, as in Parse")
-    func publicWriteOnly() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("public write without read: a client may update and delete what it cannot read, as in Parse", arguments: TestStore.allCases)
+    func publicWriteOnly(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let id = try await Support.create(client, "Notes", ["text": "drop box", "ACL": ["*": ["write": true]]])
             Support.expectError(try await client.get("/classes/Notes/\(id)"), status: 404, code: 101)
             #expect(try await client.get("/classes/Notes")["results"] == [])
@@ -127,9 +127,9 @@ struct ACLTests {
         }
     }
 
-    @Test("a client may lock an object it can write, after which it cannot write it any more")
-    func lockAfterWrite() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("a client may lock an object it can write, after which it cannot write it any more", arguments: TestStore.allCases)
+    func lockAfterWrite(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let id = try await Support.create(client, "Notes", ["text": "open"])
             let lock = try await client.put("/classes/Notes/\(id)", ["ACL": ["*": ["read": true]]])
             #expect(lock.status == 200)
@@ -149,9 +149,9 @@ struct ACLTests {
         }
     }
 
-    @Test("include does not reveal a pointed-to object the client may not read")
-    func includeRespectsACL() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("include does not reveal a pointed-to object the client may not read", arguments: TestStore.allCases)
+    func includeRespectsACL(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let secret = try await Support.create(client, "Authors", ["name": "hidden", "ACL": [:]])
             let pointer = ParseValue.pointer(className: "Authors", objectId: secret)
             try await Support.create(client, "Books", ["title": "One", "author": pointer])

@@ -34,9 +34,9 @@ struct AggregateTests {
 
     static func pipeline(_ stages: ParseValue...) -> [String: ParseValue] { ["pipeline": .array(stages)] }
 
-    @Test("distinct answers each value once: numbers, nested fields, array elements, pointers and columns; where narrows it")
-    func distinct() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("distinct answers each value once: numbers, nested fields, array elements, pointers and columns; where narrows it", arguments: TestStore.allCases)
+    func distinct(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             try await Self.seed(client)
             #expect(Set(try await Self.results(client, ["distinct": "score"])) == [10, 20])
             #expect(try await Self.results(client, ["distinct": "score", "where": ["name": "bar"]]) == [10])
@@ -57,9 +57,9 @@ struct AggregateTests {
         }
     }
 
-    @Test("$match takes a query's where: comparisons, $or, $in, $regex, objectId and dates")
-    func match() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("$match takes a query's where: comparisons, $or, $in, $regex, objectId and dates", arguments: TestStore.allCases)
+    func match(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             try await Self.seed(client)
             let high = try await Self.results(client, Self.pipeline(["$match": ["score": ["$gt": 15]]]))
             #expect(high.map { $0["score"] } == [20])
@@ -78,9 +78,9 @@ struct AggregateTests {
         }
     }
 
-    @Test("$group by null and by a field, with $sum of 1 and of a field, $avg, $min and $max; the key comes back as objectId")
-    func group() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("$group by null and by a field, with $sum of 1 and of a field, $avg, $min and $max; the key comes back as objectId", arguments: TestStore.allCases)
+    func group(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             try await Self.seed(client)
             let all = try await Self.results(
                 client,
@@ -117,9 +117,9 @@ struct AggregateTests {
         }
     }
 
-    @Test("$group by an object of fields and date parts: the key comes back as that object, dates taken in UTC as PostgreSQL extracts them")
-    func compoundGroup() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("$group by an object of fields and date parts: the key comes back as that object, dates taken in UTC as PostgreSQL extracts them", arguments: TestStore.allCases)
+    func compoundGroup(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             try await Self.seed(client)
             let byNameAndScore = try await Self.results(
                 client, Self.pipeline(["$group": ["_id": ["name": "$name", "score": "$score"], "n": ["$sum": 1]]], ["$sort": ["n": -1]]))
@@ -153,9 +153,9 @@ struct AggregateTests {
         }
     }
 
-    @Test("$project keeps, renames and drops fields; objectId stays unless _id is 0")
-    func project() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("$project keeps, renames and drops fields; objectId stays unless _id is 0", arguments: TestStore.allCases)
+    func project(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             try await Self.seed(client)
             let named = try await Self.results(client, Self.pipeline(["$match": ["score": 20]], ["$project": ["name": 1, "group": "$sender.group"]]))
             #expect(named.count == 1)
@@ -171,9 +171,9 @@ struct AggregateTests {
         }
     }
 
-    @Test("$sort, $skip and $limit in any order and combination, as stages or as parameters")
-    func sortSkipLimit() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("$sort, $skip and $limit in any order and combination, as stages or as parameters", arguments: TestStore.allCases)
+    func sortSkipLimit(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             try await Self.seed(client)
             func views(_ query: [String: ParseValue]) async throws -> [ParseValue] { try await Self.results(client, query).compactMap { $0["views"] } }
             #expect(try await views(Self.pipeline(["$sort": ["views": -1]])) == [900, 800, 700, 700])
@@ -204,9 +204,9 @@ struct AggregateTests {
         try await rows(client, pipeline: json, sourceLocation: sourceLocation).compactMap { $0["name"]?.stringValue }
     }
 
-    @Test("$sort of several fields orders by them in the order the request wrote them, each ascending or descending")
-    func sortSeveralFields() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("$sort of several fields orders by them in the order the request wrote them, each ascending or descending", arguments: TestStore.allCases)
+    func sortSeveralFields(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             try await Self.seed(client)
             // (score, views): foo (10, 900), foo (10, 800), bar (10, 700), dpl (20, 700).
             #expect(try await Self.names(client, pipeline: #"[{"$sort": {"score": 1, "views": 1}}]"#) == ["bar", "foo", "foo", "dpl"])
@@ -231,9 +231,9 @@ struct AggregateTests {
         }
     }
 
-    @Test("$sort after a $group: _id and objectId name the key, an object key's members sort by name, as PostgreSQL names their columns")
-    func sortGroups() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("$sort after a $group: _id and objectId name the key, an object key's members sort by name, as PostgreSQL names their columns", arguments: TestStore.allCases)
+    func sortGroups(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             try await Self.seed(client)
             let byScore = #"{"$group": {"_id": "$score", "n": {"$sum": 1}}}"#
             #expect(try await Self.rows(client, pipeline: "[\(byScore), {\"$sort\": {\"_id\": -1}}]").map { $0["objectId"] } == [20, 10])
@@ -249,9 +249,9 @@ struct AggregateTests {
         }
     }
 
-    @Test("$count answers one row with the number of rows, none when there are none; where is a first $match")
-    func count() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("$count answers one row with the number of rows, none when there are none; where is a first $match", arguments: TestStore.allCases)
+    func count(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             try await Self.seed(client)
             #expect(try await Self.results(client, Self.pipeline(["$match": ["score": 10]], ["$count": "tens"])) == [["tens": 3]])
             #expect(try await Self.results(client, Self.pipeline(["$match": ["score": 99]], ["$count": "none"])) == [])

@@ -14,9 +14,9 @@ struct AuthDataTests {
         ["anonymous": ["id": .string(id)]]
     }
 
-    @Test("an anonymous id signs up (201, a random username) and then logs in (200, the same user, a new session); others never see authData")
-    func anonymousSignUpAndLogIn() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry(), configuration: Self.configuration) { client in
+    @Test("an anonymous id signs up (201, a random username) and then logs in (200, the same user, a new session); others never see authData", arguments: TestStore.allCases)
+    func anonymousSignUpAndLogIn(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry(), configuration: Self.configuration) { client in
             let authData = Self.anonymous("6a1c1c9e-0a5c-4f7a-9a51-0e3d9d0e2f11")
             let first = try await client.post("/users", ["authData": authData])
             #expect(first.status == 201, "\(first.body)")
@@ -55,9 +55,9 @@ struct AuthDataTests {
         }
     }
 
-    @Test("PUT /users/:id links and unlinks providers; an id linked to another user answers 208 and changes nothing")
-    func linkAndUnlink() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry(), configuration: Self.configuration) { client in
+    @Test("PUT /users/:id links and unlinks providers; an id linked to another user answers 208 and changes nothing", arguments: TestStore.allCases)
+    func linkAndUnlink(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry(), configuration: Self.configuration) { client in
             let ada = try await client.post("/users", ["username": "ada", "password": "pw"])
             let adaId = try #require(ada["objectId"]?.stringValue), adaToken = try #require(ada["sessionToken"]?.stringValue)
             let bob = try await client.post("/users", ["authData": Self.anonymous("bob-device")])

@@ -15,9 +15,9 @@ struct AuthTests {
         return try await client.raw(.post, "/classes/Posts", headers: headers, body: ByteBuffer(string: #"{"title":"x"}"#))
     }
 
-    @Test("an unknown application id answers 403")
-    func unknownAppId() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("an unknown application id answers 403", arguments: TestStore.allCases)
+    func unknownAppId(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             var headers: HTTPFields = [:]
             headers[Support.appIdHeader] = "other"
             headers[Support.restKeyHeader] = "client-key"
@@ -30,9 +30,9 @@ struct AuthTests {
         }
     }
 
-    @Test("a missing application id answers 403")
-    func missingAppId() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("a missing application id answers 403", arguments: TestStore.allCases)
+    func missingAppId(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             var headers: HTTPFields = [:]
             headers[Support.restKeyHeader] = "client-key"
             Support.expectError(try await Self.create(client, headers: headers), status: 403, code: 119)
@@ -40,9 +40,9 @@ struct AuthTests {
         }
     }
 
-    @Test("a missing key answers 403")
-    func missingKey() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("a missing key answers 403", arguments: TestStore.allCases)
+    func missingKey(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             var headers: HTTPFields = [:]
             headers[Support.appIdHeader] = "test"
             Support.expectError(try await Self.create(client, headers: headers), status: 403, code: 119)
@@ -63,9 +63,9 @@ struct AuthTests {
         }
     }
 
-    @Test("a wrong master key answers 403, even alongside a right client key")
-    func wrongMasterKey() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("a wrong master key answers 403, even alongside a right client key", arguments: TestStore.allCases)
+    func wrongMasterKey(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             var headers: HTTPFields = [:]
             headers[Support.appIdHeader] = "test"
             headers[Support.masterKeyHeader] = "client-key"
@@ -88,9 +88,9 @@ struct AuthTests {
         }
     }
 
-    @Test("the master key alone is enough")
-    func masterKeyAlone() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("the master key alone is enough", arguments: TestStore.allCases)
+    func masterKeyAlone(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             var headers: HTTPFields = [:]
             headers[Support.appIdHeader] = "test"
             headers[Support.masterKeyHeader] = "master-key"
@@ -99,9 +99,9 @@ struct AuthTests {
         }
     }
 
-    @Test("a session token answers 209, since sessions do not exist yet, and nothing is written")
-    func sessionToken() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("a session token answers 209, since sessions do not exist yet, and nothing is written", arguments: TestStore.allCases)
+    func sessionToken(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             var headers = Support.clientHeaders()
             headers[Support.sessionTokenHeader] = "r:abc"
             let reply = try await Self.create(client, headers: headers)
@@ -116,9 +116,9 @@ struct AuthTests {
         }
     }
 
-    @Test("keys and the app id may come in the JSON body, as the JavaScript SDK sends them")
-    func keysInBody() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("keys and the app id may come in the JSON body, as the JavaScript SDK sends them", arguments: TestStore.allCases)
+    func keysInBody(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             var headers: HTTPFields = [:]
             headers[.contentType] = "text/plain"
             let create = try await client.raw(
@@ -149,9 +149,9 @@ struct AuthTests {
         }
     }
 
-    @Test("_method GET on POST /classes/X runs a query, with where as JSON in the body")
-    func methodOverrideQuery() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("_method GET on POST /classes/X runs a query, with where as JSON in the body", arguments: TestStore.allCases)
+    func methodOverrideQuery(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             try await Support.create(client, "Posts", ["title": "a", "score": 1])
             try await Support.create(client, "Posts", ["title": "b", "score": 5])
             try await Support.create(client, "Posts", ["title": "c", "score": 9])
@@ -167,9 +167,9 @@ struct AuthTests {
         }
     }
 
-    @Test("_method GET on POST /classes/X/id fetches the object, and _method DELETE deletes it")
-    func methodOverrideObject() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("_method GET on POST /classes/X/id fetches the object, and _method DELETE deletes it", arguments: TestStore.allCases)
+    func methodOverrideObject(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let id = try await Support.create(client, "Posts", ["title": "a"])
             var headers: HTTPFields = [:]
             headers[.contentType] = "text/plain"
@@ -191,9 +191,9 @@ struct AuthTests {
         }
     }
 
-    @Test("GET and POST /parse/health answer 200 {\"status\":\"ok\"} without keys")
-    func health() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("GET and POST /parse/health answer 200 {\"status\":\"ok\"} without keys", arguments: TestStore.allCases)
+    func health(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let get = try await client.raw(.get, "/health", headers: [:], body: nil)
             #expect(get.status == 200)
             #expect(get.body == ["status": "ok"])
@@ -206,9 +206,9 @@ struct AuthTests {
         }
     }
 
-    @Test("success bodies never carry both code and error; error bodies always do")
-    func successShape() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("success bodies never carry both code and error; error bodies always do", arguments: TestStore.allCases)
+    func successShape(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let created = try await client.post("/classes/Posts", ["title": "x", "n": 1])
             Support.expectNotError(created)
             let id = try #require(created["objectId"]?.stringValue)
@@ -222,9 +222,9 @@ struct AuthTests {
         }
     }
 
-    @Test("responses are JSON")
-    func contentType() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("responses are JSON", arguments: TestStore.allCases)
+    func contentType(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let created = try await client.post("/classes/Posts", ["title": "x"])
             #expect(created.headers[.contentType]?.hasPrefix("application/json") == true)
             let failed = try await client.get("/classes/Posts/nosuchid00")

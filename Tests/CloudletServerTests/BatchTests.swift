@@ -6,9 +6,9 @@ import Testing
 
 @Suite("POST /batch")
 struct BatchTests {
-    @Test("operations with the mount in their path run in order and answer success entries")
-    func mountedPaths() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("operations with the mount in their path run in order and answer success entries", arguments: TestStore.allCases)
+    func mountedPaths(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let existing = try await Support.create(client, "Posts", ["title": "old", "n": 1])
             let reply = try await client.post(
                 "/batch",
@@ -33,9 +33,9 @@ struct BatchTests {
         }
     }
 
-    @Test("paths without the mount work too")
-    func unmountedPaths() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("paths without the mount work too", arguments: TestStore.allCases)
+    func unmountedPaths(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let reply = try await client.post(
                 "/batch", ["requests": [["method": "POST", "path": "/classes/Posts", "body": ["title": "a"]]]])
             #expect(reply.status == 200)
@@ -44,9 +44,9 @@ struct BatchTests {
         }
     }
 
-    @Test("a failing operation answers an error entry and the others still run")
-    func mixed() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("a failing operation answers an error entry and the others still run", arguments: TestStore.allCases)
+    func mixed(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let toDelete = try await Support.create(client, "Posts", ["title": "bye"])
             let reply = try await client.post(
                 "/batch",
@@ -80,9 +80,9 @@ struct BatchTests {
         }
     }
 
-    @Test("an operation without method or with an unknown path answers an error entry")
-    func badOperations() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("an operation without method or with an unknown path answers an error entry", arguments: TestStore.allCases)
+    func badOperations(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let reply = try await client.post(
                 "/batch",
                 [
@@ -103,9 +103,9 @@ struct BatchTests {
         }
     }
 
-    @Test("more than 50 operations is refused and nothing runs")
-    func tooMany() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("more than 50 operations is refused and nothing runs", arguments: TestStore.allCases)
+    func tooMany(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let requests: [ParseValue] = (0..<51).map { index in
                 ["method": "POST", "path": "/parse/classes/Posts", "body": ["n": .number(Double(index))]]
             }
@@ -116,25 +116,25 @@ struct BatchTests {
         }
     }
 
-    @Test("exactly 50 operations are accepted")
-    func fifty() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("exactly 50 operations are accepted", arguments: TestStore.allCases)
+    func fifty(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             try await Support.batchCreate(client, "Posts", count: 50) { ["n": .number(Double($0))] }
             #expect(try await Support.masterCount(client, "Posts") == 50)
         }
     }
 
-    @Test("a batch without a requests array answers 107")
-    func noRequests() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("a batch without a requests array answers 107", arguments: TestStore.allCases)
+    func noRequests(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             Support.expectError(try await client.post("/batch", [:]), status: 400, code: 107)
             Support.expectError(try await client.post("/batch", ["requests": "x"]), status: 400, code: 107)
         }
     }
 
-    @Test("batch operations obey ACLs as the batch's caller")
-    func batchACL() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("batch operations obey ACLs as the batch's caller", arguments: TestStore.allCases)
+    func batchACL(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let locked = try await Support.create(client, "Posts", ["title": "locked", "ACL": ["*": ["read": true]]])
             let reply = try await client.post(
                 "/batch",

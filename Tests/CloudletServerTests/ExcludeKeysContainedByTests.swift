@@ -6,9 +6,9 @@ import Testing
 
 @Suite("excludeKeys on find and get, and $containedBy")
 struct ExcludeKeysContainedByTests {
-    @Test("excludeKeys leaves fields out of find and get results, and out of included objects by a dotted path")
-    func excludeKeys() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("excludeKeys leaves fields out of find and get results, and out of included objects by a dotted path", arguments: TestStore.allCases)
+    func excludeKeys(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let author = try await Support.create(client, "Authors", ["name": "Ann", "phone": "555"])
             let book = try await Support.create(
                 client, "Books",
@@ -52,9 +52,9 @@ struct ExcludeKeysContainedByTests {
         }
     }
 
-    @Test("$containedBy: arrays whose every element is in the list; empty arrays match, missing fields do not")
-    func containedBy() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("$containedBy: arrays whose every element is in the list; empty arrays match, missing fields do not", arguments: TestStore.allCases)
+    func containedBy(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let rows: [(String, ParseValue?)] = [
                 ("ab", ["a", "b"]), ("a", ["a"]), ("abc", ["a", "b", "c"]), ("empty", []), ("numbers", [1, 2]),
                 ("missing", nil),

@@ -6,9 +6,9 @@ import Testing
 
 @Suite("Field operations: Increment, Add, AddUnique, Remove, Delete")
 struct FieldOperationTests {
-    @Test("Increment adds to the stored number and the update answers the new value")
-    func increment() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("Increment adds to the stored number and the update answers the new value", arguments: TestStore.allCases)
+    func increment(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let id = try await Support.create(client, "Counters", ["score": 3])
             let first = try await client.put("/classes/Counters/\(id)", ["score": ["__op": "Increment", "amount": 2]])
             #expect(first.status == 200)
@@ -20,9 +20,9 @@ struct FieldOperationTests {
         }
     }
 
-    @Test("Increment of a missing field starts from zero")
-    func incrementMissing() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("Increment of a missing field starts from zero", arguments: TestStore.allCases)
+    func incrementMissing(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let id = try await Support.create(client, "Counters", ["name": "x"])
             let reply = try await client.put("/classes/Counters/\(id)", ["hits": ["__op": "Increment", "amount": 1.5]])
             #expect(reply.status == 200)
@@ -31,9 +31,9 @@ struct FieldOperationTests {
         }
     }
 
-    @Test("Increment on create sets the amount")
-    func incrementOnCreate() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("Increment on create sets the amount", arguments: TestStore.allCases)
+    func incrementOnCreate(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let created = try await client.post("/classes/Counters", ["hits": ["__op": "Increment", "amount": 7]])
             #expect(created.status == 201)
             let id = try #require(created["objectId"]?.stringValue)
@@ -41,9 +41,9 @@ struct FieldOperationTests {
         }
     }
 
-    @Test("successive increments all count")
-    func incrementsAccumulate() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("successive increments all count", arguments: TestStore.allCases)
+    func incrementsAccumulate(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let id = try await Support.create(client, "Counters", ["score": 0])
             try await withThrowingTaskGroup(of: Int.self) { group in
                 for _ in 0..<10 {
@@ -57,9 +57,9 @@ struct FieldOperationTests {
         }
     }
 
-    @Test("Add appends, keeping duplicates")
-    func add() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("Add appends, keeping duplicates", arguments: TestStore.allCases)
+    func add(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let id = try await Support.create(client, "Lists", ["tags": ["a", "b"]])
             let reply = try await client.put("/classes/Lists/\(id)", ["tags": ["__op": "Add", "objects": ["b", "c"]]])
             #expect(reply.status == 200)
@@ -68,9 +68,9 @@ struct FieldOperationTests {
         }
     }
 
-    @Test("AddUnique appends only what is not there yet")
-    func addUnique() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("AddUnique appends only what is not there yet", arguments: TestStore.allCases)
+    func addUnique(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let id = try await Support.create(client, "Lists", ["tags": ["a", "b"]])
             let reply = try await client.put("/classes/Lists/\(id)", ["tags": ["__op": "AddUnique", "objects": ["b", "c", "c"]]])
             #expect(reply.status == 200)
@@ -79,9 +79,9 @@ struct FieldOperationTests {
         }
     }
 
-    @Test("Remove takes every occurrence out")
-    func remove() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("Remove takes every occurrence out", arguments: TestStore.allCases)
+    func remove(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let id = try await Support.create(client, "Lists", ["tags": ["a", "b", "a", "c"]])
             let reply = try await client.put("/classes/Lists/\(id)", ["tags": ["__op": "Remove", "objects": ["a", "z"]]])
             #expect(reply.status == 200)
@@ -90,9 +90,9 @@ struct FieldOperationTests {
         }
     }
 
-    @Test("Add on a missing field makes an array")
-    func addMissing() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("Add on a missing field makes an array", arguments: TestStore.allCases)
+    func addMissing(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let id = try await Support.create(client, "Lists", ["name": "x"])
             let reply = try await client.put("/classes/Lists/\(id)", ["tags": ["__op": "Add", "objects": [1, 2]]])
             #expect(reply["tags"] == [1, 2])
@@ -100,9 +100,9 @@ struct FieldOperationTests {
         }
     }
 
-    @Test("Delete removes the field")
-    func delete() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("Delete removes the field", arguments: TestStore.allCases)
+    func delete(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let id = try await Support.create(client, "Lists", ["name": "x", "tags": ["a"]])
             let reply = try await client.put("/classes/Lists/\(id)", ["tags": ["__op": "Delete"]])
             #expect(reply.status == 200)
@@ -114,9 +114,9 @@ struct FieldOperationTests {
         }
     }
 
-    @Test("several operations in one update all apply and all are answered")
-    func several() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("several operations in one update all apply and all are answered", arguments: TestStore.allCases)
+    func several(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let id = try await Support.create(client, "Mixed", ["n": 1, "tags": ["a"], "gone": "x", "name": "old"])
             let reply = try await client.put(
                 "/classes/Mixed/\(id)",
@@ -135,9 +135,9 @@ struct FieldOperationTests {
         }
     }
 
-    @Test("Increment on a string field answers 111 and changes nothing")
-    func incrementString() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("Increment on a string field answers 111 and changes nothing", arguments: TestStore.allCases)
+    func incrementString(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let id = try await Support.create(client, "Counters", ["score": "high", "other": 1])
             let reply = try await client.put(
                 "/classes/Counters/\(id)", ["score": ["__op": "Increment", "amount": 1], "other": 2])
@@ -148,9 +148,9 @@ struct FieldOperationTests {
         }
     }
 
-    @Test("Add on a non-array field answers 111")
-    func addToString() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("Add on a non-array field answers 111", arguments: TestStore.allCases)
+    func addToString(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let id = try await Support.create(client, "Lists", ["tags": "a"])
             let reply = try await client.put("/classes/Lists/\(id)", ["tags": ["__op": "Add", "objects": ["b"]]])
             Support.expectError(reply, status: 400, code: 111)
@@ -158,9 +158,9 @@ struct FieldOperationTests {
         }
     }
 
-    @Test("malformed operations answer 111")
-    func malformed() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("malformed operations answer 111", arguments: TestStore.allCases)
+    func malformed(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let id = try await Support.create(client, "Counters", ["score": 1, "tags": ["a"]])
             Support.expectError(
                 try await client.put("/classes/Counters/\(id)", ["score": ["__op": "Increment", "amount": "1"]]), status: 400, code: 111)

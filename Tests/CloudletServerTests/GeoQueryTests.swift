@@ -44,9 +44,9 @@ struct GeoQueryTests {
         #expect(paris.radians(to: paris) == 0)
     }
 
-    @Test("$nearSphere with $maxDistanceInKilometers and …InMiles finds the cities within, nearest first")
-    func nearSphereKilometersMiles() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("$nearSphere with $maxDistanceInKilometers and …InMiles finds the cities within, nearest first", arguments: TestStore.allCases)
+    func nearSphereKilometersMiles(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             try await Self.seedCities(client)
             let km = "$maxDistanceInKilometers", miles = "$maxDistanceInMiles"
             #expect(try await Self.names(client, Self.near(Self.sfo, km, 4800)) == ["San Francisco", "Sacramento", "Honolulu"])
@@ -59,9 +59,9 @@ struct GeoQueryTests {
         }
     }
 
-    @Test("$nearSphere with $maxDistance in radians; without one it finds every GeoPoint, nearest first")
-    func nearSphereRadians() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("$nearSphere with $maxDistance in radians; without one it finds every GeoPoint, nearest first", arguments: TestStore.allCases)
+    func nearSphereRadians(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             for index in 0..<3 {
                 try await Support.create(client, "Places", ["name": .string("p\(index)"), "location": .geoPoint(latitude: 0, longitude: Double(index) * 45)])
             }
@@ -78,9 +78,9 @@ struct GeoQueryTests {
         }
     }
 
-    @Test("$within $box finds GeoPoints between two corners, edges included, corners in either order")
-    func box() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("$within $box finds GeoPoints between two corners, edges included, corners in either order", arguments: TestStore.allCases)
+    func box(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             try await Self.seedCities(client)
             let southwest: ParseValue = .geoPoint(latitude: 37.5, longitude: -123)
             let northeast: ParseValue = .geoPoint(latitude: 38.52, longitude: -121)
@@ -93,9 +93,9 @@ struct GeoQueryTests {
         }
     }
 
-    @Test("$geoWithin $centerSphere takes [longitude, latitude] or a GeoPoint and a radius in radians")
-    func centerSphere() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("$geoWithin $centerSphere takes [longitude, latitude] or a GeoPoint and a radius in radians", arguments: TestStore.allCases)
+    func centerSphere(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             try await Self.seedCities(client)
             let pair: ParseValue = [.number(Self.sfo.longitude), .number(Self.sfo.latitude)]
             let hundredKilometers = ParseValue.number(100 / ParseCoordinate.earthRadiusKilometers)
@@ -107,9 +107,9 @@ struct GeoQueryTests {
         }
     }
 
-    @Test("$geoWithin $polygon: GeoPoints, [longitude, latitude] pairs or a Polygon; edges included; concave shapes")
-    func polygon() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("$geoWithin $polygon: GeoPoints, [longitude, latitude] pairs or a Polygon; edges included; concave shapes", arguments: TestStore.allCases)
+    func polygon(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             for (name, latitude, longitude) in [("in", 1.5, 1.5), ("on", 10.0, 10.0), ("out", 20.0, 20.0), ("notch", 8.0, 8.0)] {
                 try await Support.create(client, "Places", ["name": .string(name), "location": .geoPoint(latitude: latitude, longitude: longitude)])
             }

@@ -38,9 +38,9 @@ struct InnerQueryTests {
         ["className": .string(className), "where": constraints]
     }
 
-    @Test("$inQuery and $notInQuery match pointers to the inner query's results, and arrays of them")
-    func inQuery() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("$inQuery and $notInQuery match pointers to the inner query's results, and arrays of them", arguments: TestStore.allCases)
+    func inQuery(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             _ = try await Self.seed(client)
             let rankOne = Self.inner("Teams", ["rank": 1])
             #expect(try await Self.names(client, ["team": ["$inQuery": rankOne]], master: true) == ["ann", "cid"])
@@ -54,9 +54,9 @@ struct InnerQueryTests {
         }
     }
 
-    @Test("$inQuery and $notInQuery on a relation field match the objects that relate one of the inner results, nested too")
-    func inQueryOnRelations() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("$inQuery and $notInQuery on a relation field match the objects that relate one of the inner results, nested too", arguments: TestStore.allCases)
+    func inQueryOnRelations(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let teams = try await Self.seed(client)
             func fans(_ names: String...) -> ParseValue { .addRelation(names.map { .pointer(className: "Teams", objectId: teams[$0]!) }) }
             try await Support.create(client, "Clubs", ["name": "north", "follows": fans("A")])
@@ -82,9 +82,9 @@ struct InnerQueryTests {
         }
     }
 
-    @Test("$select and $dontSelect compare a field with a key of the inner query's results")
-    func select() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("$select and $dontSelect compare a field with a key of the inner query's results", arguments: TestStore.allCases)
+    func select(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             _ = try await Self.seed(client)
             let rankOne: ParseValue = ["query": Self.inner("Teams", ["rank": 1]), "key": "city"]
             #expect(try await Self.names(client, ["home": ["$select": rankOne]], master: true) == ["ann", "bob", "cid"])
@@ -97,9 +97,9 @@ struct InnerQueryTests {
         }
     }
 
-    @Test("inner queries nest, and combine with $or")
-    func nesting() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("inner queries nest, and combine with $or", arguments: TestStore.allCases)
+    func nesting(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             _ = try await Self.seed(client)
             let playersOfA = Self.inner("Players", ["team": ["$inQuery": Self.inner("Teams", ["name": "A"])]])
             let teamsWithAnnHome: ParseValue = ["city": ["$select": ["query": playersOfA, "key": "home"]]]
@@ -109,9 +109,9 @@ struct InnerQueryTests {
         }
     }
 
-    @Test("the inner query reads only what the caller may read: a hidden object never decides a match")
-    func aclHiding() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("the inner query reads only what the caller may read: a hidden object never decides a match", arguments: TestStore.allCases)
+    func aclHiding(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             _ = try await Self.seed(client)
             let paris = Self.inner("Teams", ["city": "Paris"])
             // The master key sees the hidden team; a client does not, whichever operator it asks through.
@@ -127,9 +127,9 @@ struct InnerQueryTests {
         }
     }
 
-    @Test("protected fields and unlisted classes stay closed through inner queries: 119")
-    func protectedThroughInnerQueries() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("protected fields and unlisted classes stay closed through inner queries: 119", arguments: TestStore.allCases)
+    func protectedThroughInnerQueries(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let user = try await client.post("/users", ["username": "u", "password": "p", "email": "u@example.com"])
             let userId = try #require(user["objectId"]?.stringValue)
             try await Support.create(client, "Posts", ["by": .pointer(className: "_User", objectId: userId), "t": "x"])
@@ -144,9 +144,9 @@ struct InnerQueryTests {
         }
     }
 
-    @Test("malformed inner queries answer 102, 103 or 105; none is a 5xx")
-    func hostileShapes() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("malformed inner queries answer 102, 103 or 105; none is a 5xx", arguments: TestStore.allCases)
+    func hostileShapes(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             _ = try await Self.seed(client)
             let refused: [(ParseValue, Int)] = [
                 (["team": ["$inQuery": "Teams"]], 102),
@@ -171,9 +171,9 @@ struct InnerQueryTests {
         }
     }
 
-    @Test("inner queries nested past the bound answer 102, and huge lists inside them count against the query's bounds")
-    func bounds() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("inner queries nested past the bound answer 102, and huge lists inside them count against the query's bounds", arguments: TestStore.allCases)
+    func bounds(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             _ = try await Self.seed(client)
             var query: ParseValue = ["name": "A"]
             for _ in 0..<20 { query = ["team": ["$inQuery": Self.inner("Players", query)]] }

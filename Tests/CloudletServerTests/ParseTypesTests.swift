@@ -38,9 +38,9 @@ struct ParseTypesTests {
         }
     }
 
-    @Test("all special types together, also inside arrays and objects")
-    func nested() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("all special types together, also inside arrays and objects", arguments: TestStore.allCases)
+    func nested(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let body: [String: ParseValue] = [
                 "when": Self.date, "list": [Self.date, Self.pointer, Self.geoPoint],
                 "info": ["file": try await Self.stored(Self.file, client), "bytes": Self.bytes],
@@ -74,9 +74,9 @@ struct ParseTypesTests {
         }
     }
 
-    @Test("a malformed special type in an update answers 111 and changes nothing")
-    func invalidUpdate() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("a malformed special type in an update answers 111 and changes nothing", arguments: TestStore.allCases)
+    func invalidUpdate(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let id = try await Support.create(client, "Things", ["place": Self.geoPoint, "name": "tower"])
             let reply = try await client.put(
                 "/classes/Things/\(id)", ["place": ["__type": "GeoPoint", "latitude": 100, "longitude": 0], "name": "moved"])
@@ -87,9 +87,9 @@ struct ParseTypesTests {
         }
     }
 
-    @Test("a field first saved as a number cannot then be saved as a string: 111")
-    func schemaMismatch() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("a field first saved as a number cannot then be saved as a string: 111", arguments: TestStore.allCases)
+    func schemaMismatch(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let id = try await Support.create(client, "Scores", ["value": 1])
             let create = try await client.post("/classes/Scores", ["value": "one"])
             Support.expectError(create, status: 400, code: 111)
@@ -103,9 +103,9 @@ struct ParseTypesTests {
         }
     }
 
-    @Test("the schema distinguishes special types: a Date field refuses a GeoPoint, a Pointer keeps its target class")
-    func schemaSpecialTypes() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("the schema distinguishes special types: a Date field refuses a GeoPoint, a Pointer keeps its target class", arguments: TestStore.allCases)
+    func schemaSpecialTypes(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             try await Support.create(client, "Things", ["when": Self.date, "author": Self.pointer])
             Support.expectError(try await client.post("/classes/Things", ["when": Self.geoPoint]), status: 400, code: 111)
             Support.expectError(try await client.post("/classes/Things", ["when": "2024-01-01T00:00:00.000Z"]), status: 400, code: 111)
@@ -116,9 +116,9 @@ struct ParseTypesTests {
         }
     }
 
-    @Test("a refused save records no field types: a new field in it may later take another type")
-    func refusedSaveRecordsNoSchema() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("a refused save records no field types: a new field in it may later take another type", arguments: TestStore.allCases)
+    func refusedSaveRecordsNoSchema(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             try await Support.create(client, "Scores", ["value": 1])
             // Refused for value; extra must not keep the type Number from this attempt.
             let refused = try await client.post("/classes/Scores", ["value": "one", "extra": 5, "more": 6])
@@ -147,9 +147,9 @@ struct ParseTypesTests {
         #expect(Set(stored.compactMap(\.objectId)) == ["first", "b", "c", "d"])
     }
 
-    @Test("schemas are per class: the same field name may have other types in other classes")
-    func schemaPerClass() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("schemas are per class: the same field name may have other types in other classes", arguments: TestStore.allCases)
+    func schemaPerClass(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             try await Support.create(client, "A", ["value": 1])
             try await Support.create(client, "B", ["value": "one"])
             #expect(try await Support.masterCount(client, "A") == 1)
@@ -157,9 +157,9 @@ struct ParseTypesTests {
         }
     }
 
-    @Test("strings, numbers, Booleans, null and nested JSON round trip")
-    func plainJSON() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("strings, numbers, Booleans, null and nested JSON round trip", arguments: TestStore.allCases)
+    func plainJSON(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let body: [String: ParseValue] = [
                 "text": "héllo \"quoted\" \\ 😀\n\t", "int": 42, "negative": -7, "fraction": 0.125, "big": 1e300,
                 "yes": true, "no": false, "nothing": nil, "nested": ["a": [1, ["b": "c"]], "d": [:]], "empty": [],

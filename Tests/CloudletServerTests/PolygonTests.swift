@@ -12,9 +12,9 @@ struct PolygonTests {
 
     private static let unitSquare: [(Double, Double)] = [(0, 0), (0, 1), (1, 1), (1, 0)]
 
-    @Test("a Polygon is saved with its ring closed, returned as Parse encodes it, and keeps its schema type")
-    func roundTrip() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("a Polygon is saved with its ring closed, returned as Parse encodes it, and keeps its schema type", arguments: TestStore.allCases)
+    func roundTrip(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let open = try await Support.create(client, "Areas", ["boundary": Self.polygon(Self.unitSquare)])
             let fetched = try await client.get("/classes/Areas/\(open)")
             #expect(fetched["boundary"] == Self.polygon(Self.unitSquare + [(0, 0)]))
@@ -33,9 +33,9 @@ struct PolygonTests {
         }
     }
 
-    @Test("equality with a Polygon finds it open or closed, and equality with a GeoPoint finds that point")
-    func equality() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("equality with a Polygon finds it open or closed, and equality with a GeoPoint finds that point", arguments: TestStore.allCases)
+    func equality(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             try await Support.create(client, "Areas", ["name": "square", "boundary": Self.polygon(Self.unitSquare), "center": .geoPoint(latitude: 0.5, longitude: 0.5)])
             try await Support.create(client, "Areas", ["name": "other", "boundary": Self.polygon([(2, 2), (2, 3), (3, 3)]), "center": .geoPoint(latitude: 0, longitude: 0)])
             func names(_ constraints: ParseValue) async throws -> [String] {
@@ -51,9 +51,9 @@ struct PolygonTests {
         }
     }
 
-    @Test("a Polygon is checked as Parse checks it: at least 3 different points, numbers in range, at most the bound")
-    func validation() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("a Polygon is checked as Parse checks it: at least 3 different points, numbers in range, at most the bound", arguments: TestStore.allCases)
+    func validation(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             func save(_ value: ParseValue) async throws -> ParseTestClient.Reply {
                 try await client.post("/classes/Areas", ["boundary": value])
             }
@@ -70,9 +70,9 @@ struct PolygonTests {
         }
     }
 
-    @Test("$geoIntersects finds the Polygons that contain a point, edges included")
-    func geoIntersects() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("$geoIntersects finds the Polygons that contain a point, edges included", arguments: TestStore.allCases)
+    func geoIntersects(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let shapes: [(String, [(Double, Double)])] = [
                 ("small", Self.unitSquare), ("large", [(0, 0), (0, 2), (2, 2), (2, 0)]), ("far", [(10, 10), (10, 15), (15, 15), (15, 10)]),
                 ("detroit", [(42.631655189280224, -83.78406753121705), (42.633047793854814, -83.75333640366955),

@@ -7,9 +7,9 @@ import Testing
 
 @Suite("$regex in queries: bounded work, and never on rows the reader cannot see")
 struct RegexQueryTests {
-    @Test("^(a+)+$ over a thousand rows of aaaa…! answers at once, and another query is not held up")
-    func catastrophicPatternOnManyRows() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("^(a+)+$ over a thousand rows of aaaa…! answers at once, and another query is not held up", arguments: TestStore.allCases)
+    func catastrophicPatternOnManyRows(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let evil = String(repeating: "a", count: 40) + "!"
             try await Support.batchCreate(client, "Texts", count: 1000) { _ in ["s": .string(evil)] }
             try await Support.create(client, "Texts", ["s": "aaaa"])
@@ -28,9 +28,9 @@ struct RegexQueryTests {
         }
     }
 
-    @Test("patterns without a linear-time match (backreferences, lookaround) answer 102")
-    func unsupportedPatterns() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("patterns without a linear-time match (backreferences, lookaround) answer 102", arguments: TestStore.allCases)
+    func unsupportedPatterns(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             try await Support.create(client, "Texts", ["s": "abab"])
             for pattern in ["(ab)\\1", "a(?=b)", "(?<!x)a"] {
                 let reply = try await client.get("/classes/Texts", query: ["where": ["s": ["$regex": .string(pattern)]]])

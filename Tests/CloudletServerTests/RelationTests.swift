@@ -21,9 +21,9 @@ struct RelationTests {
         return Support.values(reply, "name").compactMap(\.stringValue).sorted()
     }
 
-    @Test("AddRelation and RemoveRelation change the join rows; the field reads back as a Relation")
-    func addAndRemove() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("AddRelation and RemoveRelation change the join rows; the field reads back as a Relation", arguments: TestStore.allCases)
+    func addAndRemove(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let swift = try await Support.create(client, "Tags", ["name": "swift"])
             let nio = try await Support.create(client, "Tags", ["name": "nio"])
             let post = try await Support.create(client, "Posts", ["title": "t", "tags": Self.addRelation(Self.pointer("Tags", swift))])
@@ -44,9 +44,9 @@ struct RelationTests {
         }
     }
 
-    @Test("a Batch of AddRelation and RemoveRelation applies in order, and POST /batch carries relation operations")
-    func batches() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("a Batch of AddRelation and RemoveRelation applies in order, and POST /batch carries relation operations", arguments: TestStore.allCases)
+    func batches(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let a = try await Support.create(client, "Tags", ["name": "a"])
             let b = try await Support.create(client, "Tags", ["name": "b"])
             let post = try await Support.create(client, "Posts", ["tags": Self.addRelation(Self.pointer("Tags", a))])
@@ -70,9 +70,9 @@ struct RelationTests {
         }
     }
 
-    @Test("$relatedTo finds only the related objects the reader may read, and combines with other constraints")
-    func aclsStillApply() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("$relatedTo finds only the related objects the reader may read, and combines with other constraints", arguments: TestStore.allCases)
+    func aclsStillApply(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let signup = try await client.post("/users", ["username": "ann", "password": "pw"])
             let ann = try #require(signup["objectId"]?.stringValue)
             let token = try #require(signup["sessionToken"]?.stringValue)
@@ -96,9 +96,9 @@ struct RelationTests {
         }
     }
 
-    @Test("a relation field's target class is fixed by its first use; other values and pointers answer 111")
-    func typeMismatches() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("a relation field's target class is fixed by its first use; other values and pointers answer 111", arguments: TestStore.allCases)
+    func typeMismatches(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let tag = try await Support.create(client, "Tags", ["name": "t"])
             let user = try await Support.create(client, "Authors", ["name": "u"])
             let post = try await Support.create(client, "Posts", ["title": "x", "tags": Self.addRelation(Self.pointer("Tags", tag))])
@@ -127,9 +127,9 @@ struct RelationTests {
         }
     }
 
-    @Test("deleting the owning object or a related one removes its join rows")
-    func deletesRemoveJoinRows() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("deleting the owning object or a related one removes its join rows", arguments: TestStore.allCases)
+    func deletesRemoveJoinRows(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let a = try await Support.create(client, "Tags", ["name": "a"])
             let b = try await Support.create(client, "Tags", ["name": "b"])
             let post = try await Support.create(client, "Posts", ["tags": Self.addRelation(Self.pointer("Tags", a), Self.pointer("Tags", b))])
@@ -156,9 +156,9 @@ struct RelationTests {
         }
     }
 
-    @Test("hostile relation operations and $relatedTo operands answer Parse errors, never 5xx, and change nothing")
-    func hostileInputs() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("hostile relation operations and $relatedTo operands answer Parse errors, never 5xx, and change nothing", arguments: TestStore.allCases)
+    func hostileInputs(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let tag = try await Support.create(client, "Tags", ["name": "t"])
             let post = try await Support.create(client, "Posts", ["tags": Self.addRelation(Self.pointer("Tags", tag))])
             let tooMany = (0...RelationChange.maximumObjects).map { Self.pointer("Tags", "id\($0)") }
@@ -191,9 +191,9 @@ struct RelationTests {
 }
 
 extension RelationTests {
-    @Test("equality, $in, $ne and $nin with pointers on a relation field find the objects that relate them")
-    func queriesOnRelationFields() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("equality, $in, $ne and $nin with pointers on a relation field find the objects that relate them", arguments: TestStore.allCases)
+    func queriesOnRelationFields(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let a = try await Support.create(client, "Tags", ["name": "a"])
             let b = try await Support.create(client, "Tags", ["name": "b"])
             let hidden = try await Support.create(client, "Tags", ["name": "h"])

@@ -8,9 +8,9 @@ import Testing
 /// `/schemas` and `/purge` through the router, on real SQLite: Parse Server's schema API.
 @Suite("Schema routes")
 struct SchemaRoutesTests {
-    @Test("only the master key reaches /schemas and /purge")
-    func masterKeyOnly() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("only the master key reaches /schemas and /purge", arguments: TestStore.allCases)
+    func masterKeyOnly(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let token = try #require(try await client.post("/users", ["username": "ada", "password": "pw"])["sessionToken"]?.stringValue)
             for session in [nil, token] {
                 Support.expectError(try await client.get("/schemas", sessionToken: session), status: 403, code: 119)
@@ -24,9 +24,9 @@ struct SchemaRoutesTests {
         }
     }
 
-    @Test("a class made by its first save is listed with its field types in Parse's shape, and the default fields")
-    func listAndGet() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("a class made by its first save is listed with its field types in Parse's shape, and the default fields", arguments: TestStore.allCases)
+    func listAndGet(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let author = try await Support.create(client, "_User", ["username": "ada", "password": "pw"])
             try await Support.create(
                 client, "Posts",
@@ -54,9 +54,9 @@ struct SchemaRoutesTests {
         }
     }
 
-    @Test("create with fields, CLPs and indexes; name mismatch, existing class, bad types and names refused")
-    func create() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("create with fields, CLPs and indexes; name mismatch, existing class, bad types and names refused", arguments: TestStore.allCases)
+    func create(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let body: [String: ParseValue] = [
                 "className": "Games",
                 "fields": ["score": ["type": "Number"], "owner": ["type": "Pointer", "targetClass": "_User"],
@@ -89,9 +89,9 @@ struct SchemaRoutesTests {
         }
     }
 
-    @Test("update adds and deletes fields (the values and join rows go), replaces CLPs, adds and deletes indexes")
-    func update() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("update adds and deletes fields (the values and join rows go), replaces CLPs, adds and deletes indexes", arguments: TestStore.allCases)
+    func update(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let user = try await Support.create(client, "_User", ["username": "ada", "password": "pw"])
             let id = try await Support.create(client, "Teams", ["name": "red", "secret": "s"])
             let related = try await client.put(
@@ -126,9 +126,9 @@ struct SchemaRoutesTests {
         }
     }
 
-    @Test("delete drops an empty class only; purge empties a class and keeps its schema")
-    func deleteAndPurge() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("delete drops an empty class only; purge empties a class and keeps its schema", arguments: TestStore.allCases)
+    func deleteAndPurge(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let user = try await Support.create(client, "_User", ["username": "ada", "password": "pw"])
             for index in 0..<3 {
                 let id = try await Support.create(client, "Notes", ["n": .number(Double(index))])
@@ -152,9 +152,9 @@ struct SchemaRoutesTests {
         }
     }
 
-    @Test("hostile documents: huge CLPs, 10k fields, bad entries, hostile names — each a clear error, nothing stored")
-    func hostileDocuments() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("hostile documents: huge CLPs, 10k fields, bad entries, hostile names — each a clear error, nothing stored", arguments: TestStore.allCases)
+    func hostileDocuments(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let users = Dictionary(uniqueKeysWithValues: (0..<5_000).map { ("user\($0)", ParseValue.bool(true)) })
             Support.expectError(try await client.post("/schemas/Big", ["classLevelPermissions": ["find": .object(users)]], master: true), status: 400, code: 107)
             let fields = Dictionary(uniqueKeysWithValues: (0..<10_000).map { ("f\($0)", ParseValue.object(["type": "String"])) })

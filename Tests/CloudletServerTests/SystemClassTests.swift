@@ -13,9 +13,9 @@ import CloudletServerTesting
 /// `/classes`, its own path (`/installations`, `/users`) or a batch operation. (Roles: RoleRoutesTests.)
 @Suite("System classes: one table of rules")
 struct SystemClassTests {
-    @Test("push statuses: clients read, only the master key writes, at /classes/_PushStatus and in a batch")
-    func pushStatusesAreMasterWrittenEverywhere() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("push statuses: clients read, only the master key writes, at /classes/_PushStatus and in a batch", arguments: TestStore.allCases)
+    func pushStatusesAreMasterWrittenEverywhere(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let id = try await Support.create(client, "_PushStatus", ["status": "pending", "ACL": ["*": ["read": true]]], master: true)
             #expect(try await client.get("/classes/_PushStatus/\(id)").status == 200)
             for refused in [
@@ -31,9 +31,9 @@ struct SystemClassTests {
         }
     }
 
-    @Test("job statuses are written by the server only, sessions are their user's, installations are not listed by clients")
-    func theOtherRules() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("job statuses are written by the server only, sessions are their user's, installations are not listed by clients", arguments: TestStore.allCases)
+    func theOtherRules(_ store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             Support.expectError(try await client.post("/classes/_JobStatus", ["status": "running"], master: true), status: 403, code: 119)
             #expect(try await client.get("/classes/_Session", master: true).status == 200)
             Support.expectError(try await client.get("/classes/_Session"), status: 400, code: 209)
