@@ -72,13 +72,22 @@ public struct PostgresHookRunStore: HookRunStorage {
                 try await connection.query(
                     PostgresQuery(unsafeSQL: "INSERT INTO \(table) (seq, \(Self.columns)) VALUES \(rows.joined(separator: ", "))", binds: binds),
                     logger: database.logger)
-                // Sequence numbers are contiguous, so the cut is one comparison with the newest.
+                // Sequence numbers are contiguous, so the cut is one comparison with the newest. The
+                // oldest rows are found through the key in its order, whatever the table's statistics
+                // say (a plain range was planned as a scan of the whole log), a bounded number a time.
                 var cut = PostgresBindings()
                 cut.append(newest - Int64(max(retention, 0)))
-                try await connection.query(PostgresQuery(unsafeSQL: "DELETE FROM \(table) WHERE seq <= $1", binds: cut), logger: database.logger)
+                try await connection.query(
+                    PostgresQuery(
+                        unsafeSQL: "DELETE FROM \(table) WHERE seq IN (SELECT seq FROM \(table) WHERE seq <= $1 ORDER BY seq LIMIT \(Self.pruneBatch))",
+                        binds: cut),
+                    logger: database.logger)
             }
         }
     }
+
+    /// The most runs one append prunes: past a lowered retention, the log shrinks to it this many a time.
+    static let pruneBatch = 1_000
 
     public func hookRuns(_ query: HookRunQuery) async throws -> [HookRun] {
         var conditions: [String] = []

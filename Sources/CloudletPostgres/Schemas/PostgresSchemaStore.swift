@@ -110,6 +110,8 @@ public struct PostgresSchemaStore: SchemaStorage {
     public func purge(_ className: String) async throws {
         try await change(className) { connection in
             let binds = PostgresBindings(className)
+            // Every account is a user's: purging the users ends them all.
+            if className == SystemClass.user.name { try await PostgresAccountStore.deleteAllAccounts(in: schema, on: connection, logger: logger) }
             try await connection.run("DELETE FROM \(schema.quoted).relations WHERE owning_class = $1 OR related_class = $1", binds, logger: logger)
             try await connection.run("DELETE FROM \(objects.table) WHERE class = $1", binds, logger: logger)
         }

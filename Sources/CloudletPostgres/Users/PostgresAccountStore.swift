@@ -100,12 +100,22 @@ public struct PostgresAccountStore: AccountStorage {
             logger: logger)
     }
 
+    /// The tables of a user's account beside its object.
+    static let accountTables = ["credentials", "sessions", "email_tokens"]
+
     /// Removes the credentials, sessions and email tokens of the user `id`, in the transaction of `connection`.
     static func deleteAccount(ofUser id: String, in schema: PostgresAppSchema, on connection: PostgresConnection, logger: Logger) async throws {
-        for table in ["credentials", "sessions", "email_tokens"] {
+        for table in accountTables {
             var binds = PostgresBindings()
             binds.append(id)
             try await connection.query(PostgresQuery(unsafeSQL: "DELETE FROM \(schema.quoted).\(table) WHERE user_id = $1", binds: binds), logger: logger)
+        }
+    }
+
+    /// Removes every user's credentials, sessions and email tokens, for a purge of `_User`.
+    static func deleteAllAccounts(in schema: PostgresAppSchema, on connection: PostgresConnection, logger: Logger) async throws {
+        for table in accountTables {
+            try await connection.query(PostgresQuery(unsafeSQL: "DELETE FROM \(schema.quoted).\(table)"), logger: logger)
         }
     }
 

@@ -125,6 +125,7 @@ public struct SQLiteSchemaStore: SchemaStorage {
                 let users = "SELECT id FROM objects WHERE class = '_User'"
                 try db.execute(sql: "DELETE FROM credentials WHERE user_id IN (\(users))")
                 try db.execute(sql: "DELETE FROM sessions WHERE user_id IN (\(users))")
+                try db.execute(sql: "DELETE FROM email_tokens WHERE user_id IN (\(users))")
             }
             try db.execute(sql: "DELETE FROM relations WHERE owning_class = ? OR related_class = ?", arguments: [className, className])
             try db.execute(sql: "DELETE FROM objects WHERE class = ?", arguments: [className])

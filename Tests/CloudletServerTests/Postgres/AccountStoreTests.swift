@@ -270,4 +270,16 @@ import Testing
             }
         }
     }
+
+    @Test(arguments: TestStore.allCases)
+    func aPurgeOfTheUsersEndsTheirSessions(_ store: TestStore) async throws {
+        try await store.with({ app in { (try await app.accounts().accounts, try await app.schemas().schemas) } }) { stores, _ in
+            let (accounts, schemas) = stores
+            try await accounts.insertUser(Self.user("u1", "ada"), passwordHash: "h", session: Self.session("t1", user: "u1"), outbox: nil, alongside: [])
+            #expect(try await accounts.session(tokenHash: "t1") != nil)
+            try await schemas.purge("_User")
+            #expect(try await accounts.session(tokenHash: "t1") == nil)
+            #expect(try await accounts.passwordHash(ofUser: "u1") == nil)
+        }
+    }
 }
