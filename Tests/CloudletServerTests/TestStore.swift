@@ -108,31 +108,24 @@ enum TestApp {
     }
 }
 
-/// An app's objects as a storage test stores and reads them: through the store's own writes (which
-/// record field types), except a system class's row on PostgreSQL (`_Installation`,
-/// `_PushStatus`), written as SQL since that store does not write them yet.
+/// The objects of an app under test, written through its store as the server writes them.
 struct TestObjects: Sendable {
-    let insert: @Sendable (ParseObject, [String: RelationChange]) async throws -> Void
-    let fetch: @Sendable (String, String) async throws -> ParseObject?
-    let find: @Sendable (ParseQuery) async throws -> [ParseObject]
+    let objects: any ObjectStorage
+
+    init(_ objects: any ObjectStorage) {
+        self.objects = objects
+    }
 
     func insert(_ object: ParseObject, relations: [String: RelationChange] = [:]) async throws {
-        try await insert(object, relations)
+        try await objects.insert(object, relations: relations, outbox: nil, alongside: [])
     }
 
-    init(_ database: SQLiteAppDatabase) {
-        let objects = AppStores(database).objects
-        insert = { try await objects.insert($0, relations: $1, outbox: nil, alongside: []) }
-        fetch = { try await objects.fetch($0, id: $1) }
-        find = { try await objects.find(StorageQuery(query: $0, readerIdentities: nil)) }
+    func fetch(_ className: String, _ id: String) async throws -> ParseObject? {
+        try await objects.fetch(className, id: id)
     }
 
-    init(_ objects: PostgresObjectStore) {
-        insert = { object, relations in
-            if SystemClass.named(object.className) != nil { try await objects.storeSystemRow(object) } else { try await objects.insert(object, relations: relations) }
-        }
-        fetch = { try await objects.fetch($0, id: $1) }
-        find = { try await objects.find(StorageQuery(query: $0, readerIdentities: nil)) }
+    func find(_ query: ParseQuery) async throws -> [ParseObject] {
+        try await objects.find(StorageQuery(query: query, readerIdentities: nil))
     }
 }
 
@@ -140,7 +133,7 @@ extension TestApp {
     /// The app's class schemas, and its objects.
     func schemas() async throws -> (schemas: any SchemaStorage, objects: TestObjects) {
         switch self {
-        case .sqlite(let database): (SQLiteSchemaStore(database), TestObjects(database))
+        case .sqlite(let database): (SQLiteSchemaStore(database), TestObjects(AppStores(database).objects))
         case .postgres(let database, let schema):
             (try await PostgresSchemaStore(database, schema: schema), TestObjects(try await PostgresObjectStore(database, schema: schema)))
         }
@@ -149,7 +142,7 @@ extension TestApp {
     /// The app's push fan-out, the work queue its deliveries go to, and its objects.
     func push() async throws -> (push: any PushDeliveryStorage, work: any WorkQueue, objects: TestObjects) {
         switch self {
-        case .sqlite(let database): (SQLitePushStore(database), SQLiteWorkQueue(database), TestObjects(database))
+        case .sqlite(let database): (SQLitePushStore(database), SQLiteWorkQueue(database), TestObjects(AppStores(database).objects))
         case .postgres(let database, let schema):
             (
                 try await PostgresPushStore(database, schema: schema), try await PostgresWorkQueue(database, schema: schema),

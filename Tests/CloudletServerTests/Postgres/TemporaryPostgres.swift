@@ -30,12 +30,11 @@ enum TemporaryPostgres {
     /// Runs `body` with the URL of a new database on the server, which no other test uses (as a
     /// group of nodes shares one: the registry's schema is the same name in each), then drops it.
     static func database<Result>(_ body: (String) async throws -> Result) async throws -> Result {
-        let server = try await PostgresTestServer.shared.url
-        let name = "test_" + UUID().uuidString.prefix(8).lowercased()
-        let admin = try PostgresDatabase(url: server, maximumConnections: 1)
+        let server = try await PostgresTestServer.shared
+        let url = try server.newDatabase()
+        let name = String(url.split(separator: "/").last!.prefix { $0 != "?" })
+        let admin = try PostgresDatabase(url: server.url, maximumConnections: 1)
         defer { admin.close() }
-        try await admin.execute("CREATE DATABASE \(name)")
-        let url = server.replacingOccurrences(of: "/postgres?", with: "/\(name)?")
         let result: Result
         do {
             result = try await body(url)
