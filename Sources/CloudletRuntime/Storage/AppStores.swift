@@ -30,6 +30,9 @@ public struct AppStores: Sendable {
     /// its class schemas): set where several nodes share the stores (PostgreSQL), nil where one
     /// process alone writes them (SQLite).
     package var changes: StoreChanges?
+    /// The committed writes of the classes that publish live events (LiveQuery): published by the
+    /// store that commits them (on PostgreSQL, by every node that hears of a commit).
+    public var liveChanges = LiveObjectChanges()
 
     public init(
         objects: any ObjectStorage, accounts: any AccountStorage, work: any WorkQueue, jobs: any JobStorage,

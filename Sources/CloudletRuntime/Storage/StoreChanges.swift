@@ -1,5 +1,3 @@
-import Synchronization
-
 /// A change to an app's stores that makes what a node cached of them stale: a write's on any node
 /// that shares the stores, as the store tells of it (its commit, heard by every node).
 package enum StoreChange: Sendable, Hashable {
@@ -20,33 +18,19 @@ package enum StoreChange: Sendable, Hashable {
 /// (new hook workers) stops hearing once it is gone, and the feed holds at most one entry per
 /// cache alive.
 package final class StoreChanges: Sendable {
-    private struct Subscriber: @unchecked Sendable {
-        // Only read under the lock, then called outside it: the owner is Sendable.
-        weak var owner: AnyObject?
-        let apply: @Sendable (AnyObject, StoreChange) -> Void
-    }
-
-    private let subscribers = Mutex<[ObjectIdentifier: Subscriber]>([:])
+    private let subscribers = WeakSubscribers<StoreChange>()
 
     package init() {}
 
     /// Calls `apply` with `owner` for every change from now on, for as long as `owner` lives;
     /// subscribing the same owner again replaces its first subscription.
     package func subscribe<Owner: AnyObject & Sendable>(_ owner: Owner, _ apply: @escaping @Sendable (Owner, StoreChange) -> Void) {
-        let subscriber = Subscriber(owner: owner) { owner, change in apply(owner as! Owner, change) }
-        subscribers.withLock { subscribers in
-            subscribers = subscribers.filter { $0.value.owner != nil }
-            subscribers[ObjectIdentifier(owner)] = subscriber
-        }
+        subscribers.subscribe(owner, apply)
     }
 
     /// Tells every subscriber alive of `change`.
     package func publish(_ change: StoreChange) {
-        let alive = subscribers.withLock { subscribers -> [(AnyObject, Subscriber)] in
-            subscribers = subscribers.filter { $0.value.owner != nil }
-            return subscribers.values.compactMap { subscriber in subscriber.owner.map { ($0, subscriber) } }
-        }
-        for (owner, subscriber) in alive { subscriber.apply(owner, change) }
+        subscribers.publish(change)
     }
 }
 

@@ -88,6 +88,9 @@ public final class SQLiteAppDatabase: Sendable {
         self.checkpointer = checkpointer
         self.statistics = statistics
         var configuration = Configuration()
+        // Another process writing the same file (a `cloudlet` command, a second opening) holds the
+        // write lock for one short transaction: wait for it rather than fail the write.
+        configuration.busyMode = .timeout(Self.busyWait)
         configuration.prepareDatabase { db in
             try db.execute(sql: durability == .full ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL")
             db.add(function: SQLiteRegex.function)
@@ -98,6 +101,9 @@ public final class SQLiteAppDatabase: Sendable {
         writeGroups = SQLiteWriteGroups(pool: pool)
         try SQLiteMigrations.migrator.migrate(pool)
     }
+
+    /// How long a write waits for another process's write transaction on the same file.
+    static let busyWait: TimeInterval = 5
 
     /// The upkeep of this database beside its requests (checkpoints and statistics): a service to run
     /// for as long as the app is served.
