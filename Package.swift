@@ -313,6 +313,7 @@ let package = Package(
         .testTarget(
             name: "EmailTests",
             dependencies: [
+                "PostgresTestServer",
                 "CloudletServerTesting",
                 "Cloudlet",
                 "CloudletServer",
