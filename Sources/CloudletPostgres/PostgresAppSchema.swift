@@ -110,6 +110,7 @@ package enum PostgresMigrations {
         PostgresPushStore.migration,
         PostgresFileStorage.migration,
         PostgresQueryCompiler.textMigration,
+        PostgresLiveChanges.migration,
     ]
 
     /// Brings `schema` in `database` up to date with `migrations` (an app's, unless told);

@@ -21,6 +21,8 @@ public final class PostgresDatabase: Sendable {
     let notifications = PostgresNotifications()
     /// Each app's feed of the changes its caches must forget (``storeChanges(of:)``).
     let changeFeeds = Mutex<[PostgresAppSchema: StoreChanges]>([:])
+    /// Each app's LiveQuery feed on this node (``liveFeed(of:)``).
+    let liveFeeds = Mutex<[PostgresAppSchema: PostgresLiveFeed]>([:])
     private let running: Task<Void, Never>
 
     /// A database reached as `url` says, with at most `maximumConnections` connections open.
