@@ -159,14 +159,23 @@ extension TestStore {
     func withRouter<Value: Sendable>(
         registry: HookRegistry, configuration: ServerConfiguration = .testing, _ body: @Sendable (ParseTestClient) async throws -> Value
     ) async throws -> Value {
+        try await withServer(registry: registry, configuration: configuration) { client, _ in try await body(client) }
+    }
+
+    /// As ``withRouter(registry:configuration:_:)``, with the server too (its registry, its apps'
+    /// stores), as ``ParseTestClient/withServer(registry:configuration:_:)`` gives it.
+    func withServer<Value: Sendable>(
+        registry: HookRegistry, configuration: ServerConfiguration = .testing,
+        _ body: @Sendable (ParseTestClient, CloudletApplication) async throws -> Value
+    ) async throws -> Value {
         switch self {
         case .sqlite:
-            return try await ParseTestClient.withRouter(registry: registry, configuration: configuration, body)
+            return try await ParseTestClient.withServer(registry: registry, configuration: configuration, body)
         case .postgres:
             return try await TemporaryPostgres.database { url in
                 var configuration = configuration
                 configuration.database = url
-                return try await ParseTestClient.withRouter(registry: registry, configuration: configuration, body)
+                return try await ParseTestClient.withServer(registry: registry, configuration: configuration, body)
             }
         }
     }
