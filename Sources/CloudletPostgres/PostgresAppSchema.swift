@@ -111,6 +111,7 @@ package enum PostgresMigrations {
         PostgresPushStore.migration,
         PostgresFileStorage.migration,
         PostgresQueryCompiler.textMigration,
+        PostgresLiveChanges.migration,
     ]
 
     /// Brings the app schema `schema` up to date once per process: each of an app's stores asks as

@@ -22,6 +22,8 @@ public struct PostgresObjectStore: Sendable {
     let maximumObjectBytes: Int
     /// The URLs `File` values read back get (see ``ObjectStorage/fileURLs``).
     public let fileURLs: FileURLs?
+    /// This node's LiveQuery feed of the app, whose classes the writes tell every node of.
+    let liveChanges: LiveObjectChanges
 
     /// The objects of the app whose schema is `schema`, made or brought up to date first; `File`
     /// values read back get their URLs from `fileURLs`.
@@ -35,6 +37,7 @@ public struct PostgresObjectStore: Sendable {
         self.maximumObjectBytes = maximumObjectBytes
         table = schema.quoted + ".objects"
         fieldTypes = PostgresFieldTypes(schema: schema, database: database)
+        liveChanges = database.liveFeed(of: schema).changes
         // Listening, so that another node's schema change drops the field types cached here.
         _ = await database.wakeSignal(for: PostgresFieldTypes.changeTopic(schema))
     }
