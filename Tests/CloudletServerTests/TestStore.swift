@@ -175,8 +175,17 @@ extension TestStore {
     func withRouter<Value: Sendable>(
         registry: HookRegistry, configuration: ServerConfiguration = .testing, _ body: @Sendable (ParseTestClient) async throws -> Value
     ) async throws -> Value {
+        try await withServer(registry: registry, configuration: configuration) { client, _ in try await body(client) }
+    }
+
+    /// As ``withRouter(registry:configuration:_:)``, with the server too (its registry, its apps'
+    /// stores), as ``ParseTestClient/withServer(registry:configuration:_:)`` gives it.
+    func withServer<Value: Sendable>(
+        registry: HookRegistry, configuration: ServerConfiguration = .testing,
+        _ body: @Sendable (ParseTestClient, CloudletApplication) async throws -> Value
+    ) async throws -> Value {
         try await configuring(configuration) { configuration in
-            try await ParseTestClient.withRouter(registry: registry, configuration: configuration, body)
+            try await ParseTestClient.withServer(registry: registry, configuration: configuration, body)
         }
     }
 }
