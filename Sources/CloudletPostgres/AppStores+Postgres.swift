@@ -10,7 +10,7 @@ extension AppStores {
     public init(
         _ database: PostgresDatabase, schema: PostgresAppSchema, maximumObjectBytes: Int = 1 << 20, fileURLs: FileURLs? = nil
     ) async throws {
-        try await PostgresMigrations.apply(to: schema, in: database)
+        try await PostgresMigrations.ensure(schema, in: database)
         self.init(
             objects: try await PostgresObjectStore(database, schema: schema, maximumObjectBytes: maximumObjectBytes, fileURLs: fileURLs),
             accounts: try await PostgresAccountStore(database, schema: schema, maximumObjectBytes: maximumObjectBytes),

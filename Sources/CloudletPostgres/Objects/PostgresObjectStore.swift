@@ -30,7 +30,7 @@ public struct PostgresObjectStore: Sendable {
     public init(
         _ database: PostgresDatabase, schema: PostgresAppSchema, maximumObjectBytes: Int = 1 << 20, fileURLs: FileURLs? = nil
     ) async throws {
-        try await PostgresMigrations.apply(to: schema, in: database)
+        try await PostgresMigrations.ensure(schema, in: database)
         self.fileURLs = fileURLs
         self.database = database
         self.schema = schema

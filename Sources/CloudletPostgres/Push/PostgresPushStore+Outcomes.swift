@@ -17,13 +17,7 @@ extension PostgresPushStore {
     @discardableResult
     public func recordPushResult(_ result: PushDeliveryResult, owner: String, now: Date) async throws -> Bool {
         let delivery = result.delivery
-        let ended: (sent: Bool, reason: String)
-        switch result.resolution {
-        case .sent: ended = (true, "")
-        case .failed(let reason), .invalidToken(let reason, _), .jobFailed(let reason): ended = (false, reason)
-        case .expired: ended = (false, PushJobCounts.expiredReason)
-        case .retry: return false
-        }
+        guard let ended = result.ending else { return false }
         return try await objects.writer.write { connection, afterCommit in
             try await connection.run("SELECT 1 FROM \(jobs) WHERE job_id = $1 FOR UPDATE", PostgresBindings(delivery.jobId), logger: logger)
             let deleted = try await connection.count(

@@ -18,13 +18,7 @@ extension SQLitePushStore {
     @discardableResult
     public func recordPushResult(_ result: PushDeliveryResult, owner: String, now: Date) async throws -> Bool {
         let delivery = result.delivery
-        let ended: (sent: Bool, reason: String)
-        switch result.resolution {
-        case .sent: ended = (true, "")
-        case .failed(let reason), .invalidToken(let reason, _), .jobFailed(let reason): ended = (false, reason)
-        case .expired: ended = (false, PushJobCounts.expiredReason)
-        case .retry: return false
-        }
+        guard let ended = result.ending else { return false }
         return try await database.write { db in
             try db.cachedStatement(sql: "DELETE FROM work_queue WHERE id = ? AND lease_owner = ?").execute(arguments: [delivery.id, owner])
             guard db.changesCount > 0 else { return false }
