@@ -14,8 +14,9 @@ public enum HookIsolation: String, Sendable, Hashable, CaseIterable {
 
 /// What the operator sets for one app in the registry: where its hooks run, how many workers they
 /// get, the cap on its hooks' time limits, its rate limits, its push providers, its job schedules,
-/// its file options, its emails and the classes it publishes to LiveQuery. Each member's default is written here once; ``fields`` names each setting as
-/// the settings document, the admin API, the config file and the command line write it.
+/// its file options, its emails and the classes it publishes to LiveQuery. Each member's default
+/// is written here once; ``fields`` names each setting as the settings document, the admin API,
+/// the config file and the command line write it.
 ///
 /// Adding a setting is its member here and its entry in ``fields``: the registry keeps it in the
 /// settings document (an app stored before it existed reads its default), and `cloudlet apps

@@ -3,6 +3,7 @@ import CloudletRuntime
 import CloudletServer
 import CloudletServerTesting
 import Foundation
+import HTTPTypes
 import Testing
 
 /// The app setting `liveQuery` (`{"classNames": […]}`, as Parse Server's option): read and
@@ -63,8 +64,8 @@ import Testing
             let feed = try #require(server.apps.app("test")).runtime.context.stores.liveChanges
             #expect(feed.classNames.isEmpty)
             let heard = LiveRecorder(feed)
-            try await Self.publish(["Note"], on: server)
-            #expect(feed.classNames == ["Note"])
+            try await Self.publish(["Note", "_Installation"], on: server)
+            #expect(feed.classNames == ["Note", "_Installation"])
 
             let first = try await Support.create(client, "Note", ["by": "rest"])
             _ = try await Support.create(client, "Other", ["by": "rest"])
@@ -91,6 +92,13 @@ import Testing
                 "/batch", ["requests": [["method": "POST", "path": "/parse/classes/Note", "body": ["by": "transaction"]]], "transaction": true])
             #expect(transaction.body.arrayValue?.first?["success"] != nil, "\(transaction.body)")
             #expect(try await client.post("/functions/note").status == 200)
+            // An installation saved twice: created, then updated by its installationId (an upsert).
+            for token in ["t1", "t2"] {
+                let saved = try await client.request(
+                    .post, "/installations", body: ["installationId": "device-1", "deviceType": "ios", "deviceToken": .string(token)],
+                    headers: InstallationTests.device("device-1"))
+                #expect(saved.status < 300, "\(saved.body)")
+            }
             #expect(try await client.delete("/classes/Note/\(first)").status == 200)
 
             // Changed while served: Note no longer publishes, Marker does.
@@ -103,9 +111,10 @@ import Testing
             #expect(
                 changes.map { "\($0.kind) \($0.object.className) \($0.object["by"]?.stringValue ?? "-")" } == [
                     "create Note rest", "create Note batch", "update Note batch", "create Note transaction", "create Note hook",
-                    "delete Note batch", "create Marker marker",
+                    "create _Installation -", "update _Installation -", "delete Note batch", "create Marker marker",
                 ])
             #expect(changes[2].original?["by"] == "rest")
+            #expect(changes[6].object["deviceToken"] == "t2" && changes[6].original?["deviceToken"] == "t1")
             let stored = try await client.get("/classes/Marker/\(marker)")
             #expect(changes.last?.object.json == stored.body.objectValue, "the object as a read answers it")
         }
