@@ -316,6 +316,7 @@ let package = Package(
         .testTarget(
             name: "EmailTests",
             dependencies: [
+                "PostgresTestServer",
                 "CloudletServerTesting",
                 "Cloudlet",
                 "CloudletServer",

@@ -13,21 +13,6 @@ struct AppsCommand: AsyncParsableCommand {
             subcommands: [Create.self, List.self, Show.self, Update.self, RotateKey.self, RetireKey.self, Delete.self])
     }
 
-    /// Where the registry is, as `serve` takes it: the data folder, or the PostgreSQL database.
-    struct DataOptions: ParsableArguments {
-        @Option(help: "Folder for the databases (CLOUDLET_DATA). Default ./data.") var data: String?
-        @Option(help: "PostgreSQL database of the registry, as serve's (CLOUDLET_DATABASE, which keeps its password out of the process list).")
-        var database: String?
-        @Flag(help: "Print JSON.") var json = false
-
-        func registry() async throws -> AppRegistry {
-            let environment = ProcessInfo.processInfo.environment
-            var configuration = ServerConfiguration(dataDirectory: data ?? environment["CLOUDLET_DATA"] ?? "./data")
-            configuration.database = database ?? environment["CLOUDLET_DATABASE"]
-            return try await AppRegistry.open(configuration)
-        }
-    }
-
     struct Create: AsyncParsableCommand {
         static var configuration: CommandConfiguration {
             CommandConfiguration(abstract: "Create an app; prints its keys (the master key only this once).", discussion: AppSettingFlags.help)

@@ -4,7 +4,7 @@ import CloudletServer
 import Foundation
 
 /// `cloudlet files prune <app>`: removes the app's uploaded files that no object references, straight
-/// in the data folder, with or without a running server.
+/// in the data folder or the PostgreSQL database, with or without a running server.
 struct FilesCommand: AsyncParsableCommand {
     static var configuration: CommandConfiguration {
         CommandConfiguration(commandName: "files", abstract: "Manage an app's uploaded files.", subcommands: [Prune.self])
@@ -15,7 +15,7 @@ struct FilesCommand: AsyncParsableCommand {
             CommandConfiguration(abstract: "Remove the app's files that no object references, and say which.")
         }
 
-        @OptionGroup var options: PushCommand.AppOptions
+        @OptionGroup var options: AppDataOptions
         @Option(help: "Only files stored before this: a duration back (90s, 10m, 24h, 7d) or a date. Default 24h.")
         var olderThan = "24h"
         @Flag(help: "Only say which files would be removed.") var dryRun = false
@@ -27,11 +27,10 @@ struct FilesCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            let usage = SQLiteFileUsageStore(try options.database())
-            let folder = options.data ?? ProcessInfo.processInfo.environment["CLOUDLET_DATA"] ?? "./data"
-            let files = try LocalFileStorage(dataDirectory: folder, appId: options.app)
             let before = HookRunQuery.time(olderThan, before: Date())!
-            let pruned = try await UnusedFiles.prune(files, usage: usage, storedBefore: before, remove: !dryRun)
+            let pruned = try await options.withExistingStorage { storage in
+                try await UnusedFiles.prune(storage.files, usage: storage.stores.fileUsage, storedBefore: before, remove: !dryRun)
+            }
             if options.json {
                 return print(JSONWriter.string(.array(pruned.map { ["name": .string($0.name), "size": .number(Double($0.size))] })))
             }

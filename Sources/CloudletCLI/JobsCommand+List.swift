@@ -11,13 +11,19 @@ struct JobsListCommand<Hooks: HookModule>: AsyncParsableCommand {
         CommandConfiguration(commandName: "list", abstract: "List the app's jobs: schedule, last run, next run.")
     }
 
-    @OptionGroup var options: JobsAppOptions
+    @OptionGroup var options: AppDataOptions
 
     func run() async throws {
-        guard let record = try await options.registry().app(options.app) else { throw ValidationError("no app \(options.app)") }
-        let database = try options.database()
-        let states = try await database.map(SQLiteJobStore.init)?.jobScheduleStates() ?? [:]
-        let objects = database.map(SQLiteObjectStore.init)
+        guard let record = try await options.withRegistry({ try await $0.app(options.app) }) else {
+            throw ValidationError("no app \(options.app)")
+        }
+        try await options.withStorage { storage in try await list(record, stores: storage?.stores) }
+    }
+
+    /// Prints the jobs of `record`'s app, their runs read from `stores` (nil: the app never ran).
+    private func list(_ record: AppRecord, stores: AppStores?) async throws {
+        let states = try await stores?.jobs.jobScheduleStates() ?? [:]
+        let objects = stores?.objects
         var names = Set(record.settings.jobSchedules.keys)
         if record.settings.hooksExecutable == AppSettings.selfExecutable { names.formUnion(Hooks.registry().summary.filter { $0.kind == .job }.map(\.name)) }
         if let objects {

@@ -4,7 +4,8 @@ import CloudletServer
 import Foundation
 
 /// `cloudlet jobs schedule <app> <job> '<cron>'`: sets when the job runs by itself, in the registry
-/// (a running server applies it within half a second). A job the app's hooks do not define is refused.
+/// (a running server applies it within half a second; on PostgreSQL, every node). A job the app's
+/// hooks do not define is refused.
 struct JobsScheduleCommand<Hooks: HookModule>: AsyncParsableCommand {
     static var configuration: CommandConfiguration {
         CommandConfiguration(
@@ -12,20 +13,23 @@ struct JobsScheduleCommand<Hooks: HookModule>: AsyncParsableCommand {
             abstract: "Run a job on a schedule: a 5-field cron expression in UTC (minute hour day-of-month month day-of-week).")
     }
 
-    @OptionGroup var options: JobsAppOptions
+    @OptionGroup var options: AppDataOptions
     @Argument(help: "The job's name.") var job: String
     @Argument(help: "When it runs, such as '0 3 * * *' (03:00 UTC daily) or '*/15 * * * *'.") var cron: String
 
     func run() async throws {
         try await reportingErrors {
-            guard let app = try await options.registry().app(options.app) else {
+            guard let app = try await options.withRegistry({ try await $0.app(options.app) }) else {
                 throw ParseError(code: 101, message: "no app \(options.app)", httpStatus: 404)
             }
             try AppManifest.checkJobsExist([job], among: try Self.jobs(of: app), appId: options.app)
-            let record = try await options.registry().update(options.app) { settings in
-                var schedules = settings.jobSchedules.mapValues { ParseValue.string($0.expression) }
-                schedules[job] = .string(cron)
-                settings = try settings.applying(["jobSchedules": .object(schedules)])
+            let (job, cron) = (job, cron)
+            let record = try await options.withRegistry { registry in
+                try await registry.update(options.app) { settings in
+                    var schedules = settings.jobSchedules.mapValues { ParseValue.string($0.expression) }
+                    schedules[job] = .string(cron)
+                    settings = try settings.applying(["jobSchedules": .object(schedules)])
+                }
             }
             let schedule = record.settings.jobSchedules[job]?.expression ?? cron
             print(options.json ? JSONWriter.string(record.json) : "job \(job) of app \"\(options.app)\" runs at \(schedule) (UTC)")
@@ -67,14 +71,16 @@ struct JobsUnscheduleCommand: AsyncParsableCommand {
         CommandConfiguration(commandName: "unschedule", abstract: "Stop running a job on a schedule.")
     }
 
-    @OptionGroup var options: JobsAppOptions
+    @OptionGroup var options: AppDataOptions
     @Argument(help: "The job's name.") var job: String
 
     func run() async throws {
         try await reportingErrors {
-            let record = try await options.registry().update(options.app) { settings in
-                guard settings.jobSchedules.removeValue(forKey: job) != nil else {
-                    throw ParseError(code: 142, message: "job \(job) of app \"\(options.app)\" has no schedule", httpStatus: 400)
+            let record = try await options.withRegistry { registry in
+                try await registry.update(options.app) { settings in
+                    guard settings.jobSchedules.removeValue(forKey: job) != nil else {
+                        throw ParseError(code: 142, message: "job \(job) of app \"\(options.app)\" has no schedule", httpStatus: 400)
+                    }
                 }
             }
             print(options.json ? JSONWriter.string(record.json) : "job \(job) of app \"\(options.app)\" no longer runs on a schedule")

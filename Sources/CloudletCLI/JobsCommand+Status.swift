@@ -8,7 +8,7 @@ struct JobsStatusCommand: AsyncParsableCommand {
         CommandConfiguration(commandName: "status", abstract: "Show a job run's status and message, or the newest runs.")
     }
 
-    @OptionGroup var options: JobsAppOptions
+    @OptionGroup var options: AppDataOptions
     @Argument(help: "The run's id (its _JobStatus objectId). Default: the newest runs.") var id: String?
     @Option(help: "Without an id, only this job's runs.") var job: String?
     @Option(help: "Without an id, at most this many runs, the newest. Default 20.") var limit = 20
@@ -18,8 +18,11 @@ struct JobsStatusCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        guard let database = try options.database() else { throw ValidationError("no app \(options.app) in \(options.folder)") }
-        let objects = SQLiteObjectStore(database)
+        try await options.withExistingStorage { storage in try await show(storage.stores.objects) }
+    }
+
+    /// Prints the run asked for, or the newest runs, from the app's `objects`.
+    private func show(_ objects: any ObjectStorage) async throws {
         if let id {
             guard let run = try await objects.fetch(JobStatus.className, id: id) else { throw ValidationError("no job run \(id)") }
             print(options.json ? JobRuns.json(run) : JobRuns.line(run))

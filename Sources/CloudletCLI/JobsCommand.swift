@@ -4,32 +4,14 @@ import CloudletServer
 import Foundation
 
 /// `cloudlet jobs …`: an app's background jobs. `list`, `status`, `schedule` and `unschedule` work on
-/// the data folder (the registry and the app's database), whether or not a server runs on it; a
-/// running server applies a schedule change within half a second. `run` asks the running server
-/// to start a job, through `POST /jobs/:name` with the app's master key.
+/// the registry and the app's database (in the data folder, or the PostgreSQL database), whether
+/// or not a server runs on them; a running server applies a schedule change within half a second.
+/// `run` asks the running server to start a job, through `POST /jobs/:name` with the app's master key.
 struct JobsCommand<Hooks: HookModule>: AsyncParsableCommand {
     static var configuration: CommandConfiguration {
         CommandConfiguration(
             commandName: "jobs", abstract: "List, run, schedule and follow an app's background jobs.",
             subcommands: [JobsListCommand<Hooks>.self, JobsRunCommand.self, JobsStatusCommand.self, JobsScheduleCommand<Hooks>.self, JobsUnscheduleCommand.self])
-    }
-}
-
-/// The app and the data folder, as the `jobs` commands take them.
-struct JobsAppOptions: ParsableArguments {
-    @Argument(help: "The app id.") var app: String
-    @Option(help: "Folder for the databases (CLOUDLET_DATA). Default ./data.") var data: String?
-    @Flag(help: "Print JSON.") var json = false
-
-    var folder: String { data ?? ProcessInfo.processInfo.environment["CLOUDLET_DATA"] ?? "./data" }
-
-    func registry() throws -> AppRegistry { try AppRegistry(dataDirectory: folder) }
-
-    /// The app's database, or nil while it has none (the app never ran).
-    func database() throws -> SQLiteAppDatabase? {
-        let path = URL(fileURLWithPath: folder).appendingPathComponent("apps").appendingPathComponent("\(app).sqlite").path
-        guard ParseNames.isValidAppId(app), FileManager.default.fileExists(atPath: path) else { return nil }
-        return try SQLiteAppDatabase(path: path)
     }
 }
 
@@ -56,7 +38,7 @@ enum JobRuns {
     }
 
     /// The newest runs, of `job` only when given.
-    static func newestRuns(_ objects: SQLiteObjectStore, job: String? = nil, limit: Int) async throws -> [ParseObject] {
+    static func newestRuns(_ objects: any ObjectStorage, job: String? = nil, limit: Int) async throws -> [ParseObject] {
         let constraints: [String: ParseValue] = job.map { ["jobName": .string($0)] } ?? [:]
         let query = ParseQuery(JobStatus.className, constraints: constraints, order: ["-createdAt"], limit: limit)
         return try await objects.find(StorageQuery(query: query, readerIdentities: nil))

@@ -4,20 +4,19 @@ import CloudletServer
 import Foundation
 
 /// `cloudlet logs <app>`: an app's hook runs — hook, outcome, time taken, error and the lines the
-/// hook logged — read straight from the app's database in the data folder, so it works whether or
-/// not a server is running. `--follow` keeps polling for new runs.
+/// hook logged — read straight from the app's database (its file in the data folder, or the
+/// PostgreSQL database every node writes), so it works whether or not a server is running.
+/// `--follow` keeps polling for new runs.
 struct LogsCommand: AsyncParsableCommand {
     static var configuration: CommandConfiguration {
         CommandConfiguration(commandName: "logs", abstract: "Show an app's hook runs and the lines its hooks logged.")
     }
 
-    @Argument(help: "The app id.") var app: String
+    @OptionGroup var options: AppDataOptions
     @Option(help: "Only this hook's runs, as kind:name (function:hello, beforeSave:Posts).") var hook: String?
     @Option(help: "Only runs since a time: a duration back (90s, 10m, 2h, 7d) or a date (2025-01-31T12:00:00.000Z).") var since: String?
     @Option(help: "At most this many runs, the newest. Default 100.") var limit = 100
     @Flag(help: "Keep printing new runs as they are written.") var follow = false
-    @Flag(help: "Print each run as one JSON object per line.") var json = false
-    @Option(help: "Folder for the databases (CLOUDLET_DATA). Default ./data.") var data: String?
 
     func validate() throws {
         guard limit > 0 else { throw ValidationError("--limit must be at least 1") }
@@ -27,17 +26,16 @@ struct LogsCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let folder = data ?? ProcessInfo.processInfo.environment["CLOUDLET_DATA"] ?? "./data"
-        let path = URL(fileURLWithPath: folder).appendingPathComponent("apps").appendingPathComponent("\(app).sqlite").path
-        guard ParseNames.isValidAppId(app), FileManager.default.fileExists(atPath: path) else {
-            throw ValidationError("no app \(app) in \(folder)")
-        }
-        let hookRuns = SQLiteHookRunStore(try SQLiteAppDatabase(path: path))
+        try await options.withExistingStorage { storage in try await show(storage.stores.hookRuns) }
+    }
+
+    /// Prints the runs the options ask for from `hookRuns`, then, with `--follow`, each new one.
+    private func show(_ hookRuns: any HookRunStorage) async throws {
         var query = HookRunQuery(hook: hook, since: since.flatMap { HookRunQuery.time($0, before: Date()) }, limit: limit)
         while true {
             let runs = try await hookRuns.hookRuns(query)
             // Written unbuffered, so that a follower reading a pipe sees each run at once.
-            for run in runs { FileHandle.standardOutput.write(Data(((json ? JSONWriter.string(run.json) : Self.text(run)) + "\n").utf8)) }
+            for run in runs { FileHandle.standardOutput.write(Data(((options.json ? JSONWriter.string(run.json) : Self.text(run)) + "\n").utf8)) }
             guard follow else { return }
             query.after = runs.last?.sequence ?? query.after
             query.since = nil

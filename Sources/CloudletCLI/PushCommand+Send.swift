@@ -11,7 +11,7 @@ struct PushSendCommand: AsyncParsableCommand {
         CommandConfiguration(commandName: "send", abstract: "Record a push job to channels or to the installations a query matches.")
     }
 
-    @OptionGroup var options: PushCommand.AppOptions
+    @OptionGroup var options: AppDataOptions
     @Option(help: "Installations subscribed to any of these channels, comma-separated.") var channels: String?
     @Option(name: .customLong("where"), help: "Installations matching this Parse query on _Installation, as JSON.") var query: String?
     @Option(help: "The push's data (Parse's data) as JSON: alert, badge (a number or \"Increment\"), sound, title, and the app's own keys.")
@@ -37,13 +37,15 @@ struct PushSendCommand: AsyncParsableCommand {
         let job = PushJob(
             id: "", status: (pushTime ?? .distantPast) > Date() ? .scheduled : .pending, source: "rest", query: audience, data: payload,
             pushTime: pushTime)
-        let runtime = AppRuntime(
-            appId: options.app, stores: AppStores(try options.database()), executor: InProcessHookExecutor(registry: HookRegistry()), clock: SystemClock(),
-            logger: Logger(label: "cloudlet"), hookLogger: Logger(label: "cloudlet.hooks"))
         var body = job.fields
         body["ACL"] = [:]
-        let saved = try await runtime.writes.create("_PushStatus", body: body, caller: Caller(isMaster: true, requestId: UUID().uuidString))
-        let id = saved.object.objectId ?? ""
+        let id = try await options.withExistingStorage { storage in
+            let runtime = AppRuntime(
+                appId: options.app, stores: storage.stores, executor: InProcessHookExecutor(registry: HookRegistry()), clock: SystemClock(),
+                logger: Logger(label: "cloudlet"), hookLogger: Logger(label: "cloudlet.hooks"))
+            let saved = try await runtime.writes.create("_PushStatus", body: body, caller: Caller(isMaster: true, requestId: UUID().uuidString))
+            return saved.object.objectId ?? ""
+        }
         print(options.json ? JSONWriter.string(["objectId": .string(id)]) : "recorded push job \(id)")
     }
 }

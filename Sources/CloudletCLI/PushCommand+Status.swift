@@ -9,7 +9,7 @@ struct PushStatusCommand: AsyncParsableCommand {
             commandName: "status", abstract: "Show a push job's status and counts (by device type and failure reason), or the newest jobs.")
     }
 
-    @OptionGroup var options: PushCommand.AppOptions
+    @OptionGroup var options: AppDataOptions
     @Argument(help: "The job's id (its _PushStatus objectId). Default: the newest jobs.") var id: String?
     @Option(help: "Without an id, at most this many jobs, the newest. Default 20.") var limit = 20
 
@@ -18,7 +18,11 @@ struct PushStatusCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let objects = SQLiteObjectStore(try options.database())
+        try await options.withExistingStorage { storage in try await show(storage.stores.objects) }
+    }
+
+    /// Prints the job asked for, or the newest jobs, from the app's `objects`.
+    private func show(_ objects: any ObjectStorage) async throws {
         if let id {
             guard let job = try await objects.fetch("_PushStatus", id: id) else { throw ValidationError("no push job \(id)") }
             if options.json { return print(PushCommand.json(job)) }

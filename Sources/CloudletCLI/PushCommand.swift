@@ -3,30 +3,14 @@ import Cloudlet
 import CloudletServer
 import Foundation
 
-/// `cloudlet push …`: an app's push jobs, read and recorded straight in the app's database in the
-/// data folder, as `cloudlet logs` reads hook runs. A running server on that folder sends a job
-/// recorded here once it next looks at the app's database files (every 2 s by default).
+/// `cloudlet push …`: an app's push jobs, read and recorded straight in the app's database, as
+/// `cloudlet logs` reads hook runs. A running server on a data folder sends a job recorded here
+/// once it next looks at the app's database files (every 2 s by default); on PostgreSQL, the nodes
+/// are woken at once.
 struct PushCommand: AsyncParsableCommand {
     static var configuration: CommandConfiguration {
         CommandConfiguration(
             commandName: "push", abstract: "Record push jobs and show how they went.", subcommands: [PushSendCommand.self, PushStatusCommand.self])
-    }
-
-    /// The app and the data folder.
-    struct AppOptions: ParsableArguments {
-        @Argument(help: "The app id.") var app: String
-        @Option(help: "Folder for the databases (CLOUDLET_DATA). Default ./data.") var data: String?
-        @Flag(help: "Print JSON.") var json = false
-
-        /// The app's database, which must exist.
-        func database() throws -> SQLiteAppDatabase {
-            let folder = data ?? ProcessInfo.processInfo.environment["CLOUDLET_DATA"] ?? "./data"
-            let path = URL(fileURLWithPath: folder).appendingPathComponent("apps").appendingPathComponent("\(app).sqlite").path
-            guard ParseNames.isValidAppId(app), FileManager.default.fileExists(atPath: path) else {
-                throw ValidationError("no app \(app) in \(folder)")
-            }
-            return try SQLiteAppDatabase(path: path)
-        }
     }
 
     /// A job as one line: id, status, counts, times and error.

@@ -5,11 +5,12 @@ extension AppStores {
     /// Every store of the app whose schema is `schema` in `database`, the schema made or brought up
     /// to date first: build it once per app and node. Objects larger than `maximumObjectBytes` are
     /// refused (116); `File` values read back get their URLs from `fileURLs`. The changes other
-    /// nodes make to sessions, roles and class schemas reach the caches of the runtime built over them.
+    /// nodes make to sessions, roles and class schemas reach the caches of the runtime built over
+    /// them, and every node's committed writes reach this node's LiveQuery feed.
     public init(
         _ database: PostgresDatabase, schema: PostgresAppSchema, maximumObjectBytes: Int = 1 << 20, fileURLs: FileURLs? = nil
     ) async throws {
-        try await PostgresMigrations.apply(to: schema, in: database)
+        try await PostgresMigrations.ensure(schema, in: database)
         self.init(
             objects: try await PostgresObjectStore(database, schema: schema, maximumObjectBytes: maximumObjectBytes, fileURLs: fileURLs),
             accounts: try await PostgresAccountStore(database, schema: schema, maximumObjectBytes: maximumObjectBytes),
@@ -19,5 +20,8 @@ extension AppStores {
             schemas: try await PostgresSchemaStore(database, schema: schema))
         // What other nodes write reaches this node's caches of sessions, roles and class schemas.
         changes = await database.storeChanges(of: schema)
+        let feed = database.liveFeed(of: schema)
+        feed.fileURLs = fileURLs
+        liveChanges = feed.changes
     }
 }

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import Logging
 import PostgresNIO
+import Synchronization
 
 /// The PostgreSQL schema that holds one app's tables: `app_` and its id in lower case (app ids are
 /// unique whatever their case), or for an id too long for PostgreSQL's 63-byte names, its first 38
@@ -110,7 +111,16 @@ package enum PostgresMigrations {
         PostgresPushStore.migration,
         PostgresFileStorage.migration,
         PostgresQueryCompiler.textMigration,
+        PostgresLiveChanges.migration,
     ]
+
+    /// Brings the app schema `schema` up to date once per process: each of an app's stores asks as
+    /// it opens, and only the first asks the database.
+    package static func ensure(_ schema: PostgresAppSchema, in database: PostgresDatabase) async throws {
+        guard !database.currentSchemas.withLock({ $0.contains(schema.name) }) else { return }
+        try await apply(to: schema, in: database)
+        database.currentSchemas.withLock { _ = $0.insert(schema.name) }
+    }
 
     /// Brings `schema` in `database` up to date with `migrations` (an app's, unless told);
     /// answers the names of the changes it applied.

@@ -21,6 +21,10 @@ public final class PostgresDatabase: Sendable {
     let notifications = PostgresNotifications()
     /// Each app's feed of the changes its caches must forget (``storeChanges(of:)``).
     let changeFeeds = Mutex<[PostgresAppSchema: StoreChanges]>([:])
+    /// The app schemas this process has brought up to date (``PostgresMigrations/ensure(_:in:)``).
+    let currentSchemas = Mutex<Set<String>>([])
+    /// Each app's LiveQuery feed on this node (``liveFeed(of:)``).
+    let liveFeeds = Mutex<[PostgresAppSchema: PostgresLiveFeed]>([:])
     private let running: Task<Void, Never>
 
     /// A database reached as `url` says, with at most `maximumConnections` connections open.

@@ -13,7 +13,9 @@ import Synchronization
 /// connection lost, then made again) wakes every topic once listening again, so that what was
 /// written meanwhile is read, and tells every handler that it may have missed notifications, when
 /// it stops listening and again once it listens; a notification sent in a write's transaction
-/// arrives at its commit, or never if it rolls back.
+/// arrives at its commit, or never if it rolls back. Handlers hear one notification after the
+/// other, in the order the transactions that sent them committed: the next waits for a handler
+/// still at work.
 package final class PostgresNotifications: Sendable {
     /// The channel every notification of Cloudlet's goes on.
     static let channel = "cloudlet"
@@ -53,7 +55,7 @@ package final class PostgresNotifications: Sendable {
 
     private struct State {
         var signals: [String: WakeSignal] = [:]
-        var handlers: [String: [@Sendable (Notice) -> Void]] = [:]
+        var handlers: [String: [@Sendable (Notice) async -> Void]] = [:]
         var isListening = false
         var listenerProcessId: Int?
         var waiting: [CheckedContinuation<Void, Never>] = []
@@ -78,8 +80,9 @@ package final class PostgresNotifications: Sendable {
     }
 
     /// Calls `handler` with each notification of `topic` from now on, and with
-    /// ``Notice/missed`` whenever notifications may have been missed.
-    func onNotification(of topic: String, _ handler: @escaping @Sendable (Notice) -> Void) {
+    /// ``Notice/missed`` whenever notifications may have been missed; the next notification
+    /// waits for it to return.
+    func onNotification(of topic: String, _ handler: @escaping @Sendable (Notice) async -> Void) {
         state.withLock { $0.handlers[topic, default: []].append(handler) }
     }
 
@@ -118,8 +121,8 @@ package final class PostgresNotifications: Sendable {
                         state.withLock { $0.listenerProcessId = pid }
                     }
                     try await connection.listen(on: Self.channel) { notifications in
-                        self.listening()
-                        for try await notification in notifications { self.deliver(notification.payload) }
+                        await self.listening()
+                        for try await notification in notifications { await self.deliver(notification.payload) }
                     }
                 }
             } catch {
@@ -129,17 +132,17 @@ package final class PostgresNotifications: Sendable {
                 state.isListening = false
                 return state.handlers.values.joined()
             }
-            for handler in handlers { handler(.missed) }
+            for handler in handlers { await handler(.missed) }
             try? await Task.sleep(for: .seconds(1))
         }
     }
 
     /// Wakes the signal of the topic `payload` names, and gives its detail to the topic's handlers.
-    private func deliver(_ payload: String) {
+    private func deliver(_ payload: String) async {
         let (topic, detail) = Self.parse(payload)
         let (signal, handlers) = state.withLock { ($0.signals[topic], $0.handlers[topic] ?? []) }
         signal?.signal()
-        for handler in handlers { handler(.notified(detail: detail)) }
+        for handler in handlers { await handler(.notified(detail: detail)) }
     }
 
     /// Lets every caller waiting to listen go on, listening or not.
@@ -154,14 +157,14 @@ package final class PostgresNotifications: Sendable {
     /// Marks the node as listening: every topic wakes and every handler hears that it may have
     /// missed notifications, for what was written while no one listened; then what waited for it
     /// goes on.
-    private func listening() {
+    private func listening() async {
         let (waiting, signals, handlers) = state.withLock { state in
             state.isListening = true
             defer { state.waiting.removeAll() }
             return (state.waiting, Array(state.signals.values), Array(state.handlers.values.joined()))
         }
         for signal in signals { signal.signal() }
-        for handler in handlers { handler(.missed) }
+        for handler in handlers { await handler(.missed) }
         for continuation in waiting { continuation.resume() }
     }
 }

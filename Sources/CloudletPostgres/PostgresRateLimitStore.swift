@@ -52,7 +52,7 @@ public final class PostgresRateLimitStore: RateLimitStore {
     /// The rate limits of the app whose schema is `schema`, made or brought up to date first.
     /// `nodes` is how many nodes serve the app; `timeout`, how long a charge waits for the database.
     public init(_ database: PostgresDatabase, schema: PostgresAppSchema, nodes: Int, timeout: Duration = .milliseconds(250)) async throws {
-        try await PostgresMigrations.apply(to: schema, in: database)
+        try await PostgresMigrations.ensure(schema, in: database)
         self.database = database
         self.nodes = max(1, nodes)
         self.timeout = timeout

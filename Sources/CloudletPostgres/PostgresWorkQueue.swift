@@ -23,7 +23,7 @@ public struct PostgresWorkQueue: WorkQueue {
 
     /// The work queue of the app whose schema is `schema`, made or brought up to date first.
     public init(_ database: PostgresDatabase, schema: PostgresAppSchema) async throws {
-        try await PostgresMigrations.apply(to: schema, in: database)
+        try await PostgresMigrations.ensure(schema, in: database)
         self.database = database
         table = Self.table(schema)
         topic = Self.topic(schema)

@@ -23,7 +23,9 @@ extension ParseTestClient {
     ) async throws -> Value {
         var logger = logs.logger(label: "cloudlet")
         logger.logLevel = .info
-        return try await withRouter(registry: Module.registry(), configuration: configuration, logger: logger, deliversPushes: true, body)
+        return try await withRouter(registry: Module.registry(), configuration: configuration, logger: logger, deliversPushes: true) { client, _ in
+            try await body(client)
+        }
     }
 
     /// Waits (in real time, up to `timeout`) until at least `count` push jobs exist and none is

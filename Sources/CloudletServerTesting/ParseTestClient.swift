@@ -66,6 +66,19 @@ public struct ParseTestClient: Sendable {
     ) async throws -> Value {
         var logger = Logger(label: "cloudlet")
         logger.logLevel = .warning
+        return try await withRouter(registry: registry, configuration: configuration, logger: logger, deliversPushes: false) { client, _ in
+            try await body(client)
+        }
+    }
+
+    /// Like ``withRouter(registry:configuration:_:)``, with the server too: its registry and
+    /// supervisor (to change app `test`'s settings as the admin API does), its apps and their stores.
+    public static func withServer<Value: Sendable>(
+        registry: HookRegistry, configuration: ServerConfiguration = .testing,
+        _ body: @Sendable (ParseTestClient, CloudletApplication) async throws -> Value
+    ) async throws -> Value {
+        var logger = Logger(label: "cloudlet")
+        logger.logLevel = .warning
         return try await withRouter(registry: registry, configuration: configuration, logger: logger, deliversPushes: false, body)
     }
 
@@ -74,7 +87,7 @@ public struct ParseTestClient: Sendable {
     /// ends; with `deliversPushes`, it delivers push too.
     static func withRouter<Value: Sendable>(
         registry: HookRegistry, configuration: ServerConfiguration, logger: Logger, deliversPushes: Bool,
-        _ body: @Sendable (ParseTestClient) async throws -> Value
+        _ body: @Sendable (ParseTestClient, CloudletApplication) async throws -> Value
     ) async throws -> Value {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cloudlet-router-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -99,7 +112,7 @@ public struct ParseTestClient: Sendable {
                         let response = try await client.executeRequest(uri: uri, method: method, headers: headers, body: requestBody)
                         return (response.status.code, response.headers, response.body)
                     }
-                    return try await body(parse)
+                    return try await body(parse, server)
                 })
         } catch {
             result = .failure(error)

@@ -17,11 +17,11 @@ struct AdminAPITests {
 
     /// A server hosting apps `a` and `b` (keys `<app>-client`, `<app>-master`) whose operator key is
     /// ``operatorKey``, on `clock`, fetching identity token keys from `identityProviders`; apps created
-    /// through the admin API run `hooks` in-process. `body` gets an admin client (paths from `/`) and a
-    /// Parse client maker.
+    /// through the admin API run `hooks` in-process; the apps' data is on `store`. `body` gets an admin
+    /// client (paths from `/`) and a Parse client maker.
     static func withServer(
         hooks: HookRegistry = HookRegistry(), connections: ConnectionLimits = ConnectionLimits(), clock: any CloudletClock = SystemClock(),
-        identityProviders: IdentityProviderEndpoints = IdentityProviderEndpoints(),
+        identityProviders: IdentityProviderEndpoints = IdentityProviderEndpoints(), store: TestStore = .sqlite,
         _ body: @Sendable (_ admin: ParseTestClient, _ parse: @Sendable (String, String, String) -> ParseTestClient) async throws -> Void
     ) async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cloudlet-admin-\(UUID().uuidString)")
@@ -31,19 +31,22 @@ struct AdminAPITests {
         var configuration = ServerConfiguration(dataDirectory: folder.path, passwordHashCost: 4, operatorKey: OperatorKey(operatorKey))
         configuration.connections = connections
         configuration.identityProviders = identityProviders
-        let server = try await CloudletApplication(
-            configuration: configuration,
-            apps: ["a", "b"].map {
-                AppDefinition(id: $0, executor: InProcessHookExecutor(registry: HookRegistry()), clientKey: "\($0)-client", masterKey: "\($0)-master")
-            },
-            launcher: AppLauncher(ownHooks: hooks, logger: logger, hookLogger: logger), logger: logger, clock: clock)
-        try await Application(router: server.router(), logger: logger).test(.router) { client in
-            let transport: ParseTestClient.Transport = { method, uri, headers, requestBody in
-                let response = try await client.executeRequest(uri: uri, method: method, headers: headers, body: requestBody)
-                return (response.status.code, response.headers, response.body)
+        try await store.configuring(configuration) { configuration in
+            let server = try await CloudletApplication(
+                configuration: configuration,
+                apps: ["a", "b"].map {
+                    AppDefinition(id: $0, executor: InProcessHookExecutor(registry: HookRegistry()), clientKey: "\($0)-client", masterKey: "\($0)-master")
+                },
+                launcher: AppLauncher(ownHooks: hooks, logger: logger, hookLogger: logger), logger: logger, clock: clock)
+            defer { server.closeDatabase() }
+            try await Application(router: server.router(), logger: logger).test(.router) { client in
+                let transport: ParseTestClient.Transport = { method, uri, headers, requestBody in
+                    let response = try await client.executeRequest(uri: uri, method: method, headers: headers, body: requestBody)
+                    return (response.status.code, response.headers, response.body)
+                }
+                let admin = ParseTestClient(appId: "", clientKey: "", masterKey: "", mountPath: "", transport: transport)
+                try await body(admin) { ParseTestClient(appId: $0, clientKey: $1, masterKey: $2, transport: transport) }
             }
-            let admin = ParseTestClient(appId: "", clientKey: "", masterKey: "", mountPath: "", transport: transport)
-            try await body(admin) { ParseTestClient(appId: $0, clientKey: $1, masterKey: $2, transport: transport) }
         }
     }
 

@@ -10,9 +10,9 @@ import Testing
 /// malformed stage a 102 (never a 5xx), names validated, sizes bounded, one app's data only.
 @Suite("Aggregate: bounds and refusals")
 struct AggregateBoundsTests {
-    @Test("only the master key may aggregate: a client key or a user's session answers 119")
-    func masterKeyOnly() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("only the master key may aggregate: a client key or a user's session answers 119", arguments: TestStore.allCases)
+    func masterKeyOnly(store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             try await AggregateTests.seed(client)
             let signup = try await client.post("/users", ["username": "ann", "password": "pw"])
             let session = try #require(signup["sessionToken"]?.stringValue)
@@ -23,9 +23,9 @@ struct AggregateBoundsTests {
         }
     }
 
-    @Test("unknown stages, accumulators and malformed stages answer 102 and change nothing")
-    func unsupported() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("unknown stages, accumulators and malformed stages answer 102 and change nothing", arguments: TestStore.allCases)
+    func unsupported(store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             try await AggregateTests.seed(client)
             let refused: [[String: ParseValue]] = [
                 AggregateTests.pipeline(["$lookup": ["from": "_User", "localField": "a", "foreignField": "b", "as": "c"]]),
@@ -55,9 +55,9 @@ struct AggregateBoundsTests {
         }
     }
 
-    @Test("a $sort of several fields inside a batch, where their order is lost, answers 102; at the bound it runs")
-    func sortOrderUnknown() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("a $sort of several fields inside a batch, where their order is lost, answers 102; at the bound it runs", arguments: TestStore.allCases)
+    func sortOrderUnknown(store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             try await AggregateTests.seed(client)
             let operation: ParseValue = ["method": "GET", "path": "/aggregate/TestObject", "body": ["pipeline": [["$sort": ["score": 1, "views": 1]]]]]
             let batch = try await client.post("/batch", ["requests": [operation]], master: true)
@@ -70,9 +70,9 @@ struct AggregateBoundsTests {
         }
     }
 
-    @Test("field names are validated: SQL or JSON-path text in a name answers 105 (102 where the stage itself is malformed) and changes nothing")
-    func injection() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("field names are validated: SQL or JSON-path text in a name answers 105 (102 where the stage itself is malformed) and changes nothing", arguments: TestStore.allCases)
+    func injection(store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             try await AggregateTests.seed(client)
             let hostile = ["score') FROM objects; DROP TABLE objects; --", "a\"]", "$.score", "score[0]", "a..b", "", "sco re", "a.$x"]
             for name in hostile {
@@ -95,9 +95,9 @@ struct AggregateBoundsTests {
         }
     }
 
-    @Test("huge and deep pipelines are refused with 102 before they run")
-    func huge() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("huge and deep pipelines are refused with 102 before they run", arguments: TestStore.allCases)
+    func huge(store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             try await AggregateTests.seed(client)
             let long = ParseValue.array(Array(repeating: ["$match": ["score": 10]], count: AggregatePipeline.maximumStages + 1))
             Support.expectError(try await client.get("/aggregate/TestObject", query: ["pipeline": long], master: true), status: 400, code: 102)
@@ -114,9 +114,9 @@ struct AggregateBoundsTests {
         }
     }
 
-    @Test("a sum past the largest number answers 102, not a broken body")
-    func overflow() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("a sum past the largest number answers 102, not a broken body", arguments: TestStore.allCases)
+    func overflow(store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             for _ in 0..<2 { try await Support.create(client, "Huge", ["n": 1e308]) }
             let sum = AggregateTests.pipeline(["$group": ["_id": .null, "s": ["$sum": "$n"]]])
             Support.expectError(try await client.get("/aggregate/Huge", query: sum, master: true), status: 400, code: 102)
@@ -125,9 +125,9 @@ struct AggregateBoundsTests {
         }
     }
 
-    @Test("more results than one answer holds answer 154")
-    func resultBound() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("more results than one answer holds answer 154", arguments: TestStore.allCases)
+    func resultBound(store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             try await Support.batchCreate(client, "Many", count: StorageQuery.maximumLimit + 1) { ["n": .number(Double($0))] }
             let group = try await client.get("/aggregate/Many", query: AggregateTests.pipeline(["$group": ["_id": "$n"]]), master: true)
             Support.expectError(group, status: 400, code: 154)
@@ -159,9 +159,9 @@ struct AggregateBoundsTests {
         #expect(try await bounded.distinct("Many", field: "n", constraints: ["objectId": "m1"], budget: ReadBudget()) == [1])
     }
 
-    @Test("an app's aggregates see only its own objects")
-    func tenants() async throws {
-        try await RateLimitRouteTests.withApps(.off) { a, b in
+    @Test("an app's aggregates see only its own objects", arguments: TestStore.allCases)
+    func tenants(store: TestStore) async throws {
+        try await RateLimitRouteTests.withApps(.off, store: store) { a, b in
             try await Support.create(b, "Notes", ["text": "b's note", "n": 1])
             #expect(try await AggregateTests.results(a, ["distinct": "text"], className: "Notes") == [])
             let all = AggregateTests.pipeline(["$group": ["_id": .null, "n": ["$sum": 1]]])

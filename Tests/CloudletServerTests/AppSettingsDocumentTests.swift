@@ -87,7 +87,11 @@ import Testing
         #expect(memory.flag == "worker-memory-mb")
         #expect(memory.defaultText == String(WorkerPoolConfiguration.defaultMemoryLimitMegabytes))
         let shortcuts = Dictionary(uniqueKeysWithValues: AppSettings.shortcuts.map { ($0.flag, $0.defaultText) })
-        #expect(shortcuts == ["rate-limit": "40/s,burst=80", "max-upload-bytes": "20971520", "files-need-session": "false", "max-total-file-bytes": "none"])
+        #expect(
+            shortcuts == [
+                "rate-limit": "40/s,burst=80", "max-upload-bytes": "20971520", "files-need-session": "false", "max-total-file-bytes": "none",
+                "live-query-classes": "",
+            ])
     }
 
     @Test func theAudienceListsReadAnArrayOrCommaSeparatedNamesAndRefuseOthers() throws {

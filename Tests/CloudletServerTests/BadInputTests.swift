@@ -26,9 +26,9 @@ struct BadInputTests {
         }
     }
 
-    @Test("a body that is not valid UTF-8 answers 107")
-    func invalidUTF8() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("a body that is not valid UTF-8 answers 107", arguments: TestStore.allCases)
+    func invalidUTF8(store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             var bytes = Array(#"{"title":"a"#.utf8)
             bytes += [0xFF, 0xFE]
             bytes += Array(#""}"#.utf8)
@@ -38,9 +38,9 @@ struct BadInputTests {
         }
     }
 
-    @Test("malformed JSON in an update answers 107 and changes nothing")
-    func malformedUpdate() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("malformed JSON in an update answers 107 and changes nothing", arguments: TestStore.allCases)
+    func malformedUpdate(store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let id = try await Support.create(client, "Posts", ["title": "Hi"])
             let reply = try await Support.send(client, .put, "/classes/Posts/\(id)", text: "{\"title\": \"Bye\"")
             Support.expectError(reply, status: 400, code: 107)
@@ -69,9 +69,9 @@ struct BadInputTests {
         }
     }
 
-    @Test("an invalid field name in an update answers 105 and changes nothing", arguments: ["$x", "a.b", "__op", "createdAt2-"])
-    func invalidFieldNameUpdate(name: String) async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("an invalid field name in an update answers 105 and changes nothing", arguments: TestStore.allCases, ["$x", "a.b", "__op", "createdAt2-"])
+    func invalidFieldNameUpdate(store: TestStore, name: String) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let id = try await Support.create(client, "Posts", ["title": "Hi"])
             let reply = try await client.put("/classes/Posts/\(id)", [name: "x", "title": "Bye"])
             Support.expectError(reply, status: 400, code: 105)
@@ -81,9 +81,9 @@ struct BadInputTests {
         }
     }
 
-    @Test("an invalid key inside a nested object answers 105")
-    func invalidNestedKey() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("an invalid key inside a nested object answers 105", arguments: TestStore.allCases)
+    func invalidNestedKey(store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             for key in ["$where", "a.b", "__proto"] {
                 let reply = try await client.post("/classes/Posts", ["meta": .object([key: 1])])
                 Support.expectError(reply, status: 400, code: 105)
@@ -92,9 +92,9 @@ struct BadInputTests {
         }
     }
 
-    @Test("an unknown __op answers 111")
-    func unknownOperation() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("an unknown __op answers 111", arguments: TestStore.allCases)
+    func unknownOperation(store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let create = try await client.post("/classes/Posts", ["n": ["__op": "Multiply", "amount": 2]])
             Support.expectError(create, status: 400, code: 111)
             #expect(try await Support.masterCount(client, "Posts") == 0)
@@ -107,9 +107,9 @@ struct BadInputTests {
         }
     }
 
-    @Test("a body over the configured limit answers 413")
-    func bodyTooLarge() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry(), configuration: ServerConfiguration(maximumBodyBytes: 1000)) {
+    @Test("a body over the configured limit answers 413", arguments: TestStore.allCases)
+    func bodyTooLarge(store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry(), configuration: ServerConfiguration(maximumBodyBytes: 1000)) {
             client in
             let small = try await client.post("/classes/Posts", ["text": .string(String(repeating: "a", count: 500))])
             #expect(small.status == 201)
@@ -119,9 +119,9 @@ struct BadInputTests {
         }
     }
 
-    @Test("JSON nested deeper than 64 levels answers 107")
-    func tooDeep() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("JSON nested deeper than 64 levels answers 107", arguments: TestStore.allCases)
+    func tooDeep(store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let depth = 100
             let deep = "{\"a\":" + String(repeating: "{\"a\":", count: depth) + "1" + String(repeating: "}", count: depth) + "}"
             let reply = try await Support.send(client, .post, "/classes/Posts", text: deep)
@@ -135,9 +135,9 @@ struct BadInputTests {
         }
     }
 
-    @Test("JSON nested a few levels is fine")
-    func moderatelyDeep() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("JSON nested a few levels is fine", arguments: TestStore.allCases)
+    func moderatelyDeep(store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let depth = 30
             let text = "{\"a\":" + String(repeating: "{\"a\":", count: depth) + "1" + String(repeating: "}", count: depth) + "}"
             let reply = try await Support.send(client, .post, "/classes/Posts", text: text)
@@ -145,33 +145,33 @@ struct BadInputTests {
         }
     }
 
-    @Test("a where that is not JSON answers 107")
-    func whereNotJSON() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("a where that is not JSON answers 107", arguments: TestStore.allCases)
+    func whereNotJSON(store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             try await Support.create(client, "Posts", ["title": "Hi"])
             Support.expectError(try await client.get("/classes/Posts", query: ["where": "{title:"]), status: 400, code: 107)
         }
     }
 
-    @Test("a where that is JSON but not an object answers 102")
-    func whereNotObject() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("a where that is JSON but not an object answers 102", arguments: TestStore.allCases)
+    func whereNotObject(store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             Support.expectError(try await client.get("/classes/Posts", query: ["where": "[1,2]"]), status: 400, code: 102)
         }
     }
 
-    @Test("an unknown query operator answers 102", arguments: ["$foo", "$where", "$near", "$elemMatch"])
-    func unknownOperator(op: String) async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("an unknown query operator answers 102", arguments: TestStore.allCases, ["$foo", "$where", "$near", "$elemMatch"])
+    func unknownOperator(store: TestStore, op: String) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             try await Support.create(client, "Posts", ["title": "Hi"])
             let reply = try await client.get("/classes/Posts", query: ["where": ["title": .object([op: "x"])]])
             Support.expectError(reply, status: 400, code: 102)
         }
     }
 
-    @Test("operators with arguments of the wrong kind answer 102")
-    func wrongOperands() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("operators with arguments of the wrong kind answer 102", arguments: TestStore.allCases)
+    func wrongOperands(store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             try await Support.create(client, "Posts", ["title": "Hi", "n": 1])
             let cases: [ParseValue] = [
                 ["title": ["$in": "Hi"]],
@@ -196,9 +196,9 @@ struct BadInputTests {
         }
     }
 
-    @Test("an invalid field name in a query answers 105")
-    func invalidQueryField() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("an invalid field name in a query answers 105", arguments: TestStore.allCases)
+    func invalidQueryField(store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             for field in ["a-b", "1x", "a..b", "x') OR 1=1 --"] {
                 let reply = try await client.get("/classes/Posts", query: ["where": .object([field: 1])])
                 Support.expectError(reply, status: 400, code: 105)
@@ -207,9 +207,9 @@ struct BadInputTests {
         }
     }
 
-    @Test("SQL-looking values are stored and read back verbatim, and match only themselves")
-    func injectionValues() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("SQL-looking values are stored and read back verbatim, and match only themselves", arguments: TestStore.allCases)
+    func injectionValues(store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let nasty = "x'); DROP TABLE objects;--"
             let others = ["' OR '1'='1", "\"; DELETE FROM objects; --", "%_\\*", "Robert'); DROP TABLE Students;--"]
             let id = try await Support.create(client, "Posts", ["title": .string(nasty), "n": 1])
@@ -230,9 +230,9 @@ struct BadInputTests {
         }
     }
 
-    @Test("SQL-looking class and field names are refused, and nothing is written")
-    func injectionNames() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("SQL-looking class and field names are refused, and nothing is written", arguments: TestStore.allCases)
+    func injectionNames(store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             try await Support.create(client, "Posts", ["title": "safe"])
             let badClass = try await client.post("/classes/Posts';DROP--", ["title": "x"])
             Support.expectError(badClass, status: 400, code: 103)
@@ -246,9 +246,9 @@ struct BadInputTests {
         }
     }
 
-    @Test("an unknown route answers 404")
-    func unknownRoute() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("an unknown route answers 404", arguments: TestStore.allCases)
+    func unknownRoute(store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let reply = try await client.get("/nowhere")
             #expect(reply.status == 404)
         }

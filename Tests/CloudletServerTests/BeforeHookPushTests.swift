@@ -18,8 +18,8 @@ struct BeforeHookPushTests {
         return hooks
     }
 
-    @Test func aSavedObjectsPushCommitsWithIt() async throws {
-        try await ParseTestClient.withRouter(registry: Self.hooks) { client in
+    @Test(arguments: TestStore.allCases) func aSavedObjectsPushCommitsWithIt(store: TestStore) async throws {
+        try await store.withRouter(registry: Self.hooks) { client in
             let id = try await Support.create(client, "Orders", ["item": "tea"])
             let jobs = try await Support.masterResults(client, "_PushStatus")
             #expect(jobs.count == 1)
@@ -35,16 +35,16 @@ struct BeforeHookPushTests {
         }
     }
 
-    @Test func aPushVanishesWhenTheHookThrows() async throws {
-        try await ParseTestClient.withRouter(registry: Self.hooks) { client in
+    @Test(arguments: TestStore.allCases) func aPushVanishesWhenTheHookThrows(store: TestStore) async throws {
+        try await store.withRouter(registry: Self.hooks) { client in
             Support.expectError(try await client.post("/classes/Orders", ["item": "tea", "refuse": true]), status: 400, code: 142)
             #expect(try await Support.masterCount(client, "_PushStatus") == 0)
             #expect(try await Support.masterCount(client, "Orders") == 0)
         }
     }
 
-    @Test func aPushVanishesWhenTheWriteIsRefusedAfterTheHook() async throws {
-        try await ParseTestClient.withRouter(registry: Self.hooks) { client in
+    @Test(arguments: TestStore.allCases) func aPushVanishesWhenTheWriteIsRefusedAfterTheHook(store: TestStore) async throws {
+        try await store.withRouter(registry: Self.hooks) { client in
             let id = try await Support.create(client, "Orders", ["item": "tea", "quantity": 1])
             // `quantity` is a number: a string is refused by the write itself (111), after the hook ran.
             Support.expectError(try await client.post("/classes/Orders", ["item": "cake", "quantity": "two"]), status: 400, code: 111)

@@ -18,8 +18,8 @@ struct ConfigRouteTests {
         "office": .geoPoint(latitude: 52.52, longitude: 13.4), "secret": "s3cr3t",
     ]
 
-    @Test func aNewAppHasAnEmptyConfig() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test(arguments: TestStore.allCases) func aNewAppHasAnEmptyConfig(store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             for master in [false, true] {
                 let reply = try await client.get("/config", master: master)
                 #expect(reply.status == 200)
@@ -28,8 +28,8 @@ struct ConfigRouteTests {
         }
     }
 
-    @Test func clientsReadAllButTheMasterKeyOnlyParamsAndTheMasterReadsAll() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test(arguments: TestStore.allCases) func clientsReadAllButTheMasterKeyOnlyParamsAndTheMasterReadsAll(store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let put = try await client.put("/config", ["params": .object(Self.typedParams), "masterKeyOnly": ["secret": true, "limit": false]], master: true)
             #expect(put.status == 200 && put.body == ["result": true], "\(put.body)")
 
@@ -51,8 +51,8 @@ struct ConfigRouteTests {
         }
     }
 
-    @Test func onlyTheMasterKeyWritesTheConfig() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test(arguments: TestStore.allCases) func onlyTheMasterKeyWritesTheConfig(store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             _ = try await client.put("/config", ["params": ["a": 1]], master: true)
             let session = try #require(try await client.post("/users", ["username": "ada", "password": "pw"])["sessionToken"]?.stringValue)
             Support.expectError(try await client.put("/config", ["params": ["a": 2]]), status: 403, code: 119)
@@ -62,8 +62,8 @@ struct ConfigRouteTests {
         }
     }
 
-    @Test func updatesMergeAndApplyFieldOperationsAsParseDoes() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test(arguments: TestStore.allCases) func updatesMergeAndApplyFieldOperationsAsParseDoes(store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             _ = try await client.put(
                 "/config", ["params": ["a": 1, "b": 2, "c": "keep", "list": ["x"]], "masterKeyOnly": ["b": true, "c": true]], master: true)
             let put = try await client.put(
@@ -83,8 +83,8 @@ struct ConfigRouteTests {
         }
     }
 
-    @Test func updatesAtOnceEachKeepTheOthersParams() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test(arguments: TestStore.allCases) func updatesAtOnceEachKeepTheOthersParams(store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             try await withThrowingTaskGroup(of: Int.self) { group in
                 for index in 0..<20 {
                     group.addTask {
@@ -99,8 +99,8 @@ struct ConfigRouteTests {
         }
     }
 
-    @Test func badBodiesAnswerParseErrorsAndChangeNothing() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test(arguments: TestStore.allCases) func badBodiesAnswerParseErrorsAndChangeNothing(store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             _ = try await client.put("/config", ["params": ["kept": "yes", "word": "text"], "masterKeyOnly": ["kept": true]], master: true)
             let before = try await client.get("/config", master: true).body
             let cases: [(body: ParseValue, status: Int, code: Int)] = [
@@ -132,8 +132,8 @@ struct ConfigRouteTests {
         }
     }
 
-    @Test func aConfigPastItsBoundIsRefusedWhole() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test(arguments: TestStore.allCases) func aConfigPastItsBoundIsRefusedWhole(store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let half = String(repeating: "x", count: GlobalConfig.maximumBytes / 2)
             #expect(try await client.put("/config", ["params": ["first": .string(half)]], master: true).status == 200)
             let before = try await client.get("/config", master: true).body
@@ -145,8 +145,8 @@ struct ConfigRouteTests {
         }
     }
 
-    @Test func oneAppsConfigIsUnreachableFromAnother() async throws {
-        try await ObservedServer.with { server in
+    @Test(arguments: TestStore.allCases) func oneAppsConfigIsUnreachableFromAnother(store: TestStore) async throws {
+        try await ObservedServer.with(store: store) { server in
             _ = try await server.a.put("/config", ["params": ["plan": "gold", "key": "a-only"], "masterKeyOnly": ["key": true]], master: true)
             #expect(try await server.b.get("/config", master: true).body == ["params": [:]])
             #expect(try await server.b.put("/config", ["params": ["plan": "free"]], master: true).status == 200)
@@ -157,8 +157,8 @@ struct ConfigRouteTests {
         }
     }
 
-    @Test func theConfigIsReadInBatches() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test(arguments: TestStore.allCases) func theConfigIsReadInBatches(store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             _ = try await client.put("/config", ["params": ["a": 1]], master: true)
             let batch = try await client.post("/batch", ["requests": [["method": "GET", "path": "/parse/config"]]])
             #expect(batch.body == [["success": ["params": ["a": 1], "masterKeyOnly": ["a": false]]]], "\(batch.body)")

@@ -37,9 +37,9 @@ struct GeoBoundsTests {
         (["$geoIntersects": ["$point": ["__type": "GeoPoint", "latitude": 181, "longitude": 181]]], 107),
     ]
 
-    @Test("each malformed geo operand answers Parse's code with a 400, and nothing is lost")
-    func malformedOperands() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("each malformed geo operand answers Parse's code with a 400, and nothing is lost", arguments: TestStore.allCases)
+    func malformedOperands(store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             try await Support.create(client, "Places", ["location": Self.point])
             for (operators, code) in Self.refused {
                 let reply = try await client.get("/classes/Places", query: ["where": ["location": operators]])
@@ -53,9 +53,9 @@ struct GeoBoundsTests {
         }
     }
 
-    @Test("the largest polygon a query may give is served; geo conditions count against the query's bounds")
-    func bounds() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("the largest polygon a query may give is served; geo conditions count against the query's bounds", arguments: TestStore.allCases)
+    func bounds(store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             try await Support.create(client, "Places", ["name": "p", "location": Self.point])
             let ring = (0..<1_000).map { index -> ParseValue in
                 let angle = Double(index) / 1_000 * 2 * Double.pi

@@ -14,8 +14,8 @@ struct InstallationIsolationTests {
 
     /// Runs `body` with a client and the victim's installation (`victim-device`, bound to user
     /// `victim`, with ``victimToken``), registered as the iOS SDK does.
-    static func withVictim(_ body: @Sendable (ParseTestClient, _ objectId: String) async throws -> Void) async throws {
-        try await InstallationTests.withClient { client in
+    static func withVictim(_ store: TestStore, _ body: @Sendable (ParseTestClient, _ objectId: String) async throws -> Void) async throws {
+        try await InstallationTests.withClient(store) { client in
             let signup = try await client.post("/users", ["username": "victim", "password": "pw"])
             let session = try #require(signup["sessionToken"]?.stringValue)
             let created = try await client.request(
@@ -32,8 +32,8 @@ struct InstallationIsolationTests {
         try await client.get("/installations/\(id)", master: true)
     }
 
-    @Test func aClientCannotFindAnotherDevicesInstallationByItsToken() async throws {
-        try await Self.withVictim { client, id in
+    @Test(arguments: TestStore.allCases) func aClientCannotFindAnotherDevicesInstallationByItsToken(store: TestStore) async throws {
+        try await Self.withVictim(store) { client, id in
             let attempt = try await client.post("/installations", ["deviceToken": .string(Self.victimToken), "deviceType": "ios", "badge": 99])
             Support.expectError(attempt, status: 400, code: 135)
             #expect(try await Self.victim(client, id)["badge"] == nil)
@@ -41,8 +41,8 @@ struct InstallationIsolationTests {
         }
     }
 
-    @Test func aClientCannotChangeAnotherDevicesInstallationByItsObjectId() async throws {
-        try await Self.withVictim { client, id in
+    @Test(arguments: TestStore.allCases) func aClientCannotChangeAnotherDevicesInstallationByItsObjectId(store: TestStore) async throws {
+        try await Self.withVictim(store) { client, id in
             let redirect: ParseValue = ["deviceToken": "attackers-token"]
             Support.expectError(try await client.request(.put, "/installations/\(id)", body: redirect), status: 403, code: 119)
             Support.expectError(
@@ -55,8 +55,8 @@ struct InstallationIsolationTests {
         }
     }
 
-    @Test func aSessionCannotRebindAnotherDevicesInstallationByNamingItsId() async throws {
-        try await Self.withVictim { client, id in
+    @Test(arguments: TestStore.allCases) func aSessionCannotRebindAnotherDevicesInstallationByNamingItsId(store: TestStore) async throws {
+        try await Self.withVictim(store) { client, id in
             let victimUser = try await Self.victim(client, id)["user"]
             let signup = try await client.post("/users", ["username": "mallory", "password": "pw"])
             let session = try #require(signup["sessionToken"]?.stringValue)
@@ -71,8 +71,8 @@ struct InstallationIsolationTests {
         }
     }
 
-    @Test func identityFieldsHaveLengthBounds() async throws {
-        try await InstallationTests.withClient { client in
+    @Test(arguments: TestStore.allCases) func identityFieldsHaveLengthBounds(store: TestStore) async throws {
+        try await InstallationTests.withClient(store) { client in
             let long = String(repeating: "a", count: 900_000)
             for (field, value) in [("installationId", long), ("deviceToken", long), ("deviceType", String(repeating: "x", count: 33))] {
                 var body: [String: ParseValue] = ["installationId": "fine", "deviceType": "ios"]
@@ -85,8 +85,8 @@ struct InstallationIsolationTests {
         }
     }
 
-    @Test func oneAppsKeysNeverReachAnothersInstallationsOrPushJobs() async throws {
-        try await RateLimitRouteTests.withApps(.off) { a, b in
+    @Test(arguments: TestStore.allCases) func oneAppsKeysNeverReachAnothersInstallationsOrPushJobs(store: TestStore) async throws {
+        try await RateLimitRouteTests.withApps(.off, store: store) { a, b in
             let installation = try await b.post("/installations", ["installationId": "b-device", "deviceType": "ios", "deviceToken": "tok-b"])
             let id = try #require(installation["objectId"]?.stringValue)
             let push = try await b.post("/push", ["where": [:], "data": ["alert": "for b"]], master: true)

@@ -14,9 +14,9 @@ struct InstallationTests {
     static let installationIdHeader = HTTPField.Name("X-Parse-Installation-Id")!
     static let token = "ABCDEF0123456789ABCDEF0123456789ABCDEF0123456789ABCDEF0123456789"
 
-    /// Runs `body` with a client of a server without hooks.
-    static func withClient(_ body: @Sendable (ParseTestClient) async throws -> Void) async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry(), body)
+    /// Runs `body` with a client of a server without hooks, its data on `store`.
+    static func withClient(_ store: TestStore, _ body: @Sendable (ParseTestClient) async throws -> Void) async throws {
+        try await store.withRouter(registry: HookRegistry(), body)
     }
 
     /// The headers a device's SDK sends: its installation id, and its session when it has one.
@@ -30,8 +30,8 @@ struct InstallationTests {
         try await Support.masterResults(client, "_Installation", query: ["order": "createdAt"])
     }
 
-    @Test func theIOSSDKSavesThroughClassesWithItsInstallationIdHeaderAndFetchesById() async throws {
-        try await Self.withClient { client in
+    @Test(arguments: TestStore.allCases) func theIOSSDKSavesThroughClassesWithItsInstallationIdHeaderAndFetchesById(store: TestStore) async throws {
+        try await Self.withClient(store) { client in
             let headers: HTTPFields = [Self.installationIdHeader: "6D1F7A4B-0000-4C2E-9E36-AA55AA55AA55"]
             let body: ParseValue = [
                 "deviceType": "ios", "installationId": "6D1F7A4B-0000-4C2E-9E36-AA55AA55AA55", "deviceToken": .string(Self.token),
@@ -57,8 +57,8 @@ struct InstallationTests {
         }
     }
 
-    @Test func theJavaScriptSDKSavesThroughInstallationsInItsBodyForm() async throws {
-        try await Self.withClient { client in
+    @Test(arguments: TestStore.allCases) func theJavaScriptSDKSavesThroughInstallationsInItsBodyForm(store: TestStore) async throws {
+        try await Self.withClient(store) { client in
             let text = #"{"_ApplicationId":"test","_JavaScriptKey":"client-key","_InstallationId":"JS-ONE","deviceType":"web","channels":["a"]}"#
             let created = try await client.raw(.post, "/installations", headers: [.contentType: "text/plain"], body: ByteBuffer(string: text))
             #expect(created.status == 201, "\(created.body)")
@@ -76,8 +76,8 @@ struct InstallationTests {
         }
     }
 
-    @Test func anIdFieldIsRequiredAndADeviceTypeOnCreate() async throws {
-        try await Self.withClient { client in
+    @Test(arguments: TestStore.allCases) func anIdFieldIsRequiredAndADeviceTypeOnCreate(store: TestStore) async throws {
+        try await Self.withClient(store) { client in
             Support.expectError(try await client.post("/installations", ["deviceType": "ios"]), status: 400, code: 135)
             Support.expectError(try await client.post("/installations", ["installationId": "abc"]), status: 400, code: 135)
             Support.expectError(try await client.post("/classes/_Installation", ["deviceToken": "tok"]), status: 400, code: 135)
@@ -86,8 +86,8 @@ struct InstallationTests {
         }
     }
 
-    @Test func installationIdAndDeviceTypeNeverChange() async throws {
-        try await Self.withClient { client in
+    @Test(arguments: TestStore.allCases) func installationIdAndDeviceTypeNeverChange(store: TestStore) async throws {
+        try await Self.withClient(store) { client in
             let id = try await Support.create(client, "_Installation", ["installationId": "one", "deviceType": "ios"])
             func put(_ body: ParseValue) async throws -> ParseTestClient.Reply {
                 try await client.request(.put, "/installations/\(id)", body: body, headers: Self.device("one"))
@@ -110,8 +110,8 @@ struct InstallationTests {
         }
     }
 
-    @Test func aNewInstallationIdWithAKnownTokenTakesTheTokenOver() async throws {
-        try await Self.withClient { client in
+    @Test(arguments: TestStore.allCases) func aNewInstallationIdWithAKnownTokenTakesTheTokenOver(store: TestStore) async throws {
+        try await Self.withClient(store) { client in
             let old = try await Support.create(
                 client, "_Installation", ["installationId": "old", "deviceType": "ios", "deviceToken": .string(Self.token), "channels": ["x"]])
             let new = try await Support.create(
@@ -132,8 +132,8 @@ struct InstallationTests {
         }
     }
 
-    @Test func concurrentRegistrationsOfOneNewInstallationIdMakeOneInstallation() async throws {
-        try await Self.withClient { client in
+    @Test(arguments: TestStore.allCases) func concurrentRegistrationsOfOneNewInstallationIdMakeOneInstallation(store: TestStore) async throws {
+        try await Self.withClient(store) { client in
             let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
                 for badge in 0..<8 {
                     group.addTask {
@@ -150,8 +150,8 @@ struct InstallationTests {
         }
     }
 
-    @Test func withTheMasterKeyATokenWithoutAnInstallationIdUpdatesTheInstallationThatHasIt() async throws {
-        try await Self.withClient { client in
+    @Test(arguments: TestStore.allCases) func withTheMasterKeyATokenWithoutAnInstallationIdUpdatesTheInstallationThatHasIt(store: TestStore) async throws {
+        try await Self.withClient(store) { client in
             let id = try await Support.create(client, "_Installation", ["deviceToken": "fcm-token", "deviceType": "android"], master: true)
             let again = try await client.post("/installations", ["deviceToken": "fcm-token", "deviceType": "android", "badge": 2], master: true)
             #expect(again.status == 200, "\(again.body)")
@@ -162,8 +162,8 @@ struct InstallationTests {
         }
     }
 
-    @Test func installationsAreBoundToTheSessionsUser() async throws {
-        try await Self.withClient { client in
+    @Test(arguments: TestStore.allCases) func installationsAreBoundToTheSessionsUser(store: TestStore) async throws {
+        try await Self.withClient(store) { client in
             let signup = try await client.post("/users", ["username": "ada", "password": "pw"])
             let token = try #require(signup["sessionToken"]?.stringValue)
             let userId = try #require(signup["objectId"]?.stringValue)
@@ -189,8 +189,8 @@ struct InstallationTests {
         }
     }
 
-    @Test func onlyTheMasterKeyFindsCountsOrDeletesInstallations() async throws {
-        try await Self.withClient { client in
+    @Test(arguments: TestStore.allCases) func onlyTheMasterKeyFindsCountsOrDeletesInstallations(store: TestStore) async throws {
+        try await Self.withClient(store) { client in
             let id = try await Support.create(client, "_Installation", ["installationId": "i-1", "deviceType": "ios"])
             Support.expectError(try await client.get("/installations"), status: 403, code: 119)
             Support.expectError(try await client.get("/classes/_Installation"), status: 403, code: 119)

@@ -15,9 +15,9 @@ struct LargeQueryTests {
         return Support.ids(all) + Support.ids(rest)
     }
 
-    @Test("$in and $nin with 1,200 ids, numbers or strings")
-    func inAndNin() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("$in and $nin with 1,200 ids, numbers or strings", arguments: TestStore.allCases)
+    func inAndNin(store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let ids = try await Self.seedItems(client)
             #expect(ids.count == 1200)
             let byId = try await client.get(
@@ -36,9 +36,9 @@ struct LargeQueryTests {
         }
     }
 
-    @Test("$all with 1,200 values on an array field")
-    func allOfMany() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("$all with 1,200 values on an array field", arguments: TestStore.allCases)
+    func allOfMany(store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let values = (0..<1200).map { ParseValue.string("v\($0)") }
             try await Support.create(client, "Bags", ["name": "full", "items": .array(values)])
             try await Support.create(client, "Bags", ["name": "short", "items": .array(Array(values.dropLast()))])
@@ -48,9 +48,9 @@ struct LargeQueryTests {
         }
     }
 
-    @Test("$or with 500 branches, the most one query may have")
-    func orOfMany() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("$or with 500 branches, the most one query may have", arguments: TestStore.allCases)
+    func orOfMany(store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             _ = try await Self.seedItems(client)
             let branches = (0..<1200).filter { $0 % 3 == 0 }.map { ParseValue.object(["n": .number(Double($0))]) }
                 + (0..<100).map { ParseValue.object(["tag": .string("none\($0)")]) }
@@ -60,9 +60,9 @@ struct LargeQueryTests {
         }
     }
 
-    @Test("include over 1,200 distinct targets fetches every one of them")
-    func includeManyTargets() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("include over 1,200 distinct targets fetches every one of them", arguments: TestStore.allCases)
+    func includeManyTargets(store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let ids = try await Self.seedItems(client)
             let pointers = ids.map { ParseValue.pointer(className: "Items", objectId: $0) }
             let list = try await Support.create(client, "Lists", ["items": .array(pointers)])
@@ -75,9 +75,9 @@ struct LargeQueryTests {
         }
     }
 
-    @Test("a query too large for one SQLite statement answers 102, not 500")
-    func tooLargeForOneStatement() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("a query too large for one SQLite statement answers 102, not 500", arguments: TestStore.allCases)
+    func tooLargeForOneStatement(store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             try await Support.create(client, "Items", ["n": 1])
             let branches = (0..<12_000).map { ParseValue.object(["n": .number(Double($0))]) }
             let reply = try await client.request(.get, "/classes/Items", body: ["where": ["$or": .array(branches)]])

@@ -13,8 +13,8 @@ import Testing
 /// client's address comes from the socket unless a trusted proxy forwards it.
 @Suite("Login throttle")
 struct LoginThrottleTests {
-    @Test func parallelWrongPasswordsAreCountedBeforeTheyAreChecked() async throws {
-        try await UsersTests.withClient { client in
+    @Test(arguments: TestStore.allCases) func parallelWrongPasswordsAreCountedBeforeTheyAreChecked(store: TestStore) async throws {
+        try await UsersTests.withClient(store) { client in
             _ = try await UsersTests.signUp(client, "ivy")
             let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
                 for _ in 0..<60 {

@@ -11,7 +11,7 @@ import Testing
 struct PasswordChangeTests {
     /// While the user's after hook runs, the update has committed: by then the new password works
     /// and the other sessions are gone, all in the same transaction as the user's fields.
-    @Test func theNewPasswordAndTheRevocationCommitWithTheUser() async throws {
+    @Test(arguments: TestStore.allCases) func theNewPasswordAndTheRevocationCommitWithTheUser(store: TestStore) async throws {
         let (entered, enter) = AsyncStream<Void>.makeStream()
         let (released, release) = AsyncStream<Void>.makeStream()
         var hooks = HookRegistry()
@@ -20,7 +20,7 @@ struct PasswordChangeTests {
             enter.yield()
             for await _ in released { break }
         }
-        try await UsersTests.withClient(hooks) { client in
+        try await UsersTests.withClient(store, hooks) { client in
             let user = try await UsersTests.signUp(client, "jo")
             let other = try await client.post("/login", ["username": "jo", "password": "pw-jo"])
             let otherToken = try #require(other["sessionToken"]?.stringValue)
@@ -36,12 +36,12 @@ struct PasswordChangeTests {
         }
     }
 
-    @Test func aRefusedUpdateChangesNeitherThePasswordNorTheSessions() async throws {
+    @Test(arguments: TestStore.allCases) func aRefusedUpdateChangesNeitherThePasswordNorTheSessions(store: TestStore) async throws {
         var hooks = HookRegistry()
         hooks.beforeSave("_User") { request in
             if request.object["title"] == "forbidden" { throw ParseError.validation("no") }
         }
-        try await UsersTests.withClient(hooks) { client in
+        try await UsersTests.withClient(store, hooks) { client in
             let user = try await UsersTests.signUp(client, "kit")
             let other = try await client.post("/login", ["username": "kit", "password": "pw-kit"])
             let otherToken = try #require(other["sessionToken"]?.stringValue)

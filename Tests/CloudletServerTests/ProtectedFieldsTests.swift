@@ -15,9 +15,9 @@ struct ProtectedFieldsTests {
         return (victim, attacker)
     }
 
-    @Test("include, find, get, keys and batch GETs never show another user's email")
-    func emailHiddenOnEveryReadPath() async throws {
-        try await UsersTests.withClient { client in
+    @Test("include, find, get, keys and batch GETs never show another user's email", arguments: TestStore.allCases)
+    func emailHiddenOnEveryReadPath(store: TestStore) async throws {
+        try await UsersTests.withClient(store) { client in
             let (victim, attacker) = try await Self.victimAndAttacker(client)
             let victimPointer = ParseValue.pointer(className: "_User", objectId: victim.id)
             let note = try await Support.create(client, "Notes", ["u": victimPointer, "list": [victimPointer]])
@@ -54,9 +54,9 @@ struct ProtectedFieldsTests {
         }
     }
 
-    @Test("where and order on email answer 119 for clients, anywhere in the query; the master key may")
-    func emailCannotBeQueried() async throws {
-        try await UsersTests.withClient { client in
+    @Test("where and order on email answer 119 for clients, anywhere in the query; the master key may", arguments: TestStore.allCases)
+    func emailCannotBeQueried(store: TestStore) async throws {
+        try await UsersTests.withClient(store) { client in
             let (_, attacker) = try await Self.victimAndAttacker(client)
             let session = UsersTests.session(attacker.token)
             let probes: [[String: ParseValue]] = [
@@ -75,15 +75,15 @@ struct ProtectedFieldsTests {
         }
     }
 
-    @Test("a hook reading the store as its caller gets the caller's view, includes too")
-    func hooksSeeTheCallersView() async throws {
+    @Test("a hook reading the store as its caller gets the caller's view, includes too", arguments: TestStore.allCases)
+    func hooksSeeTheCallersView(store: TestStore) async throws {
         var hooks = HookRegistry()
         hooks.function("emails") { request in
             let users = try await request.store.find(ParseQuery("_User", order: ["username"]))
             let notes = try await request.store.find(ParseQuery("Notes", include: ["u"]))
             return .array(users.map { $0["email"] ?? .null } + notes.map { $0["u"]?["email"] ?? .null })
         }
-        try await UsersTests.withClient(hooks) { client in
+        try await UsersTests.withClient(store, hooks) { client in
             let (victim, attacker) = try await Self.victimAndAttacker(client)
             try await Support.create(client, "Notes", ["u": .pointer(className: "_User", objectId: victim.id)])
             let reply = try await client.request(.post, "/functions/emails", body: [:], headers: UsersTests.session(attacker.token))
@@ -91,9 +91,9 @@ struct ProtectedFieldsTests {
         }
     }
 
-    @Test("emailVerified and sessionToken are not client-writable: 119 and nothing written; authData only as linking checks it (252)")
-    func serverWrittenUserFields() async throws {
-        try await UsersTests.withClient { client in
+    @Test("emailVerified and sessionToken are not client-writable: 119 and nothing written; authData only as linking checks it (252)", arguments: TestStore.allCases)
+    func serverWrittenUserFields(store: TestStore) async throws {
+        try await UsersTests.withClient(store) { client in
             let signup = try await client.post("/users", ["username": "mia", "password": "pw", "emailVerified": true])
             Support.expectError(signup, status: 403, code: 119)
             let mia = try await UsersTests.signUp(client, "mia", email: "mia@example.com")

@@ -11,8 +11,8 @@ import Testing
 struct PushRouteTests {
     static let statusIdHeader = HTTPField.Name("X-Parse-Push-Status-Id")!
 
-    @Test func aPushToChannelsIsRecordedAsAPendingRestJob() async throws {
-        try await InstallationTests.withClient { client in
+    @Test(arguments: TestStore.allCases) func aPushToChannelsIsRecordedAsAPendingRestJob(store: TestStore) async throws {
+        try await InstallationTests.withClient(store) { client in
             let reply = try await client.post(
                 "/push", ["channels": ["news", "sport"], "data": ["alert": "Goal!", "badge": "Increment"], "expiration_interval": 600],
                 master: true)
@@ -31,8 +31,8 @@ struct PushRouteTests {
         }
     }
 
-    @Test func aPushWithAWhereAndAFuturePushTimeIsScheduled() async throws {
-        try await InstallationTests.withClient { client in
+    @Test(arguments: TestStore.allCases) func aPushWithAWhereAndAFuturePushTimeIsScheduled(store: TestStore) async throws {
+        try await InstallationTests.withClient(store) { client in
             let reply = try await client.post(
                 "/push",
                 [
@@ -48,8 +48,8 @@ struct PushRouteTests {
         }
     }
 
-    @Test func eachBadPushIsRefusedWithParsesCodeAndNothingIsRecorded() async throws {
-        try await InstallationTests.withClient { client in
+    @Test(arguments: TestStore.allCases) func eachBadPushIsRefusedWithParsesCodeAndNothingIsRecorded(store: TestStore) async throws {
+        try await InstallationTests.withClient(store) { client in
             Support.expectError(try await client.post("/push", ["channels": ["a"], "data": ["alert": "x"]]), status: 403, code: 119)
             let refusals: [([String: ParseValue], Int)] = [
                 (["data": ["alert": "x"]], 115),

@@ -23,8 +23,8 @@ struct QueryBoundsTests {
         ["$or": .array(Array(repeating: branch, count: count))]
     }
 
-    @Test func anOrOfThousandsOfInListsIsRefusedAndOneOfFiveHundredServed() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test(arguments: TestStore.allCases) func anOrOfThousandsOfInListsIsRefusedAndOneOfFiveHundredServed(store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             try await Support.create(client, "Items", ["n": 3])
             let inList: ParseValue = ["n": ["$in": [1, 2, 3, 4, 5, 6]]]
             // 4,999 branches bind 29,994 values: under the bound on bound values, far over the branches'.
@@ -38,8 +38,8 @@ struct QueryBoundsTests {
         }
     }
 
-    @Test func conditionsAndTheirSQLAreBounded() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test(arguments: TestStore.allCases) func conditionsAndTheirSQLAreBounded(store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             try await Support.create(client, "Items", ["n": 3])
             func absent(_ count: Int) -> [String: ParseValue] {
                 Dictionary(uniqueKeysWithValues: (0..<count).map { ("f\($0)", ["$exists": false] as ParseValue) })
@@ -48,14 +48,18 @@ struct QueryBoundsTests {
             #expect(atBound.status == 200, "\(atBound.body)")
             #expect(atBound["count"] == 1)
             Self.expectRefused(try await Self.count(client, absent(1_001)), saying: "more than 1000 conditions")
-            // 900 list tests on fields that may hold arrays compile to more SQL than a query may.
+            // 900 list tests on fields that may hold arrays compile to more SQL than a query may on
+            // SQLite; PostgreSQL's are shorter, and serve it.
             let lists = Dictionary(uniqueKeysWithValues: (0..<900).map { ("f\($0)", ["$in": ["a", "b"]] as ParseValue) })
-            Self.expectRefused(try await Self.count(client, lists), saying: "bytes of SQL")
+            switch store {
+            case .sqlite: Self.expectRefused(try await Self.count(client, lists), saying: "bytes of SQL")
+            case .postgres: #expect(try await Self.count(client, lists)["count"] == 0)
+            }
         }
     }
 
-    @Test func aQueryComparesWithAtMostThirtyThousandValues() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test(arguments: TestStore.allCases) func aQueryComparesWithAtMostThirtyThousandValues(store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             try await Support.create(client, "Items", ["n": 3])
             func numbers(_ range: Range<Int>) -> ParseValue { .array(range.map { .number(Double($0)) }) }
             let atBound = try await Self.count(client, ["n": ["$in": numbers(0..<30_000)]])

@@ -16,10 +16,12 @@ struct RateLimitRouteTests {
     static let policyHeader = HTTPField.Name("RateLimit-Policy")!
     static let stateHeader = HTTPField.Name("RateLimit")!
 
-    /// Runs `body` with a client of app `a` and one of app `b`, each with its own policy and hooks.
+    /// Runs `body` with a client of app `a` and one of app `b`, each with its own policy and hooks,
+    /// their data on `store`.
     static func withApps(
         _ policyA: RateLimitPolicy, _ policyB: RateLimitPolicy = .off, hooks: HookRegistry = HookRegistry(),
-        clock: ManualClock = ManualClock(), _ body: @Sendable (ParseTestClient, ParseTestClient) async throws -> Void
+        clock: ManualClock = ManualClock(), store: TestStore = .sqlite,
+        _ body: @Sendable (ParseTestClient, ParseTestClient) async throws -> Void
     ) async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cloudlet-limits-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -30,17 +32,18 @@ struct RateLimitRouteTests {
                 id: id, executor: InProcessHookExecutor(registry: hooks), clientKey: "client-\(id)", masterKey: "master-\(id)",
                 rateLimits: policy)
         }
-        let server = try await CloudletApplication(
-            configuration: ServerConfiguration(dataDirectory: folder.path, passwordHashCost: 4), apps: definitions, logger: logger,
-            clock: clock)
-        try await Application(router: server.router(), logger: logger).test(.router) { client in
-            let clients = ["a", "b"].map { id in
-                ParseTestClient(appId: id, clientKey: "client-\(id)", masterKey: "master-\(id)") { method, uri, headers, requestBody in
-                    let response = try await client.executeRequest(uri: uri, method: method, headers: headers, body: requestBody)
-                    return (response.status.code, response.headers, response.body)
+        try await store.configuring(ServerConfiguration(dataDirectory: folder.path, passwordHashCost: 4)) { configuration in
+            let server = try await CloudletApplication(configuration: configuration, apps: definitions, logger: logger, clock: clock)
+            defer { server.closeDatabase() }
+            try await Application(router: server.router(), logger: logger).test(.router) { client in
+                let clients = ["a", "b"].map { id in
+                    ParseTestClient(appId: id, clientKey: "client-\(id)", masterKey: "master-\(id)") { method, uri, headers, requestBody in
+                        let response = try await client.executeRequest(uri: uri, method: method, headers: headers, body: requestBody)
+                        return (response.status.code, response.headers, response.body)
+                    }
                 }
+                try await body(clients[0], clients[1])
             }
-            try await body(clients[0], clients[1])
         }
     }
 

@@ -19,9 +19,9 @@ struct ResponseBoundsTests {
         return try await Support.create(client, "Holders", ["p": .array(pointers), "name": "holder"])
     }
 
-    @Test("an include that would copy one object into a thousand pointers answers 154 instead of 100 MB")
-    func includeFanOut() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry(), configuration: Self.smallBudget) { client in
+    @Test("an include that would copy one object into a thousand pointers answers 154 instead of 100 MB", arguments: TestStore.allCases)
+    func includeFanOut(store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry(), configuration: Self.smallBudget) { client in
             let holder = try await Self.fanOut(client)
             Support.expectError(try await client.get("/classes/Holders/\(holder)", query: ["include": "p"]), status: 400, code: 154)
             Support.expectError(try await client.get("/classes/Holders", query: ["include": "p"]), status: 400, code: 154)
@@ -31,9 +31,9 @@ struct ResponseBoundsTests {
         }
     }
 
-    @Test("a find that would read more than the budget stops with 154; a smaller page answers")
-    func findPastTheBudget() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry(), configuration: Self.smallBudget) { client in
+    @Test("a find that would read more than the budget stops with 154; a smaller page answers", arguments: TestStore.allCases)
+    func findPastTheBudget(store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry(), configuration: Self.smallBudget) { client in
             try await Support.batchCreate(client, "Pages", count: 100) { _ in ["text": .string(String(repeating: "y", count: 20_000))] }
             Support.expectError(try await client.get("/classes/Pages", query: ["limit": 100]), status: 400, code: 154)
             let page = try await client.get("/classes/Pages", query: ["limit": 10])
@@ -41,9 +41,9 @@ struct ResponseBoundsTests {
         }
     }
 
-    @Test("a batch answers an over-budget or invalid read in its own entry and reports the write before it")
-    func batchKeepsCommittedWrites() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry(), configuration: Self.smallBudget) { client in
+    @Test("a batch answers an over-budget or invalid read in its own entry and reports the write before it", arguments: TestStore.allCases)
+    func batchKeepsCommittedWrites(store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry(), configuration: Self.smallBudget) { client in
             let holder = try await Self.fanOut(client)
             let reply = try await client.post(
                 "/batch",
@@ -62,10 +62,10 @@ struct ResponseBoundsTests {
         }
     }
 
-    @Test("Add cannot grow a stored object past the object size cap: 116, nothing written")
-    func objectSizeCap() async throws {
+    @Test("Add cannot grow a stored object past the object size cap: 116, nothing written", arguments: TestStore.allCases)
+    func objectSizeCap(store: TestStore) async throws {
         let configuration = ServerConfiguration(maximumObjectBytes: 10_000)
-        try await ParseTestClient.withRouter(registry: HookRegistry(), configuration: configuration) { client in
+        try await store.withRouter(registry: HookRegistry(), configuration: configuration) { client in
             let id = try await Support.create(client, "Logs", ["lines": []])
             let chunk = ParseValue.string(String(repeating: "z", count: 4000))
             for _ in 0..<2 {
@@ -81,9 +81,9 @@ struct ResponseBoundsTests {
         }
     }
 
-    @Test("include paths deeper than the cap answer 102")
-    func includeDepth() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("include paths deeper than the cap answer 102", arguments: TestStore.allCases)
+    func includeDepth(store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             try await Support.create(client, "Chains", ["name": "one"])
             let deep = (0...ReadBudget.maximumIncludeDepth).map { "f\($0)" }.joined(separator: ".")
             Support.expectError(try await client.get("/classes/Chains", query: ["include": .string(deep)]), status: 400, code: 102)

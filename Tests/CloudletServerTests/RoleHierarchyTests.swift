@@ -28,9 +28,9 @@ struct RoleHierarchyTests {
         return (get, find, update)
     }
 
-    @Test("role:Name grants get, find, update and delete to the role's members and to the members of the roles that inherit it")
-    func inheritedRolesOpenACLs() async throws {
-        try await UsersTests.withClient { client in
+    @Test("role:Name grants get, find, update and delete to the role's members and to the members of the roles that inherit it", arguments: TestStore.allCases)
+    func inheritedRolesOpenACLs(store: TestStore) async throws {
+        try await UsersTests.withClient(store) { client in
             let (ann, bob, cat) = (try await UsersTests.signUp(client, "ann"), try await UsersTests.signUp(client, "bob"), try await UsersTests.signUp(client, "cat"))
             // Moderators' members are Admins' too: Admins' `roles` relation holds Moderators.
             let moderators = try await Roles.createRole(client, "Moderators", ["users": Roles.addUsers(bob.id)])
@@ -48,9 +48,9 @@ struct RoleHierarchyTests {
         }
     }
 
-    @Test("a change of membership counts from the next request: the role cache is emptied by every role write")
-    func membershipChangesAtOnce() async throws {
-        try await UsersTests.withClient { client in
+    @Test("a change of membership counts from the next request: the role cache is emptied by every role write", arguments: TestStore.allCases)
+    func membershipChangesAtOnce(store: TestStore) async throws {
+        try await UsersTests.withClient(store) { client in
             let dan = try await UsersTests.signUp(client, "dan")
             let staff = try await Roles.createRole(client, "Staff")
             let editors = try await Roles.createRole(client, "Editors")
@@ -69,9 +69,9 @@ struct RoleHierarchyTests {
         }
     }
 
-    @Test("a purge of _Role counts from the next request, as role writes do; its users field cannot be deleted (136)")
-    func schemaChangesOfRolesCountAtOnce() async throws {
-        try await UsersTests.withClient { client in
+    @Test("a purge of _Role counts from the next request, as role writes do; its users field cannot be deleted (136)", arguments: TestStore.allCases)
+    func schemaChangesOfRolesCountAtOnce(store: TestStore) async throws {
+        try await UsersTests.withClient(store) { client in
             let ida = try await UsersTests.signUp(client, "ida")
             let staff = try await Roles.createRole(client, "Staff")
             let note = try await Support.create(client, "Notes", ["ACL": Self.readableBy("Staff")], master: true)
@@ -90,9 +90,9 @@ struct RoleHierarchyTests {
         }
     }
 
-    @Test("a role change inside a transactional batch counts once the batch has committed; a rolled-back one never")
-    func transactionalRoleChanges() async throws {
-        try await UsersTests.withClient { client in
+    @Test("a role change inside a transactional batch counts once the batch has committed; a rolled-back one never", arguments: TestStore.allCases)
+    func transactionalRoleChanges(store: TestStore) async throws {
+        try await UsersTests.withClient(store) { client in
             let hal = try await UsersTests.signUp(client, "hal")
             let staff = try await Roles.createRole(client, "Staff")
             let note = try await Support.create(client, "Notes", ["ACL": Self.readableBy("Staff")], master: true)
@@ -107,9 +107,9 @@ struct RoleHierarchyTests {
         }
     }
 
-    @Test("cycles end where they close: each role in a cycle is held once")
-    func cyclesResolveOnce() async throws {
-        try await UsersTests.withClient { client in
+    @Test("cycles end where they close: each role in a cycle is held once", arguments: TestStore.allCases)
+    func cyclesResolveOnce(store: TestStore) async throws {
+        try await UsersTests.withClient(store) { client in
             let eve = try await UsersTests.signUp(client, "eve")
             let a = try await Roles.createRole(client, "A", ["users": Roles.addUsers(eve.id)])
             let b = try await Roles.createRole(client, "B", ["roles": Roles.addRoles(a)])
@@ -120,9 +120,9 @@ struct RoleHierarchyTests {
         }
     }
 
-    @Test("a user past the bound on roles is refused with a clear 119, not answered with some of them")
-    func tooManyRolesIsAClearError() async throws {
-        try await UsersTests.withClient { client in
+    @Test("a user past the bound on roles is refused with a clear 119, not answered with some of them", arguments: TestStore.allCases)
+    func tooManyRolesIsAClearError(store: TestStore) async throws {
+        try await UsersTests.withClient(store) { client in
             let fay = try await UsersTests.signUp(client, "fay")
             let base = try await Roles.createRole(client, "Base", ["users": Roles.addUsers(fay.id)])
             // Base's members inherit every one of these.
@@ -139,13 +139,13 @@ struct RoleHierarchyTests {
         }
     }
 
-    @Test("a hook's store calls act as its caller, with the caller's roles, inherited ones included")
-    func hookStoreCallsCarryTheRoles() async throws {
+    @Test("a hook's store calls act as its caller, with the caller's roles, inherited ones included", arguments: TestStore.allCases)
+    func hookStoreCallsCarryTheRoles(store: TestStore) async throws {
         var hooks = HookRegistry()
         hooks.function("secretTitles") { request in
             .array(try await request.store.find(ParseQuery("Notes")).map { $0["title"] ?? .null })
         }
-        try await UsersTests.withClient(hooks) { client in
+        try await UsersTests.withClient(store, hooks) { client in
             let gil = try await UsersTests.signUp(client, "gil")
             let crew = try await Roles.createRole(client, "Crew", ["users": Roles.addUsers(gil.id)])
             try await Roles.createRole(client, "Officers", ["roles": Roles.addRoles(crew)])
@@ -160,33 +160,36 @@ struct RoleHierarchyTests {
 @Suite("Roles: apps apart")
 struct RoleIsolationTests {
     /// Runs `body` with clients of the apps `a` and `b`, served side by side through one router.
-    static func withTwoApps(_ body: @Sendable (ParseTestClient, ParseTestClient) async throws -> Void) async throws {
+    static func withTwoApps(_ store: TestStore, _ body: @Sendable (ParseTestClient, ParseTestClient) async throws -> Void) async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cloudlet-roles-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         var configuration = UsersTests.fast
         configuration.dataDirectory = folder.path
         var logger = Logger(label: "cloudlet")
         logger.logLevel = .warning
-        let server = try await CloudletApplication(
-            configuration: configuration,
-            apps: ["a", "b"].map {
-                AppDefinition(id: $0, executor: InProcessHookExecutor(registry: HookRegistry()), clientKey: "\($0)-client", masterKey: "\($0)-master")
-            },
-            logger: logger)
-        try await Application(router: server.router(), logger: logger).test(.router) { client in
-            let transport: ParseTestClient.Transport = { method, uri, headers, requestBody in
-                let response = try await client.executeRequest(uri: uri, method: method, headers: headers, body: requestBody)
-                return (response.status.code, response.headers, response.body)
+        try await store.configuring(configuration) { configuration in
+            let server = try await CloudletApplication(
+                configuration: configuration,
+                apps: ["a", "b"].map {
+                    AppDefinition(id: $0, executor: InProcessHookExecutor(registry: HookRegistry()), clientKey: "\($0)-client", masterKey: "\($0)-master")
+                },
+                logger: logger)
+            defer { server.closeDatabase() }
+            try await Application(router: server.router(), logger: logger).test(.router) { client in
+                let transport: ParseTestClient.Transport = { method, uri, headers, requestBody in
+                    let response = try await client.executeRequest(uri: uri, method: method, headers: headers, body: requestBody)
+                    return (response.status.code, response.headers, response.body)
+                }
+                try await body(
+                    ParseTestClient(appId: "a", clientKey: "a-client", masterKey: "a-master", transport: transport),
+                    ParseTestClient(appId: "b", clientKey: "b-client", masterKey: "b-master", transport: transport))
             }
-            try await body(
-                ParseTestClient(appId: "a", clientKey: "a-client", masterKey: "a-master", transport: transport),
-                ParseTestClient(appId: "b", clientKey: "b-client", masterKey: "b-master", transport: transport))
         }
     }
 
-    @Test("another app's role of the same name, naming this app's user, grants nothing here")
-    func anotherAppsRolesStayThere() async throws {
-        try await Self.withTwoApps { a, b in
+    @Test("another app's role of the same name, naming this app's user, grants nothing here", arguments: TestStore.allCases)
+    func anotherAppsRolesStayThere(store: TestStore) async throws {
+        try await Self.withTwoApps(store) { a, b in
             let victim = try await UsersTests.signUp(a, "victim")
             try await RoleRoutesTests.createRole(a, "Admins")
             let secret = try await Support.create(a, "Notes", ["ACL": RoleHierarchyTests.readableBy("Admins")], master: true)

@@ -31,9 +31,9 @@ struct RoleRoutesTests {
         return try await Support.create(client, "_Role", body, master: true, sourceLocation: sourceLocation)
     }
 
-    @Test("each /roles route does what /classes/_Role does, in a batch too")
-    func rolesRoutes() async throws {
-        try await UsersTests.withClient { client in
+    @Test("each /roles route does what /classes/_Role does, in a batch too", arguments: TestStore.allCases)
+    func rolesRoutes(store: TestStore) async throws {
+        try await UsersTests.withClient(store) { client in
             let created = try await client.post("/roles", ["name": "Admins", "ACL": Self.publicRead], master: true)
             #expect(created.status == 201)
             #expect(created.headers[.location]?.hasPrefix("/parse/classes/_Role/") == true)
@@ -53,9 +53,9 @@ struct RoleRoutesTests {
         }
     }
 
-    @Test("clients create roles, and change one only as its ACL allows (Parse Server's #3835)")
-    func clientsWriteAsTheACLAllows() async throws {
-        try await UsersTests.withClient { client in
+    @Test("clients create roles, and change one only as its ACL allows (Parse Server's #3835)", arguments: TestStore.allCases)
+    func clientsWriteAsTheACLAllows(store: TestStore) async throws {
+        try await UsersTests.withClient(store) { client in
             let ned = try await UsersTests.signUp(client, "ned")
             let created = try await client.post("/roles", ["name": "admin", "ACL": Self.publicRead], sessionToken: ned.token)
             #expect(created.status == 201, "\(created.body)")
@@ -78,9 +78,9 @@ struct RoleRoutesTests {
         }
     }
 
-    @Test("a role needs a name and an ACL (111); its name is unique (137) and never changes (-1)")
-    func nameAndACLRules() async throws {
-        try await UsersTests.withClient { client in
+    @Test("a role needs a name and an ACL (111); its name is unique (137) and never changes (-1)", arguments: TestStore.allCases)
+    func nameAndACLRules(store: TestStore) async throws {
+        try await UsersTests.withClient(store) { client in
             Support.expectError(try await client.post("/roles", ["ACL": Self.publicRead], master: true), status: 400, code: 111)
             Support.expectError(try await client.post("/roles", ["name": "NoACL"], master: true), status: 400, code: 111)
             Support.expectError(try await client.post("/roles", ["name": 7, "ACL": Self.publicRead], master: true), status: 400, code: 111)
@@ -97,9 +97,9 @@ struct RoleRoutesTests {
         }
     }
 
-    @Test("names with SQL, regex, ACL and Unicode characters, or past 256 bytes, are refused, and nothing is written")
-    func hostileNames() async throws {
-        try await UsersTests.withClient { client in
+    @Test("names with SQL, regex, ACL and Unicode characters, or past 256 bytes, are refused, and nothing is written", arguments: TestStore.allCases)
+    func hostileNames(store: TestStore) async throws {
+        try await UsersTests.withClient(store) { client in
             let long = String(repeating: "a", count: 257)
             for name in ["a'; DROP TABLE objects; --", "Admins.*", "(a+)+$", "role:Admins", "*", "Ädmins", "a\u{0}b", "Admins\n", "%_%", long] {
                 let reply = try await client.post("/roles", ["name": .string(name), "ACL": Self.publicRead], master: true)
@@ -113,9 +113,9 @@ struct RoleRoutesTests {
         }
     }
 
-    @Test("users and roles are relations of _User and _Role: arrays, other classes and other operations are refused (111)")
-    func relationFields() async throws {
-        try await UsersTests.withClient { client in
+    @Test("users and roles are relations of _User and _Role: arrays, other classes and other operations are refused (111)", arguments: TestStore.allCases)
+    func relationFields(store: TestStore) async throws {
+        try await UsersTests.withClient(store) { client in
             let amy = try await UsersTests.signUp(client, "amy")
             let id = try await Self.createRole(client, "Readers")
             for body: [String: ParseValue] in [

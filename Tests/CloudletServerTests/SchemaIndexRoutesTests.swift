@@ -8,9 +8,9 @@ import Testing
 /// Hostile `indexes` in `/schemas` bodies: an index on a field that is not one of the class's, or
 /// past the bound on indexes, is refused with a clear error, and the class keeps the indexes it had.
 @Suite struct SchemaIndexRoutesTests {
-    @Test("an index on a hostile, missing or reserved field, or with a bad direction, is refused and nothing changes")
-    func indexesOnBadFields() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("an index on a hostile, missing or reserved field, or with a bad direction, is refused and nothing changes", arguments: TestStore.allCases)
+    func indexesOnBadFields(store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let created = try await client.post("/schemas/Games", ["fields": ["score": ["type": "Number"]], "indexes": ["by_score": ["score": 1]]], master: true)
             #expect(created.status == 200, "\(created.body)")
             for keys: ParseValue in [
@@ -24,9 +24,9 @@ import Testing
         }
     }
 
-    @Test("a class holds at most ClassSchemas.maximumIndexes indexes besides _id_; a deleted one makes room")
-    func tooManyIndexes() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("a class holds at most ClassSchemas.maximumIndexes indexes besides _id_; a deleted one makes room", arguments: TestStore.allCases)
+    func tooManyIndexes(store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let bound = ClassSchemas.maximumIndexes
             let fields = Dictionary(uniqueKeysWithValues: (0...bound).map { ("f\($0)", ParseValue.object(["type": "Number"])) })
             #expect(try await client.post("/schemas/Games", ["fields": .object(fields)], master: true).status == 200)

@@ -27,9 +27,9 @@ struct SessionsTests {
         return reply["results"]?.arrayValue ?? []
     }
 
-    @Test("list, me and get show the caller's sessions in Parse's shape, the token only on the one presented")
-    func listMeAndGet() async throws {
-        try await UsersTests.withClient { client in
+    @Test("list, me and get show the caller's sessions in Parse's shape, the token only on the one presented", arguments: TestStore.allCases)
+    func listMeAndGet(store: TestStore) async throws {
+        try await UsersTests.withClient(store) { client in
             let phone = try await Self.logIn(client, "ada", from: "phone-1", signUp: true)
             let tablet = try await Self.logIn(client, "ada", from: "tablet-1")
             let me = try await client.get("/sessions/me", sessionToken: phone)
@@ -64,9 +64,9 @@ struct SessionsTests {
         }
     }
 
-    @Test("a user never reads, changes or deletes another user's session: 101, as for one that does not exist")
-    func usersReachOnlyTheirOwn() async throws {
-        try await UsersTests.withClient { client in
+    @Test("a user never reads, changes or deletes another user's session: 101, as for one that does not exist", arguments: TestStore.allCases)
+    func usersReachOnlyTheirOwn(store: TestStore) async throws {
+        try await UsersTests.withClient(store) { client in
             let ada = try await Self.logIn(client, "ada", from: "phone-1", signUp: true)
             let bob = try await Self.logIn(client, "bob", from: "phone-2", signUp: true)
             let adaSession = try #require(try await client.get("/sessions/me", sessionToken: ada)["objectId"]?.stringValue)
@@ -92,9 +92,9 @@ struct SessionsTests {
         }
     }
 
-    @Test("deleting a session logs it out at once; a new login from the same installation replaces its session")
-    func deletingLogsOut() async throws {
-        try await UsersTests.withClient { client in
+    @Test("deleting a session logs it out at once; a new login from the same installation replaces its session", arguments: TestStore.allCases)
+    func deletingLogsOut(store: TestStore) async throws {
+        try await UsersTests.withClient(store) { client in
             let phone = try await Self.logIn(client, "ada", from: "phone-1", signUp: true)
             let tablet = try await Self.logIn(client, "ada", from: "tablet-1")
             let tabletId = try #require(try await client.get("/sessions/me", sessionToken: tablet)["objectId"]?.stringValue)
@@ -112,9 +112,9 @@ struct SessionsTests {
         }
     }
 
-    @Test("a user sets its own fields on its sessions, never Parse's; creates and upgrades make sessions of their own")
-    func updateCreateAndUpgrade() async throws {
-        try await UsersTests.withClient { client in
+    @Test("a user sets its own fields on its sessions, never Parse's; creates and upgrades make sessions of their own", arguments: TestStore.allCases)
+    func updateCreateAndUpgrade(store: TestStore) async throws {
+        try await UsersTests.withClient(store) { client in
             let token = try await Self.logIn(client, "ada", from: "phone-1", signUp: true)
             let id = try #require(try await client.get("/sessions/me", sessionToken: token)["objectId"]?.stringValue)
             let updated = try await client.put("/sessions/\(id)", ["deviceName": "Ada's phone"], sessionToken: token)
@@ -148,9 +148,9 @@ struct SessionsTests {
         }
     }
 
-    @Test("hostile ids and queries: not found or a query error, never another session, never a probe by token")
-    func hostileIdsAndQueries() async throws {
-        try await UsersTests.withClient { client in
+    @Test("hostile ids and queries: not found or a query error, never another session, never a probe by token", arguments: TestStore.allCases)
+    func hostileIdsAndQueries(store: TestStore) async throws {
+        try await UsersTests.withClient(store) { client in
             let ada = try await Self.logIn(client, "ada", from: "phone-1", signUp: true)
             let bob = try await Self.logIn(client, "bob", from: "phone-2", signUp: true)
             for id in ["x'%20OR%20'1'%3D'1", "%25", String(repeating: "a", count: 4_000), "..%2F..%2Fusers"] {
@@ -174,10 +174,10 @@ struct SessionsTests {
         }
     }
 
-    @Test("a list of sessions is charged to the request's read budget: 154 past it, whatever the sessions' fields")
-    func listsAreBounded() async throws {
+    @Test("a list of sessions is charged to the request's read budget: 154 past it, whatever the sessions' fields", arguments: TestStore.allCases)
+    func listsAreBounded(store: TestStore) async throws {
         let configuration = ServerConfiguration(passwordHashCost: 4, maximumResponseBytes: 32 << 10)
-        try await ParseTestClient.withRouter(registry: HookRegistry(), configuration: configuration) { client in
+        try await store.withRouter(registry: HookRegistry(), configuration: configuration) { client in
             let token = try await Self.logIn(client, "ada", from: "phone-1", signUp: true)
             let note = ParseValue.string(String(repeating: "n", count: 4_000))
             for _ in 0..<10 {
@@ -188,10 +188,10 @@ struct SessionsTests {
         }
     }
 
-    @Test("the session length setting sets expiresAt; an expired token gets 209; each app has its own length and sessions")
-    func sessionLengthAndApps() async throws {
+    @Test("the session length setting sets expiresAt; an expired token gets 209; each app has its own length and sessions", arguments: TestStore.allCases)
+    func sessionLengthAndApps(store: TestStore) async throws {
         let clock = ManualClock()
-        try await AdminAPITests.withServer(clock: clock) { admin, parse in
+        try await AdminAPITests.withServer(clock: clock, store: store) { admin, parse in
             let a = parse("a", "a-client", "a-master"), b = parse("b", "b-client", "b-master")
             let changed = try await AdminAPITests.asOperator(admin, .put, "/admin/apps/a", ["sessionLength": 60])
             #expect(changed.status == 200, "\(changed.body)")

@@ -153,21 +153,39 @@ extension TestApp {
 }
 
 extension TestStore {
+    /// Runs `body` with `configuration` keeping the apps' data on this store: in its data folder's
+    /// SQLite files as it is, or in a PostgreSQL database of its own (as `serve --database` keeps
+    /// it), dropped after.
+    func configuring<Value>(_ configuration: ServerConfiguration, _ body: (ServerConfiguration) async throws -> Value) async throws -> Value {
+        switch self {
+        case .sqlite:
+            return try await body(configuration)
+        case .postgres:
+            return try await TemporaryPostgres.database { url in
+                var configuration = configuration
+                configuration.database = url
+                return try await body(configuration)
+            }
+        }
+    }
+
     /// Serves `registry` as app `test` through the router, as
     /// ``ParseTestClient/withRouter(registry:configuration:_:)`` does, its data on this store: SQLite
     /// files in a throwaway folder, or a PostgreSQL database of its own (as `serve --database` keeps it).
     func withRouter<Value: Sendable>(
         registry: HookRegistry, configuration: ServerConfiguration = .testing, _ body: @Sendable (ParseTestClient) async throws -> Value
     ) async throws -> Value {
-        switch self {
-        case .sqlite:
-            return try await ParseTestClient.withRouter(registry: registry, configuration: configuration, body)
-        case .postgres:
-            return try await TemporaryPostgres.database { url in
-                var configuration = configuration
-                configuration.database = url
-                return try await ParseTestClient.withRouter(registry: registry, configuration: configuration, body)
-            }
+        try await withServer(registry: registry, configuration: configuration) { client, _ in try await body(client) }
+    }
+
+    /// As ``withRouter(registry:configuration:_:)``, with the server too (its registry, its apps'
+    /// stores), as ``ParseTestClient/withServer(registry:configuration:_:)`` gives it.
+    func withServer<Value: Sendable>(
+        registry: HookRegistry, configuration: ServerConfiguration = .testing,
+        _ body: @Sendable (ParseTestClient, CloudletApplication) async throws -> Value
+    ) async throws -> Value {
+        try await configuring(configuration) { configuration in
+            try await ParseTestClient.withServer(registry: registry, configuration: configuration, body)
         }
     }
 }

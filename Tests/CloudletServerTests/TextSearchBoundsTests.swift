@@ -6,9 +6,9 @@ import Testing
 
 @Suite("Full-text search under bad and hostile input")
 struct TextSearchBoundsTests {
-    @Test("FTS5 syntax in a search is literal text: never a SQL error, never another column")
-    func hostileTermsAreLiteral() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("FTS5 syntax in a search is literal text: never a SQL error, never another column", arguments: TestStore.allCases)
+    func hostileTermsAreLiteral(store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             try await TextSearchTests.seed(client)
             try await Support.create(client, "TestObject", ["subject": "NEAR the AND gate", "secret": "espresso"])
             let hostile = [
@@ -29,9 +29,9 @@ struct TextSearchBoundsTests {
         }
     }
 
-    @Test("malformed $text operands answer Parse Server's 107; bounds and misplaced $text answer 102")
-    func badOperands() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("malformed $text operands answer Parse Server's 107; bounds and misplaced $text answer 102", arguments: TestStore.allCases)
+    func badOperands(store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             try await Support.create(client, "TestObject", ["subject": "coffee", "n": 1, "place": ["city": "Lisbon"]])
             let malformed: [(ParseValue, String)] = [
                 (["subject": ["$text": ["$search": true]]], "bad $text: $search, should be object"),
@@ -65,9 +65,9 @@ struct TextSearchBoundsTests {
         }
     }
 
-    @Test("inner queries, a pipeline's $match and distinct check $text as a query does; each inner query may hold its own $text")
-    func textInNestedQueries() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("inner queries, a pipeline's $match and distinct check $text as a query does; each inner query may hold its own $text", arguments: TestStore.allCases)
+    func textInNestedQueries(store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let oslo = try await Support.create(client, "Teams", ["city": "Oslo fjord", "rank": 1])
             let rome = try await Support.create(client, "Teams", ["city": "Rome", "rank": 2])
             for (name, team, home) in [("ann smith", oslo, "Oslo fjord"), ("bob smith", rome, "Rome"), ("cid jones", oslo, "Rome")] {
@@ -110,9 +110,9 @@ struct TextSearchBoundsTests {
         }
     }
 
-    @Test("a client searches users by username, never by a protected field such as email")
-    func protectedFieldsStayUnsearchable() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("a client searches users by username, never by a protected field such as email", arguments: TestStore.allCases)
+    func protectedFieldsStayUnsearchable(store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             _ = try await client.post("/users", ["username": "ada lovelace", "password": "pw", "email": "ada@example.com"])
             let byName = try await client.get("/users", query: ["where": TextSearchTests.search("lovelace", field: "username")])
             #expect(Support.values(byName, "username") == ["ada lovelace"])
@@ -121,8 +121,8 @@ struct TextSearchBoundsTests {
         }
     }
 
-    @Test("a hook's store searches with ParseQuery.matchesText, ordered by $score")
-    func hookStoreSearches() async throws {
+    @Test("a hook's store searches with ParseQuery.matchesText, ordered by $score", arguments: TestStore.allCases)
+    func hookStoreSearches(store: TestStore) async throws {
         var hooks = HookRegistry()
         hooks.function("search") { request in
             let query = ParseQuery("Notes").matchesText(key: "body", text: request.params["term"]?.stringValue ?? "").order(by: "$score")

@@ -34,9 +34,9 @@ struct TextSearchTests {
         return order == nil ? found.sorted() : found
     }
 
-    @Test("words match any of them, case and diacritics folded, English words by their stems")
-    func words() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("words match any of them, case and diacritics folded, English words by their stems", arguments: TestStore.allCases)
+    func words(store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             try await Self.seed(client)
             #expect(try await Self.subjects(client, "coffee") == ["Coffee Shopping", "coffee", "coffee and cream"])
             #expect(try await Self.subjects(client, "CAFÉ") == ["Cafe con Leche", "Café Con Leche"])
@@ -51,9 +51,9 @@ struct TextSearchTests {
         }
     }
 
-    @Test("quoted phrases must all appear in order; -word and -\"phrase\" exclude")
-    func phrasesAndNegation() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("quoted phrases must all appear in order; -word and -\"phrase\" exclude", arguments: TestStore.allCases)
+    func phrasesAndNegation(store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             try await Self.seed(client)
             #expect(try await Self.subjects(client, "\"coffee shopping\"") == ["Coffee Shopping"])
             #expect(try await Self.subjects(client, "\"shopping coffee\"") == [])
@@ -65,9 +65,9 @@ struct TextSearchTests {
         }
     }
 
-    @Test("$caseSensitive and $diacriticSensitive compare words exactly, as Parse Server on MongoDB does")
-    func sensitiveSearches() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("$caseSensitive and $diacriticSensitive compare words exactly, as Parse Server on MongoDB does", arguments: TestStore.allCases)
+    func sensitiveSearches(store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             try await Self.seed(client)
             #expect(try await Self.subjects(client, "CAFÉ", ["$diacriticSensitive": true]) == ["Café Con Leche"])
             #expect(try await Self.subjects(client, "Coffee", ["$caseSensitive": true]) == ["Coffee Shopping"])
@@ -76,9 +76,9 @@ struct TextSearchTests {
         }
     }
 
-    @Test("order $score ranks the most relevant first; keys $score answers each result's score")
-    func scoreOrder() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("order $score ranks the most relevant first; keys $score answers each result's score", arguments: TestStore.allCases)
+    func scoreOrder(store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             for text in ["a note about tea", "coffee coffee coffee", "coffee, then a long afternoon of other things to do", "tea"] {
                 try await Support.create(client, "Notes", ["body": .string(text)])
             }
@@ -103,9 +103,9 @@ struct TextSearchTests {
         }
     }
 
-    @Test("$text combines with other constraints, limit, count and ACLs; another app's objects are never found")
-    func combinedAndIsolated() async throws {
-        try await RateLimitRouteTests.withApps(.off) { a, b in
+    @Test("$text combines with other constraints, limit, count and ACLs; another app's objects are never found", arguments: TestStore.allCases)
+    func combinedAndIsolated(store: TestStore) async throws {
+        try await RateLimitRouteTests.withApps(.off, store: store) { a, b in
             try await Self.seed(a)
             try await Support.create(a, "TestObject", ["subject": "coffee for one", "n": 2, "ACL": ["someone": ["read": true]]])
             try await Support.create(b, "TestObject", ["subject": "coffee in app b", "n": 1])
@@ -123,9 +123,9 @@ struct TextSearchTests {
         }
     }
 
-    @Test("saves, updates and deletes keep the index in step")
-    func indexFollowsWrites() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("saves, updates and deletes keep the index in step", arguments: TestStore.allCases)
+    func indexFollowsWrites(store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let id = try await Support.create(client, "TestObject", ["subject": "first draft"])
             #expect(try await Self.subjects(client, "draft") == ["first draft"])
             _ = try await client.put("/classes/TestObject/\(id)", ["n": 5])
@@ -141,9 +141,9 @@ struct TextSearchTests {
         }
     }
 
-    @Test("an update indexes again only the String fields it changes: the others stay found, the old text of a changed one is gone")
-    func anUpdateKeepsTheFieldsItLeavesAlone() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("an update indexes again only the String fields it changes: the others stay found, the old text of a changed one is gone", arguments: TestStore.allCases)
+    func anUpdateKeepsTheFieldsItLeavesAlone(store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let id = try await Support.create(client, "TestObject", ["subject": "morning coffee", "place": "harbour cafe", "n": 1])
             func places(_ term: String) async throws -> [String] {
                 let reply = try await client.get(

@@ -39,9 +39,9 @@ struct TransactionalBatchBoundsTests {
         }
     }
 
-    @Test("50 large operations, the last one refused: nothing stored; 50 valid ones commit; 51 are refused")
-    func largeHostileBatch() async throws {
-        try await ParseTestClient.withRouter(registry: HookRegistry()) { client in
+    @Test("50 large operations, the last one refused: nothing stored; 50 valid ones commit; 51 are refused", arguments: TestStore.allCases)
+    func largeHostileBatch(store: TestStore) async throws {
+        try await store.withRouter(registry: HookRegistry()) { client in
             let filler = String(repeating: "x", count: 18_000)
             var operations = (0..<49).map { Batch.operation("POST", "/classes/Bulk", ["n": .number(Double($0)), "filler": .string(filler)]) }
             operations.append(Batch.operation("POST", "/classes/Bulk", ["n": "not a number", "filler": .string(filler)]))
@@ -58,8 +58,8 @@ struct TransactionalBatchBoundsTests {
         }
     }
 
-    @Test("while a before hook of the batch runs, its earlier writes are invisible and other saves are not held up")
-    func writerFreeWhileHooksRun() async throws {
+    @Test("while a before hook of the batch runs, its earlier writes are invisible and other saves are not held up", arguments: TestStore.allCases)
+    func writerFreeWhileHooksRun(store: TestStore) async throws {
         let gate = Gate()
         let log = HookLog()
         var hooks = HookRegistry()
@@ -67,7 +67,7 @@ struct TransactionalBatchBoundsTests {
             log.append("entered")
             await gate.wait()
         }
-        try await ParseTestClient.withRouter(registry: hooks) { client in
+        try await store.withRouter(registry: hooks) { client in
             async let batch = Batch.transaction(
                 client, [Batch.operation("POST", "/classes/Orders", ["amount": 1]), Batch.operation("POST", "/classes/Slow", ["n": 1])])
             try await Support.eventually { log.all == ["entered"] }
@@ -81,14 +81,14 @@ struct TransactionalBatchBoundsTests {
         }
     }
 
-    @Test("a before hook's own store writes are not part of the transaction: they stay when it rolls back")
-    func hookStoreCallsOutside() async throws {
+    @Test("a before hook's own store writes are not part of the transaction: they stay when it rolls back", arguments: TestStore.allCases)
+    func hookStoreCallsOutside(store: TestStore) async throws {
         var hooks = HookRegistry()
         hooks.beforeSave("Orders") { request in
             _ = try await request.store.save(ParseObject(className: "Audit", fields: ["amount": request.object["amount"] ?? .null]))
             if (request.object["amount"]?.doubleValue ?? 0) < 0 { throw HookError.validation("amount must not be negative") }
         }
-        try await ParseTestClient.withRouter(registry: hooks) { client in
+        try await store.withRouter(registry: hooks) { client in
             let reply = try await Batch.transaction(
                 client, [Batch.operation("POST", "/classes/Orders", ["amount": 1]), Batch.operation("POST", "/classes/Orders", ["amount": -1])])
             Support.expectError(reply, status: 400, code: 142)
@@ -97,10 +97,10 @@ struct TransactionalBatchBoundsTests {
         }
     }
 
-    @Test("another app's objects are untouched by a batch rolled back or committed beside them")
-    func anotherAppUntouched() async throws {
+    @Test("another app's objects are untouched by a batch rolled back or committed beside them", arguments: TestStore.allCases)
+    func anotherAppUntouched(store: TestStore) async throws {
         let log = HookLog()
-        try await ObservedServer.with(executorOfB: InProcessHookExecutor(registry: Batch.hooks(log))) { server in
+        try await ObservedServer.with(executorOfB: InProcessHookExecutor(registry: Batch.hooks(log)), store: store) { server in
             let kept = try await Support.create(server.a, "Orders", ["amount": -7])
             let refused = try await Batch.transaction(
                 server.b, [Batch.operation("POST", "/classes/Orders", ["amount": 1]), Batch.operation("POST", "/classes/Orders", ["amount": -1])])

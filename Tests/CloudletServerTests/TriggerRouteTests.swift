@@ -12,8 +12,8 @@ import CloudletServerTesting
 
 @Suite("Find and login triggers through HTTP")
 struct TriggerRouteTests {
-    @Test("a query with count=1 runs beforeFind once, and its results and count follow the hook's query")
-    func queryAndCountFollowTheHooksQuery() async throws {
+    @Test("a query with count=1 runs beforeFind once, and its results and count follow the hook's query", arguments: TestStore.allCases)
+    func queryAndCountFollowTheHooksQuery(store: TestStore) async throws {
         let log = HookLog()
         var registry = HookRegistry()
         registry.beforeFind("Posts") { request in
@@ -24,7 +24,7 @@ struct TriggerRouteTests {
         registry.afterFind("Posts") { request in
             request.objects = request.objects.map { var object = $0; object["seen"] = true; return object }
         }
-        try await ParseTestClient.withRouter(registry: registry) { client in
+        try await store.withRouter(registry: registry) { client in
             for n in 1...4 { try await Support.create(client, "Posts", ["n": .number(Double(n)), "hidden": .bool(n == 1)]) }
             let reply = try await client.get("/classes/Posts", query: ["count": 1, "order": "n"])
             #expect(reply.status == 200)
@@ -35,8 +35,8 @@ struct TriggerRouteTests {
         }
     }
 
-    @Test("GET /classes/X/id runs both find hooks; a refusal answers the hook's code as a Parse error")
-    func getRunsTheFindHooks() async throws {
+    @Test("GET /classes/X/id runs both find hooks; a refusal answers the hook's code as a Parse error", arguments: TestStore.allCases)
+    func getRunsTheFindHooks(store: TestStore) async throws {
         var registry = HookRegistry()
         registry.beforeFind("Posts") { request in
             if request.isGet, request.context.user == nil, !request.context.isMaster { throw HookError.validation("log in to read posts") }
@@ -44,7 +44,7 @@ struct TriggerRouteTests {
         registry.afterFind("Posts") { request in
             request.objects = request.objects.map { var object = $0; object["title"] = "redacted"; return object }
         }
-        try await ParseTestClient.withRouter(registry: registry) { client in
+        try await store.withRouter(registry: registry) { client in
             let id = try await Support.create(client, "Posts", ["title": "secret plans"])
             let fetched = try await client.get("/classes/Posts/\(id)", master: true)
             #expect(fetched.status == 200 && fetched["title"] == "redacted" && fetched["objectId"] == .string(id))
@@ -52,8 +52,8 @@ struct TriggerRouteTests {
         }
     }
 
-    @Test("POST /login of a banned user answers the hook's error and makes no session; logout runs afterLogout")
-    func loginAndLogout() async throws {
+    @Test("POST /login of a banned user answers the hook's error and makes no session; logout runs afterLogout", arguments: TestStore.allCases)
+    func loginAndLogout(store: TestStore) async throws {
         let log = HookLog()
         var registry = HookRegistry()
         registry.beforeLogin { request in
@@ -65,7 +65,7 @@ struct TriggerRouteTests {
                 "logout \(session["installationId"]?.stringValue ?? "-") \(request.context.user != nil) \(session.objectId?.count ?? 0) "
                     + (session["createdWith"]?["action"]?.stringValue ?? "-"))
         }
-        try await ParseTestClient.withRouter(registry: registry) { client in
+        try await store.withRouter(registry: registry) { client in
             #expect(try await client.post("/users", ["username": "mallory", "password": "pw", "banned": true]).status == 201)
             #expect(try await client.post("/users", ["username": "alice", "password": "pw"]).status == 201)
             Support.expectError(try await client.post("/login", ["username": "mallory", "password": "pw"]), status: 400, code: 141)

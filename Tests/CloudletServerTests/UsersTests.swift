@@ -11,8 +11,11 @@ import Testing
 struct UsersTests {
     static let fast = ServerConfiguration(passwordHashCost: 4)
 
-    static func withClient(_ registry: HookRegistry = HookRegistry(), _ body: @Sendable (ParseTestClient) async throws -> Void) async throws {
-        try await ParseTestClient.withRouter(registry: registry, configuration: fast, body)
+    /// Runs `body` with a client of a server of `registry`'s hooks, its data on `store`.
+    static func withClient(
+        _ store: TestStore, _ registry: HookRegistry = HookRegistry(), _ body: @Sendable (ParseTestClient) async throws -> Void
+    ) async throws {
+        try await store.withRouter(registry: registry, configuration: fast, body)
     }
 
     static func session(_ token: String) -> HTTPFields {
@@ -30,8 +33,8 @@ struct UsersTests {
         return (try #require(reply["objectId"]?.stringValue), token)
     }
 
-    @Test func signupLoginMeAndLogout() async throws {
-        try await Self.withClient { client in
+    @Test(arguments: TestStore.allCases) func signupLoginMeAndLogout(store: TestStore) async throws {
+        try await Self.withClient(store) { client in
             let ada = try await Self.signUp(client, "ada", email: "ada@example.com")
             let me = try await client.request(.get, "/users/me", headers: Self.session(ada.token))
             #expect(me.status == 200)
@@ -56,8 +59,8 @@ struct UsersTests {
         }
     }
 
-    @Test func usernamesAndEmailsAreUnique() async throws {
-        try await Self.withClient { client in
+    @Test(arguments: TestStore.allCases) func usernamesAndEmailsAreUnique(store: TestStore) async throws {
+        try await Self.withClient(store) { client in
             _ = try await Self.signUp(client, "bo", email: "bo@example.com")
             let sameName = try await client.post("/users", ["username": "bo", "password": "x"])
             Support.expectError(sameName, status: 400, code: 202)
@@ -73,8 +76,8 @@ struct UsersTests {
         }
     }
 
-    @Test func wrongCredentialsGiveOneErrorAndAreThrottled() async throws {
-        try await Self.withClient { client in
+    @Test(arguments: TestStore.allCases) func wrongCredentialsGiveOneErrorAndAreThrottled(store: TestStore) async throws {
+        try await Self.withClient(store) { client in
             _ = try await Self.signUp(client, "eve")
             let wrongPassword = try await client.post("/login", ["username": "eve", "password": "guess"])
             Support.expectError(wrongPassword, status: 404, code: 101)
@@ -86,11 +89,11 @@ struct UsersTests {
         }
     }
 
-    @Test func thePasswordNeverLeaves() async throws {
+    @Test(arguments: TestStore.allCases) func thePasswordNeverLeaves(store: TestStore) async throws {
         let seenByHook = MutexBox<[String]>([])
         var hooks = HookRegistry()
         hooks.beforeSave("_User") { request in seenByHook.append(contentsOf: Array(request.object.fields.keys)) }
-        try await Self.withClient(hooks) { client in
+        try await Self.withClient(store, hooks) { client in
             let fay = try await Self.signUp(client, "fay")
             let listed = try await client.get("/users", master: true)
             #expect(!JSONWriter.string(listed.body).contains("pw-fay"))
@@ -104,8 +107,8 @@ struct UsersTests {
         #expect(seenByHook.value.contains("username"))
     }
 
-    @Test func onlyTheUserOrTheMasterKeyChangesAUser() async throws {
-        try await Self.withClient { client in
+    @Test(arguments: TestStore.allCases) func onlyTheUserOrTheMasterKeyChangesAUser(store: TestStore) async throws {
+        try await Self.withClient(store) { client in
             let gus = try await Self.signUp(client, "gus")
             let hal = try await Self.signUp(client, "hal")
             let byOther = try await client.request(.put, "/users/\(gus.id)", body: ["title": "boss"], headers: Self.session(hal.token))
@@ -129,8 +132,8 @@ struct UsersTests {
         }
     }
 
-    @Test func aclsAllowExactlyTheUsersAndRolesTheyName() async throws {
-        try await Self.withClient { client in
+    @Test(arguments: TestStore.allCases) func aclsAllowExactlyTheUsersAndRolesTheyName(store: TestStore) async throws {
+        try await Self.withClient(store) { client in
             let ida = try await Self.signUp(client, "ida")
             let jo = try await Self.signUp(client, "jo")
             let kim = try await Self.signUp(client, "kim")
@@ -159,14 +162,14 @@ struct UsersTests {
         }
     }
 
-    @Test func hooksActForTheSessionUser() async throws {
+    @Test(arguments: TestStore.allCases) func hooksActForTheSessionUser(store: TestStore) async throws {
         var hooks = HookRegistry()
         hooks.beforeSave("Messages") { request in
             guard let user = request.user else { throw HookError.unauthorized("log in to send messages") }
             request.object["sender"] = .string(user.id)
             request.object.acl = .only(readers: [user.id], writers: [user.id])
         }
-        try await Self.withClient(hooks) { client in
+        try await Self.withClient(store, hooks) { client in
             let anonymous = try await client.post("/classes/Messages", ["text": "hi"])
             Support.expectError(anonymous, status: 403, code: 119)
             let lee = try await Self.signUp(client, "lee")
@@ -181,8 +184,8 @@ struct UsersTests {
         }
     }
 
-    @Test func deletingAUserEndsItsSessions() async throws {
-        try await Self.withClient { client in
+    @Test(arguments: TestStore.allCases) func deletingAUserEndsItsSessions(store: TestStore) async throws {
+        try await Self.withClient(store) { client in
             let max = try await Self.signUp(client, "max")
             let deleted = try await client.request(.delete, "/users/\(max.id)", headers: Self.session(max.token))
             #expect(deleted.status == 200)

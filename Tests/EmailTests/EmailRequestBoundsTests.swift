@@ -4,15 +4,16 @@ import CloudletServerTesting
 import HTTPTypes
 import CloudletTesting
 import Foundation
+import PostgresTestServer
 import PushStandIns
 import Testing
 
 @Suite struct EmailRequestBoundsTests {
-    @Test func hostileEmailsAreRefusedAndNeverReachTheSMTPServer() async throws {
+    @Test(arguments: ServedStore.allCases) func hostileEmailsAreRefusedAndNeverReachTheSMTPServer(store: ServedStore) async throws {
         let smtp = try await SMTPStandIn()
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        try await EmailTestServer.with(email: try smtp.settings(in: folder)) { server in
+        try await EmailTestServer.with(email: try smtp.settings(in: folder), store: store) { server in
             let client = server.client()
             _ = try await server.signUp("fay", email: "fay@example.com")
             let hostile: [(ParseValue, Int)] = [
@@ -50,8 +51,8 @@ import Testing
         try await smtp.stop()
     }
 
-    @Test func requestsForOneEmailAreBoundedWhetherOrNotItIsAUsers() async throws {
-        try await EmailTestServer.with(email: EmailSettings()) { server in
+    @Test(arguments: ServedStore.allCases) func requestsForOneEmailAreBoundedWhetherOrNotItIsAUsers(store: ServedStore) async throws {
+        try await EmailTestServer.with(email: EmailSettings(), store: store) { server in
             let client = server.client()
             for email in ["nobody@example.com", "ghost@example.com"] {
                 for _ in 0..<EmailRequestThrottle.maximumPerEmail {
@@ -63,14 +64,14 @@ import Testing
         }
     }
 
-    @Test func aTemporarilyFailingSMTPServerFailsNoRequestAndTheMailIsRetried() async throws {
+    @Test(arguments: ServedStore.allCases) func aTemporarilyFailingSMTPServerFailsNoRequestAndTheMailIsRetried(store: ServedStore) async throws {
         var behaviour = SMTPStandIn.Behaviour()
         behaviour.temporaryFailures = 1
         let smtp = try await SMTPStandIn(behaviour)
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let clock = ManualClock(start: Date())
-        try await EmailTestServer.with(email: try smtp.settings(in: folder), clock: clock) { server in
+        try await EmailTestServer.with(email: try smtp.settings(in: folder), clock: clock, store: store) { server in
             _ = try await server.signUp("gus", email: "gus@example.com")
             #expect(try await server.client().post("/requestPasswordReset", ["email": "gus@example.com"]).body == [:])
             // The first try is refused with 451; the retry waits for the backoff.

@@ -7,6 +7,7 @@ import HTTPTypes
 import HummingbirdTesting
 import Logging
 import NIOCore
+import PostgresTestServer
 import PushStandIns
 import Testing
 
@@ -22,9 +23,11 @@ struct EmailTestServer: Sendable {
         ParseTestClient(appId: id, clientKey: "client-\(id)", masterKey: "master-\(id)", transport: transport)
     }
 
-    /// Runs `body` with a fresh server in a new data folder on `clock`, app `a` with `email`.
+    /// Runs `body` with a fresh server in a new data folder on `clock`, app `a` with `email`, the
+    /// apps' data on `store`.
     static func with(
-        email: EmailSettings, clock: any CloudletClock = SystemClock(), _ body: @Sendable (EmailTestServer) async throws -> Void
+        email: EmailSettings, clock: any CloudletClock = SystemClock(), store: ServedStore = .sqlite,
+        _ body: @Sendable (EmailTestServer) async throws -> Void
     ) async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cloudlet-email-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -33,8 +36,10 @@ struct EmailTestServer: Sendable {
         let apps = ["a", "b"].map { id in
             AppDefinition(id: id, executor: InProcessHookExecutor(registry: HookRegistry()), clientKey: "client-\(id)", masterKey: "master-\(id)")
         }
-        let server = try await CloudletApplication(
-            configuration: ServerConfiguration(port: 0, dataDirectory: folder.path, passwordHashCost: 4), apps: apps, logger: logger, clock: clock)
+        var configuration = ServerConfiguration(port: 0, dataDirectory: folder.path, passwordHashCost: 4)
+        configuration.database = try await store.newDatabase()
+        let server = try await CloudletApplication(configuration: configuration, apps: apps, logger: logger, clock: clock)
+        defer { server.closeDatabase() }
         try await server.registry.update("a") { $0.email = email }
         let refused = await server.supervisor.reload()
         #expect(refused.isEmpty, "\(refused)")

@@ -4,18 +4,19 @@ import CloudletServerTesting
 import HTTPTypes
 import CloudletTesting
 import Foundation
+import PostgresTestServer
 import PushStandIns
 import Testing
 
 @Suite struct EmailVerificationTests {
-    @Test func aSignUpIsSentAVerificationLinkAndCannotLogInUntilItIsFollowed() async throws {
+    @Test(arguments: ServedStore.allCases) func aSignUpIsSentAVerificationLinkAndCannotLogInUntilItIsFollowed(store: ServedStore) async throws {
         let smtp = try await SMTPStandIn()
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         var settings = try smtp.settings(in: folder)
         settings.verifyUserEmails = true
         settings.preventLoginWithUnverifiedEmail = true
-        try await EmailTestServer.with(email: settings) { server in
+        try await EmailTestServer.with(email: settings, store: store) { server in
             let client = server.client()
             // Until the email is verified the user gets no session, at sign-up or login.
             let signedUp = try await client.post("/users", ["username": "dana", "password": "first-password", "email": "dana@example.com"])
@@ -50,11 +51,11 @@ import Testing
         try await smtp.stop()
     }
 
-    @Test func aVerificationLinkSentToAnOldEmailNoLongerWorks() async throws {
+    @Test(arguments: ServedStore.allCases) func aVerificationLinkSentToAnOldEmailNoLongerWorks(store: ServedStore) async throws {
         let smtp = try await SMTPStandIn()
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        try await EmailTestServer.with(email: try smtp.settings(in: folder)) { server in
+        try await EmailTestServer.with(email: try smtp.settings(in: folder), store: store) { server in
             let client = server.client()
             let session = try await server.signUp("erin", email: "erin@example.com")
             let id = try #require(try await client.get("/users/me", sessionToken: session)["objectId"]?.stringValue)

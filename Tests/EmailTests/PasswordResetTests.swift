@@ -4,15 +4,16 @@ import CloudletServerTesting
 import HTTPTypes
 import CloudletTesting
 import Foundation
+import PostgresTestServer
 import PushStandIns
 import Testing
 
 @Suite struct PasswordResetTests {
-    @Test func aResetLinkGoesOutOverSMTPAndSetsANewPasswordEndingEverySession() async throws {
+    @Test(arguments: ServedStore.allCases) func aResetLinkGoesOutOverSMTPAndSetsANewPasswordEndingEverySession(store: ServedStore) async throws {
         let smtp = try await SMTPStandIn()
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        try await EmailTestServer.with(email: try smtp.settings(in: folder)) { server in
+        try await EmailTestServer.with(email: try smtp.settings(in: folder), store: store) { server in
             let client = server.client()
             let signedUp = try await server.signUp("alice", email: "alice@example.com")
             let loggedIn = try #require(try await client.get("/login", query: ["username": "alice", "password": "first-password"])["sessionToken"]?.stringValue)
@@ -54,11 +55,11 @@ import Testing
         try await smtp.stop()
     }
 
-    @Test func anUnknownEmailIsAnsweredAsAKnownOneAndNothingIsSent() async throws {
+    @Test(arguments: ServedStore.allCases) func anUnknownEmailIsAnsweredAsAKnownOneAndNothingIsSent(store: ServedStore) async throws {
         let smtp = try await SMTPStandIn()
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        try await EmailTestServer.with(email: try smtp.settings(in: folder)) { server in
+        try await EmailTestServer.with(email: try smtp.settings(in: folder), store: store) { server in
             let client = server.client()
             _ = try await server.signUp("bob", email: "bob@example.com")
             for path in ["/requestPasswordReset", "/verificationEmailRequest"] {
@@ -73,14 +74,14 @@ import Testing
         try await smtp.stop()
     }
 
-    @Test func anExpiredLinkOrAnotherAppsLinkDoesNotWork() async throws {
+    @Test(arguments: ServedStore.allCases) func anExpiredLinkOrAnotherAppsLinkDoesNotWork(store: ServedStore) async throws {
         let smtp = try await SMTPStandIn()
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let clock = ManualClock(start: Date())
         var settings = try smtp.settings(in: folder)
         settings.resetLinkSeconds = 600
-        try await EmailTestServer.with(email: settings, clock: clock) { server in
+        try await EmailTestServer.with(email: settings, clock: clock, store: store) { server in
             _ = try await server.signUp("carol", email: "carol@example.com")
             _ = try await server.signUp("carol", email: "carol@example.com", app: "b")
             #expect(try await server.client().post("/requestPasswordReset", ["email": "carol@example.com"]).status == 200)

@@ -3,15 +3,19 @@ import CloudletServerTesting
 import CloudletTesting
 import Foundation
 import HTTPTypes
+import PostgresTestServer
 import Testing
 
 extension ProcessTests {
-    /// Files through a real `cloudlet serve` over sockets, and `cloudlet files prune` on its data folder.
+    /// Files through a real `cloudlet serve` over sockets, and `cloudlet files prune` on its data
+    /// folder or its PostgreSQL database.
     @Suite struct FilesProcessTests {
-        @Test func filesAreServedAndPruneRemovesOnlyTheUnreferencedOnes() async throws {
+        @Test(arguments: ServedStore.allCases)
+        func filesAreServedAndPruneRemovesOnlyTheUnreferencedOnes(store: ServedStore) async throws {
             let data = try ServerProcess.temporaryFolder("files")
             defer { try? FileManager.default.removeItem(at: data) }
-            let server = try await ServerProcess.serve(.cloudlet, data: data, arguments: ["--isolation", "in-process"])
+            let naming = try await store.naming()
+            let server = try await ServerProcess.serve(.cloudlet, data: data, arguments: ["--isolation", "in-process"], environment: naming.environment)
             defer { server.killIfRunning() }
             let client = server.client()
             let photo = (0..<(3 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) }
@@ -27,7 +31,7 @@ extension ProcessTests {
             let picture: ParseValue = ["__type": "File", "name": kept["name"] ?? .null]
             #expect(try await client.post("/classes/Profiles", ["gallery": [["picture": picture]]]).status == 201)
 
-            let common = ["files", "prune", "dev", "--data", data.path]
+            let common = ["files", "prune", "dev", "--data", data.path] + naming.arguments
             let young = try await ServerProcess.run(.cloudlet, common)
             #expect(young.ending == .exit(0), "\(young.stderr)")
             #expect(young.stdout == "removed 0 unreferenced files (0 bytes)\n", "files younger than 24h stay")
@@ -41,7 +45,7 @@ extension ProcessTests {
             #expect(try await client.download(try #require(dropped["url"]?.stringValue)).status == 404)
             #expect(try await client.download(keptURL).bytes == photo, "a file an object references stays")
 
-            let unknown = try await ServerProcess.run(.cloudlet, ["files", "prune", "nosuchapp", "--data", data.path])
+            let unknown = try await ServerProcess.run(.cloudlet, ["files", "prune", "nosuchapp", "--data", data.path] + naming.arguments)
             #expect(unknown.ending != .exit(0))
             try await server.stop()
         }

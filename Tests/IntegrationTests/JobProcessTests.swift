@@ -2,12 +2,13 @@ import Cloudlet
 import CloudletServerTesting
 import CloudletTesting
 import Foundation
+import PostgresTestServer
 import Testing
 
 extension ProcessTests {
     /// Background jobs in a real server whose hooks run in a worker process: a job past its time
     /// limit is killed with its worker, progress travels from the worker to `_JobStatus`, and the
-    /// `cloudlet jobs` commands schedule, list, run and show jobs.
+    /// `cloudlet jobs` commands schedule, list, run and show jobs (kept in SQLite files or in PostgreSQL).
     @Suite struct JobProcessTests {
         typealias TwoApps = IsolationTests.TwoApps
 
@@ -48,10 +49,12 @@ extension ProcessTests {
             #expect(run["params"] == ["steps": 3])
         }
 
-        @Test func theJobsCommandsScheduleListRunAndShowJobs() async throws {
-            let apps = try await TwoApps.start()
+        @Test(arguments: ServedStore.allCases)
+        func theJobsCommandsScheduleListRunAndShowJobs(store: ServedStore) async throws {
+            let naming = try await store.naming()
+            let apps = try await TwoApps.start(environment: naming.environment)
             defer { apps.stop() }
-            let data = ["--data", apps.data.path]
+            let data = ["--data", apps.data.path] + naming.arguments
             let scheduled = try await ServerProcess.run(.fixture, ["jobs", "schedule", "fixture", "report", "*/5 * * * *"] + data)
             #expect(scheduled.ending == .exit(0), "\(scheduled.stderr)")
             let refused = try await ServerProcess.run(.fixture, ["jobs", "schedule", "fixture", "report", "*/5 * *"] + data)
@@ -106,10 +109,12 @@ extension ProcessTests {
             #expect(listed.stdout.isEmpty, "nothing was scheduled: \(listed.stdout)")
         }
 
-        @Test func emptyJobListsAndRunListsSaySo() async throws {
-            let apps = try await TwoApps.start()
+        @Test(arguments: ServedStore.allCases)
+        func emptyJobListsAndRunListsSaySo(store: ServedStore) async throws {
+            let naming = try await store.naming()
+            let apps = try await TwoApps.start(environment: naming.environment)
             defer { apps.stop() }
-            let data = ["--data", apps.data.path]
+            let data = ["--data", apps.data.path] + naming.arguments
             let none = try await ServerProcess.run(.fixture, ["jobs", "list", "other"] + data)
             #expect(none.ending == .exit(0), "\(none.stderr)")
             #expect(none.stdout.hasPrefix("no jobs\n"), "\(none.stdout)")

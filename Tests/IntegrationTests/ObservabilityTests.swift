@@ -4,6 +4,7 @@ import CloudletTesting
 import Foundation
 import HTTPTypes
 import NIOCore
+import PostgresTestServer
 import Testing
 
 extension ProcessTests {
@@ -42,10 +43,14 @@ extension ProcessTests {
             #expect(status == 401)
         }
 
-        @Test func cloudletLogsReadsAnAppsHookRunsByHookAndTimeAndFollowsNewOnes() async throws {
+        @Test(arguments: ServedStore.allCases)
+        func cloudletLogsReadsAnAppsHookRunsByHookAndTimeAndFollowsNewOnes(store: ServedStore) async throws {
             let data = try ServerProcess.temporaryFolder("logs")
             defer { try? FileManager.default.removeItem(at: data) }
-            let server = try await ServerProcess.serve(.fixture, data: data, arguments: ["--app-id", "fixture", "--workers", "1", "--log-format", "json"])
+            // The database named in the commands' environment, as an operator's shell keeps it.
+            let environment = try await store.naming().environment
+            let server = try await ServerProcess.serve(
+                .fixture, data: data, arguments: ["--app-id", "fixture", "--workers", "1", "--log-format", "json"], environment: environment)
             defer { server.killIfRunning() }
             let client = server.client()
             #expect(try await client.post("/functions/log", ["text": "marmalade"])["result"] == "logged")
@@ -53,7 +58,7 @@ extension ProcessTests {
 
             let logs = ["logs", "fixture", "--data", data.path]
             let shown = try await poll("the log function's run in cloudlet logs") {
-                let run = try await ServerProcess.run(.cloudlet, logs + ["--hook", "function:log", "--since", "10m"])
+                let run = try await ServerProcess.run(.cloudlet, logs + ["--hook", "function:log", "--since", "10m"], environment: environment)
                 return run.stdout.contains("marmalade") ? run : nil
             }
             #expect(shown.ending == .exit(0))
@@ -61,13 +66,13 @@ extension ProcessTests {
             #expect(lines.first?.contains("function:log ok") == true, "\(shown.stdout)")
             #expect(lines.contains { $0.contains("notice marmalade") && $0.contains("source=fixture") }, "\(shown.stdout)")
             #expect(!shown.stdout.contains("function:pid"))
-            let future = try await ServerProcess.run(.cloudlet, logs + ["--since", "2099-01-01T00:00:00.000Z"])
+            let future = try await ServerProcess.run(.cloudlet, logs + ["--since", "2099-01-01T00:00:00.000Z"], environment: environment)
             #expect(future.ending == .exit(0) && future.stdout.isEmpty)
-            let json = try await ServerProcess.run(.cloudlet, logs + ["--json"])
+            let json = try await ServerProcess.run(.cloudlet, logs + ["--json"], environment: environment)
             let runs = try json.stdout.split(separator: "\n").map { try JSONParser.parse(String($0)) }
             #expect(runs.compactMap { $0["hook"]?.stringValue } == ["function:log", "function:pid"])
 
-            let follow = try ServerProcess.start(.cloudlet, arguments: logs + ["--follow", "--hook", "function:log"])
+            let follow = try ServerProcess.start(.cloudlet, arguments: logs + ["--follow", "--hook", "function:log"], environment: environment)
             defer { follow.killIfRunning() }
             _ = try await poll("the first run in the followed log") { follow.stdout.contains("marmalade") ? true : nil }
             _ = try await client.post("/functions/log", ["text": "quince"])
@@ -83,9 +88,9 @@ extension ProcessTests {
             #expect(hookLine["app"] == "fixture" && hookLine["level"] == "notice")
 
             _ = try await server.kill()
-            let afterStop = try await ServerProcess.run(.cloudlet, logs + ["--hook", "function:log"])
+            let afterStop = try await ServerProcess.run(.cloudlet, logs + ["--hook", "function:log"], environment: environment)
             #expect(afterStop.stdout.contains("quince"), "cloudlet logs reads the database without a server")
-            let unknown = try await ServerProcess.run(.cloudlet, ["logs", "nope", "--data", data.path])
+            let unknown = try await ServerProcess.run(.cloudlet, ["logs", "nope", "--data", data.path], environment: environment)
             #expect(unknown.ending != .exit(0) && unknown.stderr.contains("no app nope"))
         }
     }

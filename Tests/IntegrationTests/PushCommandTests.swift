@@ -1,17 +1,27 @@
 import Cloudlet
 import Foundation
+import PostgresTestServer
 import Testing
 
 extension ProcessTests {
-    /// `cloudlet push send` and `cloudlet push status`, on an app's database in a data folder.
+    /// `cloudlet push send` and `cloudlet push status`, on an app's database: its file in a data
+    /// folder, or the PostgreSQL database.
     @Suite struct PushCommandTests {
-        @Test func sendRecordsAJobThatStatusShows() async throws {
+        @Test(arguments: ServedStore.allCases)
+        func sendRecordsAJobThatStatusShows(store: ServedStore) async throws {
             let folder = try ServerProcess.temporaryFolder("push")
             defer { try? FileManager.default.removeItem(at: folder) }
-            let apps = folder.appendingPathComponent("apps")
-            try FileManager.default.createDirectory(at: apps, withIntermediateDirectories: true)
-            _ = FileManager.default.createFile(atPath: apps.appendingPathComponent("demo.sqlite").path, contents: nil)
-            let common = ["--data", folder.path, "--json"]
+            let naming = try await store.naming()
+            let common = ["--data", folder.path, "--json"] + naming.arguments
+            switch store {
+            case .sqlite:
+                let apps = folder.appendingPathComponent("apps")
+                try FileManager.default.createDirectory(at: apps, withIntermediateDirectories: true)
+                _ = FileManager.default.createFile(atPath: apps.appendingPathComponent("demo.sqlite").path, contents: nil)
+            case .postgres:
+                let created = try await ServerProcess.run(.cloudlet, ["apps", "create", "demo"] + naming.arguments)
+                #expect(created.ending == .exit(0), "\(created.stderr)")
+            }
 
             let sent = try await ServerProcess.run(
                 .cloudlet, ["push", "send", "demo", "--channels", "news,sport", "--payload", #"{"alert":"Hi"}"#, "--at", "2030-01-01T00:00:00.000Z"] + common)

@@ -19,12 +19,7 @@ extension HookRegistry {
         beforeSave(className, timeLimit: timeLimit) { request in
             var value = try Self.decode(Model.self, from: request.object)
             try await handler(&value, request.context)
-            guard let fields = try ParseCoding.encode(value).objectValue else {
-                throw HookError.failed("the model of \(className) must encode as an object")
-            }
-            let written = ParseObject(className: className, json: fields)
-            request.object.fields.merge(written.fields) { _, new in new }
-            if let acl = written.acl { request.object.acl = acl }
+            request.object = try Self.written(value, over: request.object)
         }
     }
 
@@ -122,7 +117,19 @@ extension HookRegistry {
         }
     }
 
-    private static func decode<Model: Decodable>(_ type: Model.Type, from object: ParseObject) throws -> Model {
+    /// `object` with the fields (and ACL) `model` encodes written over its own.
+    static func written<Model: Encodable>(_ model: Model, over object: ParseObject) throws -> ParseObject {
+        guard let fields = try ParseCoding.encode(model).objectValue else {
+            throw HookError.failed("the model of \(object.className) must encode as an object")
+        }
+        let written = ParseObject(className: object.className, json: fields)
+        var object = object
+        object.fields.merge(written.fields) { _, new in new }
+        if let acl = written.acl { object.acl = acl }
+        return object
+    }
+
+    static func decode<Model: Decodable>(_ type: Model.Type, from object: ParseObject) throws -> Model {
         do {
             return try ParseCoding.decode(type, from: .object(object.json))
         } catch {

@@ -35,7 +35,7 @@ public struct PostgresFileStorage: FileStorage {
 
     /// The files of the app whose schema is `schema`, made or brought up to date first.
     public init(_ database: PostgresDatabase, schema: PostgresAppSchema) async throws {
-        try await PostgresMigrations.apply(to: schema, in: database)
+        try await PostgresMigrations.ensure(schema, in: database)
         self.database = database
         self.schema = schema
     }

@@ -13,7 +13,7 @@ public struct PostgresFileUsageStore: FileUsageStorage {
 
     /// The file usage of the app whose schema is `schema`, made or brought up to date first.
     public init(_ database: PostgresDatabase, schema: PostgresAppSchema) async throws {
-        try await PostgresMigrations.apply(to: schema, in: database)
+        try await PostgresMigrations.ensure(schema, in: database)
         self.database = database
         table = schema.quoted + ".file_usage"
         objects = schema.quoted + ".objects"

@@ -61,9 +61,10 @@ public struct PostgresJobStore: JobStorage {
     @discardableResult
     public func updateRunningJob(_ id: String, fields: [String: ParseValue], updatedAt: Date) async throws -> Bool {
         try await objects.writer.write { connection, afterCommit in
-            guard var status = try await objects.lockedObject(JobStatus.className, id, on: connection),
-                status.fields["status"]?.stringValue == JobStatus.State.running.rawValue
+            guard let original = try await objects.lockedObject(JobStatus.className, id, on: connection),
+                original.fields["status"]?.stringValue == JobStatus.State.running.rawValue
             else { return false }
+            var status = original
             status.fields.merge(fields) { _, new in new }
             status.updatedAt = updatedAt
             if let commit = try await objects.fieldTypes.check(status, on: connection, logger: logger) { afterCommit.append(commit) }
@@ -77,24 +78,31 @@ public struct PostgresJobStore: JobStorage {
             try await connection.query(
                 PostgresQuery(unsafeSQL: "UPDATE \(objects.table) SET updated_at = $1, data = $2::jsonb WHERE class = $3 AND id = $4", binds: binds),
                 logger: logger)
+            try await objects.notifyLive(.update, status, original: original, on: connection)
             if status.fields["status"]?.stringValue != JobStatus.State.running.rawValue { try await pruneEndedJobs(on: connection) }
             return true
         }
     }
 
-    /// Deletes the ended runs older than the newest ``JobStatus/retention`` runs.
+    /// Deletes the ended runs older than the newest ``JobStatus/retention`` runs, each told of as
+    /// deleted if the app's LiveQuery feed publishes `_JobStatus`.
     private func pruneEndedJobs(on connection: PostgresConnection) async throws {
-        var binds = PostgresBindings()
-        binds.append(JobStatus.className)
-        binds.append(JobStatus.State.running.rawValue)
-        binds.append(JobStatus.retention - 1)
-        try await connection.query(
-            PostgresQuery(
-                unsafeSQL: """
-                    DELETE FROM \(objects.table) WHERE class = $1 AND data ->> 'status' IS DISTINCT FROM $2 AND created_at COLLATE "C" < (
-                        SELECT created_at FROM \(objects.table) WHERE class = $1 ORDER BY created_at COLLATE "C" DESC LIMIT 1 OFFSET $3
-                    )
-                    """, binds: binds), logger: logger)
+        let binds = PostgresBindings(JobStatus.className, JobStatus.State.running.rawValue, JobStatus.retention - 1)
+        let sql = """
+            DELETE FROM \(objects.table) WHERE class = $1 AND data ->> 'status' IS DISTINCT FROM $2 AND created_at COLLATE "C" < (
+                SELECT created_at FROM \(objects.table) WHERE class = $1 ORDER BY created_at COLLATE "C" DESC LIMIT 1 OFFSET $3
+            )
+            """
+        guard objects.liveChanges.publishes(JobStatus.className) else {
+            try await connection.run(sql, binds, logger: logger)
+            return
+        }
+        let rows = try await connection.run(sql + " RETURNING id, created_at, updated_at, acl::text, data::text", binds, logger: logger)
+        var deleted: [ParseObject] = []
+        for try await row in rows.decode((String, String, String, String?, String).self) {
+            deleted.append(try PostgresObjectStore.object(JobStatus.className, row))
+        }
+        for object in deleted { try await objects.notifyLive(.delete, object, on: connection) }
     }
 
     public func jobScheduleStates() async throws -> [String: JobScheduleState] {

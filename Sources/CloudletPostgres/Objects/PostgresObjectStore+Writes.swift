@@ -4,7 +4,8 @@ import Foundation
 import PostgresNIO
 
 /// Saves and deletes: each one transaction with the after hook it owes (a row of the work queue),
-/// the field types it records and the objects stored alongside it; as the SQLite store's.
+/// the field types it records, the objects stored alongside it and the notification of its change
+/// to every node's LiveQuery feed; as the SQLite store's.
 extension PostgresObjectStore {
     /// Stores a new object, which has its id and timestamps already, adds the objects `relations`
     /// names to its relation fields, queues the after hook `outbox` with it, and stores the objects
@@ -52,6 +53,7 @@ extension PostgresObjectStore {
             try await connection.query(
                 PostgresQuery(unsafeSQL: "UPDATE \(table) SET updated_at = $1, acl = $2::jsonb, data = $3::jsonb WHERE class = $4 AND id = $5", binds: binds),
                 logger: database.logger)
+            try await notifyLive(.update, object, original: current, on: connection)
             try await PostgresRelations.apply(changes.relations, owner: className, id: id, in: schema, on: connection, logger: database.logger)
             let newPassword = className == SystemClass.user.name ? changes.password : nil
             if let newPassword {
@@ -78,6 +80,7 @@ extension PostgresObjectStore {
             binds.append(className)
             binds.append(id)
             try await connection.query(PostgresQuery(unsafeSQL: "DELETE FROM \(table) WHERE class = $1 AND id = $2", binds: binds), logger: database.logger)
+            try await notifyLive(.delete, current, on: connection)
             try await PostgresRelations.removeAll(of: className, id: id, in: schema, on: connection, logger: database.logger)
             if className == SystemClass.user.name {
                 try await PostgresAccountStore.deleteAccount(ofUser: id, in: schema, on: connection, logger: database.logger)
@@ -114,7 +117,8 @@ extension PostgresObjectStore {
         return nil
     }
 
-    /// Inserts `object`, whose row is `row`, once its fields' types are checked.
+    /// Inserts `object`, whose row is `row`, once its fields' types are checked, and tells every
+    /// node's LiveQuery feed of it.
     func insertRow(_ object: ParseObject, _ row: ObjectText, on connection: PostgresConnection, afterCommit: inout [@Sendable () -> Void]) async throws {
         if let commit = try await fieldTypes.check(object, on: connection, logger: database.logger) { afterCommit.append(commit) }
         var binds = PostgresBindings()
@@ -129,6 +133,7 @@ extension PostgresObjectStore {
                 unsafeSQL: "INSERT INTO \(table) (class, id, created_at, updated_at, acl, data) VALUES ($1, $2, $3, $4, $5::jsonb, $6::jsonb)",
                 binds: binds),
             logger: database.logger)
+        try await notifyLive(.create, object, on: connection)
     }
 
     /// Queues `event`'s after hook in the transaction of `connection`.

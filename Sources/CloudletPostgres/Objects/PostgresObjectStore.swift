@@ -22,19 +22,22 @@ public struct PostgresObjectStore: Sendable {
     let maximumObjectBytes: Int
     /// The URLs `File` values read back get (see ``ObjectStorage/fileURLs``).
     public let fileURLs: FileURLs?
+    /// This node's LiveQuery feed of the app, whose classes the writes tell every node of.
+    let liveChanges: LiveObjectChanges
 
     /// The objects of the app whose schema is `schema`, made or brought up to date first; `File`
     /// values read back get their URLs from `fileURLs`.
     public init(
         _ database: PostgresDatabase, schema: PostgresAppSchema, maximumObjectBytes: Int = 1 << 20, fileURLs: FileURLs? = nil
     ) async throws {
-        try await PostgresMigrations.apply(to: schema, in: database)
+        try await PostgresMigrations.ensure(schema, in: database)
         self.fileURLs = fileURLs
         self.database = database
         self.schema = schema
         self.maximumObjectBytes = maximumObjectBytes
         table = schema.quoted + ".objects"
         fieldTypes = PostgresFieldTypes(schema: schema, database: database)
+        liveChanges = database.liveFeed(of: schema).changes
         // Listening, so that another node's schema change drops the field types cached here.
         _ = await database.wakeSignal(for: PostgresFieldTypes.changeTopic(schema))
     }

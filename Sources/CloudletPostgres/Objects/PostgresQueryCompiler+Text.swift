@@ -47,7 +47,9 @@ extension PostgresQueryCompiler {
             return "false"
         }
         let query = Self.joined(required.map(stems), search.phrases.isEmpty ? "||" : "&&")
-        text = (vector, query)
+        // Beside phrases, the words decide nothing but rank, as on SQLite: the score counts them too.
+        let ranked = search.phrases.isEmpty || search.words.isEmpty ? query : "(\(query) || \(Self.joined(search.words.map { [$0] }.map(stems), "||")))"
+        text = (vector, ranked)
         let match: String
         if !search.caseSensitive, !search.diacriticSensitive, search.stemsEnglish {
             match = "\(vector) @@ \(query)"

@@ -139,11 +139,10 @@ struct PostgresQueryCompiler: WhereCompiling {
                 clauses.append(try containedBy(field, values))
             case "$in", "$nin", "$all":
                 guard let values = operand.arrayValue else { throw ParseError.invalidQuery("\(op) needs an array") }
-                let tests = try values.map { try equality(field, $0) }
                 switch op {
-                case "$in": clauses.append(Self.joined(tests, "OR"))
-                case "$nin": clauses.append("NOT COALESCE(\(Self.joined(tests, "OR")), false)")
-                default: clauses.append(Self.joined(tests, "AND"))
+                case "$in": clauses.append(try membership(field, values))
+                case "$nin": clauses.append("NOT COALESCE(\(try membership(field, values)), false)")
+                default: clauses.append(try containsAll(field, values))
                 }
             case "$regex":
                 clauses.append(try regex(field, operand, options: operators["$options"]))
@@ -188,8 +187,7 @@ struct PostgresQueryCompiler: WhereCompiling {
         case .null:
             return "(\(path) IS NULL OR \(path) = 'null'::jsonb)"
         case .bool, .string, .number:
-            let json = bindJSON(value)
-            return "(\(path) = \(json) OR (jsonb_typeof(\(path)) = 'array' AND \(path) @> jsonb_build_array(\(json))))"
+            return Self.plainEquality(field, bindJSON(value))
         case .array:
             return "(\(path) = \(bindJSON(value)))"
         case .object:

@@ -19,7 +19,7 @@ public struct PostgresHookRunStore: HookRunStorage {
 
     /// The hook log of the app whose schema is `schema`, made or brought up to date first.
     public init(_ database: PostgresDatabase, schema: PostgresAppSchema) async throws {
-        try await PostgresMigrations.apply(to: schema, in: database)
+        try await PostgresMigrations.ensure(schema, in: database)
         self.database = database
         table = schema.quoted + ".hook_runs"
         writeLock = "cloudlet hook_runs " + schema.name

@@ -17,13 +17,7 @@ extension PostgresPushStore {
     @discardableResult
     public func recordPushResult(_ result: PushDeliveryResult, owner: String, now: Date) async throws -> Bool {
         let delivery = result.delivery
-        let ended: (sent: Bool, reason: String)
-        switch result.resolution {
-        case .sent: ended = (true, "")
-        case .failed(let reason), .invalidToken(let reason, _), .jobFailed(let reason): ended = (false, reason)
-        case .expired: ended = (false, PushJobCounts.expiredReason)
-        case .retry: return false
-        }
+        guard let ended = result.ending else { return false }
         return try await objects.writer.write { connection, afterCommit in
             try await connection.run("SELECT 1 FROM \(jobs) WHERE job_id = $1 FOR UPDATE", PostgresBindings(delivery.jobId), logger: logger)
             let deleted = try await connection.count(
@@ -120,12 +114,14 @@ extension PostgresPushStore {
     private func unsetToken(of delivery: PushDelivery, unregisteredAt: Date?, now: Date, on connection: PostgresConnection) async throws {
         var binds = PostgresBindings(ParseDate.string(from: now), delivery.installationId, delivery.token)
         binds.append(unregisteredAt.map(ParseDate.string(from:)))
-        try await connection.run(
-            """
-            UPDATE \(objects.table) SET data = data - 'deviceToken', updated_at = $1
-            WHERE class = '_Installation' AND id = $2 AND data -> 'deviceToken' = to_jsonb($3::text)
-                AND ($4::text IS NULL OR updated_at COLLATE "C" < $4)
-            """, binds, logger: logger)
+        _ = try await objects.notifyingLiveUpdates(of: "_Installation", ids: [delivery.installationId], on: connection) {
+            try await connection.run(
+                """
+                UPDATE \(objects.table) SET data = data - 'deviceToken', updated_at = $1
+                WHERE class = '_Installation' AND id = $2 AND data -> 'deviceToken' = to_jsonb($3::text)
+                    AND ($4::text IS NULL OR updated_at COLLATE "C" < $4)
+                """, binds, logger: logger)
+        }
     }
 
     /// Writes job `id`'s counts to its `_PushStatus` object, and its final status when it ends.
@@ -153,7 +149,8 @@ extension PostgresPushStore {
     func setPushStatus(
         _ id: String, _ fields: [String: ParseValue], now: Date, on connection: PostgresConnection, afterCommit: inout [@Sendable () -> Void]
     ) async throws {
-        guard var object = try await objects.lockedObject("_PushStatus", id, on: connection) else { return }
+        guard let original = try await objects.lockedObject("_PushStatus", id, on: connection) else { return }
+        var object = original
         object.fields.merge(fields) { _, new in new }
         object.updatedAt = now
         if let commit = try await objects.fieldTypes.check(object, on: connection, logger: logger) { afterCommit.append(commit) }
@@ -163,5 +160,6 @@ extension PostgresPushStore {
         binds.append(id)
         try await connection.run(
             "UPDATE \(objects.table) SET updated_at = $1, data = $2::jsonb WHERE class = $3 AND id = $4", binds, logger: logger)
+        try await objects.notifyLive(.update, object, original: original, on: connection)
     }
 }

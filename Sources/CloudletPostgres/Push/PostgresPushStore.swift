@@ -184,14 +184,17 @@ public struct PostgresPushStore: PushDeliveryStorage {
         var binds = PostgresBindings()
         binds.append(amount)
         binds.append(Array(deliveries.values))
-        let rows = try await connection.run(
-            """
-            UPDATE \(objects.table) SET data = jsonb_set(data, '{badge}', to_jsonb(
-                CASE WHEN jsonb_typeof(data -> 'badge') = 'number' THEN trunc((data ->> 'badge')::numeric)::bigint + $1 ELSE $1 END))
-            WHERE class = '_Installation' AND id = ANY($2) RETURNING id, (data ->> 'badge')::bigint
-            """, binds, logger: logger)
-        var badges: [String: Int] = [:]
-        for try await (installation, badge) in rows.decode((String, Int).self) { badges[installation] = badge }
+        let badges = try await objects.notifyingLiveUpdates(of: "_Installation", ids: Array(deliveries.values), on: connection) {
+            let rows = try await connection.run(
+                """
+                UPDATE \(objects.table) SET data = jsonb_set(data, '{badge}', to_jsonb(
+                    CASE WHEN jsonb_typeof(data -> 'badge') = 'number' THEN trunc((data ->> 'badge')::numeric)::bigint + $1 ELSE $1 END))
+                WHERE class = '_Installation' AND id = ANY($2) RETURNING id, (data ->> 'badge')::bigint
+                """, binds, logger: logger)
+            var badges: [String: Int] = [:]
+            for try await (installation, badge) in rows.decode((String, Int).self) { badges[installation] = badge }
+            return badges
+        }
         let given = deliveries.compactMap { workId, installation in badges[installation].map { (workId, $0) } }
         guard !given.isEmpty else { return }
         var update = PostgresBindings()

@@ -1,4 +1,5 @@
 import Cloudlet
+import Foundation
 import NIOCore
 
 /// Where an app's files live. The upload and download routes, the check that a saved `File`
@@ -33,4 +34,9 @@ public protocol FileStorage: Sendable {
 
     /// Which of `names` are stored.
     func existing(_ names: Set<String>) async throws -> Set<String>
+
+    /// Removes the staged uploads last written to before `date` that were neither committed nor
+    /// discarded (their upload cut short by a crash); answers how many.
+    @discardableResult
+    func removeAbandonedUploads(olderThan date: Date) async throws -> Int
 }

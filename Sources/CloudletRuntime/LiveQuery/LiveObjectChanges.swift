@@ -15,7 +15,8 @@ public struct CommittedObjectChange: Sendable, Equatable {
     }
 
     public let kind: Kind
-    /// The object as written, or as it was for a delete.
+    /// The object as written, or as it was for a delete: as a read answers it (dates to the
+    /// millisecond, `File` values with their URLs).
     public let object: ParseObject
     /// For an update, the object before it.
     public let original: ParseObject?
@@ -31,8 +32,19 @@ public struct CommittedObjectChange: Sendable, Equatable {
 /// write of a class in ``classNames`` (after its commit, in commit order; nothing for a write that
 /// rolled back), and every node's LiveQuery server subscribes. On SQLite the writer publishes after
 /// its commit; on PostgreSQL every node publishes what it hears of any node's commits.
+///
+/// Subscribers are called on the thread that publishes (SQLite's writer, PostgreSQL's listener),
+/// one change after the other: they hand each change on (to a stream, a queue) and return, never
+/// wait there.
+///
+/// ```swift
+/// stores.liveChanges.classNames = ["Message"]
+/// stores.liveChanges.subscribe(server) { server, change in server.enqueue(change) }
+/// stores.liveChanges.subscribeToGaps(server) { server in server.closeEveryConnection() }
+/// ```
 public final class LiveObjectChanges: Sendable {
     private let subscribers = WeakSubscribers<CommittedObjectChange>()
+    private let gapSubscribers = WeakSubscribers<Void>()
     private let classes = Mutex<Set<String>>([])
 
     public init() {}
@@ -46,7 +58,7 @@ public final class LiveObjectChanges: Sendable {
 
     /// Whether writes of `className` are published: the stores ask before they make a change.
     public func publishes(_ className: String) -> Bool {
-        classes.withLock { $0.contains(className) }
+        classes.withLock { !$0.isEmpty && $0.contains(className) }
     }
 
     /// Calls `apply` with `owner` for every change from now on, for as long as `owner` lives;
@@ -55,13 +67,30 @@ public final class LiveObjectChanges: Sendable {
         subscribers.subscribe(owner, apply)
     }
 
-    /// Stops calling `owner`.
+    /// Calls `apply` with `owner` whenever changes may have been missed, for as long as `owner`
+    /// lives: the feed stopped hearing of commits for a while (on PostgreSQL, this node lost its
+    /// listening connection: told once when it stops hearing and again once it hears again; or a
+    /// large change was gone before it was read). What a subscriber derived from the changes
+    /// before is then unknown: a LiveQuery server ends its clients' connections, so that they
+    /// connect again, subscribe again and query afresh. On SQLite, where the process that writes
+    /// is the one that publishes, there are no gaps.
+    public func subscribeToGaps<Owner: AnyObject & Sendable>(_ owner: Owner, _ apply: @escaping @Sendable (Owner) -> Void) {
+        gapSubscribers.subscribe(owner) { owner, _ in apply(owner) }
+    }
+
+    /// Stops calling `owner`, for changes and gaps alike.
     public func unsubscribe(_ owner: AnyObject) {
         subscribers.unsubscribe(owner)
+        gapSubscribers.unsubscribe(owner)
     }
 
     /// Tells every subscriber alive of `change`, in the caller's order.
     public func publish(_ change: CommittedObjectChange) {
         subscribers.publish(change)
+    }
+
+    /// Tells every subscriber to gaps that changes may have been missed.
+    public func publishGap() {
+        gapSubscribers.publish(())
     }
 }

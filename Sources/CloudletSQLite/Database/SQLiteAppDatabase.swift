@@ -52,6 +52,9 @@ public final class SQLiteAppDatabase: Sendable {
     let aggregateInstructions: Int
     /// The URLs `File` values read back get (see ``ObjectStorage/fileURLs``).
     let fileURLs: FileURLs?
+    /// The app's feed of committed writes for LiveQuery, which this database's writes publish to
+    /// (``AppStores/liveChanges``).
+    let liveChanges = LiveObjectChanges()
 
     /// Opens (creating if needed) the database at `path` and brings its tables up to date. Writes
     /// of objects larger than `maximumObjectBytes` are refused (116), and a query's `$regex`
@@ -157,5 +160,6 @@ extension AppStores {
             jobs: SQLiteJobStore(database), push: SQLitePushStore(database), fileUsage: SQLiteFileUsageStore(database),
             hookRuns: SQLiteHookRunStore(database), config: SQLiteGlobalConfigStore(database),
             schemas: SQLiteSchemaStore(database))
+        liveChanges = database.liveChanges
     }
 }

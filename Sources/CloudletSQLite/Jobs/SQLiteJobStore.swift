@@ -46,11 +46,12 @@ public struct SQLiteJobStore: JobStorage {
 
     @discardableResult
     public func updateRunningJob(_ id: String, fields: [String: ParseValue], updatedAt: Date) async throws -> Bool {
-        let (schema, rows) = (database.schema, database.objectRows)
+        let (schema, rows, database) = (self.database.schema, self.database.objectRows, self.database)
         return try await database.pool.write { db in
-            guard var status = try ObjectRows.fetch(db, JobStatus.className, id),
-                status.fields["status"]?.stringValue == JobStatus.State.running.rawValue
+            guard let original = try ObjectRows.fetch(db, JobStatus.className, id),
+                original.fields["status"]?.stringValue == JobStatus.State.running.rawValue
             else { return false }
+            var status = original
             status.fields.merge(fields) { _, new in new }
             status.updatedAt = updatedAt
             try schema.check(status, db)
@@ -59,20 +60,10 @@ public struct SQLiteJobStore: JobStorage {
             try db.execute(
                 sql: "UPDATE objects SET updated_at = ?, data = ? WHERE class = ? AND id = ?",
                 arguments: [row.updatedAt, row.fields, JobStatus.className, id])
-            if status.fields["status"]?.stringValue != JobStatus.State.running.rawValue { try Self.pruneEndedJobs(db) }
+            database.publishLive(.update, status, original: original, db)
+            if status.fields["status"]?.stringValue != JobStatus.State.running.rawValue { try database.pruneEndedJobs(db) }
             return true
         }
-    }
-
-    /// Deletes the ended runs older than the newest ``JobStatus/retention`` runs.
-    private static func pruneEndedJobs(_ db: Database) throws {
-        try db.execute(
-            sql: """
-                DELETE FROM objects WHERE class = ?1 AND json_extract(data, '$.status') != ?2 AND created_at < (
-                    SELECT created_at FROM objects WHERE class = ?1 ORDER BY created_at DESC LIMIT 1 OFFSET ?3
-                )
-                """,
-            arguments: [JobStatus.className, JobStatus.State.running.rawValue, JobStatus.retention - 1])
     }
 
     public func jobScheduleStates() async throws -> [String: JobScheduleState] {
@@ -114,6 +105,23 @@ public struct SQLiteJobStore: JobStorage {
                 sql: "UPDATE job_schedules SET handled_through = ? WHERE job = ? AND expression = ? AND handled_through = ?",
                 arguments: [now.timeIntervalSince1970, job, expression, handledThrough.timeIntervalSince1970])
             return db.changesCount > 0
+        }
+    }
+}
+
+extension SQLiteAppDatabase {
+    /// Deletes the ended runs older than the newest ``JobStatus/retention`` runs, each published
+    /// as deleted if the app's LiveQuery feed publishes `_JobStatus`.
+    fileprivate func pruneEndedJobs(_ db: Database) throws {
+        let sql = """
+            DELETE FROM objects WHERE class = ?1 AND json_extract(data, '$.status') != ?2 AND created_at < (
+                SELECT created_at FROM objects WHERE class = ?1 ORDER BY created_at DESC LIMIT 1 OFFSET ?3
+            )
+            """
+        let arguments: StatementArguments = [JobStatus.className, JobStatus.State.running.rawValue, JobStatus.retention - 1]
+        guard liveChanges.publishes(JobStatus.className) else { return try db.execute(sql: sql, arguments: arguments) }
+        for row in try Row.fetchAll(db, sql: sql + " RETURNING id, created_at, updated_at, acl, data", arguments: arguments) {
+            publishLive(.delete, try ObjectRows.object(JobStatus.className, row), db)
         }
     }
 }

@@ -49,12 +49,13 @@ struct ObjectRows: Sendable {
     }
 
     /// Inserts `object`, whose row is `arguments`, in the transaction of `db`, once its fields'
-    /// types are checked. A push job's fan-out (which a trigger queues) wakes the work loop once
-    /// the transaction commits.
+    /// types are checked, and publishes it once the transaction commits. A push job's fan-out
+    /// (which a trigger queues) wakes the work loop then too.
     func insert(_ object: ParseObject, _ arguments: StatementArguments, _ db: Database) throws {
         try database.schema.check(object, db)
         try db.cachedStatement(sql: "INSERT INTO objects (class, id, created_at, updated_at, acl, data) VALUES (?, ?, ?, ?, ?, ?)")
             .execute(arguments: arguments)
+        database.publishLive(.create, object, db)
         guard object.className == "_PushStatus" else { return }
         db.afterCommit { [workQueued = database.workQueued] in workQueued.signal() }
     }

@@ -4,7 +4,7 @@ import Foundation
 import GRDB
 
 /// Saves and deletes: each one transaction with the after hook it owes (a row of the work queue)
-/// and the objects stored alongside it.
+/// and the objects stored alongside it, published to the app's LiveQuery feed once committed.
 extension SQLiteObjectStore {
     public func insert(
         _ object: ParseObject, relations: [String: RelationChange], outbox: OutboxEvent?, alongside: [ParseObject]
@@ -42,6 +42,7 @@ extension SQLiteObjectStore {
             try db.execute(
                 sql: "UPDATE objects SET updated_at = ?, acl = ?, data = ? WHERE class = ? AND id = ?",
                 arguments: [row.updatedAt, row.acl, row.fields, className, id])
+            self.database.publishLive(.update, object, original: current, db)
             try SQLiteRelations.apply(changes.relations, owner: className, id: id, db)
             if let password = changes.password { try SQLiteAccountStore.setPassword(password, of: object, db) }
             if let event { try self.queue.queueAfterHook(event, db) }
@@ -59,6 +60,7 @@ extension SQLiteObjectStore {
             guard let current = try ObjectRows.fetch(db, className, id) else { throw ParseError.objectNotFound() }
             try check(current)
             try db.execute(sql: "DELETE FROM objects WHERE class = ? AND id = ?", arguments: [className, id])
+            self.database.publishLive(.delete, current, db)
             try SQLiteRelations.removeAll(of: className, id: id, db)
             try SQLiteAccountStore.deleteAccount(of: current, db)
             let event = outbox?(self.database.presented(current))

@@ -18,13 +18,7 @@ extension SQLitePushStore {
     @discardableResult
     public func recordPushResult(_ result: PushDeliveryResult, owner: String, now: Date) async throws -> Bool {
         let delivery = result.delivery
-        let ended: (sent: Bool, reason: String)
-        switch result.resolution {
-        case .sent: ended = (true, "")
-        case .failed(let reason), .invalidToken(let reason, _), .jobFailed(let reason): ended = (false, reason)
-        case .expired: ended = (false, PushJobCounts.expiredReason)
-        case .retry: return false
-        }
+        guard let ended = result.ending else { return false }
         return try await database.write { db in
             try db.cachedStatement(sql: "DELETE FROM work_queue WHERE id = ? AND lease_owner = ?").execute(arguments: [delivery.id, owner])
             guard db.changesCount > 0 else { return false }
@@ -32,7 +26,7 @@ extension SQLitePushStore {
             try Self.add([key: 1], db)
             switch result.resolution {
             case .invalidToken(_, let unregisteredAt):
-                try Self.unsetToken(of: delivery, unregisteredAt: unregisteredAt, now: now, db)
+                try self.unsetToken(of: delivery, unregisteredAt: unregisteredAt, now: now, db)
             case .jobFailed(let reason):
                 try self.finishPushJob(delivery.jobId, .failed(reason: reason), now: now, db)
                 return true
@@ -58,14 +52,16 @@ extension SQLitePushStore {
     /// Unsets the installation's `deviceToken` (as Parse Server does) if it is still the token of
     /// `delivery` and, when APNs gave the time the token stopped working, the installation was last
     /// updated before that time.
-    private static func unsetToken(of delivery: PushDelivery, unregisteredAt: Date?, now: Date, _ db: Database) throws {
+    private func unsetToken(of delivery: PushDelivery, unregisteredAt: Date?, now: Date, _ db: Database) throws {
         let unregistered = unregisteredAt.map(ParseDate.string(from:))
-        try db.cachedStatement(
-            sql: """
-                UPDATE objects SET data = json_remove(data, '$.deviceToken'), updated_at = ?
-                WHERE class = '_Installation' AND id = ? AND json_extract(data, '$.deviceToken') = ? AND (?4 IS NULL OR updated_at < ?4)
-                """
-        ).execute(arguments: [ParseDate.string(from: now), delivery.installationId, delivery.token, unregistered])
+        try database.publishingUpdates(of: "_Installation", ids: [delivery.installationId], db) {
+            try db.cachedStatement(
+                sql: """
+                    UPDATE objects SET data = json_remove(data, '$.deviceToken'), updated_at = ?
+                    WHERE class = '_Installation' AND id = ? AND json_extract(data, '$.deviceToken') = ? AND (?4 IS NULL OR updated_at < ?4)
+                    """
+            ).execute(arguments: [ParseDate.string(from: now), delivery.installationId, delivery.token, unregistered])
+        }
     }
 
     private static func add(_ tally: Tally, _ db: Database) throws {
@@ -130,12 +126,14 @@ extension SQLitePushStore {
 
     /// Sets `fields` on the `_PushStatus` object `id`, if it still exists.
     func setPushStatus(_ id: String, _ fields: [String: ParseValue], now: Date, _ db: Database) throws {
-        guard var object = try ObjectRows.fetch(db, "_PushStatus", id) else { return }
+        guard let original = try ObjectRows.fetch(db, "_PushStatus", id) else { return }
+        var object = original
         object.fields.merge(fields) { _, new in new }
         object.updatedAt = now
         try database.schema.check(object, db)
         let row = ObjectText(object)
         try db.cachedStatement(sql: "UPDATE objects SET updated_at = ?, data = ? WHERE class = '_PushStatus' AND id = ?")
             .execute(arguments: [row.updatedAt, row.fields, id])
+        database.publishLive(.update, object, original: original, db)
     }
 }

@@ -88,7 +88,7 @@ public struct SQLitePushStore: PushDeliveryStorage {
                 try insert.execute(arguments: [workId, kind, JSONWriter.string(.object(payload)), now.timeIntervalSince1970])
                 guard db.changesCount > 0 else { continue }
                 added += 1
-                if let badgeIncrement { try Self.incrementBadge(of: recipient.installationId, by: badgeIncrement, delivery: workId, db) }
+                if let badgeIncrement { try self.incrementBadge(of: recipient.installationId, by: badgeIncrement, delivery: workId, db) }
             }
             try db.cachedStatement(sql: "UPDATE push_jobs SET cursor = ?, expanded = ?, count = count + ? WHERE job_id = ?")
                 .execute(arguments: [cursor, isLast, added, id])
@@ -100,15 +100,17 @@ public struct SQLitePushStore: PushDeliveryStorage {
     /// Raises the `badge` of installation `id` by `amount` (from 0 when it has no number) and gives the
     /// result to delivery `sequence`. The installation's `updatedAt` stays as it is: a badge is not
     /// a new registration (see ``PushDeliveryResolution/invalidToken(reason:unregisteredAt:)``).
-    private static func incrementBadge(of id: String, by amount: Int, delivery workId: String, _ db: Database) throws {
-        let badge = try Int.fetchOne(
-            db.cachedStatement(
-                sql: """
-                    UPDATE objects SET data = json_set(data, '$.badge',
-                        CASE WHEN json_type(data, '$.badge') IN ('integer', 'real') THEN CAST(json_extract(data, '$.badge') AS INTEGER) + ?1 ELSE ?1 END)
-                    WHERE class = '_Installation' AND id = ?2 RETURNING CAST(json_extract(data, '$.badge') AS INTEGER)
-                    """),
-            arguments: [amount, id])
+    private func incrementBadge(of id: String, by amount: Int, delivery workId: String, _ db: Database) throws {
+        let badge = try database.publishingUpdates(of: "_Installation", ids: [id], db) {
+            try Int.fetchOne(
+                db.cachedStatement(
+                    sql: """
+                        UPDATE objects SET data = json_set(data, '$.badge',
+                            CASE WHEN json_type(data, '$.badge') IN ('integer', 'real') THEN CAST(json_extract(data, '$.badge') AS INTEGER) + ?1 ELSE ?1 END)
+                        WHERE class = '_Installation' AND id = ?2 RETURNING CAST(json_extract(data, '$.badge') AS INTEGER)
+                        """),
+                arguments: [amount, id])
+        }
         try db.cachedStatement(sql: "UPDATE work_queue SET payload = json_set(payload, '$.badge', ?) WHERE id = ?")
             .execute(arguments: [badge, workId])
     }

@@ -14,8 +14,9 @@ public enum HookIsolation: String, Sendable, Hashable, CaseIterable {
 
 /// What the operator sets for one app in the registry: where its hooks run, how many workers they
 /// get, the cap on its hooks' time limits, its rate limits, its push providers, its job schedules,
-/// its file options and its emails. Each member's default is written here once; ``fields`` names each setting as
-/// the settings document, the admin API, the config file and the command line write it.
+/// its file options, its emails and the classes it publishes to LiveQuery. Each member's default
+/// is written here once; ``fields`` names each setting as the settings document, the admin API,
+/// the config file and the command line write it.
 ///
 /// Adding a setting is its member here and its entry in ``fields``: the registry keeps it in the
 /// settings document (an app stored before it existed reads its default), and `cloudlet apps
@@ -52,6 +53,9 @@ public struct AppSettings: Sendable, Hashable {
     /// Whether clients (not the master key) may create classes by saving to them (Parse Server's
     /// `allowClientClassCreation`): allowed by default.
     public var allowClientClassCreation = true
+    /// The classes whose committed writes are published to LiveQuery (Parse Server's `liveQuery`
+    /// option): none by default.
+    public var liveQuery = LiveQuerySettings()
 
     /// The default settings.
     public init() {}
@@ -116,6 +120,9 @@ public struct AppSettings: Sendable, Hashable {
         .document(
             "files", help: "The app's file options as JSON: {\"maxUploadBytes\", \"requireSession\", \"maxTotalBytes\"}.",
             read: { settings, value in settings.files = try settings.files.applying(value) }, write: { $0.files.json }),
+        .document(
+            "liveQuery", help: "The classes whose writes LiveQuery publishes, as JSON: {\"classNames\": [\"<class>\", …]}.",
+            read: { settings, value in settings.liveQuery = try settings.liveQuery.applying(value) }, write: { $0.liveQuery.json }),
     ]
 
     /// Flags of `cloudlet apps create|update` (and `serve`) that set one part of a document member.
@@ -134,6 +141,11 @@ public struct AppSettings: Sendable, Hashable {
         filesShortcut(
             "maxTotalBytes", flag: "max-total-file-bytes", kind: .text,
             help: "The most bytes the app's files may take together, or none for no bound but the host's free-disk floor."),
+        AppSettingField(
+            "liveQuery.classNames", flag: "live-query-classes", kind: .text,
+            help: "The classes whose writes LiveQuery publishes, separated by commas; empty for none.",
+            read: { settings, value in settings.liveQuery.classNames = try LiveQuerySettings.classNames(value) },
+            write: { .string($0.liveQuery.classNames.joined(separator: ",")) }),
     ]
 
     /// A flag for the member `files.<member>`; `none` (for `maxTotalBytes`) writes null, and a number

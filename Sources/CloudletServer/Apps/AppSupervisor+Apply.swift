@@ -84,6 +84,7 @@ extension AppSupervisor {
             rateLimiter: rateLimiter(record.settings.rateLimits, sharedState: storage.sharedRateLimits), pushProviders: pushProviders,
             jobSchedules: record.settings.jobSchedules)
         hosted.runtime.context.emailPolicy = email
+        hosted.runtime.context.stores.liveChanges.classNames = Set(record.settings.liveQuery.classNames)
         entries.withLock {
             $0[record.id] = Entry(
                 record: record, hosted: hosted, manifest: manifest, pool: group, push: push, checkpoints: checkpoints,
@@ -130,6 +131,7 @@ extension AppSupervisor {
         runtime.context.emailPolicy = email
         runtime.context.authProviders = record.settings.authProviders
         runtime.context.allowsClientClassCreation = record.settings.allowClientClassCreation
+        runtime.context.stores.liveChanges.classNames = Set(record.settings.liveQuery.classNames)
         let hosted = HostedApp(
             id: record.id, keys: record.acceptedKeys, fileSettings: record.settings.files, runtime: runtime, rateLimiter: rateLimiter,
             pushProviders: pushProviders, jobSchedules: record.settings.jobSchedules)

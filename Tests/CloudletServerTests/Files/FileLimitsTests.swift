@@ -7,9 +7,9 @@ import Testing
 /// The file routes pass the same middleware as every route: the app's rate limits and the metrics.
 @Suite("File routes under rate limits and metrics")
 struct FileLimitsTests {
-    @Test func uploadsAndDownloadsCountAgainstTheAppsQuotaAndOnlyItsOwn() async throws {
+    @Test(arguments: TestStore.allCases) func uploadsAndDownloadsCountAgainstTheAppsQuotaAndOnlyItsOwn(store: TestStore) async throws {
         let policy = RateLimitPolicy(quota: .init(count: 3, window: .seconds(60)))
-        try await FileTestServer.with(policy: policy) { server in
+        try await FileTestServer.with(policy: policy, store: store) { server in
             let (name, url) = try await server.upload("one.txt", [1])
             #expect(try await server.a.download(url).status == 200)
             #expect(try await server.a.download(url).status == 200)

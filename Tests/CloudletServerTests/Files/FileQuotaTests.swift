@@ -11,8 +11,8 @@ import Testing
 /// past either, uploads answer 413/130 while saves keep working.
 @Suite("File quota and free-disk floor")
 struct FileQuotaTests {
-    @Test func anUploadThatWouldPassTheAppsTotalIsRefusedAndADeleteFreesRoom() async throws {
-        try await FileTestServer.with { server in
+    @Test(arguments: TestStore.allCases) func anUploadThatWouldPassTheAppsTotalIsRefusedAndADeleteFreesRoom(store: TestStore) async throws {
+        try await FileTestServer.with(store: store) { server in
             let (first, _) = try await server.upload("one.bin", [UInt8](repeating: 1, count: 600))
             try await server.setFiles("a", FileSettings(maximumTotalBytes: 1000))
             let (second, _) = try await server.upload("two.bin", [UInt8](repeating: 2, count: 300))
@@ -27,8 +27,9 @@ struct FileQuotaTests {
             Support.expectError(try await server.a.upload("five.bin", [5]), status: 413, code: 130)
             #expect(try await server.a.delete("/files/\(second)", master: true).status == 200)
             _ = try await server.upload("five.bin", [5])
-            let kept = try FileManager.default.contentsOfDirectory(atPath: server.folder.appendingPathComponent("apps/a/files").path)
-            #expect(kept.filter { !$0.hasPrefix(".") }.count == 3, "nothing of a refused upload is kept: \(kept)")
+            let files = try server.files("a")
+            #expect(try await files.all().count == 3)
+            #expect(try await files.removeAbandonedUploads(olderThan: .distantFuture) == 0, "nothing of a refused upload is kept")
         }
     }
 
@@ -46,12 +47,12 @@ struct FileQuotaTests {
         }
     }
 
-    @Test func metadataAndContentTypesPastTheirBoundsAreRefusedAtUpload() async throws {
+    @Test(arguments: TestStore.allCases) func metadataAndContentTypesPastTheirBoundsAreRefusedAtUpload(store: TestStore) async throws {
         var hooks = HookRegistry()
         hooks.beforeSaveFile { request in
             if request.file.name.hasPrefix("big") { request.file.metadata["blob"] = .string(String(repeating: "x", count: 9000)) }
         }
-        try await FileTestServer.with(hooks: hooks) { server in
+        try await FileTestServer.with(hooks: hooks, store: store) { server in
             let form: ParseValue = [
                 "base64": "AAAA", "_ApplicationId": "a", "_JavaScriptKey": "client-a",
                 "fileData": ["metadata": ["note": .string(String(repeating: "m", count: 17_000))]],
@@ -62,8 +63,9 @@ struct FileQuotaTests {
             Support.expectError(try await server.a.upload("big.txt", [1]), status: 400, code: 130)
             let longType = "text/" + String(repeating: "p", count: 300)
             Support.expectError(try await server.a.upload("type.txt", [1], contentType: longType), status: 400, code: 130)
-            let kept = try FileManager.default.contentsOfDirectory(atPath: server.folder.appendingPathComponent("apps/a/files").path)
-            #expect(kept.filter { !$0.hasPrefix(".") }.isEmpty, "\(kept)")
+            let files = try server.files("a")
+            #expect(try await files.all().isEmpty)
+            #expect(try await files.removeAbandonedUploads(olderThan: .distantFuture) == 0, "nothing of a refused upload is kept")
             let (name, url) = try await server.upload("fine.txt", [1])
             #expect(try await server.a.download(url).status == 200)
             #expect(name.hasSuffix("fine.txt"))

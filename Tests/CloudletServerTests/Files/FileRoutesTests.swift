@@ -12,8 +12,8 @@ import Testing
 struct FileRoutesTests {
     static let bytes = Array("Hello, files! 0123456789".utf8)
 
-    @Test func anUploadIsServedBackWithItsTypeTagAndLengthThenDeleted() async throws {
-        try await FileTestServer.with { server in
+    @Test(arguments: TestStore.allCases) func anUploadIsServedBackWithItsTypeTagAndLengthThenDeleted(store: TestStore) async throws {
+        try await FileTestServer.with(store: store) { server in
             let reply = try await server.a.upload("hello.txt", Self.bytes, contentType: "text/plain")
             #expect(reply.status == 201)
             let name = try #require(reply["name"]?.stringValue)
@@ -45,8 +45,8 @@ struct FileRoutesTests {
         }
     }
 
-    @Test func rangesAnswerPartsAnd416PastTheEnd() async throws {
-        try await FileTestServer.with { server in
+    @Test(arguments: TestStore.allCases) func rangesAnswerPartsAnd416PastTheEnd(store: TestStore) async throws {
+        try await FileTestServer.with(store: store) { server in
             let (_, url) = try await server.upload("digits.txt", Self.bytes)
             let size = Self.bytes.count
             let cases: [(String, Range<Int>)] = [
@@ -73,8 +73,8 @@ struct FileRoutesTests {
         }
     }
 
-    @Test func theJavaScriptSDKsBase64FormIsStoredToo() async throws {
-        try await FileTestServer.with { server in
+    @Test(arguments: TestStore.allCases) func theJavaScriptSDKsBase64FormIsStoredToo(store: TestStore) async throws {
+        try await FileTestServer.with(store: store) { server in
             let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 1, 2, 255]
             let body: ParseValue = [
                 "base64": .string(Data(png).base64EncodedString()), "_ContentType": "image/png", "_ApplicationId": "a",
@@ -98,8 +98,8 @@ struct FileRoutesTests {
         }
     }
 
-    @Test func aContentTypeIsGuessedFromTheExtensionWhenNoneIsSent() async throws {
-        try await FileTestServer.with { server in
+    @Test(arguments: TestStore.allCases) func aContentTypeIsGuessedFromTheExtensionWhenNoneIsSent(store: TestStore) async throws {
+        try await FileTestServer.with(store: store) { server in
             let photo = try await server.a.upload("photo.JPG", [1, 2, 3], contentType: nil)
             #expect(try await server.a.download(try #require(photo["url"]?.stringValue)).headers[.contentType] == "image/jpeg")
             let other = try await server.a.upload("data.bin", [1, 2, 3], contentType: nil)
@@ -107,8 +107,8 @@ struct FileRoutesTests {
         }
     }
 
-    @Test func anUploadWithTwoContentTypesIsStoredWithTheFirstAsParseServerDoes() async throws {
-        try await FileTestServer.with(live: true) { server in
+    @Test(arguments: TestStore.allCases) func anUploadWithTwoContentTypesIsStoredWithTheFirstAsParseServerDoes(store: TestStore) async throws {
+        try await FileTestServer.with(live: true, store: store) { server in
             var headers: HTTPFields = [Support.appIdHeader: "a", Support.restKeyHeader: "client-a"]
             headers.append(HTTPField(name: .contentType, value: "image/jpeg"))
             headers.append(HTTPField(name: .contentType, value: "application/json"))
@@ -120,8 +120,8 @@ struct FileRoutesTests {
         }
     }
 
-    @Test func headOnAFileAnswersItsHeadersWithoutItsBytesAsHeadOnOtherReadsDoes() async throws {
-        try await FileTestServer.with(live: true) { server in
+    @Test(arguments: TestStore.allCases) func headOnAFileAnswersItsHeadersWithoutItsBytesAsHeadOnOtherReadsDoes(store: TestStore) async throws {
+        try await FileTestServer.with(live: true, store: store) { server in
             let (name, _) = try await server.upload("hello.txt", Self.bytes, contentType: "text/plain")
             let head = try await server.a.raw(.head, "/files/a/\(name)", headers: [:], body: nil)
             #expect(head.status == 200)
@@ -140,8 +140,8 @@ struct FileRoutesTests {
         }
     }
 
-    @Test func uploadsNeedAClientKeyAndReadsNeedOnlyTheURL() async throws {
-        try await FileTestServer.with { server in
+    @Test(arguments: TestStore.allCases) func uploadsNeedAClientKeyAndReadsNeedOnlyTheURL(store: TestStore) async throws {
+        try await FileTestServer.with(store: store) { server in
             let noKey = try await server.a.raw(
                 .post, "/files/x.txt", headers: [Support.appIdHeader: "a", .contentType: "text/plain"], body: ByteBuffer(string: "x"))
             Support.expectError(noKey, status: 403, code: 119)
@@ -155,8 +155,8 @@ struct FileRoutesTests {
         }
     }
 
-    @Test func aFileIsServedOnlyUnderItsOwnAppsURL() async throws {
-        try await FileTestServer.with { server in
+    @Test(arguments: TestStore.allCases) func aFileIsServedOnlyUnderItsOwnAppsURL(store: TestStore) async throws {
+        try await FileTestServer.with(store: store) { server in
             let (name, _) = try await server.upload("secret.txt", [42])
             let other = try await server.b.download("/parse/files/b/\(name)")
             #expect(other.status == 404)
@@ -166,22 +166,21 @@ struct FileRoutesTests {
         }
     }
 
-    @Test func anUploadPastTheAppsLimitIs413AndLeavesNothing() async throws {
-        try await FileTestServer.with { server in
+    @Test(arguments: TestStore.allCases) func anUploadPastTheAppsLimitIs413AndLeavesNothing(store: TestStore) async throws {
+        try await FileTestServer.with(store: store) { server in
             try await server.setFiles("a", FileSettings(maximumUploadBytes: 1000))
             let big = try await server.a.upload("big.bin", [UInt8](repeating: 7, count: 1001))
             Support.expectError(big, status: 413, code: 130)
             #expect(try await server.a.upload("fits.bin", [UInt8](repeating: 7, count: 1000)).status == 201)
             #expect(try await server.b.upload("big.bin", [UInt8](repeating: 7, count: 1001)).status == 201, "app b keeps the default")
-            let files = try LocalFileStorage(dataDirectory: server.folder.path, appId: "a")
+            let files = try server.files("a")
             #expect(try await files.all().map(\.size) == [1000])
-            let uploads = try FileManager.default.contentsOfDirectory(atPath: server.folder.path + "/apps/a/files/.uploads")
-            #expect(uploads.isEmpty, "the refused upload's bytes are removed: \(uploads)")
+            #expect(try await files.removeAbandonedUploads(olderThan: .distantFuture) == 0, "the refused upload's bytes are removed")
         }
     }
 
-    @Test func theDefaultLimitIs20MiB() async throws {
-        try await FileTestServer.with { server in
+    @Test(arguments: TestStore.allCases) func theDefaultLimitIs20MiB(store: TestStore) async throws {
+        try await FileTestServer.with(store: store) { server in
             let limit = FileSettings.defaultMaximumUploadBytes
             #expect(limit == 20 * 1024 * 1024)
             Support.expectError(try await server.a.upload("huge.bin", [UInt8](repeating: 1, count: limit + 1)), status: 413, code: 130)
@@ -189,8 +188,8 @@ struct FileRoutesTests {
         }
     }
 
-    @Test func anAppCanAskForASessionToUpload() async throws {
-        try await FileTestServer.with { server in
+    @Test(arguments: TestStore.allCases) func anAppCanAskForASessionToUpload(store: TestStore) async throws {
+        try await FileTestServer.with(store: store) { server in
             try await server.setFiles("a", FileSettings(requireSession: true))
             Support.expectError(try await server.a.upload("x.txt", [1]), status: 403, code: 119)
             let signup = try await server.a.post("/users", ["username": "ada", "password": "secret"])
@@ -202,8 +201,8 @@ struct FileRoutesTests {
         }
     }
 
-    @Test func otherMethodsAreRefused() async throws {
-        try await FileTestServer.with { server in
+    @Test(arguments: TestStore.allCases) func otherMethodsAreRefused(store: TestStore) async throws {
+        try await FileTestServer.with(store: store) { server in
             Support.expectError(try await server.a.get("/files/x.txt"), status: 405, code: 119)
             Support.expectError(try await server.a.put("/files/x.txt", [:]), status: 405, code: 119)
             Support.expectError(try await server.a.post("/files/a/x.txt"), status: 405, code: 119)
@@ -217,13 +216,13 @@ struct FileRoutesTests {
 /// File hooks over the router: what the client is answered.
 @Suite("File hooks over the router")
 struct FileHookRouteTests {
-    @Test func aBeforeSaveFileRefusalIs142AndARenameIsWhatTheClientGetsBack() async throws {
+    @Test(arguments: TestStore.allCases) func aBeforeSaveFileRefusalIs142AndARenameIsWhatTheClientGetsBack(store: TestStore) async throws {
         var hooks = HookRegistry()
         hooks.beforeSaveFile { request in
             guard request.file.size <= 10 else { throw HookError.validation("pictures are at most 10 bytes here") }
             request.file.name = request.file.name.lowercased()
         }
-        try await FileTestServer.with(hooks: hooks) { server in
+        try await FileTestServer.with(hooks: hooks, store: store) { server in
             let refused = try await server.a.upload("big.png", [UInt8](repeating: 1, count: 11))
             Support.expectError(refused, status: 400, code: 142)
             let renamed = try await server.a.upload("ME.PNG", [1, 2])

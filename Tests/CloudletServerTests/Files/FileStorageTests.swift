@@ -120,7 +120,7 @@ import Testing
             let recent = try await files.stage(Pieces(Under.bytes(10), piece: 10), maximumBytes: 10)
             try await Under.age(abandoned, by: 2 * 60 * 60, in: files)
             let survivor = try await reopen()
-            #expect(try await Under.removeAbandonedUploads(of: survivor, olderThan: Date().addingTimeInterval(-60 * 60)) == 1)
+            #expect(try await survivor.removeAbandonedUploads(olderThan: Date().addingTimeInterval(-60 * 60)) == 1)
             await #expect(throws: (any Error).self) {
                 try await files.commit(abandoned, as: Under.name("late.bin"), contentType: "text/plain", metadata: [:])
             }

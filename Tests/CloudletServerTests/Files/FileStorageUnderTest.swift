@@ -76,15 +76,6 @@ enum FileStorageUnderTest {
             fatalError("a file storage the tests do not know")
         }
     }
-
-    /// Removes the uploads of `files` last written to before `date`; answers how many.
-    static func removeAbandonedUploads(of files: any FileStorage, olderThan date: Date) async throws -> Int {
-        switch files {
-        case let local as LocalFileStorage: try local.removeAbandonedUploads(olderThan: date)
-        case let postgres as PostgresFileStorage: try await postgres.removeAbandonedUploads(olderThan: date)
-        default: fatalError("a file storage the tests do not know")
-        }
-    }
 }
 
 /// An upload's body: `bytes` in pieces of `piece` bytes, counting how many pieces were taken.

@@ -18,8 +18,8 @@ struct FileStreamingTests {
             + "Connection: close\r\n\r\n" + String(repeating: chunk, count: chunks) + "0\r\n\r\n"
     }
 
-    @Test func aChunkedUploadIsStoredAndOnePastTheLimitIsCutOffWhileStreaming() async throws {
-        try await FileTestServer.with(live: true) { server in
+    @Test(arguments: TestStore.allCases) func aChunkedUploadIsStoredAndOnePastTheLimitIsCutOffWhileStreaming(store: TestStore) async throws {
+        try await FileTestServer.with(live: true, store: store) { server in
             try await server.setFiles("a", FileSettings(maximumUploadBytes: 200_000))
             let port = try #require(server.port)
             let stored = try await RawConnection.exchange(port: port, Self.chunkedUpload("three.bin", chunks: 3), seconds: 30).answer
@@ -32,7 +32,9 @@ struct FileStreamingTests {
             let refused = try await RawConnection.exchange(port: port, Self.chunkedUpload("four.bin", chunks: 4), seconds: 30).answer
             #expect(refused.hasPrefix("HTTP/1.1 413"), "\(refused.prefix(300))")
             #expect(refused.contains(#""code":130"#), "\(refused.prefix(300))")
-            #expect(try await LocalFileStorage(dataDirectory: server.folder.path, appId: "a").all().map(\.size) == [196_608])
+            let files = try server.files("a")
+            #expect(try await files.all().map(\.size) == [196_608])
+            #expect(try await files.removeAbandonedUploads(olderThan: .distantFuture) == 0, "the cut-off upload's bytes are removed")
         }
     }
 }

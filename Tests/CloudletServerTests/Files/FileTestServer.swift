@@ -8,6 +8,7 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import NIOCore
+import Testing
 
 /// A server of two apps, `a` and `b`, driven in-process through the real router, for the file suites.
 struct FileTestServer: Sendable {
@@ -23,10 +24,11 @@ struct FileTestServer: Sendable {
 
     /// Runs `body` with a fresh server whose apps have `policy` as their rate limits and `hooks`:
     /// in-process through the router, or `live` on a loopback port; `adjust` changes the server's
-    /// configuration, and `prepare` the data folder before the server opens it.
+    /// configuration, and `prepare` the data folder before the server opens it; the apps' data
+    /// (files' bytes included) is on `store`.
     static func with(
         policy: RateLimitPolicy = .off, hooks: HookRegistry = HookRegistry(), live: Bool = false,
-        adjust: (inout ServerConfiguration) -> Void = { _ in }, prepare: (URL) throws -> Void = { _ in },
+        adjust: (inout ServerConfiguration) -> Void = { _ in }, prepare: (URL) throws -> Void = { _ in }, store: TestStore = .sqlite,
         _ body: @Sendable (FileTestServer) async throws -> Void
     ) async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cloudlet-files-\(UUID().uuidString)")
@@ -41,16 +43,24 @@ struct FileTestServer: Sendable {
         var configuration = ServerConfiguration(dataDirectory: folder.path, passwordHashCost: 4)
         adjust(&configuration)
         try prepare(folder)
-        let server = try await CloudletApplication(configuration: configuration, apps: definitions, logger: logger)
-        try await Application(router: server.router(), logger: logger).test(live ? .live : .router) { client in
-            let transport: ParseTestClient.Transport = { method, uri, headers, requestBody in
-                let response = try await client.executeRequest(uri: uri, method: method, headers: headers, body: requestBody)
-                return (response.status.code, response.headers, response.body)
+        try await store.configuring(configuration) { configuration in
+            let server = try await CloudletApplication(configuration: configuration, apps: definitions, logger: logger)
+            defer { server.closeDatabase() }
+            try await Application(router: server.router(), logger: logger).test(live ? .live : .router) { client in
+                let transport: ParseTestClient.Transport = { method, uri, headers, requestBody in
+                    let response = try await client.executeRequest(uri: uri, method: method, headers: headers, body: requestBody)
+                    return (response.status.code, response.headers, response.body)
+                }
+                let clients = ["a", "b"].map { ParseTestClient(appId: $0, clientKey: "client-\($0)", masterKey: "master-\($0)", transport: transport) }
+                let root = ParseTestClient(appId: "", clientKey: "", masterKey: "", mountPath: "", transport: transport)
+                try await body(FileTestServer(server: server, folder: folder, a: clients[0], b: clients[1], root: root, port: client.port))
             }
-            let clients = ["a", "b"].map { ParseTestClient(appId: $0, clientKey: "client-\($0)", masterKey: "master-\($0)", transport: transport) }
-            let root = ParseTestClient(appId: "", clientKey: "", masterKey: "", mountPath: "", transport: transport)
-            try await body(FileTestServer(server: server, folder: folder, a: clients[0], b: clients[1], root: root, port: client.port))
         }
+    }
+
+    /// App `id`'s files as the server stores them: in the data folder, or in the PostgreSQL database.
+    func files(_ id: String = "a") throws -> any FileStorage {
+        try #require(server.apps.app(id)?.runtime.context.fileStorage)
     }
 
     /// Changes app `id`'s file settings in the registry and applies them, as `cloudlet apps update` does.

@@ -17,7 +17,7 @@ struct FileURLTests {
         ["__type": "File", "name": .string(name), "url": .string(url)]
     }
 
-    @Test func aStoredURLIsNeverServedBackOnAnyRead() async throws {
+    @Test(arguments: TestStore.allCases) func aStoredURLIsNeverServedBackOnAnyRead(store: TestStore) async throws {
         let afterHooksSaw = Mutex<[String]>([])
         var hooks = HookRegistry()
         let record: @Sendable (ParseObject) -> Void = { object in afterHooksSaw.withLock { $0.append(JSONWriter.string(.object(object.fields))) } }
@@ -27,7 +27,7 @@ struct FileURLTests {
             let id = request.params["id"]?.stringValue ?? ""
             return try await request.store.get("Profiles", id: id)?["picture"]?["url"] ?? .null
         }
-        try await FileTestServer.with(hooks: hooks) { server in
+        try await FileTestServer.with(hooks: hooks, store: store) { server in
             let (name, url) = try await server.upload("me.png", [1, 2, 3], contentType: "image/png")
             #expect(url == "http://127.0.0.1:1337/parse/files/a/\(name)")
             let id = try await Support.create(server.a, "Profiles", ["picture": Self.file(name), "gallery": [["deep": Self.file(name)]]])
@@ -53,8 +53,8 @@ struct FileURLTests {
         }
     }
 
-    @Test func fileURLsNeverComeFromTheHostHeader() async throws {
-        try await FileTestServer.with { server in
+    @Test(arguments: TestStore.allCases) func fileURLsNeverComeFromTheHostHeader(store: TestStore) async throws {
+        try await FileTestServer.with(store: store) { server in
             let reply = try await server.a.raw(
                 .post, "/files/a.txt",
                 headers: [
@@ -66,7 +66,7 @@ struct FileURLTests {
             #expect(reply["url"]?.stringValue?.hasPrefix("http://127.0.0.1:1337/parse/files/a/") == true, "\(reply.body)")
             #expect(reply.headers[.location] == reply["url"]?.stringValue)
         }
-        try await FileTestServer.with(adjust: { $0.publicURL = "https://api.example.com/" }) { server in
+        try await FileTestServer.with(adjust: { $0.publicURL = "https://api.example.com/" }, store: store) { server in
             let (name, url) = try await server.upload("b.txt", [1])
             #expect(url == "https://api.example.com/parse/files/a/\(name)")
         }

@@ -9,8 +9,8 @@ import Testing
 struct FileValueTests {
     static func file(_ name: String) -> ParseValue { ["__type": "File", "name": .string(name)] }
 
-    @Test func anObjectMayHoldOnlyFilesTheAppStores() async throws {
-        try await FileTestServer.with { server in
+    @Test(arguments: TestStore.allCases) func anObjectMayHoldOnlyFilesTheAppStores(store: TestStore) async throws {
+        try await FileTestServer.with(store: store) { server in
             let missing = "0123456789abcdef0123456789abcdef_none.png"
             Support.expectError(try await server.a.post("/classes/Profiles", ["picture": Self.file(missing)]), status: 400, code: 111)
             Support.expectError(try await server.a.post("/classes/Profiles", ["gallery": [Self.file(missing)]]), status: 400, code: 111)

@@ -32,9 +32,10 @@ struct JobRouteTests {
         return hooks
     }
 
-    static func withClient(_ body: @Sendable (ParseTestClient, JobGate) async throws -> Void) async throws {
+    /// Runs `body` with a client of a server of ``registry(_:)``'s hooks, its data on `store`, and their gate.
+    static func withClient(_ store: TestStore, _ body: @Sendable (ParseTestClient, JobGate) async throws -> Void) async throws {
         let gate = JobGate()
-        try await ParseTestClient.withRouter(registry: registry(gate)) { client in
+        try await store.withRouter(registry: registry(gate)) { client in
             try await body(client, gate)
         }
     }
@@ -51,8 +52,8 @@ struct JobRouteTests {
         }
     }
 
-    @Test func aJobStartsAtOnceWithItsStatusIdAndEndsSucceeded() async throws {
-        try await Self.withClient { client, gate in
+    @Test(arguments: TestStore.allCases) func aJobStartsAtOnceWithItsStatusIdAndEndsSucceeded(store: TestStore) async throws {
+        try await Self.withClient(store) { client, gate in
             let reply = try await client.post("/jobs/held", ["batch": 7], master: true)
             #expect(reply.status == 200)
             let id = try #require(reply.headers[Self.statusIdHeader])
@@ -70,8 +71,8 @@ struct JobRouteTests {
         }
     }
 
-    @Test func progressIsKeptAndAFailureKeepsItsMessage() async throws {
-        try await Self.withClient { client, _ in
+    @Test(arguments: TestStore.allCases) func progressIsKeptAndAFailureKeepsItsMessage(store: TestStore) async throws {
+        try await Self.withClient(store) { client, _ in
             let tidy = try #require(try await client.post("/jobs/tidy", ["rooms": 3], master: true)["jobStatusId"]?.stringValue)
             let succeeded = try await Self.ended(client, tidy)
             #expect(succeeded["status"] == "succeeded")
@@ -83,8 +84,8 @@ struct JobRouteTests {
         }
     }
 
-    @Test func onlyTheMasterKeyStartsAJobOrReadsItsRuns() async throws {
-        try await Self.withClient { client, gate in
+    @Test(arguments: TestStore.allCases) func onlyTheMasterKeyStartsAJobOrReadsItsRuns(store: TestStore) async throws {
+        try await Self.withClient(store) { client, gate in
             gate.open()
             Support.expectError(try await client.post("/jobs/tidy"), status: 403, code: 119)
             let id = try #require(try await client.post("/jobs/tidy", master: true)["jobStatusId"]?.stringValue)
@@ -95,8 +96,8 @@ struct JobRouteTests {
         }
     }
 
-    @Test func anUnknownJobIsParsesInvalidJob() async throws {
-        try await Self.withClient { client, _ in
+    @Test(arguments: TestStore.allCases) func anUnknownJobIsParsesInvalidJob(store: TestStore) async throws {
+        try await Self.withClient(store) { client, _ in
             let reply = try await client.post("/jobs/nothing", master: true)
             Support.expectError(reply, status: 400, code: 141)
             #expect(reply["error"] == "Invalid job.")
@@ -105,8 +106,8 @@ struct JobRouteTests {
         }
     }
 
-    @Test func noOneButTheServerWritesARun() async throws {
-        try await Self.withClient { client, gate in
+    @Test(arguments: TestStore.allCases) func noOneButTheServerWritesARun(store: TestStore) async throws {
+        try await Self.withClient(store) { client, gate in
             gate.open()
             let id = try #require(try await client.post("/jobs/tidy", master: true)["jobStatusId"]?.stringValue)
             _ = try await Self.ended(client, id)
@@ -120,8 +121,8 @@ struct JobRouteTests {
         }
     }
 
-    @Test func anAppRunsAtMostItsCapOfJobsAtOnce() async throws {
-        try await Self.withClient { client, gate in
+    @Test(arguments: TestStore.allCases) func anAppRunsAtMostItsCapOfJobsAtOnce(store: TestStore) async throws {
+        try await Self.withClient(store) { client, gate in
             for _ in 0..<AppRuntime.Limits().maximumRunningJobs {
                 #expect(try await client.post("/jobs/held", master: true).status == 200)
             }

@@ -36,34 +36,38 @@ struct ObservedServer: Sendable {
         return hooks
     }
 
-    /// Runs `body` with a server whose app `b` runs on `executorOfB`, and whose router has
-    /// `extraRoutes` added after Cloudlet's own.
+    /// Runs `body` with a server whose app `b` runs on `executorOfB`, whose router has
+    /// `extraRoutes` added after Cloudlet's own, and whose apps keep their data on `store`.
     static func with(
         executorOfB: any HookExecutor = InProcessHookExecutor(registry: HookRegistry()),
-        extraRoutes: @Sendable (Router<CloudletRequestContext>) -> Void = { _ in },
+        extraRoutes: @Sendable (Router<CloudletRequestContext>) -> Void = { _ in }, store: TestStore = .sqlite,
         _ body: @Sendable (ObservedServer) async throws -> Void
     ) async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cloudlet-observed-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         var logger = Logger(label: "cloudlet")
         logger.logLevel = .warning
-        let server = try await CloudletApplication(
-            configuration: ServerConfiguration(dataDirectory: folder.path, operatorKey: OperatorKey(operatorKey)),
-            apps: [
-                AppDefinition(id: "a", executor: InProcessHookExecutor(registry: hooksOfA), clientKey: "a-client", masterKey: "a-master"),
-                AppDefinition(id: "b", executor: executorOfB, clientKey: "b-client", masterKey: "b-master"),
-            ],
-            logger: logger)
-        let router = server.router()
-        extraRoutes(router)
-        try await Application(router: router, logger: logger).test(.router) { client in
-            func parse(_ app: String) -> ParseTestClient {
-                ParseTestClient(appId: app, clientKey: "\(app)-client", masterKey: "\(app)-master") { method, uri, headers, requestBody in
-                    let response = try await client.executeRequest(uri: uri, method: method, headers: headers, body: requestBody)
-                    return (response.status.code, response.headers, response.body)
+        let configuration = ServerConfiguration(dataDirectory: folder.path, operatorKey: OperatorKey(operatorKey))
+        try await store.configuring(configuration) { configuration in
+            let server = try await CloudletApplication(
+                configuration: configuration,
+                apps: [
+                    AppDefinition(id: "a", executor: InProcessHookExecutor(registry: hooksOfA), clientKey: "a-client", masterKey: "a-master"),
+                    AppDefinition(id: "b", executor: executorOfB, clientKey: "b-client", masterKey: "b-master"),
+                ],
+                logger: logger)
+            defer { server.closeDatabase() }
+            let router = server.router()
+            extraRoutes(router)
+            try await Application(router: router, logger: logger).test(.router) { client in
+                func parse(_ app: String) -> ParseTestClient {
+                    ParseTestClient(appId: app, clientKey: "\(app)-client", masterKey: "\(app)-master") { method, uri, headers, requestBody in
+                        let response = try await client.executeRequest(uri: uri, method: method, headers: headers, body: requestBody)
+                        return (response.status.code, response.headers, response.body)
+                    }
                 }
+                try await body(ObservedServer(server: server, a: parse("a"), b: parse("b"), client: client))
             }
-            try await body(ObservedServer(server: server, a: parse("a"), b: parse("b"), client: client))
         }
     }
 

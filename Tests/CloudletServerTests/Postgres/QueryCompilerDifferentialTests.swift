@@ -103,6 +103,11 @@ import Testing
         (["s": ["$in": ["apple", "zebra", .null]]], ["s"]),
         (["s": ["$nin": ["apple", "zebra"]]], []),
         (["n": ["$in": [1, 7, 12.5]]], []),
+        // Lists of plain values of several types, and beside values that are not plain.
+        (["tags": ["$in": ["apple", 2, true, .null]]], []),
+        (["nums": ["$all": [1, 0, 1.0]]], []),
+        (["s": ["$nin": ["apple", 7, false, date]]], ["s"]),
+        (["when": ["$in": [date, "apple", 7]]], []),
         (["when": date], []),
         (["when": ["$gt": date]], ["when"]),
         (["when": ["$lte": date]], ["-when"]),

@@ -183,4 +183,15 @@ public struct PushDeliveryResult: Sendable, Hashable {
         self.delivery = delivery
         self.resolution = resolution
     }
+
+    /// How the delivery ended, as its job's counts tell it (whether it was sent, and why not);
+    /// nil for one to retry, which has not ended.
+    public var ending: (sent: Bool, reason: String)? {
+        switch resolution {
+        case .sent: (true, "")
+        case .failed(let reason), .invalidToken(let reason, _), .jobFailed(let reason): (false, reason)
+        case .expired: (false, PushJobCounts.expiredReason)
+        case .retry: nil
+        }
+    }
 }
