@@ -35,8 +35,8 @@ extension ServeCommand {
     }
 
     /// The LiveQuery settings from the flags, variables and config file.
-    private static func liveQuery(_ settings: SettingsReader) throws -> LiveQuerySettings {
-        var liveQuery = LiveQuerySettings()
+    private static func liveQuery(_ settings: SettingsReader) throws -> LiveQueryServerSettings {
+        var liveQuery = LiveQueryServerSettings()
         liveQuery.path = try settings.optional(ServeSettings.liveQueryPath) { $0 }
         liveQuery.maximumConnectionsPerApp = try settings.integer(ServeSettings.liveQueryMaxConnections)
         liveQuery.maximumSubscriptionsPerConnection = try settings.integer(ServeSettings.liveQueryMaxSubscriptions)

@@ -75,7 +75,7 @@ enum ServeSettings {
         "maxRequestsPerAddress", .text, "Pace of requests from one client address, as N/s,burst=M or off",
         default: RateLimitPolicy.text(of: connections.requestsPerAddress))
 
-    private static let liveQuery = LiveQuerySettings()
+    private static let liveQuery = LiveQueryServerSettings()
     static let liveQueryPath = Setting(
         "liveQueryPath", .text, "A path besides the mount path where LiveQuery WebSockets are accepted, such as /live",
         defaultText: "none: the mount path only")

@@ -15,6 +15,9 @@ import Synchronization
 /// app's session cache), pointer permissions and protected fields. The event goes to the client's
 /// outbox, which never waits. So a write costs a match per distinct query of its class and a
 /// decision per subscription that matched, and nothing for the classes no one subscribes to.
+///
+/// When the feed tells of a gap (writes may have been missed), the hub disconnects its clients:
+/// their SDKs connect, subscribe and query again.
 package final class LiveQueryHub: Sendable {
     /// The most writes waiting for the loop; past it (or past ``maximumQueuedBytes``) the hub has
     /// fallen behind, and disconnects its clients (their SDKs connect and subscribe again) rather
@@ -46,6 +49,7 @@ package final class LiveQueryHub: Sendable {
         self.logger = logger
         (changes, queue) = AsyncStream.makeStream(bufferingPolicy: .bufferingOldest(Self.maximumQueuedChanges))
         feed.subscribe(self) { hub, change in hub.heard(change) }
+        feed.subscribeToGaps(self) { hub in hub.disconnectAll() }
     }
 
     /// Takes the app's writes, one at a time, until the task is cancelled; then disconnects every client.

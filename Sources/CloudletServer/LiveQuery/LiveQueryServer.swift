@@ -9,8 +9,8 @@ import ServiceLifecycle
 import Synchronization
 
 /// The server's LiveQuery: the WebSockets Parse SDKs open at the REST API's mount path (and at
-/// ``LiveQuerySettings/path``), each app's ``LiveQueryHub``, and the bounds of both
-/// (``LiveQuerySettings``). As a service, it runs the hubs' loops until the server stops.
+/// ``LiveQueryServerSettings/path``), each app's ``LiveQueryHub``, and the bounds of both
+/// (``LiveQueryServerSettings``). As a service, it runs the hubs' loops until the server stops.
 ///
 /// Each WebSocket runs in its connection's own task: it reads the client's messages one at a time
 /// (``LiveQuerySession``) while a second task of the connection writes its outbox to the socket.
@@ -19,7 +19,7 @@ import Synchronization
 final class LiveQueryServer: Service, Sendable {
     /// The apps, found by the `applicationId` of `connect`.
     let apps: AppDirectory
-    let settings: LiveQuerySettings
+    let settings: LiveQueryServerSettings
     let metrics: CloudletMetrics
     private let paths: Set<String>
     private let logger: Logger
@@ -33,7 +33,7 @@ final class LiveQueryServer: Service, Sendable {
     }
 
     /// LiveQuery for `apps`, accepting WebSockets at `mountPath` (the REST API's) and the settings' path.
-    init(apps: AppDirectory, settings: LiveQuerySettings, mountPath: String, metrics: CloudletMetrics, logger: Logger) {
+    init(apps: AppDirectory, settings: LiveQueryServerSettings, mountPath: String, metrics: CloudletMetrics, logger: Logger) {
         self.apps = apps
         self.settings = settings
         self.metrics = metrics
@@ -75,7 +75,7 @@ final class LiveQueryServer: Service, Sendable {
     }
 
     /// Serves one WebSocket until either side closes it: closed by the server when no `connect`
-    /// is accepted within ``LiveQuerySettings/connectTimeout``, or when its client does not read
+    /// is accepted within ``LiveQueryServerSettings/connectTimeout``, or when its client does not read
     /// its messages as fast as they come (its outbox overflows).
     private func serve(_ inbound: WebSocketInboundStream, _ outbound: WebSocketOutboundWriter, channel: any Channel) async throws {
         let outbox = LiveQueryOutbox(maximumMessages: settings.maximumQueuedMessages, maximumBytes: settings.maximumQueuedBytes)

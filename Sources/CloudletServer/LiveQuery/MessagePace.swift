@@ -1,7 +1,7 @@
 import CloudletRuntime
 import Foundation
 
-/// The pace of one LiveQuery connection's messages (``LiveQuerySettings/messagesPerConnection``):
+/// The pace of one LiveQuery connection's messages (``LiveQueryServerSettings/messagesPerConnection``):
 /// the generic cell rate algorithm over one instant, when the quota is whole again.
 struct MessagePace {
     let quota: RateLimitQuota

@@ -4,7 +4,7 @@ import CloudletRuntime
 /// each app and connection to. Every member has a documented default; `serve` fills them from its
 /// flags, `CLOUDLET_*` variables and config-file members. Which classes publish events is each
 /// app's own setting (`liveQuery.classNames`).
-public struct LiveQuerySettings: Sendable, Equatable {
+public struct LiveQueryServerSettings: Sendable, Equatable {
     /// A path besides the REST API's mount path (where SDKs connect by default, `ws://host:1337/parse`)
     /// where WebSockets are accepted, such as `/live`. Default nil: the mount path only.
     public var path: String?
@@ -34,7 +34,7 @@ public struct LiveQuerySettings: Sendable, Equatable {
 
     public init(
         path: String? = nil, maximumConnectionsPerApp: Int = 1_000, maximumSubscriptionsPerConnection: Int = 100,
-        messagesPerConnection: RateLimitQuota = LiveQuerySettings.defaultMessagesPerConnection, maximumQueuedMessages: Int = 1_000,
+        messagesPerConnection: RateLimitQuota = LiveQueryServerSettings.defaultMessagesPerConnection, maximumQueuedMessages: Int = 1_000,
         maximumQueuedBytes: Int = 4 << 20, maximumMessageBytes: Int = 64 << 10, connectTimeout: Duration = .seconds(5),
         pingInterval: Duration = .seconds(15)
     ) {
