@@ -112,14 +112,14 @@ package final class LiveQueryHub: Sendable {
             defer { registry = LiveQueryRegistry() }
             return registry.clients
         }
-        for client in clients { client.outbox.finish() }
+        for client in clients { client.outbox.finish(.disconnected) }
         recordCount()
     }
 
     // MARK: Subscriptions
 
     /// Admits `request` from `client` as a subscription (in place of the client's subscription of
-    /// the same id, if any), or throws why not: the class does not publish live events (119), the
+    /// the same id, if any) and answers `subscribed`, or throws why not: the class does not publish live events (119), the
     /// client has `limit` subscriptions already (155), the session is not valid (209), or a query
     /// of the subscriber's on the class would be refused (its class-level permissions, a filter on
     /// a protected field, a query the matcher cannot match). A `beforeSubscribe` hook would run here.
@@ -130,6 +130,8 @@ package final class LiveQueryHub: Sendable {
                 code: 119, message: "LiveQuery is not enabled for class \(request.className): the app's liveQuery.classNames must name it",
                 requestId: requestId)
         }
+        // Refused before any other work when the client has no room for it.
+        try registry.withLock { registry throws(LiveQueryRefusal) in try registry.checkRoom(for: requestId, of: client, limit: limit) }
         let reader = Self.reader(of: request, by: client)
         let subscription = try LiveSubscription(request, reader: reader)
         do {
@@ -144,6 +146,8 @@ package final class LiveQueryHub: Sendable {
         }
         try registry.withLock { registry throws(LiveQueryRefusal) in
             try registry.add(subscription, of: client, limit: limit)
+            // Answered before the loop can see the subscription, so that no event comes before it.
+            client.send(LiveQueryMessage.subscribed(clientId: client.id, requestId: requestId, installationId: client.installationId))
         }
         recordCount()
     }

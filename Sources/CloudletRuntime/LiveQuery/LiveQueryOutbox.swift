@@ -17,6 +17,8 @@ package final class LiveQueryOutbox: Sendable {
     package enum End: Sendable, Equatable {
         /// Its connection is done with it.
         case finished
+        /// The server ends the connection (the app's hub disconnects its clients).
+        case disconnected
         /// A message did not fit.
         case overflowed
     }
@@ -84,10 +86,11 @@ package final class LiveQueryOutbox: Sendable {
         }
     }
 
-    /// Ends the outbox: the writer's ``next()`` answers nil, and sends are refused.
-    package func finish() {
+    /// Ends the outbox for `end` (unless it has ended already): the writer's ``next()`` answers
+    /// nil, and sends are refused.
+    package func finish(_ end: End = .finished) {
         let waiter = state.withLock { state -> CheckedContinuation<[UInt8]?, Never>? in
-            if state.end == nil { state.end = .finished }
+            if state.end == nil { state.end = end }
             state.queued.removeAll()
             state.bytes = 0
             defer { state.waiter = nil }

@@ -45,17 +45,22 @@ struct LiveQueryRegistry {
     /// when the client has `limit` others already.
     mutating func add(_ subscription: LiveSubscription, of client: LiveQueryClient, limit: Int) throws(LiveQueryRefusal) {
         let id = ObjectIdentifier(client)
-        let held = byClient[id]?.subscriptions ?? [:]
-        guard held[subscription.requestId] != nil || held.count < limit else {
-            throw LiveQueryRefusal(
-                code: 155, message: "too many subscriptions: a connection may hold at most \(limit)", requestId: subscription.requestId)
-        }
+        try checkRoom(for: subscription.requestId, of: client, limit: limit)
         _ = remove(subscription.requestId, of: client)
         byClient[id, default: (client, [:])].subscriptions[subscription.requestId] = subscription
         let key = Key(client: id, requestId: subscription.requestId)
         byClass[subscription.className, default: [:]][subscription.queryKey, default: Group(matcher: subscription.matcher)].subscribers[key] =
             Subscriber(client: client, subscription: subscription)
         count += 1
+    }
+
+    /// Throws 155 unless `client` may hold a subscription `requestId`: it holds one of that id
+    /// (which the new one replaces), or fewer than `limit`.
+    func checkRoom(for requestId: Int, of client: LiveQueryClient, limit: Int) throws(LiveQueryRefusal) {
+        let held = byClient[ObjectIdentifier(client)]?.subscriptions ?? [:]
+        guard held[requestId] != nil || held.count < limit else {
+            throw LiveQueryRefusal(code: 155, message: "too many subscriptions: a connection may hold at most \(limit)", requestId: requestId)
+        }
     }
 
     /// Removes `client`'s subscription `requestId`; false if it has none of that id.

@@ -97,14 +97,21 @@ final class LiveQueryServer: Service, Sendable {
         }
     }
 
-    /// Writes the outbox's messages to the socket until it ends; one that overflowed closes the connection.
+    /// Writes the outbox's messages to the socket until it ends; one that overflowed, or that the
+    /// app's hub ended, closes the connection (without a close frame, which a client that does not
+    /// read would never take).
     private static func write(_ outbox: LiveQueryOutbox, to outbound: WebSocketOutboundWriter, channel: any Channel, metrics: CloudletMetrics) async throws {
         while let message = await outbox.next() {
             try await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .text, data: ByteBuffer(bytes: message))))
         }
-        if outbox.end == .overflowed {
+        switch outbox.end {
+        case .overflowed:
             metrics.liveQueryRefused(reason: "unread")
             channel.close(promise: nil)
+        case .disconnected:
+            channel.close(promise: nil)
+        case .finished, nil:
+            break
         }
     }
 

@@ -108,7 +108,6 @@ struct LiveQuerySession {
             if error.code == 155 { server.metrics.liveQueryRefused(reason: "subscriptions") }
             throw error
         }
-        outbox.send(LiveQueryMessage.subscribed(clientId: client.id, requestId: request.requestId, installationId: client.installationId))
     }
 
     private func unsubscribe(_ requestId: Int) throws(LiveQueryRefusal) {
