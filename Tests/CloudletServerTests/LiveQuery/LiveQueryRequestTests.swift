@@ -1,5 +1,6 @@
 import Cloudlet
 import CloudletRuntime
+import Foundation
 import Testing
 
 /// LiveQuery requests read as Parse Server's request schema reads them, without a socket.
@@ -40,7 +41,10 @@ struct LiveQueryRequestTests {
         (#"{"op":"unsubscribe"}"#, 1, nil),
     ] as [(String, Int, Int?)])
     func refused(text: String, code: Int, requestId: Int?) {
-        guard case .failure(let refusal) = Self.read(text) else { return Issue.record("\(text) was read") }
+        guard case .failure(let refusal) = Self.read(text) else {
+            Issue.record("\(text) was read")
+            return
+        }
         #expect(refusal.code == code && refusal.requestId == requestId && !refusal.reconnect, "\(refusal)")
     }
 
@@ -48,7 +52,10 @@ struct LiveQueryRequestTests {
     func deepNesting() {
         let deep = #"{"op":"subscribe","requestId":1,"query":{"className":"M","where":"# + String(repeating: "{\"a\":", count: 100) + "1"
             + String(repeating: "}", count: 100) + "}}"
-        guard case .failure(let refusal) = Self.read(deep) else { return Issue.record("read") }
+        guard case .failure(let refusal) = Self.read(deep) else {
+            Issue.record("read")
+            return
+        }
         #expect(refusal.code == 1)
     }
 }

@@ -20,8 +20,7 @@ final class LiveQuerySocket: Sendable {
     ) async throws -> Value {
         let (messages, outgoing) = AsyncStream<String>.makeStream()
         let socket = LiveQuerySocket(outgoing: outgoing)
-        var logger = Logger(label: "livequery-test-client")
-        logger.logLevel = .critical
+        let logger = Logger(label: "livequery-test-client", factory: { _ in SwiftLogNoOpLogHandler() })
         let inbox = socket.inbox
         return try await withThrowingTaskGroup(of: Value?.self) { group in
             group.addTask {
