@@ -5,10 +5,11 @@ import Synchronization
 /// ``maximumMessages`` messages and ``maximumBytes`` bytes. A message past either bound ends the
 /// outbox (``End/overflowed``): the client does not read as fast as its messages come, and is
 /// disconnected rather than let hold the server's memory. Sending never waits, so the app's
-/// events reach every other client whatever one of them does.
+/// events reach every other client whatever one of them does. The outbox tells its connection
+/// when it ends (`onEnd`), as the writer may be held in a write the client never reads.
 ///
 /// ```swift
-/// let outbox = LiveQueryOutbox(maximumMessages: 1000, maximumBytes: 1 << 20)
+/// let outbox = LiveQueryOutbox(maximumMessages: 1000, maximumBytes: 1 << 20) { end in if end != .finished { close() } }
 /// outbox.send(LiveQueryMessage.error(.unknownOperation))
 /// while let message = await outbox.next() { try await write(message) }
 /// ```
@@ -36,33 +37,38 @@ package final class LiveQueryOutbox: Sendable {
     /// The most bytes waiting at once.
     package let maximumBytes: Int
     private let state = Mutex(State())
+    private let onEnd: @Sendable (End) -> Void
 
-    package init(maximumMessages: Int, maximumBytes: Int) {
+    /// An outbox of at most `maximumMessages` messages and `maximumBytes` bytes; `onEnd` is called
+    /// once, with why, when it ends.
+    package init(maximumMessages: Int, maximumBytes: Int, onEnd: @escaping @Sendable (End) -> Void = { _ in }) {
         self.maximumMessages = max(1, maximumMessages)
         self.maximumBytes = max(1, maximumBytes)
+        self.onEnd = onEnd
     }
 
     /// Queues `message` for the writer; false if the outbox has ended, or ends now because the
     /// message does not fit (then what was queued is dropped, and ``next()`` answers nil).
     @discardableResult
     package func send(_ message: [UInt8]) -> Bool {
-        let (accepted, waiter) = state.withLock { state -> (Bool, CheckedContinuation<[UInt8]?, Never>?) in
-            guard state.end == nil else { return (false, nil) }
+        let (accepted, overflowed, waiter) = state.withLock { state -> (Bool, Bool, CheckedContinuation<[UInt8]?, Never>?) in
+            guard state.end == nil else { return (false, false, nil) }
             if let waiter = state.waiter {
                 state.waiter = nil
-                return (true, waiter)
+                return (true, false, waiter)
             }
             guard state.queued.count < maximumMessages, state.bytes + message.count <= maximumBytes else {
                 state.end = .overflowed
                 state.queued.removeAll()
                 state.bytes = 0
-                return (false, nil)
+                return (false, true, nil)
             }
             state.queued.append(message)
             state.bytes += message.count
-            return (true, nil)
+            return (true, false, nil)
         }
         waiter?.resume(returning: message)
+        if !accepted, overflowed { onEnd(.overflowed) }
         return accepted
     }
 
@@ -89,14 +95,16 @@ package final class LiveQueryOutbox: Sendable {
     /// Ends the outbox for `end` (unless it has ended already): the writer's ``next()`` answers
     /// nil, and sends are refused.
     package func finish(_ end: End = .finished) {
-        let waiter = state.withLock { state -> CheckedContinuation<[UInt8]?, Never>? in
-            if state.end == nil { state.end = end }
+        let (ended, waiter) = state.withLock { state -> (Bool, CheckedContinuation<[UInt8]?, Never>?) in
+            let ended = state.end == nil
+            if ended { state.end = end }
             state.queued.removeAll()
             state.bytes = 0
             defer { state.waiter = nil }
-            return state.waiter
+            return (ended, state.waiter)
         }
         waiter?.resume(returning: nil)
+        if ended { onEnd(end) }
     }
 
     /// Why the outbox ended; nil while it is open.

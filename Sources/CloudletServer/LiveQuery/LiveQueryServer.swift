@@ -78,7 +78,20 @@ final class LiveQueryServer: Service, Sendable {
     /// is accepted within ``LiveQueryServerSettings/connectTimeout``, or when its client does not read
     /// its messages as fast as they come (its outbox overflows).
     private func serve(_ inbound: WebSocketInboundStream, _ outbound: WebSocketOutboundWriter, channel: any Channel) async throws {
-        let outbox = LiveQueryOutbox(maximumMessages: settings.maximumQueuedMessages, maximumBytes: settings.maximumQueuedBytes)
+        let outbox = LiveQueryOutbox(maximumMessages: settings.maximumQueuedMessages, maximumBytes: settings.maximumQueuedBytes) {
+            [metrics] end in
+            // Closed at once, without a close frame: a client that does not read would hold the
+            // writer in its write, and would never take one.
+            switch end {
+            case .overflowed:
+                metrics.liveQueryRefused(reason: "unread")
+                channel.close(promise: nil)
+            case .disconnected:
+                channel.close(promise: nil)
+            case .finished:
+                break
+            }
+        }
         let deadline = channel.eventLoop.scheduleTask(in: TimeAmount(settings.connectTimeout)) { [metrics] in
             metrics.liveQueryRefused(reason: "connect_timeout")
             channel.close(promise: nil)
@@ -89,7 +102,7 @@ final class LiveQueryServer: Service, Sendable {
             session.end()
         }
         try await withThrowingDiscardingTaskGroup { group in
-            group.addTask { [metrics] in try await Self.write(outbox, to: outbound, channel: channel, metrics: metrics) }
+            group.addTask { try await Self.write(outbox, to: outbound) }
             defer { outbox.finish() }
             for try await message in inbound.messages(maxSize: settings.maximumMessageBytes) {
                 await session.handle(message)
@@ -97,21 +110,10 @@ final class LiveQueryServer: Service, Sendable {
         }
     }
 
-    /// Writes the outbox's messages to the socket until it ends; one that overflowed, or that the
-    /// app's hub ended, closes the connection (without a close frame, which a client that does not
-    /// read would never take).
-    private static func write(_ outbox: LiveQueryOutbox, to outbound: WebSocketOutboundWriter, channel: any Channel, metrics: CloudletMetrics) async throws {
+    /// Writes the outbox's messages to the socket until it ends.
+    private static func write(_ outbox: LiveQueryOutbox, to outbound: WebSocketOutboundWriter) async throws {
         while let message = await outbox.next() {
             try await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .text, data: ByteBuffer(bytes: message))))
-        }
-        switch outbox.end {
-        case .overflowed:
-            metrics.liveQueryRefused(reason: "unread")
-            channel.close(promise: nil)
-        case .disconnected:
-            channel.close(promise: nil)
-        case .finished, nil:
-            break
         }
     }
 

@@ -1,6 +1,7 @@
 import Cloudlet
 import CloudletRuntime
 import Foundation
+import Synchronization
 import Testing
 
 /// LiveQuery requests read as Parse Server's request schema reads them, without a socket.
@@ -121,5 +122,19 @@ struct LiveQueryOutboxTests {
         outbox.finish()
         #expect(await second == nil)
         #expect(outbox.end == .finished && !outbox.send([8]))
+    }
+
+    @Test("the outbox tells why it ended, once, as it ends: without waiting for its writer")
+    func toldOnce() {
+        let ends = Mutex<[LiveQueryOutbox.End]>([])
+        let outbox = LiveQueryOutbox(maximumMessages: 1, maximumBytes: 10) { end in ends.withLock { $0.append(end) } }
+        #expect(outbox.send([1]) && !outbox.send([2]))
+        outbox.finish(.disconnected)
+        outbox.finish()
+        #expect(ends.withLock { $0 } == [.overflowed])
+        let disconnected = LiveQueryOutbox(maximumMessages: 1, maximumBytes: 10) { end in ends.withLock { $0.append(end) } }
+        disconnected.finish(.disconnected)
+        #expect(!disconnected.send([1]))
+        #expect(ends.withLock { $0 } == [.overflowed, .disconnected])
     }
 }
