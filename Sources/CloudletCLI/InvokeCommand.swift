@@ -13,7 +13,7 @@ struct InvokeCommand<Hooks: HookModule>: AsyncParsableCommand {
     }
 
     @Argument(
-        help: "A function name, kind:Name (beforeSave:Posts, afterDelete:Posts, beforeFind:Posts, afterFind:Posts, job:cleanup, …), or beforeLogin, afterLogin, afterLogout."
+        help: "A function name, kind:Name (beforeSave:Posts, afterDelete:Posts, beforeFind:Posts, afterFind:Posts, job:cleanup, …), or beforeLogin, afterLogin, afterLogout, beforeConnect."
     )
     var hook: String
 

@@ -16,6 +16,9 @@ public enum HookKind: String, Sendable, Hashable, CaseIterable, Codable {
     case beforeLogin
     case afterLogin
     case afterLogout
+    case beforeConnect
+    case beforeSubscribe
+    case afterLiveQueryEvent
 
     /// What the kind binds to, its default time limit, what it receives and returns, and its number
     /// on the wire: the one table the registry, the wire, the worker and the host read.
@@ -38,6 +41,9 @@ public enum HookKind: String, Sendable, Hashable, CaseIterable, Codable {
         case .beforeLogin: HookKindDefinition(wireNumber: 12, binding: .nothing, receives: .object, returns: .nothing)
         case .afterLogin: HookKindDefinition(wireNumber: 13, binding: .nothing, receives: .object, returns: .nothing)
         case .afterLogout: HookKindDefinition(wireNumber: 14, binding: .nothing, receives: .object, returns: .nothing)
+        case .beforeConnect: HookKindDefinition(wireNumber: 17, binding: .nothing, receives: .parameters, returns: .nothing)
+        case .beforeSubscribe: HookKindDefinition(wireNumber: 18, binding: .className, receives: .query, returns: .query)
+        case .afterLiveQueryEvent: HookKindDefinition(wireNumber: 19, binding: .className, receives: .parameters, returns: .value)
         }
     }
 

@@ -9,12 +9,18 @@ import Synchronization
 /// ``maximumQueuedChanges`` writes of ``maximumQueuedBytes`` in all, as JSON) and its loop
 /// (``run()``) takes the writes one at a time, in commit order. For each, it matches the object before and after the write once per distinct query of
 /// the class (subscriptions with the same `where` share a match), then decides for each
-/// subscription that matched either what its subscriber sees (``LiveEvent``), with that
+/// subscription that matched either what its subscriber sees (``LiveQueryEvent``), with that
 /// subscriber's read access as a query of theirs would have it: the class-level permissions, the
 /// object's ACL with the user's id and roles (the session as the REST API resolves it, from the
 /// app's session cache), pointer permissions and protected fields. The event goes to the client's
 /// outbox, which never waits. So a write costs a match per distinct query of its class and a
 /// decision per subscription that matched, and nothing for the classes no one subscribes to.
+///
+/// The app's hooks take part: `beforeSubscribe` may refuse a subscription or change its query (which
+/// is then compiled and checked as the client's would be), and `afterLiveQueryEvent` may change or
+/// drop each event to each subscriber; a write's events then wait for their hooks (at most
+/// ``maximumConcurrentEventHooks`` at once) before the next write's are decided, so that each
+/// subscriber's events keep their order.
 ///
 /// When the feed tells of a gap (writes may have been missed), the hub disconnects its clients:
 /// their SDKs connect, subscribe and query again.
@@ -25,12 +31,15 @@ package final class LiveQueryHub: Sendable {
     package static let maximumQueuedChanges = 10_000
     /// The most bytes (the objects' JSON) of the writes waiting for the loop.
     package static let maximumQueuedBytes = 64 << 20
+    /// The most `afterLiveQueryEvent` calls one write's events make at once.
+    package static let maximumConcurrentEventHooks = 8
 
     /// The app's id.
     package let appId: String
     /// The feed the hub hears the app's writes from.
     package let feed: LiveObjectChanges
     private let app: @Sendable () -> AppContext?
+    private let connections: @Sendable () -> Int
     private let metrics: CloudletMetrics?
     private let logger: Logger
     private let registry = Mutex(LiveQueryRegistry())
@@ -40,11 +49,15 @@ package final class LiveQueryHub: Sendable {
     private let backlog = Mutex((bytes: 0, fellBehind: false))
 
     /// A hub for app `appId`, hearing `feed`; `app` answers the app's runtime as it is now (nil once
-    /// the app is no longer served).
-    package init(appId: String, feed: LiveObjectChanges, app: @escaping @Sendable () -> AppContext?, metrics: CloudletMetrics?, logger: Logger) {
+    /// the app is no longer served), `connections` how many LiveQuery connections the app has open.
+    package init(
+        appId: String, feed: LiveObjectChanges, app: @escaping @Sendable () -> AppContext?, connections: @escaping @Sendable () -> Int,
+        metrics: CloudletMetrics?, logger: Logger
+    ) {
         self.appId = appId
         self.feed = feed
         self.app = app
+        self.connections = connections
         self.metrics = metrics
         self.logger = logger
         (changes, queue) = AsyncStream.makeStream(bufferingPolicy: .bufferingOldest(Self.maximumQueuedChanges))
@@ -85,6 +98,11 @@ package final class LiveQueryHub: Sendable {
         registry.withLock { $0.count }
     }
 
+    /// The app's LiveQuery connections and subscriptions, as its hooks are told them.
+    package var load: LiveQueryLoad {
+        LiveQueryLoad(clients: connections(), subscriptions: subscriptionCount)
+    }
+
     /// A write the stores committed: queued for the loop if anyone subscribes to its class.
     private func heard(_ change: CommittedObjectChange) {
         guard registry.withLock({ $0.subscribes(to: change.object.className) }) else { return }
@@ -122,8 +140,10 @@ package final class LiveQueryHub: Sendable {
     /// the same id, if any) and answers `subscribed`, or throws why not: the class does not publish live events (119), the
     /// client has `limit` subscriptions already (155), the session is not valid (209), or a query
     /// of the subscriber's on the class would be refused (its class-level permissions, a filter on
-    /// a protected field, a query the matcher cannot match). A `beforeSubscribe` hook would run here.
+    /// a protected field, a query the matcher cannot match), or the class's `beforeSubscribe` hook
+    /// refused it. The query is the one the hook leaves.
     package func subscribe(_ request: LiveQuerySubscribe, by client: LiveQueryClient, in app: AppContext, limit: Int) async throws(LiveQueryRefusal) {
+        var request = request
         let requestId = request.requestId
         guard app.stores.liveChanges.publishes(request.className) else {
             throw LiveQueryRefusal(
@@ -133,12 +153,19 @@ package final class LiveQueryHub: Sendable {
         // Refused before any other work when the client has no room for it.
         try registry.withLock { registry throws(LiveQueryRefusal) in try registry.checkRoom(for: requestId, of: client, limit: limit) }
         let reader = Self.reader(of: request, by: client)
-        let subscription = try LiveSubscription(request, reader: reader)
+        var subscription = try LiveSubscription(request, reader: reader)
         do {
             let caller = try await caller(reading: reader, for: client, in: app)
+            let changed = try await LiveQueryTriggers(app).beforeSubscribe(request, caller: caller, load: load)
+            if changed != request {
+                request = changed
+                subscription = try LiveSubscription(request, reader: reader)
+            }
             let permissions = ClassPermissions(app)
             _ = try await permissions.check(subscription.operation, request.className, by: caller)
             _ = try await permissions.checkedQuery(ParseQuery(request.className, constraints: request.constraints), by: caller)
+        } catch let refusal as LiveQueryRefusal {
+            throw refusal
         } catch let error as ParseError {
             throw LiveQueryRefusal(error, requestId: requestId)
         } catch {
@@ -203,18 +230,30 @@ package final class LiveQueryHub: Sendable {
             return
         }
         let before = change.kind == .delete ? change.object : change.original
+        var matches: [(subscriber: LiveQueryRegistry.Subscriber, matched: (before: Bool, after: Bool))] = []
         for group in groups {
             let matchedBefore = before.map(group.matcher.matches) ?? false
             let matchedAfter = change.kind != .delete && group.matcher.matches(change.object)
             guard matchedBefore || matchedAfter else { continue }
-            for subscriber in group.subscribers {
-                await deliver(change, to: subscriber, matched: (matchedBefore, matchedAfter), schema: schema, in: app)
+            matches += group.subscribers.map { ($0, (matchedBefore, matchedAfter)) }
+        }
+        guard LiveQueryTriggers(app).hasAfterEvent(className) else {
+            for (subscriber, matched) in matches { await deliver(change, to: subscriber, matched: matched, schema: schema, in: app) }
+            return
+        }
+        // Each event waits for its hook: a few at once, all of them before the next write's.
+        await withTaskGroup(of: Void.self) { tasks in
+            for (index, (subscriber, matched)) in matches.enumerated() {
+                if index >= Self.maximumConcurrentEventHooks { await tasks.next() }
+                tasks.addTask { await self.deliver(change, to: subscriber, matched: matched, schema: schema, in: app) }
             }
         }
     }
 
     /// Sends `change` to one subscription whose query it `matched` before or after, if its
-    /// subscriber sees it. An `afterLiveQueryEvent` hook would run here, once the event is decided.
+    /// subscriber sees it, as the class's `afterLiveQueryEvent` hook leaves the event: the hook gets
+    /// the object as the subscriber would, and what it answers is redacted again and limited to the
+    /// subscription's `keys`. A hook that fails or times out loses the event (it is logged).
     private func deliver(
         _ change: CommittedObjectChange, to subscriber: LiveQueryRegistry.Subscriber, matched: (before: Bool, after: Bool), schema: StoredClassSchema?,
         in app: AppContext
@@ -238,11 +277,20 @@ package final class LiveQueryHub: Sendable {
         let before = change.kind == .delete ? change.object : change.original
         let seenBefore = matched.before && before.map(access.reads) == true
         let seenAfter = matched.after && access.reads(change.object)
-        guard let event = LiveEvent.of(change, seenBefore: seenBefore, seenAfter: seenAfter, watch: subscription.watch) else { return }
-        let object = subscription.shown(access.redacted(change.object))
-        let original = change.original.map { subscription.shown(access.redacted($0)) }
+        guard let event = LiveQueryEvent.of(change, seenBefore: seenBefore, seenAfter: seenAfter, watch: subscription.watch) else { return }
+        var object = access.redacted(change.object)
+        let original = event.carriesOriginal ? change.original.map(access.redacted) : nil
+        do {
+            let answer = try await LiveQueryTriggers(app).afterEvent(event, object: object, original: original, caller: caller, load: load)
+            guard let answer else { return }
+            object = access.redacted(answer)
+        } catch {
+            logger.warning("LiveQuery's afterLiveQueryEvent hook failed; an event is lost", metadata: ["app": "\(appId)", "class": "\(subscription.className)"])
+            return
+        }
         let message = LiveQueryMessage.event(
-            event, clientId: client.id, requestId: subscription.requestId, installationId: client.installationId, object: object, original: original)
+            event, clientId: client.id, requestId: subscription.requestId, installationId: client.installationId, object: subscription.shown(object),
+            original: original.map(subscription.shown))
         if client.send(message) { metrics?.liveQueryEventSent(app: appId, event: event.rawValue) }
     }
 }

@@ -26,7 +26,7 @@ public enum LiveQueryMessage {
     /// `event` of the subscription `requestId`: the object, and the object before the write for
     /// the events that carry it.
     public static func event(
-        _ event: LiveEvent, clientId: String, requestId: Int, installationId: String?, object: ParseValue, original: ParseValue?
+        _ event: LiveQueryEvent, clientId: String, requestId: Int, installationId: String?, object: ParseValue, original: ParseValue?
     ) -> [UInt8] {
         var extra: [String: ParseValue] = ["object": object]
         if event.carriesOriginal, let original { extra["original"] = original }

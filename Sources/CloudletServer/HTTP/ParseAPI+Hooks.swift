@@ -76,7 +76,10 @@ private struct RegisteredHook {
         switch hook.kind {
         case .function: functionName = hook.name
         case .job: return nil
-        case .beforeSave, .afterSave, .beforeDelete, .afterDelete, .beforeFind, .afterFind: (className, triggerName) = (hook.name, hook.kind.rawValue)
+        case .beforeSave, .afterSave, .beforeDelete, .afterDelete, .beforeFind, .afterFind, .beforeSubscribe:
+            (className, triggerName) = (hook.name, hook.kind.rawValue)
+        case .afterLiveQueryEvent: (className, triggerName) = (hook.name, "afterEvent")
+        case .beforeConnect: (className, triggerName) = ("@Connect", "beforeConnect")
         case .beforeLogin, .afterLogin, .afterLogout: (className, triggerName) = ("_User", hook.kind.rawValue)
         case .beforeSaveFile: (className, triggerName) = ("@File", "beforeSave")
         case .afterSaveFile: (className, triggerName) = ("@File", "afterSave")

@@ -132,6 +132,11 @@ final class LiveQueryServer: Service, Sendable {
         return true
     }
 
+    /// How many connections of app `appId` are counted.
+    func connectionCount(of appId: String) -> Int {
+        state.withLock { $0.connections[appId, default: 0] }
+    }
+
     /// Gives back a connection of app `appId` counted by ``admitConnection(to:)``.
     func releaseConnection(of appId: String) {
         let count = state.withLock { state in
@@ -152,7 +157,7 @@ final class LiveQueryServer: Service, Sendable {
             let hub = LiveQueryHub(
                 appId: app.id, feed: feed,
                 app: { [apps, id = app.id] in apps.app(id).map(\.runtime.context).flatMap { $0.stores.liveChanges === feed ? $0 : nil } },
-                metrics: metrics, logger: logger)
+                connections: { [weak self, id = app.id] in self?.connectionCount(of: id) ?? 0 }, metrics: metrics, logger: logger)
             state.hubs[app.id] = hub
             return (hub, current, true)
         }

@@ -66,8 +66,8 @@ struct LiveQuerySession {
     }
 
     /// Admits the client to the app `request` names: its keys must be the app's (4), its session
-    /// valid (209), and the app under its bound on connections (155). A `beforeConnect` hook would
-    /// run here, once all of that holds.
+    /// valid (209), the app under its bound on connections (155), and the app's `beforeConnect`
+    /// hook must not refuse it (its error's code, 141 for an error that is not a Parse error).
     private mutating func connect(_ request: LiveQueryConnect) async throws(LiveQueryRefusal) {
         guard connected == nil else { throw .invalidRequest("this connection is connected already") }
         guard let app = server.apps.app(request.applicationId) else { throw .invalidKey("unknown application id") }
@@ -79,9 +79,11 @@ struct LiveQuerySession {
             guard let clientKey = request.clientKey, app.keys.acceptsClientKey(clientKey) else { throw .invalidKey("Key in request is not valid") }
             isMaster = false
         }
+        let client = LiveQueryClient(isMaster: isMaster, sessionToken: request.sessionToken, installationId: request.installationId, outbox: outbox)
+        var caller = Caller(isMaster: isMaster, installationId: request.installationId, requestId: client.id)
         if let token = request.sessionToken, !isMaster {
             do {
-                _ = try await app.runtime.accounts.caller(sessionToken: token, installationId: request.installationId, requestId: "livequery")
+                caller = try await app.runtime.accounts.caller(sessionToken: token, installationId: request.installationId, requestId: client.id)
             } catch let error as ParseError {
                 throw LiveQueryRefusal(error)
             } catch {
@@ -92,8 +94,14 @@ struct LiveQuerySession {
             server.metrics.liveQueryRefused(reason: "connections")
             throw LiveQueryRefusal(code: 155, message: "the app has too many LiveQuery connections open", reconnect: true)
         }
-        let client = LiveQueryClient(isMaster: isMaster, sessionToken: request.sessionToken, installationId: request.installationId, outbox: outbox)
-        connected = Connected(client: client, hub: server.hub(for: app), appId: app.id)
+        let hub = server.hub(for: app)
+        do {
+            try await LiveQueryTriggers(app.runtime.context).beforeConnect(caller: caller, load: hub.load)
+        } catch {
+            server.releaseConnection(of: app.id)
+            throw LiveQueryRefusal((error as? ParseError) ?? ParseError.failed("the connection could not be checked"))
+        }
+        connected = Connected(client: client, hub: hub, appId: app.id)
         onConnect()
         outbox.send(LiveQueryMessage.connected(clientId: client.id, installationId: client.installationId))
     }

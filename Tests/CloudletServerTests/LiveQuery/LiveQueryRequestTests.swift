@@ -72,25 +72,25 @@ struct LiveEventTests {
         let update = CommittedObjectChange(kind: .update, object: Self.after, original: Self.before)
         let create = CommittedObjectChange(kind: .create, object: Self.after, original: nil)
         let delete = CommittedObjectChange(kind: .delete, object: Self.before, original: nil)
-        #expect(LiveEvent.of(update, seenBefore: true, seenAfter: true, watch: nil) == .update)
-        #expect(LiveEvent.of(update, seenBefore: true, seenAfter: false, watch: nil) == .leave)
-        #expect(LiveEvent.of(update, seenBefore: false, seenAfter: true, watch: nil) == .enter)
-        #expect(LiveEvent.of(update, seenBefore: false, seenAfter: false, watch: nil) == nil)
-        #expect(LiveEvent.of(create, seenBefore: false, seenAfter: true, watch: nil) == .create)
-        #expect(LiveEvent.of(delete, seenBefore: true, seenAfter: false, watch: nil) == .delete)
-        #expect(LiveEvent.of(delete, seenBefore: false, seenAfter: false, watch: nil) == nil)
+        #expect(LiveQueryEvent.of(update, seenBefore: true, seenAfter: true, watch: nil) == .update)
+        #expect(LiveQueryEvent.of(update, seenBefore: true, seenAfter: false, watch: nil) == .leave)
+        #expect(LiveQueryEvent.of(update, seenBefore: false, seenAfter: true, watch: nil) == .enter)
+        #expect(LiveQueryEvent.of(update, seenBefore: false, seenAfter: false, watch: nil) == nil)
+        #expect(LiveQueryEvent.of(create, seenBefore: false, seenAfter: true, watch: nil) == .create)
+        #expect(LiveQueryEvent.of(delete, seenBefore: true, seenAfter: false, watch: nil) == .delete)
+        #expect(LiveQueryEvent.of(delete, seenBefore: false, seenAfter: false, watch: nil) == nil)
     }
 
     @Test("watch: an update or a create is an event only when a watched field changed; enter and leave always are")
     func watch() {
         let update = CommittedObjectChange(kind: .update, object: Self.after, original: Self.before)
         let create = CommittedObjectChange(kind: .create, object: Self.after, original: nil)
-        #expect(LiveEvent.of(update, seenBefore: true, seenAfter: true, watch: ["a"]) == .update)
-        #expect(LiveEvent.of(update, seenBefore: true, seenAfter: true, watch: ["b"]) == nil)
-        #expect(LiveEvent.of(update, seenBefore: true, seenAfter: false, watch: ["b"]) == .leave)
-        #expect(LiveEvent.of(update, seenBefore: false, seenAfter: true, watch: ["b"]) == .enter)
-        #expect(LiveEvent.of(create, seenBefore: false, seenAfter: true, watch: ["b"]) == .create)
-        #expect(LiveEvent.of(create, seenBefore: false, seenAfter: true, watch: ["c"]) == nil)
+        #expect(LiveQueryEvent.of(update, seenBefore: true, seenAfter: true, watch: ["a"]) == .update)
+        #expect(LiveQueryEvent.of(update, seenBefore: true, seenAfter: true, watch: ["b"]) == nil)
+        #expect(LiveQueryEvent.of(update, seenBefore: true, seenAfter: false, watch: ["b"]) == .leave)
+        #expect(LiveQueryEvent.of(update, seenBefore: false, seenAfter: true, watch: ["b"]) == .enter)
+        #expect(LiveQueryEvent.of(create, seenBefore: false, seenAfter: true, watch: ["b"]) == .create)
+        #expect(LiveQueryEvent.of(create, seenBefore: false, seenAfter: true, watch: ["c"]) == nil)
     }
 }
 

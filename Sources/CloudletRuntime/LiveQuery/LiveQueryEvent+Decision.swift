@@ -13,15 +13,13 @@ import Cloudlet
 ///
 /// A delete seen before is a `delete`. A subscription that watches fields gets an `update` or a
 /// `create` only when one of them changed (a field set on a new object is a change).
-public enum LiveEvent: String, Sendable, CaseIterable {
-    case create, enter, update, leave, delete
-
+extension LiveQueryEvent {
     /// The event `change` makes for a subscriber that sees the object before it (`seenBefore`:
     /// the original, or for a delete the object as it was) and after it (`seenAfter`), watching
     /// `watch` (nil for every field); nil for none.
-    public static func of(_ change: CommittedObjectChange, seenBefore: Bool, seenAfter: Bool, watch: [String]?) -> LiveEvent? {
+    public static func of(_ change: CommittedObjectChange, seenBefore: Bool, seenAfter: Bool, watch: [String]?) -> LiveQueryEvent? {
         if change.kind == .delete { return seenBefore ? .delete : nil }
-        let event: LiveEvent
+        let event: LiveQueryEvent
         switch (seenBefore, seenAfter) {
         case (true, true): event = .update
         case (true, false): event = .leave
