@@ -21,12 +21,12 @@ struct LiveServer: Sendable {
     /// Sends a request, its URI from `/`, over the test client's connection.
     let transport: ParseTestClient.Transport
 
-    /// An app with no hooks, its keys `client-<id>` and `master-<id>` unless given.
+    /// An app with `hooks` (none unless given), its keys `client-<id>` and `master-<id>` unless given.
     static func app(
-        _ id: String, clientKey: String? = nil, masterKey: String? = nil, rateLimits: RateLimitPolicy = .off
+        _ id: String, clientKey: String? = nil, masterKey: String? = nil, rateLimits: RateLimitPolicy = .off, hooks: HookRegistry = HookRegistry()
     ) -> AppDefinition {
         AppDefinition(
-            id: id, executor: InProcessHookExecutor(registry: HookRegistry()), clientKey: clientKey ?? "client-\(id)",
+            id: id, executor: InProcessHookExecutor(registry: hooks), clientKey: clientKey ?? "client-\(id)",
             masterKey: masterKey ?? "master-\(id)", rateLimits: rateLimits)
     }
 

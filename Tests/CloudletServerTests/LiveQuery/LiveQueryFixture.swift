@@ -16,13 +16,15 @@ struct LiveQueryFixture: Sendable {
 
     var port: Int { server.port }
 
-    /// Runs `body` with a fresh server on `store`, app `a` publishing `classNames`; `adjust` changes its configuration.
+    /// Runs `body` with a fresh server on `store`, app `a` publishing `classNames` with `hooks`;
+    /// `adjust` changes its configuration.
     static func with(
-        _ store: TestStore = .sqlite, classNames: Set<String> = ["Message"], adjust: @escaping (inout ServerConfiguration) -> Void = { _ in },
+        _ store: TestStore = .sqlite, classNames: Set<String> = ["Message"], hooks: HookRegistry = HookRegistry(),
+        adjust: @escaping (inout ServerConfiguration) -> Void = { _ in },
         _ body: @Sendable (LiveQueryFixture) async throws -> Void
     ) async throws {
         func run(database: String?) async throws {
-            try await LiveServer.with(adjust: { configuration in
+            try await LiveServer.with(apps: [LiveServer.app("a", hooks: hooks)], adjust: { configuration in
                 configuration.database = database
                 adjust(&configuration)
             }) { server in
