@@ -20,6 +20,7 @@ package struct LiveQueryLoad: Sendable, Hashable {
 /// The LiveQuery kinds' call sites: `beforeConnect` may refuse a connection, `beforeSubscribe` may
 /// change or refuse a subscription's query, `afterLiveQueryEvent` may change or drop one event to
 /// one subscriber. Each runs as the client it serves, under its time limit, in the app's hook slots.
+/// The app's `load` is read only when a hook runs.
 package struct LiveQueryTriggers {
     let app: AppContext
 
@@ -29,21 +30,21 @@ package struct LiveQueryTriggers {
 
     /// Runs the app's `beforeConnect` hook, if it has one, for a client connecting as `caller`; its
     /// error refuses the connection.
-    package func beforeConnect(caller: Caller, load: LiveQueryLoad) async throws {
+    package func beforeConnect(caller: Caller, load: @autoclosure () -> LiveQueryLoad) async throws {
         let hooks = HookRunner(app)
         guard let hook = hooks.hook(.beforeConnect, "") else { return }
-        _ = try await hooks.run(hook, input: HookPayload(.object(load.members)), caller: caller)
+        _ = try await hooks.run(hook, input: HookPayload(.object(load().members)), caller: caller)
     }
 
     /// `request` as the `beforeSubscribe` hook of its class leaves it (`request` itself if there is
     /// none), for a subscriber acting as `caller`; the hook's error refuses the subscription. The
     /// hook's query is read as a client's is (its `where` and `keys`; the class and `watch` stay),
     /// and refused with code 1 if it is not one.
-    package func beforeSubscribe(_ request: LiveQuerySubscribe, caller: Caller, load: LiveQueryLoad) async throws -> LiveQuerySubscribe {
+    package func beforeSubscribe(_ request: LiveQuerySubscribe, caller: Caller, load: @autoclosure () -> LiveQueryLoad) async throws -> LiveQuerySubscribe {
         let hooks = HookRunner(app)
         guard let hook = hooks.hook(.beforeSubscribe, request.className) else { return request }
         let query = ParseQuery(request.className, constraints: request.constraints, keys: request.keys)
-        let input = (query.json.objectValue ?? [:]).merging(load.members) { query, _ in query }
+        let input = (query.json.objectValue ?? [:]).merging(load().members) { query, _ in query }
         let answer = try await hooks.run(hook, input: HookPayload(.object(input)), caller: caller)
         var changed = answer.objectValue ?? [:]
         changed["className"] = .string(request.className)
@@ -63,11 +64,11 @@ package struct LiveQueryTriggers {
     /// as `caller`, or nil if the hook dropped the event (`object` itself if there is no hook). The
     /// hook's error is thrown: the event is not sent.
     package func afterEvent(
-        _ event: LiveQueryEvent, object: ParseObject, original: ParseObject?, caller: Caller, load: LiveQueryLoad
+        _ event: LiveQueryEvent, object: ParseObject, original: ParseObject?, caller: Caller, load: @autoclosure () -> LiveQueryLoad
     ) async throws -> ParseObject? {
         let hooks = HookRunner(app)
         guard let hook = hooks.hook(.afterLiveQueryEvent, object.className) else { return object }
-        var input = load.members
+        var input = load().members
         input["event"] = .string(event.rawValue)
         input["object"] = .object(object.json)
         if let original { input["original"] = .object(original.json) }
