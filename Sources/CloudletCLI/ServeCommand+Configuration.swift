@@ -30,7 +30,21 @@ extension ServeCommand {
             minimumBodyBytesPerSecond: try settings.integer(ServeSettings.minBodyRate),
             descriptorReserve: try settings.integer(ServeSettings.descriptorReserve),
             requestsPerAddress: try settings.read(ServeSettings.maxRequestsPerAddress, quota))
+        configuration.liveQuery = try liveQuery(settings)
         return configuration
+    }
+
+    /// The LiveQuery settings from the flags, variables and config file.
+    private static func liveQuery(_ settings: SettingsReader) throws -> LiveQueryServerSettings {
+        var liveQuery = LiveQueryServerSettings()
+        liveQuery.path = try settings.optional(ServeSettings.liveQueryPath) { $0 }
+        liveQuery.maximumConnectionsPerApp = try settings.integer(ServeSettings.liveQueryMaxConnections)
+        liveQuery.maximumSubscriptionsPerConnection = try settings.integer(ServeSettings.liveQueryMaxSubscriptions)
+        liveQuery.messagesPerConnection = try settings.read(ServeSettings.liveQueryMessageRate) { try? RateLimitPolicy.quota(text: $0) }
+        liveQuery.maximumMessageBytes = try settings.integer(ServeSettings.liveQueryMaxMessageBytes)
+        liveQuery.maximumQueuedBytes = try settings.integer(ServeSettings.liveQueryMaxQueuedBytes)
+        liveQuery.connectTimeout = .milliseconds(try settings.integer(ServeSettings.liveQueryConnectTimeoutMs))
+        return liveQuery
     }
 }
 

@@ -75,6 +75,29 @@ enum ServeSettings {
         "maxRequestsPerAddress", .text, "Pace of requests from one client address, as N/s,burst=M or off",
         default: RateLimitPolicy.text(of: connections.requestsPerAddress))
 
+    private static let liveQuery = LiveQueryServerSettings()
+    static let liveQueryPath = Setting(
+        "liveQueryPath", .text, "A path besides the mount path where LiveQuery WebSockets are accepted, such as /live",
+        defaultText: "none: the mount path only")
+    static let liveQueryMaxConnections = Setting(
+        "liveQueryMaxConnections", .integer(anyNumber), "Most LiveQuery connections one app may have open at once",
+        default: String(liveQuery.maximumConnectionsPerApp))
+    static let liveQueryMaxSubscriptions = Setting(
+        "liveQueryMaxSubscriptions", .integer(anyNumber), "Most subscriptions one LiveQuery connection may hold",
+        default: String(liveQuery.maximumSubscriptionsPerConnection))
+    static let liveQueryMessageRate = Setting(
+        "liveQueryMessageRate", .text, "Pace of messages one LiveQuery connection may send, as N/s,burst=M",
+        default: RateLimitPolicy.text(of: liveQuery.messagesPerConnection))
+    static let liveQueryMaxMessageBytes = Setting(
+        "liveQueryMaxMessageBytes", .integer(1_024...Int.max), "Largest message a LiveQuery client may send, in bytes",
+        default: String(liveQuery.maximumMessageBytes))
+    static let liveQueryMaxQueuedBytes = Setting(
+        "liveQueryMaxQueuedBytes", .integer(anyNumber), "Most bytes waiting to be written to one LiveQuery connection; past it the client is disconnected",
+        default: String(liveQuery.maximumQueuedBytes))
+    static let liveQueryConnectTimeoutMs = Setting(
+        "liveQueryConnectTimeoutMs", .integer(anyNumber), "Milliseconds a new LiveQuery WebSocket may take to connect",
+        default: String(liveQuery.connectTimeout.wholeMilliseconds))
+
     /// The app settings `serve` also takes (with their help and defaults from ``AppSettings/fields``):
     /// each sets the app of `--app-id` at every start; those marked set each `--app` too.
     static let appSettings: [(setting: Setting, field: AppSettingField, setsOtherApps: Bool)] = [
@@ -105,7 +128,8 @@ enum ServeSettings {
             logFormat,
         ] + appSettings.map(\.setting) + [
             longHookCpu, operatorKey, trustedProxies, publicUrl, hookLogRetention, minFreeDiskMb, maxConnections, maxConnectionsPerAddress,
-            idleTimeoutMs, headerTimeoutMs, minBodyRate, descriptorReserve, maxRequestsPerAddress,
+            idleTimeoutMs, headerTimeoutMs, minBodyRate, descriptorReserve, maxRequestsPerAddress, liveQueryPath, liveQueryMaxConnections,
+            liveQueryMaxSubscriptions, liveQueryMessageRate, liveQueryMaxMessageBytes, liveQueryMaxQueuedBytes, liveQueryConnectTimeoutMs,
         ], readsEnvironment: true)
 
     /// The app setting `member` of ``AppSettings/fields`` or ``AppSettings/shortcuts`` as a setting of

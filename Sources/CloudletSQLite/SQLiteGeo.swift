@@ -26,13 +26,13 @@ enum SQLiteGeo {
         guard let json = String.fromDatabaseValue(values[0]), let latitude = Double.fromDatabaseValue(values[1]),
             let longitude = Double.fromDatabaseValue(values[2]), let ring = ring(json)
         else { return false }
-        return contains(ring, x: longitude, y: latitude)
+        return GeoRegion.ring(ring, contains: ParseCoordinate(latitude: latitude, longitude: longitude))
     }
 
-    /// The `(x: longitude, y: latitude)` points of a JSON array of `[latitude, longitude]` pairs,
-    /// read as the numbers in it in order; nil when they are not pairs or too many. The last text
-    /// read is kept with its points, since a query's own polygon is the same text on every row.
-    private static func ring(_ json: String) -> [(x: Double, y: Double)]? {
+    /// The points of a JSON array of `[latitude, longitude]` pairs, read as the numbers in it in
+    /// order; nil when they are not pairs or too many. The last text read is kept with its points,
+    /// since a query's own polygon is the same text on every row.
+    private static func ring(_ json: String) -> [ParseCoordinate]? {
         if let last = lastRing.withLock({ $0 }), last.json == json { return last.ring }
         let limit = 2 * (ParsePolygon.maximumPoints + 1)
         var numbers: [Double] = []
@@ -53,28 +53,10 @@ enum SQLiteGeo {
             return true
         }
         guard complete, numbers.count >= 6, numbers.count.isMultiple(of: 2) else { return nil }
-        let ring = stride(from: 0, to: numbers.count, by: 2).map { (x: numbers[$0 + 1], y: numbers[$0]) }
+        let ring = stride(from: 0, to: numbers.count, by: 2).map { ParseCoordinate(latitude: numbers[$0], longitude: numbers[$0 + 1]) }
         lastRing.withLock { $0 = (json, ring) }
         return ring
     }
 
-    private static let lastRing = Mutex<(json: String, ring: [(x: Double, y: Double)])?>(nil)
-
-    /// Whether `(x, y)` lies inside `ring` (crossing number) or on one of its edges.
-    static func contains(_ ring: [(x: Double, y: Double)], x: Double, y: Double) -> Bool {
-        var inside = false
-        var previous = ring[ring.count - 1]
-        for point in ring {
-            let (a, b) = (point, previous)
-            previous = point
-            let cross = (b.x - a.x) * (y - a.y) - (b.y - a.y) * (x - a.x)
-            if abs(cross) <= 1e-9, (min(a.x, b.x)...max(a.x, b.x)).contains(x), (min(a.y, b.y)...max(a.y, b.y)).contains(y) {
-                return true
-            }
-            if (a.y > y) != (b.y > y), x < (b.x - a.x) * (y - a.y) / (b.y - a.y) + a.x {
-                inside.toggle()
-            }
-        }
-        return inside
-    }
+    private static let lastRing = Mutex<(json: String, ring: [ParseCoordinate])?>(nil)
 }

@@ -12,7 +12,7 @@ extension SQLiteQueryBuilder {
     /// GeoPoint within that distance of the point. The query's first `$nearSphere` outside `$or` and
     /// `$and` also orders the results, nearest first, after any order the query gives.
     mutating func nearSphere(_ field: QueryField, _ operand: ParseValue, _ operators: [String: ParseValue], depth: Int) throws -> String {
-        try Self.checkGeoField(field, "$nearSphere")
+        try GeoOperands.checkField(field.path, "$nearSphere")
         let center = try GeoOperands.point(operand, "$nearSphere", acceptsPair: false)
         let radians = try GeoOperands.maximumRadians(operators)
         if depth == 0, distanceOrder == nil {
@@ -28,7 +28,7 @@ extension SQLiteQueryBuilder {
 
     /// `$within` (`$box`), `$geoWithin` (`$polygon`, `$centerSphere`) or `$geoIntersects` (`$point`).
     mutating func geoClause(_ field: QueryField, _ op: String, _ operand: ParseValue) throws -> String {
-        try Self.checkGeoField(field, op)
+        try GeoOperands.checkField(field.path, op)
         switch try GeoRegion(op, operand) {
         case .box(let latitudes, let longitudes):
             return inBox(field, latitudes: latitudes, longitudes: longitudes)
@@ -92,10 +92,5 @@ extension SQLiteQueryBuilder {
     private mutating func isType(_ field: QueryField, _ type: String) -> String {
         arguments += [field.jsonPath + ".__type", type]
         return "json_extract(data, ?) = ?"
-    }
-
-    /// Geo operators test fields, not `objectId`, `createdAt` or `updatedAt`.
-    private static func checkGeoField(_ field: QueryField, _ op: String) throws {
-        guard !field.isColumn else { throw ParseError.invalidQuery("\(op) needs a GeoPoint or Polygon field, not \(field.path)") }
     }
 }

@@ -55,7 +55,9 @@ extension SQLiteQueryBuilder {
                 let types = (kind.suffix.isEmpty ? kind.types : ["object"]).map { "'\($0)'" }.joined(separator: ", ")
                 var test = "element.type IN (\(types))"
                 if let comparand = Self.comparand(bounds) {
-                    test += kind.suffix.isEmpty ? " AND element.value" : " AND json_extract(element.value, '$\(kind.suffix)')"
+                    // SQLite may read an element's value past a false type test: only an object's reaches json_extract.
+                    test += kind.suffix.isEmpty
+                        ? " AND element.value" : " AND json_extract(CASE element.type WHEN 'object' THEN element.value END, '$\(kind.suffix)')"
                     test += comparand.sql(&arguments)
                 }
                 tests.append("(\(test))")

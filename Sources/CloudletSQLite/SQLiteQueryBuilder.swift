@@ -11,6 +11,9 @@ import GRDB
 /// same statement, with the same reader.
 /// A query past one of the ``QueryBounds`` is refused (102) as it compiles.
 struct SQLiteQueryBuilder: WhereCompiling {
+    /// A term of the `where` compiles to SQL text.
+    typealias Clause = String
+
     /// The most results one query returns, as on Parse.com.
     static let maximumLimit = StorageQuery.maximumLimit
 

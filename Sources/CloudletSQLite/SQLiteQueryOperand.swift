@@ -21,23 +21,15 @@ struct Operand {
     let bound: ParseValue?
 
     init(_ parseValue: ParseValue, field: QueryField) throws {
-        switch parseValue {
+        switch try QueryOperand(parseValue, path: field.path) {
         case .bool(let flag): (kind, bound) = (Kind(types: [flag ? "true" : "false"], suffix: "", canBeElement: true), nil)
         case .string: (kind, bound) = (Kind(types: ["text"], suffix: "", canBeElement: true), parseValue)
         case .number: (kind, bound) = (Kind(types: ["integer", "real"], suffix: "", canBeElement: true), parseValue)
         case .array: (kind, bound) = (Kind(types: ["array"], suffix: "", canBeElement: false), .string(JSONWriter.string(parseValue)))
-        case .object:
-            if parseValue.parseType == "Date", let date = parseValue.dateValue {
-                (kind, bound) = (Kind(types: ["text"], suffix: ".iso", canBeElement: false), .string(ParseDate.string(from: date)))
-            } else if let pointer = parseValue.pointerValue {
-                (kind, bound) = (.pointer, .string(pointer.objectId))
-            } else if parseValue.parseType == nil {
-                (kind, bound) = (Kind(types: ["object"], suffix: "", canBeElement: false), .string(JSONWriter.string(parseValue)))
-            } else {
-                throw ParseError.invalidQuery("\(field.path): cannot compare this type")
-            }
-        case .null:
-            throw ParseError.invalidQuery("\(field.path): cannot compare with null")
+        case .date(let iso): (kind, bound) = (Kind(types: ["text"], suffix: ".iso", canBeElement: false), .string(iso))
+        case .pointer(let id): (kind, bound) = (.pointer, .string(id))
+        case .object: (kind, bound) = (Kind(types: ["object"], suffix: "", canBeElement: false), .string(JSONWriter.string(parseValue)))
+        case .null: throw ParseError.invalidQuery("\(field.path): cannot compare with null")
         }
     }
 

@@ -50,6 +50,7 @@ struct LiveServer: Sendable {
         var configuration = ServerConfiguration(port: 0, dataDirectory: folder.path, passwordHashCost: 4)
         adjust(&configuration)
         let server = try await CloudletApplication(configuration: configuration, apps: apps, logger: logger, clock: clock, metrics: metrics)
+        defer { server.closeDatabase() }
         return try await server.application().test(.live) { client in
             try await body(
                 LiveServer(port: client.port!, metrics: metrics, apps: server.apps, dataDirectory: folder) { method, uri, headers, requestBody in

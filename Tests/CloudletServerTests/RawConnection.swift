@@ -32,8 +32,13 @@ final class RawConnection: Sendable {
     /// Sends `text`; false if the server has closed the connection.
     @discardableResult
     func send(_ text: String) async -> Bool {
+        await send(bytes: Array(text.utf8))
+    }
+
+    /// Sends `bytes`; false if the server has closed the connection.
+    @discardableResult
+    func send(bytes: [UInt8]) async -> Bool {
         await Self.onOwnThread { [socket] in
-            let bytes = Array(text.utf8)
             var sent = 0
             while sent < bytes.count {
                 let written = bytes[sent...].withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }

@@ -11,7 +11,7 @@ extension PostgresQueryCompiler {
     /// GeoPoint within that distance of the point. The query's first `$nearSphere` outside `$or`,
     /// `$and` and inner queries also orders the results, nearest first, after any order the query gives.
     mutating func nearSphere(_ field: PostgresField, _ operand: ParseValue, _ operators: [String: ParseValue], depth: Int) throws -> String {
-        try Self.checkGeoField(field, "$nearSphere")
+        try GeoOperands.checkField(field.path, "$nearSphere")
         let center = try GeoOperands.point(operand, "$nearSphere", acceptsPair: false)
         let radians = try GeoOperands.maximumRadians(operators)
         if depth == 0, distanceOrder == nil { distanceOrder = distance(field, from: center) }
@@ -22,7 +22,7 @@ extension PostgresQueryCompiler {
 
     /// `$within` (`$box`), `$geoWithin` (`$polygon`, `$centerSphere`) or `$geoIntersects` (`$point`).
     mutating func geoClause(_ field: PostgresField, _ op: String, _ operand: ParseValue) throws -> String {
-        try Self.checkGeoField(field, op)
+        try GeoOperands.checkField(field.path, op)
         let path = field.value
         switch try GeoRegion(op, operand) {
         case .box(let latitudes, let longitudes):
@@ -77,10 +77,5 @@ extension PostgresQueryCompiler {
     /// The field holds a value of Parse type `type`.
     private static func isType(_ field: PostgresField, _ type: String) -> String {
         "(\(field.value) ->> '__type' = '\(type)')"
-    }
-
-    /// Geo operators test fields, not `objectId`, `createdAt` or `updatedAt`.
-    private static func checkGeoField(_ field: PostgresField, _ op: String) throws {
-        guard field.column == nil else { throw ParseError.invalidQuery("\(op) needs a GeoPoint or Polygon field, not \(field.path)") }
     }
 }

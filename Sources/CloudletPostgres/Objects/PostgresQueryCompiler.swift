@@ -15,6 +15,9 @@ import PostgresNIO
 /// operators, `$regex` (``PostgresRegex``), dotted paths, the order, limit and skip, and the
 /// reader's ACL; `$text` (``textClause(_:_:)``) and the `$score` it ranks by.
 struct PostgresQueryCompiler: WhereCompiling {
+    /// A term of the `where` compiles to SQL text.
+    typealias Clause = String
+
     /// The most results one query returns, as on Parse.com.
     static let maximumLimit = StorageQuery.maximumLimit
 
@@ -227,10 +230,11 @@ struct PostgresQueryCompiler: WhereCompiling {
     private mutating func containedBy(_ field: PostgresField, _ values: [ParseValue]) throws -> String {
         guard field.column == nil else { throw ParseError.invalidQuery("$containedBy needs an array field, not \(field.path)") }
         let tests = try values.map { value -> String in
-            if value.parseType == "Date", let date = value.dateValue { return "element -> 'iso' = \(bindJSON(.string(ParseDate.string(from: date))))" }
-            if let pointer = value.pointerValue { return "element -> 'objectId' = \(bindJSON(.string(pointer.objectId)))" }
-            guard value.parseType == nil else { throw ParseError.invalidQuery("\(field.path): cannot compare this type") }
-            return "element = \(bindJSON(value))"
+            switch try QueryOperand(value, path: field.path) {
+            case .date(let iso): "element -> 'iso' = \(bindJSON(.string(iso)))"
+            case .pointer(let id): "element -> 'objectId' = \(bindJSON(.string(id)))"
+            default: "element = \(bindJSON(value))"
+            }
         }
         let path = field.value
         return "(jsonb_typeof(\(path)) = 'array' AND NOT EXISTS (SELECT 1 FROM jsonb_array_elements(\(path)) AS element "

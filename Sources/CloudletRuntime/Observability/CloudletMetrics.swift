@@ -119,6 +119,29 @@ public struct CloudletMetrics: Sendable {
         counter("cloudlet_connections_timed_out_total", [("reason", reason)]).increment()
     }
 
+    /// `app`'s LiveQuery clients connected now: `cloudlet_livequery_connections{app}`.
+    package func liveQueryConnections(app: String, count: Int) {
+        Gauge(label: "cloudlet_livequery_connections", dimensions: [("app", app)], factory: factory).record(count)
+    }
+
+    /// `app`'s LiveQuery subscriptions now: `cloudlet_livequery_subscriptions{app}`.
+    package func liveQuerySubscriptions(app: String, count: Int) {
+        Gauge(label: "cloudlet_livequery_subscriptions", dimensions: [("app", app)], factory: factory).record(count)
+    }
+
+    /// A LiveQuery event (`create`, `enter`, `update`, `leave` or `delete`) queued for a client of
+    /// `app`: `cloudlet_livequery_events_total{app,event}`.
+    package func liveQueryEventSent(app: String, event: String) {
+        counter("cloudlet_livequery_events_total", [("app", app), ("event", event)]).increment()
+    }
+
+    /// A LiveQuery connection closed by the server (`connect_timeout`, `unread`, `removed`) or a
+    /// request of one refused for a bound (`connections`, `subscriptions`, `messages`):
+    /// `cloudlet_livequery_refusals_total{reason}`.
+    package func liveQueryRefused(reason: String) {
+        counter("cloudlet_livequery_refusals_total", [("reason", reason)]).increment()
+    }
+
     /// What `app`'s executor reports now: `cloudlet_hook_queue_depth{app}` (calls waiting for a
     /// worker) and `cloudlet_app_ready{app}` (1 when every worker is up).
     package func sample(app: String, queueDepth: Int, isReady: Bool) {

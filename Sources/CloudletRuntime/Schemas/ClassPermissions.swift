@@ -24,13 +24,24 @@ struct ClassPermissions {
     /// ``check(_:_:by:)`` past the system classes' rules, for a caller that has passed them already.
     func checkGrant(_ operation: ClassLevelPermissions.Operation, _ className: String, by caller: Caller) async throws -> ObjectRestriction? {
         guard !caller.isMaster else { return nil }
-        guard let schema = try await app.schemas.schema(of: className) else {
-            guard app.allowsClientClassCreation else {
+        return try Self.grant(
+            operation, className, schema: try await app.schemas.schema(of: className), allowsClientClassCreation: app.allowsClientClassCreation,
+            caller: caller)
+    }
+
+    /// ``checkGrant(_:_:by:)`` with the class's `schema` (nil for a class that does not exist) at hand.
+    static func grant(
+        _ operation: ClassLevelPermissions.Operation, _ className: String, schema: StoredClassSchema?, allowsClientClassCreation: Bool,
+        caller: Caller
+    ) throws -> ObjectRestriction? {
+        guard !caller.isMaster else { return nil }
+        guard let schema else {
+            guard allowsClientClassCreation else {
                 throw ParseError(code: 119, message: "This user is not allowed to access non-existent class: \(className)", httpStatus: 403)
             }
             return nil
         }
-        return try Self.restriction(operation, schema, caller: caller, isUpdate: false)
+        return try restriction(operation, schema, caller: caller, isUpdate: false)
     }
 
     /// Throws 119 unless `caller` may add the fields of `fieldNames` that the class `className` does

@@ -21,6 +21,12 @@ package enum GeoOperands {
         }.min()
     }
 
+    /// Throws 102 when `path` names `objectId`, `createdAt` or `updatedAt`: the geo operator `op`
+    /// tests fields.
+    package static func checkField(_ path: String, _ op: String) throws {
+        guard QueryTerms.column(path) == nil else { throw ParseError.invalidQuery("\(op) needs a GeoPoint or Polygon field, not \(path)") }
+    }
+
     /// A point of an operand: a `GeoPoint`, or (where `acceptsPair`) a `[longitude, latitude]` pair;
     /// finite and in range.
     package static func point(_ value: ParseValue, _ op: String, acceptsPair: Bool) throws -> ParseCoordinate {
@@ -39,7 +45,7 @@ package enum GeoOperands {
 /// The region of a `$within` (`$box`), `$geoWithin` (`$polygon`, `$centerSphere`) or
 /// `$geoIntersects` (`$point`), read as every store reads it, with Parse's errors (107) for
 /// malformed operands.
-package enum GeoRegion {
+package enum GeoRegion: Sendable {
     /// A box, edges included.
     case box(latitudes: ClosedRange<Double>, longitudes: ClosedRange<Double>)
     /// A polygon in the plane of longitude and latitude, three to ``ParsePolygon/maximumPoints`` points.
@@ -93,5 +99,45 @@ package enum GeoRegion {
             throw ParseError.invalidQuery("$polygon may have at most \(ParsePolygon.maximumPoints) points")
         }
         return try members.map { try GeoOperands.point($0, "$polygon", acceptsPair: true) }
+    }
+}
+
+extension GeoRegion {
+    /// Whether `value` lies in the region, as the stores test a field: a GeoPoint in the box (edges
+    /// included), the polygon or the circle; for ``containing(_:)``, a Polygon that holds the point.
+    package func holds(_ value: ParseValue) -> Bool {
+        if case .containing(let point) = self {
+            guard value.parseType == "Polygon", let ring = value.polygonValue, (3...ParsePolygon.maximumPoints + 1).contains(ring.count) else {
+                return false
+            }
+            return Self.ring(ring, contains: point)
+        }
+        guard let point = value.geoPointValue else { return false }
+        switch self {
+        case .box(let latitudes, let longitudes): return latitudes.contains(point.latitude) && longitudes.contains(point.longitude)
+        case .polygon(let ring): return Self.ring(ring, contains: point)
+        case .circle(let center, let radians): return point.radians(to: center) <= radians
+        case .containing: return false
+        }
+    }
+
+    /// Whether `point` lies inside `ring` (crossing number) or on one of its edges, in the plane of
+    /// longitude (x) and latitude (y), as Parse Server on PostgreSQL tests it.
+    package static func ring(_ ring: [ParseCoordinate], contains point: ParseCoordinate) -> Bool {
+        let (x, y) = (point.longitude, point.latitude)
+        var inside = false
+        var previous = ring[ring.count - 1]
+        for corner in ring {
+            let (a, b) = ((x: corner.longitude, y: corner.latitude), (x: previous.longitude, y: previous.latitude))
+            previous = corner
+            let cross = (b.x - a.x) * (y - a.y) - (b.y - a.y) * (x - a.x)
+            if abs(cross) <= 1e-9, (min(a.x, b.x)...max(a.x, b.x)).contains(x), (min(a.y, b.y)...max(a.y, b.y)).contains(y) {
+                return true
+            }
+            if (a.y > y) != (b.y > y), x < (b.x - a.x) * (y - a.y) / (b.y - a.y) + a.x {
+                inside.toggle()
+            }
+        }
+        return inside
     }
 }

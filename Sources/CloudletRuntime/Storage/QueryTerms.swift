@@ -98,29 +98,32 @@ extension QueryBounds {
     }
 }
 
-/// A store's compiler of a `where` into SQL: it writes each kind of term, and the walk over the
-/// terms (``clause(for:depth:)``) is the same for every store.
+/// A compiler of a `where`: a store's, into SQL, or LiveQuery's, into a test of one object. It
+/// writes each kind of term, and the walk over the terms (``clause(for:depth:)``) is the same for
+/// every one.
 package protocol WhereCompiling {
-    /// A field of the store's objects, named by its path.
+    /// A field of the objects, named by its path.
     associatedtype Field
+    /// What a term compiles to: SQL text for a store.
+    associatedtype Clause
     /// What the query has used of its bounds so far.
     var bounds: QueryBounds { get set }
     /// The field at `path` (a validated path).
     func field(_ path: String) -> Field
     /// `parts` joined by `AND` or `OR` (`connective`); an empty list is true for `AND`, false for `OR`.
-    static func joined(_ parts: [String], _ connective: String) -> String
+    static func joined(_ parts: [Clause], _ connective: String) -> Clause
     /// `$relatedTo` with `operand`.
-    mutating func relatedTo(_ operand: ParseValue) throws -> String
+    mutating func relatedTo(_ operand: ParseValue) throws -> Clause
     /// `field` equal to `value`.
-    mutating func equality(_ field: Field, _ value: ParseValue) throws -> String
+    mutating func equality(_ field: Field, _ value: ParseValue) throws -> Clause
     /// `field` tested by `operators`, nested `depth` deep.
-    mutating func operatorClauses(_ field: Field, _ operators: [String: ParseValue], depth: Int) throws -> String
+    mutating func operatorClauses(_ field: Field, _ operators: [String: ParseValue], depth: Int) throws -> Clause
 }
 
 extension WhereCompiling {
     /// The test of `constraints`, nested `depth` deep: its terms joined by `AND`.
-    package mutating func clause(for constraints: [String: ParseValue], depth: Int) throws -> String {
-        let clauses = try bounds.terms(of: constraints, depth: depth).map { term -> String in
+    package mutating func clause(for constraints: [String: ParseValue], depth: Int) throws -> Clause {
+        let clauses = try bounds.terms(of: constraints, depth: depth).map { term -> Clause in
             switch term {
             case .connective(let isOr, let branches):
                 return Self.joined(try branches.map { try clause(for: $0, depth: depth + 1) }, isOr ? "OR" : "AND")

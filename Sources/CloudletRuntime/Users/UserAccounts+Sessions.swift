@@ -8,7 +8,12 @@ extension UserAccounts {
     /// The caller that a session token stands for: its user and the user's roles, inherited ones
     /// included (``UserRoles``). Throws 209 for an unknown, revoked (deleted) or expired token.
     public func caller(sessionToken: String, installationId: String?, requestId: String) async throws -> Caller {
-        let tokenHash = SessionToken.hash(sessionToken)
+        try await caller(sessionTokenHash: SessionToken.hash(sessionToken), installationId: installationId, requestId: requestId)
+    }
+
+    /// ``caller(sessionToken:installationId:requestId:)`` for the token whose SHA-256 is
+    /// `tokenHash`: for a caller that keeps the hash (a LiveQuery subscription, asking at each event).
+    package func caller(sessionTokenHash tokenHash: String, installationId: String?, requestId: String) async throws -> Caller {
         let session = try await cachedSession(tokenHash)
         return Caller(
             userId: session.userId, roles: session.roles, sessionTokenHash: tokenHash, isMaster: false,

@@ -24,10 +24,13 @@ final class MalformedRequestHandler: ChannelInboundHandler, RemovableChannelHand
         }
         guard !answered else { return }
         answered = true
-        let tooLarge = parserError == .headerOverflow
-        let error = ParseError(
-            code: 107, message: tooLarge ? "request headers or URL too large" : "malformed HTTP request",
-            httpStatus: tooLarge ? 431 : 400)
-        context.writeParseError(error, close: true)
+        context.writeParseError(Self.refusal(of: parserError), close: true)
+    }
+
+    /// The answer to a request the parser refused with `error`.
+    static func refusal(of error: HTTPParserError) -> ParseError {
+        let tooLarge = error == .headerOverflow
+        return ParseError(
+            code: 107, message: tooLarge ? "request headers or URL too large" : "malformed HTTP request", httpStatus: tooLarge ? 431 : 400)
     }
 }

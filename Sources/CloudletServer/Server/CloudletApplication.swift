@@ -4,6 +4,7 @@ import CloudletRuntime
 import Foundation
 import Hummingbird
 import HummingbirdCore
+import HummingbirdWebSocket
 import Logging
 import NIOCore
 import ServiceLifecycle
@@ -113,10 +114,10 @@ public struct CloudletApplication: Sendable {
     /// The most connections the server keeps open at once.
     public var maximumConnections: Int { connections.maximum }
 
-    /// The HTTP application: the router, the apps' services (the supervisor and its worker pools),
-    /// the hook log writer, the job scheduler, the work service (queued work: after hooks, job runs,
-    /// push deliveries) and `services`. Run it with `runService()`, which stops gracefully on
-    /// SIGTERM or SIGINT, finishing requests in flight.
+    /// The HTTP application: the router, LiveQuery's WebSockets, the apps' services (the supervisor
+    /// and its worker pools), the hook log writer, the job scheduler, the work service (queued work:
+    /// after hooks, job runs, push deliveries) and `services`. Run it with `runService()`, which
+    /// stops gracefully on SIGTERM or SIGINT, finishing requests in flight.
     public func application(
         services: [any Service] = [], onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
@@ -124,17 +125,22 @@ public struct CloudletApplication: Sendable {
         let (apps, metrics, logger, connections) = (apps, metrics, logger, connections)
         let (limits, trustedProxies) = (configuration.connections, configuration.trustedProxies)
         let pace = AddressPace(quota: limits.requestsPerAddress)
+        let liveQuery = LiveQueryServer(
+            apps: apps, settings: configuration.liveQuery, mountPath: configuration.normalizedMountPath, metrics: metrics, logger: logger)
         return Application(
             router: router(),
             server: HTTPServerBuilder { responder in
-                let http1 = HTTP1Channel(
-                    responder: responder,
-                    configuration: .init(additionalChannelHandlers: [
-                        ConnectionDeadlineHandler(limits: limits, metrics: metrics), MalformedRequestHandler(),
-                        AddressPacingHandler(pace: pace, trustedProxies: trustedProxies, metrics: metrics),
-                        QuotaRefusalHandler(apps: apps, routes: routes, trustedProxies: trustedProxies, metrics: metrics, logger: logger),
-                    ]))
-                return GuardedHTTP1Channel(http1: http1, connections: connections, metrics: metrics)
+                let http1 = HTTP1Channel.Configuration(additionalChannelHandlers: [
+                    ConnectionDeadlineHandler(limits: limits, metrics: metrics), MalformedRequestHandler(),
+                    AddressPacingHandler(pace: pace, trustedProxies: trustedProxies, metrics: metrics),
+                    QuotaRefusalHandler(apps: apps, routes: routes, trustedProxies: trustedProxies, metrics: metrics, logger: logger),
+                ])
+                let http = HTTP1WebSocketUpgradeChannel(
+                    responder: responder, configuration: .init(http1: http1, ws: liveQuery.webSocketConfiguration)
+                ) { request, channel, _ in
+                    try liveQuery.shouldUpgrade(request, channel: channel, deadlines: limits)
+                }
+                return GuardedChannel(http: http, connections: connections, limits: limits, metrics: metrics)
             },
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Cloudlet"),
             services: appServices + [
@@ -142,6 +148,7 @@ public struct CloudletApplication: Sendable {
                 HookRunWriter(apps: apps, interval: .milliseconds(100), logger: logger),
                 JobSchedulerService(apps: apps, clock: clock, logger: logger, metrics: metrics),
                 WorkService(apps: apps, settings: configuration.work, push: configuration.pushDelivery),
+                liveQuery,
             ] + services,
             onServerRunning: { [supervisor] channel in
                 supervisor.serverOrigin.listening(on: channel.localAddress)

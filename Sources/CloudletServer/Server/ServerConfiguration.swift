@@ -53,6 +53,8 @@ public struct ServerConfiguration: Sendable {
     public var connections = ConnectionLimits()
     /// How the apps' queued work (after hooks, job runs, push deliveries) is claimed and run.
     public var work = WorkSettings()
+    /// Where LiveQuery WebSockets are accepted, and the bounds each app and connection keeps to.
+    public var liveQuery = LiveQueryServerSettings()
     /// Where Apple's and Google's identity token keys are fetched: the providers' own URLs. Tests
     /// point them at stand-ins.
     public var identityProviders = IdentityProviderEndpoints()

@@ -1,5 +1,3 @@
-import CloudletRuntime
-
 /// A `$regex` pattern compiled for a Thompson-NFA match: every character of the text is looked at
 /// once, against at most every instruction, so a match costs at most (text length × program
 /// size) steps whatever the pattern — `^(a+)+$` on `aaaa…!` included.
@@ -9,7 +7,7 @@ import CloudletRuntime
 /// var steps = 1_000_000
 /// try program.matches("ABBBC", steps: &steps)   // true
 /// ```
-struct RegexProgram: Sendable {
+package struct RegexProgram: Sendable {
     enum Instruction: Sendable {
         case scalar(Unicode.Scalar)
         case caselessScalar(Unicode.Scalar)
@@ -22,7 +20,9 @@ struct RegexProgram: Sendable {
     }
 
     /// Thrown when a match needs more steps than it was given.
-    struct StepsExhausted: Error {}
+    package struct StepsExhausted: Error {
+        package init() {}
+    }
 
     /// The most instructions a pattern may compile to (`{m,n}` repeats its operand).
     static let maximumInstructions = 5000
@@ -34,7 +34,7 @@ struct RegexProgram: Sendable {
 
     /// Compiles `pattern` with `options` (letters among `imsx`); throws a refusal for a pattern
     /// outside the supported subset or too large.
-    init(pattern: String, options: String = "") throws(RegexNode.Refusal) {
+    package init(pattern: String, options: String = "") throws(RegexNode.Refusal) {
         var compiler = RegexCompiler()
         let tree = try RegexNode.parse(pattern, options: options)
         try compiler.emit(tree)

@@ -1,18 +1,27 @@
 import Cloudlet
 import CloudletRuntime
 import HummingbirdCore
+import HummingbirdWebSocket
 import Logging
 import NIOCore
+import NIOHTTP1
 
-/// Hummingbird's HTTP/1 channel behind the server's connection bounds. Each accepted connection is
-/// counted, in all and by client address, until it closes; one over a bound is counted in
+/// The server's HTTP/1 channel, whose requests to a LiveQuery path may upgrade to WebSocket,
+/// behind the server's connection bounds. Each accepted connection is counted, in all and by
+/// client address, until it closes, whatever it becomes; one over a bound is counted in
 /// `cloudlet_connections_refused_total{reason}`, answered 503 with a Parse body as soon as it is
 /// active, and closed: nothing it sends is read.
-struct GuardedHTTP1Channel: ServerChildChannel {
-    typealias Value = HTTP1Channel.Value
+///
+/// The first request is held to the server's deadlines by a ``FirstRequestDeadlineHandler`` until
+/// its head is read; the later ones of an HTTP connection by the handlers the HTTP channel adds
+/// (``ConnectionDeadlineHandler`` and the others). An upgraded connection leaves the HTTP deadlines
+/// behind: it has its own (``UnreadDeadlineHandler``, pings, and the LiveQuery `connect` deadline).
+struct GuardedChannel: ServerChildChannel {
+    typealias Value = HTTP1WebSocketUpgradeChannel.Value
 
-    let http1: HTTP1Channel
+    let http: HTTP1WebSocketUpgradeChannel
     let connections: OpenConnections
+    let limits: ConnectionLimits
     let metrics: CloudletMetrics
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
@@ -27,11 +36,15 @@ struct GuardedHTTP1Channel: ServerChildChannel {
         } else {
             channel.closeFuture.whenComplete { [connections] _ in connections.close(from: address) }
         }
-        return http1.setup(channel: channel, logger: logger)
+        return http.setup(channel: channel, logger: logger).flatMapThrowing { [limits, metrics] value in
+            let decoder = try channel.pipeline.syncOperations.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
+            try channel.pipeline.syncOperations.addHandler(FirstRequestDeadlineHandler(limits: limits, metrics: metrics), position: .after(decoder))
+            return value
+        }
     }
 
     func handle(value: Value, logger: Logger) async {
-        await http1.handle(value: value, logger: logger)
+        await http.handle(value: value, logger: logger)
     }
 }
 

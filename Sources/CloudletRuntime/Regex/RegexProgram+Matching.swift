@@ -1,9 +1,7 @@
-import CloudletRuntime
-
 extension RegexProgram {
     /// Whether the pattern matches somewhere in `text`. Each instruction visited costs one of
     /// `steps`; throws ``StepsExhausted`` (leaving `steps` at or below zero) when they run out.
-    func matches(_ text: String, steps: inout Int) throws(StepsExhausted) -> Bool {
+    package func matches(_ text: String, steps: inout Int) throws(StepsExhausted) -> Bool {
         var run = NFARun(program: self)
         var scalars = text.unicodeScalars.makeIterator()
         let first = scalars.next()
