@@ -40,6 +40,9 @@ public struct ParseTestClient: Sendable {
     /// The mount path prefixed to every path.
     public let mountPath: String
     let transport: Transport
+    /// The port of the server the client speaks to, when it listens on one
+    /// (``withListeningServer(_:configuration:liveQueryClasses:_:)``); nil in-process.
+    public internal(set) var port: Int?
 
     public init(appId: String, clientKey: String, masterKey: String, mountPath: String = "/parse", transport: @escaping Transport) {
         self.appId = appId
@@ -82,11 +85,36 @@ public struct ParseTestClient: Sendable {
         return try await withRouter(registry: registry, configuration: configuration, logger: logger, deliversPushes: false, body)
     }
 
+    /// Runs `body` with a client of a server hosting `module` as app `test` on a free loopback port
+    /// (given to `body`), with every channel handler `serve` has, LiveQuery's WebSockets among them,
+    /// over a throwaway data folder; app `test` publishes the LiveQuery events of `liveQueryClasses`.
+    /// Connect a ``LiveQuerySocket`` to the port to watch what a subscriber receives.
+    public static func withListeningServer<Module: HookModule, Value: Sendable>(
+        _ module: Module.Type, configuration: ServerConfiguration = .testing, liveQueryClasses: [String] = [],
+        _ body: @Sendable (ParseTestClient, _ port: Int) async throws -> Value
+    ) async throws -> Value {
+        var logger = Logger(label: "cloudlet")
+        logger.logLevel = .warning
+        return try await withRouter(
+            registry: Module.registry(), configuration: configuration, logger: logger, deliversPushes: false, listening: true
+        ) { client, server in
+            if !liveQueryClasses.isEmpty {
+                _ = try await server.registry.update("test") {
+                    $0 = try $0.applying(["liveQuery": ["classNames": .array(liveQueryClasses.map(ParseValue.string))]])
+                }
+                let refused = await server.supervisor.reload()
+                guard refused.isEmpty else { throw ParseError(code: 1, message: "the LiveQuery classes were refused: \(refused)") }
+            }
+            return try await body(client, client.port ?? 0)
+        }
+    }
+
     /// Serves `registry` as app `test` through the router over a throwaway data folder, logging to
     /// `logger`, with the server's work service (after hooks, job runs) beside it until `body`
-    /// ends; with `deliversPushes`, it delivers push too.
+    /// ends; with `deliversPushes`, it delivers push too. With `listening`, the whole application
+    /// listens on a free loopback port (the client's ``port``) rather than being driven in-process.
     static func withRouter<Value: Sendable>(
-        registry: HookRegistry, configuration: ServerConfiguration, logger: Logger, deliversPushes: Bool,
+        registry: HookRegistry, configuration: ServerConfiguration, logger: Logger, deliversPushes: Bool, listening: Bool = false,
         _ body: @Sendable (ParseTestClient, CloudletApplication) async throws -> Value
     ) async throws -> Value {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cloudlet-router-\(UUID().uuidString)")
@@ -101,19 +129,23 @@ public struct ParseTestClient: Sendable {
         if !deliversPushes { settings.kinds.remove(.pushDelivery) }
         let work = WorkService(apps: server.apps, settings: settings, push: configuration.pushDelivery)
         let workTask = Task { await work.run() }
-        let application = Application(router: server.router(), logger: logger)
         let mountPath = configuration.mountPath
+        @Sendable func run(_ client: any TestClientProtocol) async throws -> Value {
+            var parse = ParseTestClient(appId: "test", clientKey: "client-key", masterKey: "master-key", mountPath: mountPath) {
+                method, uri, headers, requestBody in
+                let response = try await client.executeRequest(uri: uri, method: method, headers: headers, body: requestBody)
+                return (response.status.code, response.headers, response.body)
+            }
+            parse.port = client.port
+            return try await body(parse, server)
+        }
         let result: Result<Value, any Error>
         do {
-            result = .success(
-                try await application.test(.router) { client in
-                    let parse = ParseTestClient(appId: "test", clientKey: "client-key", masterKey: "master-key", mountPath: mountPath) {
-                        method, uri, headers, requestBody in
-                        let response = try await client.executeRequest(uri: uri, method: method, headers: headers, body: requestBody)
-                        return (response.status.code, response.headers, response.body)
-                    }
-                    return try await body(parse, server)
-                })
+            if listening {
+                result = .success(try await server.application().test(.live, run))
+            } else {
+                result = .success(try await Application(router: server.router(), logger: logger).test(.router, run))
+            }
         } catch {
             result = .failure(error)
         }

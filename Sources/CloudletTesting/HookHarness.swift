@@ -37,6 +37,10 @@ public final class HookHarness: Sendable {
     private let folder: URL
     /// The app's work loop (after hooks, job runs), as a server runs it; it ends with the harness.
     private let work: Task<Void, Never>
+    /// The app's LiveQuery subscriptions (``subscribe(_:where:keys:watch:sessionToken:master:)``),
+    /// whose loop decides the events of its writes while the harness lives.
+    let liveQueryHub: LiveQueryHub
+    private let liveQueryLoop: Task<Void, Never>
 
     /// A harness for the hooks of `module`.
     public convenience init<Module: HookModule>(_ module: Module.Type, clock: ManualClock = ManualClock()) throws {
@@ -65,10 +69,17 @@ public final class HookHarness: Sendable {
         let service = AppWorkService(runtime: runtime, settings: settings)
         service.takeHandedWork()
         work = Task { await service.run() }
+        let context = runtime.context
+        let hub = LiveQueryHub(
+            appId: "test", feed: context.stores.liveChanges, app: { context }, metrics: nil, logger: logs.logger(label: "cloudlet.livequery"))
+        liveQueryHub = hub
+        liveQueryLoop = Task { await hub.run() }
     }
 
     deinit {
         work.cancel()
+        liveQueryHub.stop()
+        liveQueryLoop.cancel()
         try? FileManager.default.removeItem(at: folder)
     }
 

@@ -132,4 +132,41 @@ struct MessagingStoryTests {
             #expect(payload["alert"] == "New message from Ada Lovelace")
         }
     }
+
+    @Test func anOpenConversationShowsANewMessageAsItIsSent() async throws {
+        try await ParseTestClient.withListeningServer(WaterCoolerHooks.self, liveQueryClasses: ["Messages"]) { client, port in
+            let ada = try await client.signUp("ada", "Ada", "Lovelace")
+            let bob = try await client.signUp("bob", "Bob", "Builder")
+            let carol = try await client.signUp("carol", "Carol", "Shaw")
+            let thread: [String: ParseValue] = ["threadId": .string([ada.id, bob.id].sorted().joined(separator: ":"))]
+            let keys: [String: ParseValue] = ["clientKey": .string(client.clientKey)]
+
+            // Bob has the conversation open; Carol subscribes to the same thread with her session.
+            try await LiveQuerySocket.with(port: port) { bobsApp in
+                try await LiveQuerySocket.with(port: port) { carolsApp in
+                    #expect(await bobsApp.connect("test", keys: keys, sessionToken: bob.sessionToken)?["op"] == "connected")
+                    #expect(await bobsApp.subscribe(1, "Messages", where: thread)?["op"] == "subscribed")
+                    #expect(await carolsApp.connect("test", keys: keys, sessionToken: carol.sessionToken)?["op"] == "connected")
+                    #expect(await carolsApp.subscribe(1, "Messages", where: thread)?["op"] == "subscribed")
+
+                    let sent = try await client.send(.post, "/classes/Messages", ["recipient": bob.pointer, "text": " Lunch at noon? "], as: ada)
+                    #expect(sent.status == 201)
+                    let event = await bobsApp.next()
+                    #expect(event?["op"] == "create")
+                    #expect(event?["object"]?["objectId"] == sent["objectId"])
+                    #expect(event?["object"]?["text"] == "Lunch at noon?", "the message as the beforeSave hook stored it")
+                    #expect(event?["object"]?["sender"] == ada.pointer)
+
+                    let edited = try await client.send(.put, "/classes/Messages/\(sent["objectId"]?.stringValue ?? "")", ["text": "Lunch at one?"], as: ada)
+                    #expect(edited.status == 200)
+                    let update = await bobsApp.next()
+                    #expect(update?["op"] == "update")
+                    #expect(update?["object"]?["text"] == "Lunch at one?")
+                    #expect(update?["original"]?["text"] == "Lunch at noon?")
+
+                    #expect(await carolsApp.next(within: .seconds(1)) == nil, "the message's ACL lets only Ada and Bob read it")
+                }
+            }
+        }
+    }
 }

@@ -1,21 +1,22 @@
 import Cloudlet
+import CloudletTesting
 import Foundation
 import HummingbirdWSClient
 import Logging
-import Synchronization
 
 /// A LiveQuery client over a real WebSocket (hummingbird-websocket's client), as an SDK speaks to
-/// the server: JSON messages sent, and the server's read in order.
-final class LiveQuerySocket: Sendable {
+/// the server: JSON messages sent, and the server's read in order. Tests of hooks and apps use it
+/// to watch what a subscriber receives.
+public final class LiveQuerySocket: Sendable {
     private let outgoing: AsyncStream<String>.Continuation
-    private let inbox = Inbox()
+    private let inbox = MessageInbox<ParseValue>()
 
     private init(outgoing: AsyncStream<String>.Continuation) {
         self.outgoing = outgoing
     }
 
     /// Runs `body` with a socket to `ws://127.0.0.1:<port><path>`; closes it after.
-    static func with<Value: Sendable>(
+    public static func with<Value: Sendable>(
         port: Int, path: String = "/parse", _ body: @Sendable (LiveQuerySocket) async throws -> Value
     ) async throws -> Value {
         let (messages, outgoing) = AsyncStream<String>.makeStream()
@@ -46,23 +47,23 @@ final class LiveQuerySocket: Sendable {
     }
 
     /// Sends `message` as JSON text.
-    func send(_ message: ParseValue) {
+    public func send(_ message: ParseValue) {
         outgoing.yield(JSONWriter.string(message))
     }
 
     /// Sends `text` as it is.
-    func send(text: String) {
+    public func send(text: String) {
         outgoing.yield(text)
     }
 
     /// The next message from the server, or nil if none comes within `timeout` (or the server
     /// closed the socket).
-    func next(within timeout: Duration = .seconds(10)) async -> [String: ParseValue]? {
+    public func next(within timeout: Duration = .seconds(10)) async -> [String: ParseValue]? {
         await inbox.next(within: timeout)?.objectValue
     }
 
     /// Whether the server closed the socket within `timeout`, reading (and dropping) what it sent before.
-    func closed(within timeout: Duration = .seconds(10)) async -> Bool {
+    public func closed(within timeout: Duration = .seconds(10)) async -> Bool {
         let end = ContinuousClock.now + timeout
         while ContinuousClock.now < end {
             if await inbox.next(within: end - ContinuousClock.now) == nil { return inbox.isClosed }
@@ -71,7 +72,7 @@ final class LiveQuerySocket: Sendable {
     }
 
     /// `connect` to app `appId` with its client key (or `keys`), as `sessionToken` if given; the answer.
-    func connect(_ appId: String = "a", keys: [String: ParseValue]? = nil, sessionToken: String? = nil) async -> [String: ParseValue]? {
+    public func connect(_ appId: String = "a", keys: [String: ParseValue]? = nil, sessionToken: String? = nil) async -> [String: ParseValue]? {
         var message: [String: ParseValue] = ["op": "connect", "applicationId": .string(appId)]
         for (name, key) in keys ?? ["clientKey": .string("client-\(appId)")] { message[name] = key }
         if let sessionToken { message["sessionToken"] = .string(sessionToken) }
@@ -80,7 +81,7 @@ final class LiveQuerySocket: Sendable {
     }
 
     /// `subscribe` as `requestId` to `className` where `where`, with `extra` members of the query; the answer.
-    func subscribe(
+    public func subscribe(
         _ requestId: Int, _ className: String, where constraints: [String: ParseValue] = [:], query extra: [String: ParseValue] = [:],
         sessionToken: String? = nil
     ) async -> [String: ParseValue]? {
@@ -91,78 +92,5 @@ final class LiveQuerySocket: Sendable {
         if let sessionToken { message["sessionToken"] = .string(sessionToken) }
         send(.object(message))
         return await next()
-    }
-}
-
-/// Messages received and not read yet, in order.
-private final class Inbox: Sendable {
-    private struct State {
-        var messages: [ParseValue] = []
-        var waiter: CheckedContinuation<ParseValue?, Never>?
-        var closed = false
-    }
-
-    private let state = Mutex(State())
-
-    func put(_ message: ParseValue) {
-        let waiter = state.withLock { state -> CheckedContinuation<ParseValue?, Never>? in
-            guard let waiter = state.waiter else {
-                state.messages.append(message)
-                return nil
-            }
-            state.waiter = nil
-            return waiter
-        }
-        waiter?.resume(returning: message)
-    }
-
-    func close() {
-        let waiter = state.withLock { state in
-            state.closed = true
-            defer { state.waiter = nil }
-            return state.waiter
-        }
-        waiter?.resume(returning: nil)
-    }
-
-    var isClosed: Bool { state.withLock { $0.closed && $0.messages.isEmpty } }
-
-    private func next() async -> ParseValue? {
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                let ready = state.withLock { state -> ParseValue?? in
-                    if !state.messages.isEmpty { return state.messages.removeFirst() }
-                    if state.closed || Task.isCancelled { return .some(nil) }
-                    state.waiter = continuation
-                    return .none
-                }
-                if let ready { continuation.resume(returning: ready) }
-            }
-        } onCancel: {
-            let waiter = state.withLock { state in
-                defer { state.waiter = nil }
-                return state.waiter
-            }
-            waiter?.resume(returning: nil)
-        }
-    }
-
-    /// The next message, or nil if none comes within `timeout`; a message that arrives as the wait
-    /// ends is kept for the next call.
-    func next(within timeout: Duration) async -> ParseValue? {
-        await withTaskGroup(of: ParseValue?.self) { group in
-            group.addTask { await self.next() }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                return nil
-            }
-            var first = await group.next() ?? nil
-            group.cancelAll()
-            for await late in group {
-                guard let late else { continue }
-                if first == nil { first = late } else { state.withLock { $0.messages.insert(late, at: 0) } }
-            }
-            return first
-        }
     }
 }
