@@ -39,7 +39,7 @@ package final class LiveQueryHub: Sendable {
     /// The feed the hub hears the app's writes from.
     package let feed: LiveObjectChanges
     private let app: @Sendable () -> AppContext?
-    private let connections: @Sendable () -> Int
+    private let connections: (@Sendable () -> Int)?
     private let metrics: CloudletMetrics?
     private let logger: Logger
     private let registry = Mutex(LiveQueryRegistry())
@@ -49,9 +49,10 @@ package final class LiveQueryHub: Sendable {
     private let backlog = Mutex((bytes: 0, fellBehind: false))
 
     /// A hub for app `appId`, hearing `feed`; `app` answers the app's runtime as it is now (nil once
-    /// the app is no longer served), `connections` how many LiveQuery connections the app has open.
+    /// the app is no longer served), `connections` how many LiveQuery connections the app has open
+    /// (nil: the clients that hold a subscription).
     package init(
-        appId: String, feed: LiveObjectChanges, app: @escaping @Sendable () -> AppContext?, connections: @escaping @Sendable () -> Int,
+        appId: String, feed: LiveObjectChanges, app: @escaping @Sendable () -> AppContext?, connections: (@Sendable () -> Int)? = nil,
         metrics: CloudletMetrics?, logger: Logger
     ) {
         self.appId = appId
@@ -100,7 +101,7 @@ package final class LiveQueryHub: Sendable {
 
     /// The app's LiveQuery connections and subscriptions, as its hooks are told them.
     package var load: LiveQueryLoad {
-        LiveQueryLoad(clients: connections(), subscriptions: subscriptionCount)
+        LiveQueryLoad(clients: connections?() ?? registry.withLock { $0.clients.count }, subscriptions: subscriptionCount)
     }
 
     /// A write the stores committed: queued for the loop if anyone subscribes to its class.

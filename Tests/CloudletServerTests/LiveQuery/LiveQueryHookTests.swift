@@ -1,6 +1,7 @@
 import Cloudlet
 import CloudletRuntime
 import CloudletServer
+import CloudletServerTesting
 import Foundation
 import Testing
 
