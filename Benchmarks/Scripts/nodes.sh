@@ -19,7 +19,7 @@ set -eu
 seconds=${1:-10} connections=${2:-24} reps=${3:-3} warmup=${4:-3}
 swift build -c release --product cloudlet >&2
 binary=$(swift build -c release --show-bin-path)/cloudlet
-pgbin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
+. "$(dirname "$0")/throwaway-postgres.sh"
 pgport=18540 firstport=18541
 work=$(mktemp -d)
 chmod 755 "$work"
@@ -29,21 +29,15 @@ stop_nodes() {
     for pid in $pids; do wait "$pid" 2>/dev/null || true; done
     pids=""
 }
-as_postgres() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
 cleanup() {
     stop_nodes
-    as_postgres "$pgbin/pg_ctl" -D "$work/pg/data" -m fast stop >/dev/null 2>&1 || true
+    postgres_stop "$work"
     rm -rf "$work"
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
-mkdir "$work/pg"
-[ "$(id -u)" = 0 ] && chown postgres "$work/pg"
-as_postgres "$pgbin/initdb" -D "$work/pg/data" -U cloudlet --auth=trust -E UTF8 --locale=C.UTF-8 >/dev/null
-as_postgres "$pgbin/pg_ctl" -D "$work/pg/data" -l "$work/pg/server.log" -w \
-    -o "-p $pgport -k $work/pg -c listen_addresses=127.0.0.1 -c max_connections=300" start >/dev/null
-postmaster=$(head -1 "$work/pg/data/postmaster.pid")
+postgres_start "$work" $pgport
 
 cat >"$work/post.lua" <<'LUA'
 wrk.method = "POST"

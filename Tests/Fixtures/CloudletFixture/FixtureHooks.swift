@@ -37,6 +37,7 @@ import Foundation
 ///   folder), logs "job hanging: <run id>" and hangs for a minute so that the test can kill the
 ///   process mid-run; otherwise records a `JobLog` object (`runId`) and ends.
 /// - Find and login triggers: see `registerTriggers`.
+/// - LiveQuery hooks: see `registerLiveQuery`.
 enum FixtureHooks: HookModule {
     static func register(_ hooks: inout HookRegistry) {
         hooks.afterSave("Crash", timeLimit: .seconds(60)) { request in
@@ -91,6 +92,7 @@ enum FixtureHooks: HookModule {
         registerHostile(&hooks)
         registerFiles(&hooks)
         registerTriggers(&hooks)
+        registerLiveQuery(&hooks)
     }
 
     /// Hooks that hang, trap or exhaust memory, for the isolation tests.
