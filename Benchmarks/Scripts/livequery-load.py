@@ -9,13 +9,14 @@
       event's delay from its save's request (the object's sentAt, CLOCK_MONOTONIC in ns) to its
       arrival.
   livequery-load.py save PORT RATE SECONDS ROOMS OUT
-      saves Message objects {room, sentAt, text} at RATE a second for SECONDS over 8 keep-alive
+      saves Message objects {room, sentAt, text} at RATE a second for SECONDS over 32 keep-alive
       connections (each save waits for its answer), a random room each, and writes to OUT the saves
       answered 201, the other answers, each room's saves and the seconds it took.
 """
 import asyncio, base64, collections, json, os, random, signal, struct, sys, time
 
 APP, CLIENT_KEY, HOST = "dev", "bench-client", "127.0.0.1"
+SAVERS = 32  # keep-alive connections the saves share, each waiting for its answer
 TEXT = "A message of moderate size, roughly like one a person types into a chat before pressing send."
 
 
@@ -161,7 +162,7 @@ async def saver(port, per_second, until, rooms, found):
 async def save_main(port, rate, seconds, rooms, out):
     found = {"saved": 0, "refused": collections.Counter(), "rooms": collections.Counter()}
     started = time.monotonic()
-    await asyncio.gather(*(saver(port, rate / 8, started + seconds, rooms, found) for _ in range(8)))
+    await asyncio.gather(*(saver(port, rate / SAVERS, started + seconds, rooms, found) for _ in range(SAVERS)))
     found["seconds"] = time.monotonic() - started
     with open(out, "w") as file:
         json.dump(found, file)

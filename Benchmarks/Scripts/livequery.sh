@@ -10,7 +10,7 @@
 # arrival (p50, p99: it holds the save itself, so it bounds commit-to-delivery from above), the
 # server's resident memory per connection (with its subscriptions) and the errors seen.
 # The clients are Benchmarks/Scripts/livequery-load.py (Python's standard library; two processes
-# of subscribers, one of saves over 8 keep-alive connections), on the same cores as the server.
+# of subscribers, one of saves over 32 keep-alive connections), on the same cores as the server.
 # Usage: Benchmarks/Scripts/livequery.sh [connections] [subscriptions] [rate] [seconds] [per-room]
 #   (from the repository's root; defaults 1000 10 1000 10 10). CLOUDLET_BINARY=path uses that
 #   `cloudlet` rather than building a release one.

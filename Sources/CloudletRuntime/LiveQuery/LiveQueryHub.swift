@@ -236,7 +236,7 @@ package final class LiveQueryHub: Sendable {
             let matchedBefore = before.map(group.matcher.matches) ?? false
             let matchedAfter = change.kind != .delete && group.matcher.matches(change.object)
             guard matchedBefore || matchedAfter else { continue }
-            matches += group.subscribers.map { ($0, (matchedBefore, matchedAfter)) }
+            matches += group.subscribers.values.lazy.map { ($0, (matchedBefore, matchedAfter)) }
         }
         guard LiveQueryTriggers(app).hasAfterEvent(className) else {
             for (subscriber, matched) in matches { await deliver(change, to: subscriber, matched: matched, schema: schema, in: app) }
