@@ -18,29 +18,14 @@ set -eu
 connections=${1:-1000} subscriptions=${2:-10} rate=${3:-1000} seconds=${4:-10} per_room=${5:-10}
 rooms=$((connections * subscriptions / per_room))
 here=$(cd "$(dirname "$0")" && pwd)
-. "$here/throwaway-postgres.sh"
+. "$here/nodes-common.sh"
 if [ -z "${CLOUDLET_BINARY:-}" ]; then
     swift build -c release --product cloudlet >&2
     CLOUDLET_BINARY=$(swift build -c release --show-bin-path)/cloudlet
 fi
 binary=$CLOUDLET_BINARY
 pgport=18560 firstport=18561
-work=$(mktemp -d)
-chmod 755 "$work"
 ulimit -n "$(ulimit -Hn)"
-pids=""
-stop_nodes() {
-    for pid in $pids; do kill "$pid" 2>/dev/null || true; done
-    for pid in $pids; do wait "$pid" 2>/dev/null || true; done
-    pids=""
-}
-cleanup() {
-    stop_nodes
-    postgres_stop "$work"
-    rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
 
 # Starts node $2 of configuration $1 (its port firstport + $2), on database $3 of $4 nodes if given.
 start_node() {
@@ -116,7 +101,7 @@ start_node sqlite 0
 measure sqlite $firstport "${pids##* }" $firstport
 stop_nodes
 
-postgres_start "$work" $pgport
+postgres_start $pgport
 "$pgbin/createdb" -h 127.0.0.1 -p $pgport -U cloudlet pg2
 start_node pg2 0 "postgres://cloudlet@127.0.0.1:$pgport/pg2" 2
 start_node pg2 1 "postgres://cloudlet@127.0.0.1:$pgport/pg2" 2

@@ -19,25 +19,10 @@ set -eu
 seconds=${1:-10} connections=${2:-24} reps=${3:-3} warmup=${4:-3}
 swift build -c release --product cloudlet >&2
 binary=$(swift build -c release --show-bin-path)/cloudlet
-. "$(dirname "$0")/throwaway-postgres.sh"
+. "$(dirname "$0")/nodes-common.sh"
 pgport=18540 firstport=18541
-work=$(mktemp -d)
-chmod 755 "$work"
-pids=""
-stop_nodes() {
-    for pid in $pids; do kill "$pid" 2>/dev/null || true; done
-    for pid in $pids; do wait "$pid" 2>/dev/null || true; done
-    pids=""
-}
-cleanup() {
-    stop_nodes
-    postgres_stop "$work"
-    rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
 
-postgres_start "$work" $pgport
+postgres_start $pgport
 
 cat >"$work/post.lua" <<'LUA'
 wrk.method = "POST"
