@@ -57,4 +57,36 @@ struct HarnessLiveQueryTests {
             #expect(error.code == 209)
         }
     }
+
+    @Test func theLiveQueryHooksActOnTheHarnesssSubscriptions() async throws {
+        struct Message: Codable, Sendable {
+            var text: String
+            var room: String
+        }
+        var hooks = HookRegistry()
+        hooks.beforeSubscribe("Message") { request in
+            if request.query.constraints["room"] == "secret" { throw HookError.validation("no secret rooms") }
+            request.query.constraints["hidden"] = ["$ne": true]
+        }
+        hooks.afterLiveQueryEvent("Message", as: Message.self) { message, event, _ in
+            message.text = "\(event.rawValue): \(message.text)"
+            return message.text.contains("drop") == false
+        }
+        let harness = try HookHarness(registry: hooks)
+        harness.liveQueryClasses = ["Message"]
+        do {
+            _ = try await harness.subscribe("Message", where: ["room": "secret"])
+            Issue.record("beforeSubscribe refuses a secret room")
+        } catch let error as ParseError {
+            #expect(error.code == 142)
+        }
+        let blue = try await harness.subscribe("Message", where: ["room": "blue"])
+        try await harness.create("Message", ["room": "blue", "text": "hidden", "hidden": true])
+        try await harness.create("Message", ["room": "blue", "text": "drop me"])
+        try await harness.create("Message", ["room": "blue", "text": "hello"])
+        let event = await blue.next()
+        #expect(event?["object"]?["text"] == "create: hello", "the hidden object no longer matched; the dropped one was not sent")
+        #expect(harness.counts(.afterLiveQueryEvent, "Message").invocations == 2)
+    }
 }
+
