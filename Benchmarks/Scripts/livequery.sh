@@ -44,15 +44,7 @@ start_node() {
         "$binary" apps create dev --live-query-classes Message --data "$work/$name/node0" \
             ${database:+--database "$database"} >"$work/$name/create.log" 2>&1
     fi
-    "$binary" "$@" >"$work/$name/node$index.log" 2>&1 &
-    pids="$pids $!"
-    node=$! waited=0
-    until curl -sf "http://127.0.0.1:$port/parse/health" >/dev/null 2>&1; do
-        if ! kill -0 $node 2>/dev/null || [ $waited -ge 600 ]; then
-            echo "$name: node $index did not start:" >&2; tail -20 "$work/$name/node$index.log" >&2; exit 1
-        fi
-        sleep 0.2; waited=$((waited + 1))
-    done
+    serve_node "$work/$name/node$index.log" $port "$@"
 }
 resident_kib() { awk '/^VmRSS/ { print $2 }' "/proc/$1/status"; }
 

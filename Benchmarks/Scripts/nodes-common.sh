@@ -2,6 +2,8 @@
 # their own. Makes the folder `work` (removed on exit, with the nodes in `pids` stopped and the
 # PostgreSQL server, if started, stopped too) and defines:
 #   stop_nodes              stops the processes in `pids` and empties it;
+#   serve_node LOG PORT ARGS…  starts `$binary` with ARGS (a `serve` command line on PORT), its
+#                           output in LOG, adds it to `pids` and waits until it answers /health;
 #   postgres_start PORT     runs initdb and a server (fsync on, as shipped) in $work/pg on
 #                           127.0.0.1:PORT, its only role `cloudlet` trusted, and sets `postmaster`
 #                           (the server's pid); `pgbin` is PostgreSQL's bin folder.
@@ -15,6 +17,19 @@ stop_nodes() {
     for pid in $pids; do kill "$pid" 2>/dev/null || true; done
     for pid in $pids; do wait "$pid" 2>/dev/null || true; done
     pids=""
+}
+serve_node() {
+    log=$1 port=$2
+    shift 2
+    "$binary" "$@" >"$log" 2>&1 &
+    pids="$pids $!"
+    node=$! waited=0
+    until curl -sf "http://127.0.0.1:$port/parse/health" >/dev/null 2>&1; do
+        if ! kill -0 $node 2>/dev/null || [ $waited -ge 600 ]; then
+            echo "the node in $log did not start:" >&2; tail -20 "$log" >&2; exit 1
+        fi
+        sleep 0.2; waited=$((waited + 1))
+    done
 }
 postgres_start() {
     mkdir "$work/pg"

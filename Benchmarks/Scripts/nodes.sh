@@ -67,15 +67,7 @@ run_configuration() {
             --rate-limit off --max-requests-per-address off --log-level warning
         [ -n "$database" ] && set -- "$@" --database "$database" --nodes "$count"
         mkdir -p "$work/$name"
-        "$binary" "$@" >"$work/$name/node$i.log" 2>&1 &
-        pids="$pids $!"
-        node=$! waited=0
-        until curl -sf "http://127.0.0.1:$port/parse/health" >/dev/null 2>&1; do
-            if ! kill -0 $node 2>/dev/null || [ $waited -ge 600 ]; then
-                echo "$name: node $i did not start:" >&2; tail -20 "$work/$name/node$i.log" >&2; exit 1
-            fi
-            sleep 0.2; waited=$((waited + 1))
-        done
+        serve_node "$work/$name/node$i.log" $port "$@"
         urls="$urls http://127.0.0.1:$port/parse/classes/Posts"
         i=$((i + 1))
     done
