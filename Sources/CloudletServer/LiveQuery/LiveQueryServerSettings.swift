@@ -52,10 +52,8 @@ public struct LiveQueryServerSettings: Sendable, Equatable {
     /// 20 messages a second from one connection, with bursts of 100.
     public static let defaultMessagesPerConnection = RateLimitQuota(perSecond: 20, burst: 100)
 
-    /// ``path`` with one leading `/` and no trailing one; nil when not set.
+    /// ``path`` with one leading `/` and no trailing one (`/` for the root); nil when not set.
     var normalizedPath: String? {
-        guard let path else { return nil }
-        let trimmed = path.split(separator: "/").joined(separator: "/")
-        return "/" + trimmed
+        path.map { ServerConfiguration.normalizedPath($0) }.map { $0.isEmpty ? "/" : $0 }
     }
 }

@@ -87,7 +87,12 @@ public struct ServerConfiguration: Sendable {
 
     /// The mount path with one leading `/` and no trailing one (`""` for the root).
     public var normalizedMountPath: String {
-        let trimmed = mountPath.split(separator: "/").joined(separator: "/")
+        Self.normalizedPath(mountPath)
+    }
+
+    /// `path` with one leading `/`, no trailing one and no empty segments; "" for the root.
+    static func normalizedPath(_ path: String) -> String {
+        let trimmed = path.split(separator: "/").joined(separator: "/")
         return trimmed.isEmpty ? "" : "/" + trimmed
     }
 }
