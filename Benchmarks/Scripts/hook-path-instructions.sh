@@ -5,7 +5,8 @@
 # sends WARMUP saves on one keep-alive connection, zeroes the counts, sends SAVES more, dumps them,
 # and sums each process's instructions by stage (Scripts/hook-path-stages.py says how).
 # KEEP=1 keeps the dumps (the script prints their folder) for callgrind_annotate. SCENARIO=bare
-# (or no-hooks, in-process) counts another of the benchmark's servers the same way (default workers).
+# (or no-hooks, in-process) counts another of the benchmark's servers the same way (default workers);
+# BINARY=path counts another build of CloudletBenchmark (default the release build below).
 #
 # usage: Benchmarks/Scripts/hook-path-instructions.sh [SAVES] [WARMUP]   (defaults 500 and 100)
 # Build first, from the repository's root: swift build -c release --package-path Benchmarks --product CloudletBenchmark
@@ -14,7 +15,7 @@ scenario=${SCENARIO:-workers}
 saves=${1:-500}
 warmup=${2:-100}
 here=$(cd "$(dirname "$0")" && pwd)
-binary="$here/../.build/release/CloudletBenchmark"
+binary=${BINARY:-"$here/../.build/release/CloudletBenchmark"}
 [ -x "$binary" ] || { echo "no $binary: build it first (see the comment at the top)" >&2; exit 1; }
 folder=$(mktemp -d)
 trap 'exec 3>&- 2>/dev/null; [ -n "${KEEP:-}" ] || rm -rf "$folder"' EXIT

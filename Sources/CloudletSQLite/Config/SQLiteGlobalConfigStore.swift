@@ -26,7 +26,7 @@ public struct SQLiteGlobalConfigStore: GlobalConfigStorage {
     }
 
     public func updateGlobalConfig(_ change: @escaping @Sendable (GlobalConfig) throws -> GlobalConfig) async throws {
-        try await database.pool.write { db in
+        try await database.writeAlone { db in
             let text = try change(try Self.read(db)).storedText()
             try db.execute(sql: "INSERT OR REPLACE INTO global_config (id, document) VALUES (1, ?)", arguments: [text])
         }

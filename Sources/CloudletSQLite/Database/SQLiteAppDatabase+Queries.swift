@@ -18,7 +18,7 @@ extension SQLiteAppDatabase {
     /// objects they hold, in one write.
     private func indexForText(_ classes: Set<String>) async throws {
         guard !textClasses.cover(classes) else { return }
-        let listed = try await pool.write { db in
+        let listed = try await writeAlone { db in
             for className in classes.sorted() { try SQLiteTextIndex.startIndexing(className, db) }
             return try SQLiteTextIndex.indexedClasses(db)
         }

@@ -138,6 +138,13 @@ public final class SQLiteAppDatabase: Sendable {
         return try await writeGroups.write(deadline: deadline, checked)
     }
 
+    /// A write in an immediate transaction of its own, outside the groups: for what must not wait
+    /// behind a group or share its fate (work claims, sessions, statistics). Its `BEGIN` and
+    /// `COMMIT` are the connection's cached statements (``Database/inCachedImmediateTransaction(_:)``).
+    func writeAlone<Value: Sendable>(_ body: @escaping @Sendable (Database) throws -> Value) async throws -> Value {
+        try await pool.writeWithoutTransaction { db in try db.inCachedImmediateTransaction { try body(db) } }
+    }
+
     /// A new transaction that the writes of several operations join (see ``SharedTransaction``).
     func sharedTransaction(deadline: WriteDeadline) -> any SharedTransaction {
         SQLiteSharedTransaction(database: self, deadline: deadline)

@@ -25,7 +25,7 @@ package struct SQLiteMaintenance: Service {
             await statistics.due.wait()
             guard !Task.isCancelled else { return }
             // A refresh that fails (the disk is full, say) is tried again at the next due one.
-            let analyzed = (try? await database.pool.write { db in try statistics.refresh(db) }) ?? false
+            let analyzed = (try? await database.writeAlone { db in try statistics.refresh(db) }) ?? false
             // A connection reads the statistics as it opens: the readers open now would keep the old.
             if analyzed { database.pool.invalidateReadOnlyConnections() }
         }

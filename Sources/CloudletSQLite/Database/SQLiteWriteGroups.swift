@@ -122,7 +122,7 @@ package final class SQLiteWriteGroups: Sendable {
         var failures: [Int: any Error] = [:]
         var afterCommit: [@Sendable () -> Void] = []
         let start = ContinuousClock.now
-        try db.inTransaction(.immediate) {
+        try db.inCachedImmediateTransaction {
             var index = 0
             while index < writes.count || takingMore && takeNext(into: &writes, since: start) {
                 defer { index += 1 }
@@ -131,10 +131,7 @@ package final class SQLiteWriteGroups: Sendable {
                 do {
                     var acknowledge: (@Sendable () -> Void)?
                     try CommitActions.$current.withValue(actions) {
-                        try db.inSavepoint {
-                            acknowledge = try writes[index].run(db)
-                            return .commit
-                        }
+                        try db.inCachedSavepoint { acknowledge = try writes[index].run(db) }
                     }
                     done[index] = acknowledge
                     afterCommit += actions.list
@@ -149,7 +146,6 @@ package final class SQLiteWriteGroups: Sendable {
                 do { try writes[index].deadline?.check() } catch { expired[index] = error }
             }
             guard expired.isEmpty else { throw Expired(errors: expired) }
-            return .commit
         }
         for action in afterCommit { action() }
         return (done, failures)

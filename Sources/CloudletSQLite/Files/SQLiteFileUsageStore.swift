@@ -39,14 +39,14 @@ public struct SQLiteFileUsageStore: FileUsageStorage {
     }
 
     public func startStoredFileBytes(at bytes: Int64) async throws -> Int64 {
-        try await database.pool.write { db in
+        try await database.writeAlone { db in
             try db.execute(sql: "INSERT OR IGNORE INTO file_usage (id, bytes) VALUES (1, ?)", arguments: [bytes])
             return try Int64.fetchOne(db, sql: "SELECT bytes FROM file_usage") ?? bytes
         }
     }
 
     public func addStoredFileBytes(_ bytes: Int64, limit: Int64?) async throws -> Bool {
-        try await database.pool.write { db in
+        try await database.writeAlone { db in
             try db.execute(
                 sql: "UPDATE file_usage SET bytes = max(0, bytes + ?1) WHERE ?2 IS NULL OR ?1 <= 0 OR bytes + ?1 <= ?2",
                 arguments: [bytes, limit])

@@ -30,7 +30,7 @@ public struct SQLiteJobStore: JobStorage {
         let rows = database.objectRows
         let arguments = try rows.arguments(status)
         let jobName = status.fields["jobName"]?.stringValue ?? ""
-        let outcome = try await database.pool.write { db -> JobStartOutcome in
+        let outcome = try await database.writeAlone { db -> JobStartOutcome in
             let running = try Row.fetchAll(
                 db, sql: "SELECT json_extract(data, '$.jobName') AS job FROM objects WHERE class = ? AND json_extract(data, '$.status') = ?",
                 arguments: [JobStatus.className, JobStatus.State.running.rawValue])
@@ -47,7 +47,7 @@ public struct SQLiteJobStore: JobStorage {
     @discardableResult
     public func updateRunningJob(_ id: String, fields: [String: ParseValue], updatedAt: Date) async throws -> Bool {
         let (schema, rows, database) = (self.database.schema, self.database.objectRows, self.database)
-        return try await database.pool.write { db in
+        return try await database.writeAlone { db in
             guard let original = try ObjectRows.fetch(db, JobStatus.className, id),
                 original.fields["status"]?.stringValue == JobStatus.State.running.rawValue
             else { return false }
@@ -84,7 +84,7 @@ public struct SQLiteJobStore: JobStorage {
     }
 
     public func saveJobScheduleState(_ state: JobScheduleState, of job: String) async throws {
-        try await database.pool.write { db in
+        try await database.writeAlone { db in
             try db.execute(
                 sql: """
                     INSERT INTO job_schedules (job, expression, handled_through, last_run_at, last_status_id, skipped_runs)
@@ -100,7 +100,7 @@ public struct SQLiteJobStore: JobStorage {
     }
 
     public func claimJobSchedule(_ job: String, expression: String, handledThrough: Date, now: Date) async throws -> Bool {
-        try await database.pool.write { db in
+        try await database.writeAlone { db in
             try db.execute(
                 sql: "UPDATE job_schedules SET handled_through = ? WHERE job = ? AND expression = ? AND handled_through = ?",
                 arguments: [now.timeIntervalSince1970, job, expression, handledThrough.timeIntervalSince1970])

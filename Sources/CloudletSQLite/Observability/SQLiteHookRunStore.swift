@@ -39,7 +39,7 @@ public struct SQLiteHookRunStore: HookRunStorage {
         }
         for start in stride(from: 0, to: rows.count, by: HookRunLog.runsPerTransaction) {
             let batch = rows[start..<min(start + HookRunLog.runsPerTransaction, rows.count)]
-            try await database.pool.write { db in
+            try await database.writeAlone { db in
                 let insert = try db.cachedStatement(
                     sql: """
                         INSERT INTO hook_runs (hook, request_id, started_at, duration_ms, outcome, error, lines, dropped_lines)

@@ -21,7 +21,7 @@ extension SQLiteAccountStore {
     }
 
     public func replaceEmailToken(_ token: EmailTokenRecord) async throws {
-        try await database.pool.write { db in
+        try await database.writeAlone { db in
             try db.execute(
                 sql: "DELETE FROM email_tokens WHERE user_id = ? AND purpose = ?", arguments: [token.userId, token.purpose.rawValue])
             try db.execute(
@@ -39,7 +39,7 @@ extension SQLiteAccountStore {
     }
 
     public func takeEmailToken(hash tokenHash: String, purpose: EmailTokenPurpose) async throws -> EmailTokenRecord? {
-        try await database.pool.write { db in
+        try await database.writeAlone { db in
             try Row.fetchOne(
                 db, sql: "DELETE FROM email_tokens WHERE token_hash = ? AND purpose = ? RETURNING *", arguments: [tokenHash, purpose.rawValue]
             ).flatMap(Self.emailToken)

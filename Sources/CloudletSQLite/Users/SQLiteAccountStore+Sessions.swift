@@ -23,7 +23,7 @@ extension SQLiteAccountStore {
     }
 
     public func insertSession(_ session: SessionRecord) async throws {
-        try await database.pool.write { db in try Self.insertSession(session, db) }
+        try await database.writeAlone { db in try Self.insertSession(session, db) }
     }
 
     public func session(tokenHash: String) async throws -> SessionRecord? {
@@ -50,7 +50,7 @@ extension SQLiteAccountStore {
     }
 
     public func updateSession(objectId: String, fields: [String: ParseValue], updatedAt: Date) async throws -> Bool {
-        try await database.pool.write { db in
+        try await database.writeAlone { db in
             try db.execute(
                 sql: "UPDATE sessions SET fields = ?, updated_at = ? WHERE object_id = ?",
                 arguments: [JSONWriter.string(.object(fields)), ParseDate.string(from: updatedAt), objectId])
@@ -59,7 +59,7 @@ extension SQLiteAccountStore {
     }
 
     public func deleteSession(tokenHash: String) async throws -> Bool {
-        try await database.pool.write { db in
+        try await database.writeAlone { db in
             try db.execute(sql: "DELETE FROM sessions WHERE token_hash = ?", arguments: [tokenHash])
             return db.changesCount > 0
         }

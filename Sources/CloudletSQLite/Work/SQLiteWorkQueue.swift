@@ -39,7 +39,7 @@ public struct SQLiteWorkQueue: WorkQueue {
 
     public func enqueue(_ work: [NewWork]) async throws {
         guard !work.isEmpty else { return }
-        try await database.pool.write { db in try Self.enqueue(work, db) }
+        try await database.writeAlone { db in try Self.enqueue(work, db) }
         workQueued.signal()
     }
 
@@ -67,7 +67,7 @@ public struct SQLiteWorkQueue: WorkQueue {
     public func claim(_ kinds: Set<WorkKind>, limit: Int, owner: String, at now: Date, leasedUntil: Date) async throws -> [ClaimedWork] {
         guard limit > 0, !kinds.isEmpty else { return [] }
         let kindList = kinds.map(\.rawValue).sorted()
-        return try await database.pool.write { db in
+        return try await database.writeAlone { db in
             let rows = try Row.fetchAll(
                 db.cachedStatement(sql: Self.claimSQL(kinds: kindList.count)),
                 arguments: StatementArguments(kindList) + [now.timeIntervalSince1970, limit])
@@ -101,7 +101,7 @@ public struct SQLiteWorkQueue: WorkQueue {
     @discardableResult
     public func renew(_ ids: [String], owner: String, leasedUntil: Date) async throws -> Int {
         guard !ids.isEmpty else { return 0 }
-        return try await database.pool.write { db in
+        return try await database.writeAlone { db in
             let statement = try db.cachedStatement(sql: "UPDATE work_queue SET due = ? WHERE id = ? AND lease_owner = ?")
             var changed = 0
             for id in ids {
@@ -137,7 +137,7 @@ public struct SQLiteWorkQueue: WorkQueue {
 
     @discardableResult
     public func takeBack(leasedByOthersThan owner: String, at now: Date) async throws -> Int {
-        try await database.pool.write { db in
+        try await database.writeAlone { db in
             try db.execute(
                 sql: "UPDATE work_queue SET lease_owner = NULL, due = ? WHERE lease_owner IS NOT NULL AND lease_owner <> ?",
                 arguments: [now.timeIntervalSince1970, owner])
