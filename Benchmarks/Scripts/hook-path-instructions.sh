@@ -2,16 +2,18 @@
 # Instructions per hooked save by stage, counted by valgrind's callgrind (repeatable where time is
 # not): runs the benchmark's Cloudlet server with its beforeSave + afterSave in worker processes
 # (`CloudletBenchmark serve workers`) and the workers it starts under callgrind (valgrind 3.19),
-# sends WARMUP saves on one keep-alive connection, zeroes the counts, sends SAVES more, dumps them,
+# sends WARMUP saves on one keep-alive connection (or CONNECTIONS), zeroes the counts, sends SAVES more, dumps them,
 # and sums each process's instructions by stage (Scripts/hook-path-stages.py says how).
 # KEEP=1 keeps the dumps (the script prints their folder) for callgrind_annotate. SCENARIO=bare
 # (or no-hooks, in-process) counts another of the benchmark's servers the same way (default workers);
-# BINARY=path counts another build of CloudletBenchmark (default the release build below).
+# CONNECTIONS=N sends the saves over N keep-alive connections at once (default 1), so that
+# writes share commits and frames as they do under load; BINARY=path counts another build of CloudletBenchmark (default the release build below).
 #
 # usage: Benchmarks/Scripts/hook-path-instructions.sh [SAVES] [WARMUP]   (defaults 500 and 100)
 # Build first, from the repository's root: swift build -c release --package-path Benchmarks --product CloudletBenchmark
 set -eu
 scenario=${SCENARIO:-workers}
+connections=${CONNECTIONS:-1}
 saves=${1:-500}
 warmup=${2:-100}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -59,18 +61,24 @@ until grep -q '^port ' "$folder/output" 2>/dev/null; do
 done
 port=$(sed -n 's/^port //p' "$folder/output")
 send() {
-    python3 - "$port" "$1" "$2" <<'PY'
-import http.client, sys
-port, count, strict = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3] == "strict"
+    python3 - "$port" "$1" "$2" "$connections" <<'PY'
+import http.client, sys, threading
+port, count, strict, connections = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3] == "strict", int(sys.argv[4])
 body = ('{"text":"Hello from the load generator; this is a chat message body of moderate size, roughly like a real one typed by a person.",'
         '"channel":"general","clientId":"c0ffee-1234-5678-9abc","kind":"chat"}')
 headers = {"X-Parse-Application-Id": "bench", "X-Parse-REST-API-Key": "ck", "Content-Type": "application/json"}
-connection = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
-for _ in range(count):
-    connection.request("POST", "/parse/classes/X", body, headers)
-    answer = connection.getresponse()
-    answer.read()
-    if answer.status != 201 and strict: sys.exit(f"a save answered {answer.status}")
+failures = []
+def client(saves):
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+    for _ in range(saves):
+        connection.request("POST", "/parse/classes/X", body, headers)
+        answer = connection.getresponse()
+        answer.read()
+        if answer.status != 201 and strict: failures.append(answer.status)
+threads = [threading.Thread(target=client, args=(count // connections + (index < count % connections),)) for index in range(connections)]
+for thread in threads: thread.start()
+for thread in threads: thread.join()
+if failures: sys.exit(f"{len(failures)} saves answered other than 201: {sorted(set(failures))}")
 PY
 }
 # The first calls may pass the hooks' time limit while valgrind translates the code they run.
@@ -80,7 +88,7 @@ send "$saves" strict
 callgrind_control --vgdb-prefix="$folder/vgdb" -d >/dev/null 2>&1
 dumps=$(ls "$folder"/callgrind.*.* 2>/dev/null || true)
 [ -n "$dumps" ] || { echo "callgrind wrote no dump" >&2; exit 1; }
-echo "$saves saves after $warmup unmeasured, one connection; server: $scenario"
+echo "$saves saves after $warmup unmeasured, $connections connection(s); server: $scenario"
 [ -z "${KEEP:-}" ] || echo "dumps kept in $folder"
 # shellcheck disable=SC2086
 python3 "$here/hook-path-stages.py" "$saves" $dumps

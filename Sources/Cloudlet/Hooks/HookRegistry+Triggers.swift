@@ -15,10 +15,10 @@ extension HookRegistry {
         _ className: String, timeLimit: Duration = HookKind.beforeSave.defaultTimeLimit, _ handler: @escaping BeforeSaveHandler
     ) {
         register(.beforeSave, className, timeLimit: timeLimit) { call in
-            var request = BeforeSaveRequest(
-                object: call.object(of: className), original: call.original(of: className), context: call.context)
+            let given = call.object(of: className)
+            var request = BeforeSaveRequest(object: given, original: call.original(of: className), context: call.context)
             try await handler(&request)
-            return .object(request.object.json)
+            return ObjectPatch(from: given, to: request.object).answer
         }
     }
 

@@ -207,8 +207,7 @@ public struct JSONParser {
             switch byte {
             case UInt8(ascii: "\""):
                 position += 1
-                guard let text = String(validating: scalars, as: UTF8.self) else { throw failure("invalid UTF-8") }
-                return text
+                return try validUTF8(scalars)
             case UInt8(ascii: "\\"):
                 position += 1
                 guard position < bytes.count else { throw failure("unexpected end of JSON") }
@@ -268,9 +267,15 @@ public struct JSONParser {
     }
 
     private func validUTF8(_ range: Range<Int>) throws(Failure) -> String {
-        guard let text = String(validating: UnsafeRawBufferPointer(rebasing: bytes[range]), as: UTF8.self) else {
-            throw failure("invalid UTF-8")
-        }
+        try validUTF8(UnsafeRawBufferPointer(rebasing: bytes[range]))
+    }
+
+    /// `raw` as a String, or a failure if it is not UTF-8. Decoding repairs what is not UTF-8, so
+    /// the text is valid only if it is `raw` byte for byte; this costs a comparison, where
+    /// `String(validating:as:)` runs the standard library's unspecialized generic validation.
+    private func validUTF8<Bytes: Collection<UInt8>>(_ raw: Bytes) throws(Failure) -> String {
+        let text = String(decoding: raw, as: UTF8.self)
+        guard text.utf8.elementsEqual(raw) else { throw failure("invalid UTF-8") }
         return text
     }
 }

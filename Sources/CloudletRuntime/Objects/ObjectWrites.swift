@@ -194,12 +194,14 @@ public struct ObjectWrites: Sendable {
         hookCaller.heldPushJobs = heldJobs
         let answer = try await HookRunner(app).run(
             hook, input: HookPayload(proposed), original: original.map(HookPayload.init), caller: hookCaller)
-        var object = ParseObject(className: className, json: answer.objectValue ?? [:])
+        // The SDK answers what the hook changed (``ObjectPatch``), not the whole object.
+        guard let patch = ObjectPatch(answer) else { throw ParseError.failed("beforeSave hook on \(className) answered no changes") }
+        var object = try WriteBody.applying(patch, to: proposed)
         object.className = className
         object.objectId = original?.objectId
         object.createdAt = original?.createdAt
         object.updatedAt = original?.updatedAt
-        return try WriteBody.validated(object, changedFrom: proposed)
+        return object
     }
 
     /// Creates the push job `body` of a before hook (as `_PushStatus`, with its id) in `heldJobs`

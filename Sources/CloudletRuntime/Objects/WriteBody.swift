@@ -32,15 +32,39 @@ struct WriteBody {
         changes = ObjectChanges(fields: fields, acl: acl)
     }
 
-    /// Checks what a before hook left in an object by the same rules as a client's body, and
-    /// returns it with its dates and polygons normalised: every field, or with `proposed` (already checked, the
-    /// object the hook was given) only those the hook changed.
-    static func validated(_ object: ParseObject, changedFrom proposed: ParseObject? = nil) throws(ParseError) -> ParseObject {
+    /// Checks every field of `object` by the same rules as a client's body, and returns it with
+    /// its dates and polygons normalised.
+    static func validated(_ object: ParseObject) throws(ParseError) -> ParseObject {
         var object = object
-        for (key, value) in object.fields where proposed?.fields[key] != value {
-            try ParseNames.validateFieldName(key)
-            _ = try ParseFieldType.of(value, field: key)
-            object.fields[key] = normalized(value)
+        for (key, value) in object.fields { object.fields[key] = try checked(value, field: key) }
+        return object
+    }
+
+    /// `value` of the field `field`, named and typed as a client's body must, as it is stored.
+    private static func checked(_ value: ParseValue, field: String) throws(ParseError) -> ParseValue {
+        try ParseNames.validateFieldName(field)
+        _ = try ParseFieldType.of(value, field: field)
+        return normalized(value)
+    }
+
+    /// `proposed` (already checked, the object a before hook was given) with what the hook
+    /// changed, each field it set checked by the same rules as a client's body. Members that are
+    /// not fields (the id, the dates) are the host's to set, and ignored.
+    static func applying(_ patch: ObjectPatch, to proposed: ParseObject) throws(ParseError) -> ParseObject {
+        var object = proposed
+        for (key, value) in patch.set {
+            switch key {
+            case "ACL":
+                guard let acl = ParseACL(json: value) else { throw .incorrectType("invalid ACL") }
+                object.acl = acl
+            case "objectId", "createdAt", "updatedAt", "className", "__type":
+                continue
+            default:
+                object.fields[key] = try checked(value, field: key)
+            }
+        }
+        for key in patch.unset {
+            if key == "ACL" { object.acl = nil } else { object.fields.removeValue(forKey: key) }
         }
         return object
     }

@@ -31,8 +31,11 @@ public struct ObjectText: Sendable, Hashable {
     /// The JSON object `object` with `members` (each already JSON; nil ones left out) added, without
     /// encoding either again.
     package static func adding(_ members: KeyValuePairs<String, String?>, to object: String) -> String {
-        var text = Array(object.utf8.dropLast())
+        var text: [UInt8] = []
         text.reserveCapacity(object.utf8.count + members.reduce(0) { $0 + $1.key.utf8.count + ($1.value?.utf8.count ?? 0) + 4 })
+        // Appended whole and then cut: a String's bytes are copied at once, a slice's one by one.
+        text.append(contentsOf: object.utf8)
+        text.removeLast()
         for case let (key, value?) in members {
             if text.count > 1 { text.append(UInt8(ascii: ",")) }
             text += JSONWriter.bytes(.string(key))
