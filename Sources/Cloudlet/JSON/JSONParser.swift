@@ -189,14 +189,17 @@ public struct JSONParser {
     private mutating func readString() throws(Failure) -> String {
         position += 1
         let start = position
-        // Fast path: no escapes.
+        // Fast path: no escapes. Bytes all ASCII (the high bits of none set) need no UTF-8 check.
+        var highBits: UInt8 = 0
         while position < bytes.count {
             let byte = bytes[position]
             if byte == UInt8(ascii: "\"") {
-                let text = try validUTF8(start..<position)
+                let raw = UnsafeRawBufferPointer(rebasing: bytes[start..<position])
+                let text = highBits < 0x80 ? String(decoding: raw, as: UTF8.self) : try validUTF8(raw)
                 position += 1
                 return text
             }
+            highBits |= byte
             if byte == UInt8(ascii: "\\") { break }
             if byte < 0x20 { throw failure("control character in string") }
             position += 1
@@ -266,16 +269,9 @@ public struct JSONParser {
         return value
     }
 
-    private func validUTF8(_ range: Range<Int>) throws(Failure) -> String {
-        try validUTF8(UnsafeRawBufferPointer(rebasing: bytes[range]))
-    }
-
-    /// `raw` as a String, or a failure if it is not UTF-8. Decoding repairs what is not UTF-8, so
-    /// the text is valid only if it is `raw` byte for byte; this costs a comparison, where
-    /// `String(validating:as:)` runs the standard library's unspecialized generic validation.
-    private func validUTF8<Bytes: Collection<UInt8>>(_ raw: Bytes) throws(Failure) -> String {
-        let text = String(decoding: raw, as: UTF8.self)
-        guard text.utf8.elementsEqual(raw) else { throw failure("invalid UTF-8") }
+    /// `raw` as a String, or a failure if it is not UTF-8.
+    private func validUTF8<Bytes: Sequence<UInt8>>(_ raw: Bytes) throws(Failure) -> String {
+        guard let text = String(validating: raw, as: UTF8.self) else { throw failure("invalid UTF-8") }
         return text
     }
 }
