@@ -53,8 +53,20 @@ struct JSONTests {
         #expect(throws: Never.self) { try JSONParser.parse(allowed) }
     }
 
-    @Test func refusesInvalidUTF8() {
-        #expect(throws: JSONParser.Failure.self) { try JSONParser.parse([0x22, 0xFF, 0x22]) }
+    @Test(arguments: [
+        [0x22, 0xFF, 0x22],  // a byte that is never UTF-8
+        [0x22, 0x61, 0xF0, 0x90, 0x80, 0x62, 0x22],  // a 4-byte sequence cut after 3
+        [0x22, 0xED, 0xA0, 0x80, 0x22],  // a surrogate encoded in UTF-8
+        [0x22, 0x5C, 0x6E, 0xC3, 0x22],  // after an escape, a 2-byte sequence cut after 1
+    ] as [[UInt8]])
+    func refusesInvalidUTF8(_ bytes: [UInt8]) {
+        #expect(throws: JSONParser.Failure.self) { try JSONParser.parse(bytes) }
+    }
+
+    @Test func readsUTF8StringsWithAndWithoutEscapes() throws {
+        #expect(try JSONParser.parse(Array(#""plain ascii""#.utf8)) == "plain ascii")
+        #expect(try JSONParser.parse(Array(#""café 😀""#.utf8)) == "café 😀")
+        #expect(try JSONParser.parse(Array(#""café\n😀""#.utf8)) == "café\n😀")
     }
 
     @Test func readsTheMemberNamesOfObjectsInTheOrderOfTheText() throws {
