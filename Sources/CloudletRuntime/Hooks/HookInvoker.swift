@@ -24,7 +24,7 @@ public struct HookInvoker: Sendable {
         case .beforeSave:
             try ParseNames.validateClassName(name)
             let object = try WriteBody.validated(ParseObject(className: name, json: input.objectValue ?? [:]))
-            return .object(try await ObjectWrites(app).runBeforeSave(hook, object, original: nil, caller: caller, holding: nil).json)
+            return .object(try await ObjectWrites(app).runBeforeSave(hook, object, original: nil, caller: caller, holding: nil).object.json)
         case .job:
             return .object(try await BackgroundJobs(app).runToEnd(name, params: input.objectValue ?? [:], caller: caller).json)
         default:

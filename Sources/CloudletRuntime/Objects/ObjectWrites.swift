@@ -67,7 +67,7 @@ public struct ObjectWrites: Sendable {
         let hooks = HookRunner(app)
         if let beforeSave = hooks.hook(.beforeSave, className) {
             heldJobs = PushJobBuffer()
-            object = try await runBeforeSave(beforeSave, proposed, original: nil, caller: caller, holding: heldJobs)
+            object = try await runBeforeSave(beforeSave, proposed, original: nil, caller: caller, holding: heldJobs).object
         }
         try RoleRules.checkCreated(object)
         try await permissions.checkAddsFields(object.fields.keys, to: className, isUpdate: false, by: caller)
@@ -125,11 +125,9 @@ public struct ObjectWrites: Sendable {
         if let beforeSave, let current = original {
             heldJobs = PushJobBuffer()
             let proposed = try changes.applied(to: current)
-            let object = try await runBeforeSave(beforeSave, proposed, original: current, caller: caller, holding: heldJobs)
-            for key in Set(object.fields.keys).union(proposed.fields.keys) where object.fields[key] != proposed.fields[key] {
-                hookChanged.insert(key)
-                changes.fields[key] = object.fields[key].map(FieldChange.set) ?? .operation(.delete)
-            }
+            let (object, changed) = try await runBeforeSave(beforeSave, proposed, original: current, caller: caller, holding: heldJobs)
+            for key in changed { changes.fields[key] = object.fields[key].map(FieldChange.set) ?? .operation(.delete) }
+            hookChanged = changed
             if object.acl != proposed.acl, let acl = object.acl { changes.acl = acl }
         }
         try RoleRules.checkChanges(className, changes)
@@ -185,10 +183,11 @@ public struct ObjectWrites: Sendable {
 
     /// Runs `hook`, the before hook of `proposed`'s class; the push jobs it records wait in
     /// `heldJobs` for the write to store them with the object (without a buffer, they are stored at
-    /// once). Only the fields the hook changed are validated again.
+    /// once). Answers the object as the hook left it and the names of the fields it set or
+    /// removed; only those are validated again.
     func runBeforeSave(
         _ hook: HookRegistry.Summary, _ proposed: ParseObject, original: ParseObject?, caller: Caller, holding heldJobs: PushJobBuffer?
-    ) async throws -> ParseObject {
+    ) async throws -> (object: ParseObject, changedFields: Set<String>) {
         let className = proposed.className
         var hookCaller = caller
         hookCaller.heldPushJobs = heldJobs
@@ -196,12 +195,12 @@ public struct ObjectWrites: Sendable {
             hook, input: HookPayload(proposed), original: original.map(HookPayload.init), caller: hookCaller)
         // The SDK answers what the hook changed (``ObjectPatch``), not the whole object.
         guard let patch = ObjectPatch(answer) else { throw ParseError.failed("beforeSave hook on \(className) answered no changes") }
-        var object = try WriteBody.applying(patch, to: proposed)
+        var (object, changed) = try WriteBody.applying(patch, to: proposed)
         object.className = className
         object.objectId = original?.objectId
         object.createdAt = original?.createdAt
         object.updatedAt = original?.updatedAt
-        return object
+        return (object, changed)
     }
 
     /// Creates the push job `body` of a before hook (as `_PushStatus`, with its id) in `heldJobs`

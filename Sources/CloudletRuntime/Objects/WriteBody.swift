@@ -48,26 +48,33 @@ struct WriteBody {
     }
 
     /// `proposed` (already checked, the object a before hook was given) with what the hook
-    /// changed, each field it set checked by the same rules as a client's body. Members that are
-    /// not fields (the id, the dates) are the host's to set, and ignored.
-    static func applying(_ patch: ObjectPatch, to proposed: ParseObject) throws(ParseError) -> ParseObject {
+    /// changed, each field it set checked by the same rules as a client's body; and the names of
+    /// the fields it set or removed. Members that are not fields (the id, the dates) are the
+    /// host's to set, and ignored.
+    static func applying(_ patch: ObjectPatch, to proposed: ParseObject) throws(ParseError) -> (object: ParseObject, fields: Set<String>) {
         var object = proposed
-        for (key, value) in patch.set {
-            switch key {
-            case "ACL":
+        var fields: Set<String> = []
+        for (key, value) in patch.set where !notFields.contains(key) {
+            if key == "ACL" {
                 guard let acl = ParseACL(json: value) else { throw .incorrectType("invalid ACL") }
                 object.acl = acl
-            case "objectId", "createdAt", "updatedAt", "className", "__type":
-                continue
-            default:
+            } else {
                 object.fields[key] = try checked(value, field: key)
+                fields.insert(key)
             }
         }
-        for key in patch.unset {
-            if key == "ACL" { object.acl = nil } else { object.fields.removeValue(forKey: key) }
+        for key in patch.unset where !notFields.contains(key) {
+            if key == "ACL" {
+                object.acl = nil
+            } else if object.fields.removeValue(forKey: key) != nil {
+                fields.insert(key)
+            }
         }
-        return object
+        return (object, fields)
     }
+
+    /// Members of an object's REST form a hook's answer cannot change.
+    private static let notFields: Set<String> = ["objectId", "createdAt", "updatedAt", "className", "__type"]
 
     /// `value` as it is stored: every Parse `Date` written in Parse's exact format (`.SSS`
     /// milliseconds, UTC), so that stored dates compare and sort as instants, and every `Polygon`'s

@@ -8,32 +8,28 @@ extension Database {
     /// Runs `body` in an immediate transaction and commits it; rolls it back if `body` or the
     /// commit throws, and rethrows.
     func inCachedImmediateTransaction<Value>(_ body: () throws -> Value) throws -> Value {
-        try cachedStatement(sql: "BEGIN IMMEDIATE TRANSACTION").execute()
-        do {
-            let value = try body()
-            try cachedStatement(sql: "COMMIT TRANSACTION").execute()
-            return value
-        } catch {
-            // An error such as SQLITE_FULL may have rolled the transaction back already.
-            if isInsideTransaction { try? cachedStatement(sql: "ROLLBACK TRANSACTION").execute() }
-            throw error
-        }
+        try inCached(begin: "BEGIN IMMEDIATE TRANSACTION", end: "COMMIT TRANSACTION", undo: ["ROLLBACK TRANSACTION"], body)
     }
 
     /// Runs `body` in a savepoint of the current transaction and releases it; rolls back to it
     /// (and releases it) if `body` throws, and rethrows: the transaction goes on without what
     /// `body` wrote.
     func inCachedSavepoint<Value>(_ body: () throws -> Value) throws -> Value {
-        try cachedStatement(sql: "SAVEPOINT write").execute()
+        try inCached(
+            begin: "SAVEPOINT write", end: "RELEASE SAVEPOINT write",
+            undo: ["ROLLBACK TRANSACTION TO SAVEPOINT write", "RELEASE SAVEPOINT write"], body)
+    }
+
+    /// Runs `begin`, `body`, then `end`; if `body` or `end` throws, runs `undo` (unless an error
+    /// such as SQLITE_FULL already ended the transaction) and rethrows.
+    private func inCached<Value>(begin: String, end: String, undo: [String], _ body: () throws -> Value) throws -> Value {
+        try cachedStatement(sql: begin).execute()
         do {
             let value = try body()
-            try cachedStatement(sql: "RELEASE SAVEPOINT write").execute()
+            try cachedStatement(sql: end).execute()
             return value
         } catch {
-            if isInsideTransaction {
-                try? cachedStatement(sql: "ROLLBACK TRANSACTION TO SAVEPOINT write").execute()
-                try? cachedStatement(sql: "RELEASE SAVEPOINT write").execute()
-            }
+            if isInsideTransaction { for sql in undo { try? cachedStatement(sql: sql).execute() } }
             throw error
         }
     }
