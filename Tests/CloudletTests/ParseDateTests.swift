@@ -9,6 +9,8 @@ struct ParseDateTests {
         #expect(ParseDate.string(from: Date(timeIntervalSince1970: 1_767_225_600.5)) == "2026-01-01T00:00:00.500Z")
         #expect(ParseDate.string(from: Date(timeIntervalSince1970: 951_782_400)) == "2000-02-29T00:00:00.000Z")
         #expect(ParseDate.string(from: Date(timeIntervalSince1970: -1)) == "1969-12-31T23:59:59.000Z")
+        #expect(ParseDate.string(from: Date(timeIntervalSince1970: 253_402_300_799.999)) == "9999-12-31T23:59:59.999Z")
+        #expect(ParseDate.string(from: Date(timeIntervalSince1970: 253_402_300_800)) == "10000-01-01T00:00:00.000Z", "past four digits")
     }
 
     @Test func readsWhatItWrites() throws {

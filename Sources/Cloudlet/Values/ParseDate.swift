@@ -11,8 +11,41 @@ public enum ParseDate {
         let days = Int(floorDivide(seconds, 86_400))
         let secondOfDay = Int(seconds - Int64(days) * 86_400)
         let (year, month, day) = civilDate(fromDaysSinceEpoch: days)
-        return pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2) + "T" + pad(secondOfDay / 3600, 2) + ":"
-            + pad(secondOfDay / 60 % 60, 2) + ":" + pad(secondOfDay % 60, 2) + "." + pad(milliseconds, 3) + "Z"
+        guard (0...9999).contains(year) else {
+            return pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2) + "T" + pad(secondOfDay / 3600, 2) + ":"
+                + pad(secondOfDay / 60 % 60, 2) + ":" + pad(secondOfDay % 60, 2) + "." + pad(milliseconds, 3) + "Z"
+        }
+        // Every save formats several dates: written into one buffer, not joined from pieces.
+        return String(unsafeUninitializedCapacity: 24) { text in
+            var end = 0
+            func put(_ value: Int, digits: Int) {
+                var rest = value
+                for index in stride(from: end + digits - 1, through: end, by: -1) {
+                    text[index] = UInt8(ascii: "0") + UInt8(rest % 10)
+                    rest /= 10
+                }
+                end += digits
+            }
+            func put(_ byte: Unicode.Scalar) {
+                text[end] = UInt8(ascii: byte)
+                end += 1
+            }
+            put(year, digits: 4)
+            put("-")
+            put(month, digits: 2)
+            put("-")
+            put(day, digits: 2)
+            put("T")
+            put(secondOfDay / 3600, digits: 2)
+            put(":")
+            put(secondOfDay / 60 % 60, digits: 2)
+            put(":")
+            put(secondOfDay % 60, digits: 2)
+            put(".")
+            put(milliseconds, digits: 3)
+            put("Z")
+            return end
+        }
     }
 
     /// The date written as `text` in ISO 8601 (`2026-01-02T03:04:05.678Z`, milliseconds optional), or nil.

@@ -46,18 +46,20 @@ public struct WorkSettings: Sendable, Hashable {
 
 /// Claims and runs one app's queued work in a task group, as its runtime runs each kind
 /// (jobs, after hooks and push deliveries): a claim takes as many due rows as it has room for, leased
-/// to this process; while they run it renews their leases; each row ends as its run says.
+/// to this process; while they run it renews their leases; each row ends as its run says, the
+/// ends of done runs held for a moment so that many share one write (``EndBatch``).
 ///
 /// It also runs at once the rows its runtime queued held and hands it (``WorkHandoff``: an after
 /// hook that runs after the response, right after its write), renewing their leases as it does
 /// its claims'.
 ///
 /// It polls nothing: it sleeps until work is queued (``WorkQueue/workQueued``) or handed, a run
-/// ends, the earliest row falls due, or (while it runs something) a lease needs renewing. On
-/// graceful shutdown (or once its app is no longer served) it stops claiming and taking rows and
-/// cancels its runs; each row is then ended as its run says, handed back (due at once) unless the
-/// run finished. A row whose loop was killed is claimed again when its lease runs out, or at once
-/// when the next loop is its queue's sole holder (``WorkSettings/soleHolder``).
+/// ends, the earliest row falls due, held ends are due to be written, or (while it runs something)
+/// a lease needs renewing. On graceful shutdown (or once its app is no longer served) it stops
+/// claiming and taking rows and cancels its runs; each row is then ended as its run says, handed
+/// back (due at once) unless the run finished, with the ends still held. A row whose loop was
+/// killed is claimed again when its lease runs out, or at once when the next loop is its queue's
+/// sole holder (``WorkSettings/soleHolder``).
 public struct AppWorkService: Service {
     /// The app whose work runs.
     public let runtime: AppRuntime
@@ -92,16 +94,24 @@ public struct AppWorkService: Service {
     public func run() async {
         let held = HeldWork()
         let stopping = Atomic(false)
+        var heldEnds: [EndedWork] = []
         takeHandedWork()
         if settings.soleHolder { await takeBackAbandonedWork() }
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in
                 var renewedAt = app.clock.now
                 var claims = ClaimSchedule()
+                var ends = EndBatch()
                 while !Task.isCancelled, !stopping.load(ordering: .acquiring), isServed() {
-                    let ended = held.takeEnded() + app.heldWork.takeEnded()
+                    let (ended, opened) = ends.add(held.takeEnded() + app.heldWork.takeEnded(), now: .now)
                     await settle(ended)
                     if ended.contains(where: { $0.outcome != .done }) { claims.rowsChanged() }
+                    if opened {
+                        group.addTask {
+                            try? await Task.sleep(for: EndBatch.window)
+                            app.heldWork.wake.signal()
+                        }
+                    }
                     let now = app.clock.now
                     for handed in app.heldWork.take() {
                         if held.ids.isEmpty { renewedAt = now }
@@ -146,10 +156,11 @@ public struct AppWorkService: Service {
                 // Rows handed from now on run in their runtime's own task.
                 for handed in app.heldWork.close() { held.end(handed.work, .released) }
                 group.cancelAll()
+                heldEnds = ends.takeAll()
             }
             // The runs have ended, cancelled ones handing their rows back, as do the rows handed and
             // never run: this task is not cancelled on a graceful shutdown, so it can still write that.
-            await settle(held.takeEnded() + app.heldWork.takeEnded())
+            await settle(heldEnds + held.takeEnded() + app.heldWork.takeEnded())
         } onGracefulShutdown: {
             stopping.store(true, ordering: .releasing)
             app.heldWork.wake.signal()

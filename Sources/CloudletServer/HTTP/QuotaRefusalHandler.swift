@@ -79,10 +79,11 @@ final class QuotaRefusalHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// quota, or whose address is over its share. Every request's head passes here, so the cheap
     /// checks come first: the route is matched only for a request to refuse.
     private func refusal(of head: HTTPRequest, context: ChannelHandlerContext) -> (String, String, RateLimitExceeded)? {
-        guard let appId = head.headerFields[ParseHeaders.applicationId], let limiter = apps.app(appId)?.rateLimiter else { return nil }
+        let headers = ParseRequestHeaders(head.headerFields)
+        guard let appId = headers.applicationId, let limiter = apps.app(appId)?.rateLimiter else { return nil }
         if peer == nil { peer = context.channel.remoteAddress?.ipAddress }
-        let address = trustedProxies.clientAddress(peer: peer ?? nil, forwardedFor: head.headerFields[values: ParseHeaders.forwardedFor])
-        guard let refusal = limiter.quotaRefusalNow(address: address, isMaster: head.headerFields[ParseHeaders.masterKey] != nil),
+        let address = trustedProxies.clientAddress(peer: peer ?? nil, forwardedFor: headers.forwardedFor)
+        guard let refusal = limiter.quotaRefusalNow(address: address, isMaster: headers.masterKey != nil),
             let path = head.path, let route = routes.label(ofRequestPath: path)
         else { return nil }
         return (appId, route, refusal)

@@ -24,12 +24,12 @@ struct AppMiddleware: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
         var request = request
-        context.parse.address = trustedProxies.clientAddress(
-            peer: context.remoteAddress?.ipAddress, forwardedFor: request.headers[values: ParseHeaders.forwardedFor])
+        context.parse.headers = ParseRequestHeaders(request.headers)
+        context.parse.address = trustedProxies.clientAddress(peer: context.remoteAddress?.ipAddress, forwardedFor: context.parse.headers.forwardedFor)
         let appId: String?
         switch source {
         case .headerOrBody(let reads, let maximumBodyBytes):
-            if let header = request.headers[ParseHeaders.applicationId] {
+            if let header = context.parse.headers.applicationId {
                 appId = header
             } else {
                 try await reads.read(&request, into: &context.parse, maximumBytes: maximumBodyBytes)

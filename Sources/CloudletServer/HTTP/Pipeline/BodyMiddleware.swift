@@ -24,7 +24,7 @@ struct BodyMiddleware: RouterMiddleware {
     /// cut off once it passes it (413/116); a body cut short answers 400/107.
     static func read(_ request: inout Request, into state: inout ParseRequestState, maximumBytes: Int) async throws {
         guard state.body == nil else { return }
-        try refuseDeclaredLength(of: request, over: maximumBytes)
+        try refuseDeclaredLength(state.headers.contentLength, over: maximumBytes)
         let buffer: ByteBuffer
         do {
             buffer = try await request.collectBody(upTo: maximumBytes)
@@ -50,9 +50,9 @@ struct BodyMiddleware: RouterMiddleware {
         state.body = body
     }
 
-    /// Throws 413/116 when `request` says its body is longer than `maximumBytes`.
-    static func refuseDeclaredLength(of request: Request, over maximumBytes: Int) throws {
-        if let length = request.headers[.contentLength].flatMap(Int.init), length > maximumBytes { throw tooLarge(maximumBytes) }
+    /// Throws 413/116 when a request's `Content-Length` (`declared`) is over `maximumBytes`.
+    static func refuseDeclaredLength(_ declared: Int?, over maximumBytes: Int) throws {
+        if let declared, declared > maximumBytes { throw tooLarge(maximumBytes) }
     }
 
     private static func tooLarge(_ maximumBytes: Int) -> ParseError {

@@ -15,9 +15,9 @@ struct KeyMiddleware: RouterMiddleware {
         var context = context
         var request = request
         guard let app = context.app else { throw ParseError.internalError }
-        let headers = request.headers
-        var masterKey = headers[ParseHeaders.masterKey]
-        var clientKey = ParseHeaders.clientKeys.lazy.compactMap { headers[$0] }.first
+        let headers = context.parse.headers
+        var masterKey = headers.masterKey
+        var clientKey = headers.clientKey
         if masterKey == nil, clientKey == nil {
             // Keys not in the headers: the JavaScript SDK's body form.
             if let maximumBodyBytes { try await bodyReads.read(&request, into: &context.parse, maximumBytes: maximumBodyBytes) }
@@ -37,7 +37,7 @@ struct KeyMiddleware: RouterMiddleware {
             isMaster = false
         }
         context.caller = Caller(
-            isMaster: isMaster, installationId: headers[ParseHeaders.installationId] ?? context.parse.transport.installationId,
+            isMaster: isMaster, installationId: headers.installationId ?? context.parse.transport.installationId,
             requestId: context.id)
         return try await next(request, context)
     }

@@ -8,6 +8,8 @@ import NIOCore
 /// method it means, the session (``SessionMiddleware``) and the rate limits
 /// (``RateLimitMiddleware``). The route reads it as a ``ParseCall``.
 public struct ParseRequestState: Sendable {
+    /// The header fields the middleware read, found by ``AppMiddleware``.
+    var headers = ParseRequestHeaders()
     /// The client's address: the socket's peer, or `X-Forwarded-For` from a trusted proxy.
     var address: String?
     /// The JSON body without its transport members, once read.

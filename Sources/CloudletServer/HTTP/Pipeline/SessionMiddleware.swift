@@ -8,7 +8,7 @@ struct SessionMiddleware: RouterMiddleware {
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
-        let token = request.headers[ParseHeaders.sessionToken] ?? context.parse.transport.sessionToken
+        let token = context.parse.headers.sessionToken ?? context.parse.transport.sessionToken
         if let token {
             let isMaster = context.caller.isMaster
             context.caller = try await context.app.runtime.accounts.caller(

@@ -33,10 +33,10 @@ final class UnauthenticatedBodyReads: Sendable {
     /// length calls for; nothing when the body has been read already.
     func read(_ request: inout Request, into state: inout ParseRequestState, maximumBytes: Int) async throws {
         guard state.body == nil else { return }
-        let declared = request.headers[.contentLength].flatMap(Int.init) ?? 0
+        let declared = state.headers.contentLength ?? 0
         let large = declared > Self.maximumBytes && maximumBytes > Self.maximumBytes
         let bound = large ? maximumBytes : min(maximumBytes, Self.maximumBytes)
-        try BodyMiddleware.refuseDeclaredLength(of: request, over: bound)
+        try BodyMiddleware.refuseDeclaredLength(declared, over: bound)
         let admitted = reading.withLock { count in
             if large {
                 guard count.large < Self.maximumConcurrentLargeReads else { return false }
