@@ -66,7 +66,6 @@ extension ProcessTests {
             defer { try? FileManager.default.removeItem(at: data) }
             let server = try await ServerProcess.serve(.fixture, data: data, arguments: ["--workers", "1"])
             defer { server.killIfRunning() }
-            try await server.waitUntilReady()
             let client = server.client()
             let saved = try await client.post("/classes/Flaky", ["note": "crashes its first worker"])
             #expect(saved.status == 201, "an after hook's failure never fails the save")

@@ -30,9 +30,6 @@ extension ProcessTests {
                         + arguments, environment: environment)
                 let line = try #require(server.stdout.firstMatch(of: /also serving app "other": client key (\S+), master key (\S+)/))
                 let other = server.client(appId: "other", clientKey: String(line.1), masterKey: String(line.2))
-                // Every worker up before the first call: on a loaded machine a first call that
-                // shares the cores with workers still starting can pass a 1 s limit.
-                try await server.waitUntilReady()
                 return TwoApps(server: server, fixture: server.client(), other: other, data: data)
             }
 

@@ -26,9 +26,6 @@ extension ProcessTests {
                 nodeA.killIfRunning()
                 nodeB.killIfRunning()
             }
-            // `connect` runs the fixture's `beforeConnect` under a 3 s limit: workers up first.
-            try await nodeA.waitUntilReady()
-            try await nodeB.waitUntilReady()
             let writer = nodeA.client(masterKey: "multi-node-master")
 
             try await LiveQuerySocket.with(port: nodeB.port) { socket in

@@ -16,9 +16,6 @@ extension ProcessTests {
             #expect(made.ending == .exit(0), "\(made.stderr)")
             let server = try await ServerProcess.serve(.fixture, data: folder)
             defer { server.killIfRunning() }
-            // Its first call (`connect`) runs a `beforeConnect` under a 3 s limit: on a loaded machine
-            // it must not share the CPU with workers still starting.
-            try await server.waitUntilReady()
             let client = server.client()
 
             try await LiveQuerySocket.with(port: server.port) { socket in

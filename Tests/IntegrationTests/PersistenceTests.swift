@@ -13,9 +13,6 @@ extension ProcessTests {
 
             let server = try await ServerProcess.serve(.cloudlet, data: data)
             defer { server.killIfRunning() }
-            // Its hooks are called at once: under a 3 s limit, a first call must not share the CPU
-            // with workers still starting on a busy machine.
-            try await server.waitUntilReady()
             let client = server.client()
             let first = try await client.post(
                 "/classes/Posts",
@@ -40,7 +37,6 @@ extension ProcessTests {
 
             let again = try await ServerProcess.serve(.cloudlet, data: data)
             defer { again.killIfRunning() }
-            try await again.waitUntilReady()
             let restarted = again.client(masterKey: server.banner.masterKey)
             let stored = try await restarted.get("/classes/Posts/\(firstId)")
             #expect(stored.status == 200)

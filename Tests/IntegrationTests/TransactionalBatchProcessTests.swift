@@ -18,9 +18,6 @@ extension ProcessTests {
             defer { try? FileManager.default.removeItem(at: data) }
             let server = try await ServerProcess.serve(.cloudlet, data: data)
             defer { server.killIfRunning() }
-            // The beforeSave's 3 s limit counts from the request: a worker still starting on a
-            // loaded machine would time it out.
-            try await server.waitUntilReady()
             let client = server.client()
 
             let refused = try await client.post("/batch", ["transaction": true, "requests": [Self.post("one"), Self.post("   "), Self.post("three")]])
