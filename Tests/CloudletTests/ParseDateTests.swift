@@ -11,6 +11,7 @@ struct ParseDateTests {
         #expect(ParseDate.string(from: Date(timeIntervalSince1970: -1)) == "1969-12-31T23:59:59.000Z")
         #expect(ParseDate.string(from: Date(timeIntervalSince1970: 253_402_300_799.999)) == "9999-12-31T23:59:59.999Z")
         #expect(ParseDate.string(from: Date(timeIntervalSince1970: 253_402_300_800)) == "10000-01-01T00:00:00.000Z", "past four digits")
+        #expect(ParseDate.string(from: Date(timeIntervalSince1970: -62_167_219_200 - 86_400)) == "-0001-12-31T00:00:00.000Z", "before year 0")
     }
 
     @Test func readsWhatItWrites() throws {

@@ -123,20 +123,20 @@ final class ServerProcess: Sendable {
         return ServerProcess(process: process, outputFolder: outputFolder)
     }
 
-    /// Starts `<binary> serve --port 0 --data <data> <arguments>` and waits until it serves and, unless
-    /// `waitsForWorkers` is false, until every app's workers are up (`GET /ready`): a test's first
-    /// hook call runs under a limit of a few seconds, which a loaded machine can spend starting the
-    /// workers. Without a `CLOUDLET_RATE_LIMIT` in `environment`, the apps' request quota is off.
+    /// Starts `<binary> serve --port 0 --data <data> <arguments>` and waits until it serves and every
+    /// app's workers are up (`GET /ready`): a test's first hook call runs under a limit of a few
+    /// seconds, which a loaded machine can spend starting the workers. Without a
+    /// `CLOUDLET_RATE_LIMIT` in `environment`, the apps' request quota is off.
     static func serve(
         _ binary: Binary, data: URL, arguments: [String] = [], environment: [String: String] = [:],
-        port: Int? = 0, waitsForWorkers: Bool = true
+        port: Int? = 0
     ) async throws -> ServerProcess {
         var all = ["serve", "--data", data.path]
         if let port { all += ["--port", String(port)] }
         let server = try start(binary, arguments: all + arguments, environment: ["CLOUDLET_RATE_LIMIT": "off"].merging(environment) { _, given in given })
         do {
             try await server.waitForBanner()
-            if waitsForWorkers { try await server.waitUntilReady() }
+            try await server.waitUntilReady()
         } catch {
             server.killIfRunning()
             throw error

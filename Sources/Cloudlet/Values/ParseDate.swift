@@ -11,12 +11,16 @@ public enum ParseDate {
         let days = Int(floorDivide(seconds, 86_400))
         let secondOfDay = Int(seconds - Int64(days) * 86_400)
         let (year, month, day) = civilDate(fromDaysSinceEpoch: days)
-        guard (0...9999).contains(year) else {
-            return pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2) + "T" + pad(secondOfDay / 3600, 2) + ":"
-                + pad(secondOfDay / 60 % 60, 2) + ":" + pad(secondOfDay % 60, 2) + "." + pad(milliseconds, 3) + "Z"
+        // A year takes four digits, more past 9999, and a minus sign before year 0 (ISO 8601's
+        // expanded years).
+        var yearDigits = 4
+        var yearLimit = 10_000
+        while abs(year) >= yearLimit {
+            yearDigits += 1
+            yearLimit *= 10
         }
         // Every save formats several dates: written into one buffer, not joined from pieces.
-        return String(unsafeUninitializedCapacity: 24) { text in
+        return String(unsafeUninitializedCapacity: yearDigits + 21) { text in
             var end = 0
             func put(_ value: Int, digits: Int) {
                 var rest = value
@@ -30,7 +34,8 @@ public enum ParseDate {
                 text[end] = UInt8(ascii: byte)
                 end += 1
             }
-            put(year, digits: 4)
+            if year < 0 { put("-") }
+            put(abs(year), digits: yearDigits)
             put("-")
             put(month, digits: 2)
             put("-")
@@ -82,11 +87,6 @@ public enum ParseDate {
         let days = daysSinceEpoch(year: year, month: month, day: day)
         let seconds = Double(days) * 86_400 + Double(hour * 3600 + minute * 60 + second)
         return Date(timeIntervalSince1970: seconds + Double(milliseconds) / 1000)
-    }
-
-    private static func pad(_ value: Int, _ width: Int) -> String {
-        let digits = String(value)
-        return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
     }
 
     private static func floorDivide(_ a: Int64, _ b: Int64) -> Int64 {
