@@ -4,13 +4,13 @@ import NIOCore
 import NIOPosix
 import Synchronization
 
-/// The system's wall clock. Alarms are kept in one table that a single repeating timer sweeps every
-/// ``resolution``: arming and cancelling an alarm is a lock and a dictionary write, with no timer
-/// scheduled and no thread woken per hook call (deadlines are seconds long; 10 ms of slack is fine).
+/// The system's wall clock. Alarms are kept in one table with one timer, set for the earliest
+/// alarm's deadline: arming and cancelling an alarm is a lock and a dictionary write, with no timer
+/// scheduled and no thread woken per hook call. Calls arm their alarms in deadline order, mostly,
+/// and cancel them long before they are due, so the timer is moved only for an alarm due sooner
+/// than it, and fires about once a time limit under load; then it fires what is due and is set
+/// again for the earliest left.
 public struct SystemClock: CloudletClock {
-    /// How often due alarms are looked for.
-    public static let resolution: TimeAmount = .milliseconds(10)
-
     private let alarms: AlarmTable
 
     /// A clock whose alarms fire on `eventLoop` (by default, one of NIO's shared loops).
@@ -30,7 +30,8 @@ private final class AlarmTable: Sendable {
     private struct State {
         var alarms: [Int: (deadline: Date, action: @Sendable () -> Void)] = [:]
         var nextId = 0
-        var sweeping = false
+        /// The timer, and the deadline it is set for.
+        var timer: (deadline: Date, task: Scheduled<Void>)?
     }
 
     private let eventLoop: any EventLoop
@@ -41,16 +42,13 @@ private final class AlarmTable: Sendable {
     }
 
     func add(deadline: Date, action: @escaping @Sendable () -> Void) -> any ClockAlarm {
-        let (id, startSweeping) = state.withLock { state -> (Int, Bool) in
+        let id = state.withLock { state in
             state.nextId += 1
             state.alarms[state.nextId] = (deadline, action)
-            defer { state.sweeping = true }
-            return (state.nextId, !state.sweeping)
-        }
-        if startSweeping {
-            eventLoop.scheduleRepeatedTask(initialDelay: SystemClock.resolution, delay: SystemClock.resolution) { [self] task in
-                if !sweep() { task.cancel() }
-            }
+            if let timer = state.timer, timer.deadline <= deadline { return state.nextId }
+            state.timer?.task.cancel()
+            state.timer = (deadline, setTimer(for: deadline))
+            return state.nextId
         }
         return TableAlarm(table: self, id: id)
     }
@@ -59,17 +57,31 @@ private final class AlarmTable: Sendable {
         _ = state.withLock { $0.alarms.removeValue(forKey: id) }
     }
 
-    /// Fires the alarms that are due; returns whether any are left (otherwise the timer stops).
-    private func sweep() -> Bool {
+    /// A timer that fires at `deadline` (at once, if it has passed).
+    private func setTimer(for deadline: Date) -> Scheduled<Void> {
+        let nanoseconds = max(deadline.timeIntervalSinceNow, 0) * 1_000_000_000
+        return eventLoop.scheduleTask(in: .nanoseconds(Int64(nanoseconds.rounded(.up)))) { [self] in fire() }
+    }
+
+    /// Fires the alarms that are due and sets the timer for the earliest left, if any is. (A timer
+    /// moved while it fired may fire once more: it finds what is due, and sets the one timer.)
+    private func fire() {
         let now = Date()
-        let (due, remaining) = state.withLock { state -> ([@Sendable () -> Void], Bool) in
-            let dueIds = state.alarms.filter { $0.value.deadline <= now }.map(\.key)
-            let due = dueIds.compactMap { state.alarms.removeValue(forKey: $0)?.action }
-            state.sweeping = !state.alarms.isEmpty
-            return (due, state.sweeping)
+        let due = state.withLock { state -> [@Sendable () -> Void] in
+            var dueIds: [Int] = []
+            var earliest: Date?
+            for (id, alarm) in state.alarms {
+                if alarm.deadline <= now {
+                    dueIds.append(id)
+                } else if earliest.map({ alarm.deadline < $0 }) ?? true {
+                    earliest = alarm.deadline
+                }
+            }
+            state.timer?.task.cancel()
+            state.timer = earliest.map { ($0, setTimer(for: $0)) }
+            return dueIds.compactMap { state.alarms.removeValue(forKey: $0)?.action }
         }
         for action in due { action() }
-        return remaining
     }
 }
 

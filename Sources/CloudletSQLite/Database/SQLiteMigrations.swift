@@ -27,6 +27,7 @@ enum SQLiteMigrations {
         SQLiteSchemaStore.registerTables(&migrator)
         SQLiteSchemaStore.registerSortKeyIndexes(&migrator)
         SQLiteTextIndex.registerClassList(&migrator)
+        SQLiteHookRunStore.registerKeyOnly(&migrator)
         return migrator
     }
 }

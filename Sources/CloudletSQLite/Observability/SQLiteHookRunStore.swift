@@ -4,7 +4,8 @@ import Foundation
 import GRDB
 
 /// The app's hook log: a `hook_runs` table in the app's own database, pruned to the newest runs
-/// on every write.
+/// on every write. It has no index but its key: a run written is one row inserted and, once it is
+/// older than the retention, one deleted, and a read by hook walks the newest runs backwards.
 public struct SQLiteHookRunStore: HookRunStorage {
     let database: SQLiteAppDatabase
 
@@ -13,7 +14,7 @@ public struct SQLiteHookRunStore: HookRunStorage {
         self.database = database
     }
 
-    /// `hook_runs`, indexed by hook.
+    /// `hook_runs`, at first indexed by hook (see ``registerKeyOnly(_:)``).
     static func registerTables(_ migrator: inout DatabaseMigrator) {
         migrator.registerMigration("hook_runs") { db in
             try db.execute(
@@ -25,6 +26,14 @@ public struct SQLiteHookRunStore: HookRunStorage {
                     );
                     CREATE INDEX hook_runs_by_hook ON hook_runs (hook, seq);
                     """)
+        }
+    }
+
+    /// `hook_runs` without its index by hook: each run written paid for it twice (inserted, then
+    /// pruned), for reads of at most the retention's rows.
+    static func registerKeyOnly(_ migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("hook_runs_by_key_only") { db in
+            try db.execute(sql: "DROP INDEX IF EXISTS hook_runs_by_hook")
         }
     }
 
