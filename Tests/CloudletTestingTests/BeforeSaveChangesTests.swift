@@ -13,6 +13,7 @@ import Testing
             request.object["title"] = request.object["title"]?.stringValue.map { .string($0.uppercased()) }
             request.object["checkedAt"] = .date(ParseDate.date(from: "2026-01-02T03:04:05.000Z")!)
             if request.object["private"] == true { request.object.acl = .only(readers: ["owner"], writers: ["owner"]) }
+            if request.object["public"] == true { request.object.acl = nil }
         }
         return try HookHarness(registry: hooks)
     }
@@ -37,6 +38,18 @@ import Testing
         #expect(again["draft"] == nil)
         #expect(again["body"] == "kept as sent")
         #expect(again.acl == .only(readers: ["owner"], writers: ["owner"]), "the ACL the hook left alone")
+    }
+
+    @Test func anACLTheHookRemovesOnAnUpdateIsRemoved() async throws {
+        let harness = try Self.harness()
+        let created = try await harness.create("Note", ["title": "hello", "private": true])
+        let id = try #require(created.objectId)
+        #expect(try await harness.get("Note", id: id)?.acl == .only(readers: ["owner"], writers: ["owner"]))
+
+        _ = try await harness.update("Note", id: id, ["private": false, "public": true])
+        let opened = try #require(try await harness.get("Note", id: id))
+        #expect(opened.acl == nil, "the hook took the ACL away")
+        #expect(opened["public"] == true)
     }
 
     @Test func aFieldTheHookSetsIsCheckedAsAClientsWouldBe() async throws {

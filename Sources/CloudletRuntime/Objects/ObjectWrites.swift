@@ -128,7 +128,10 @@ public struct ObjectWrites: Sendable {
             let (object, changed) = try await runBeforeSave(beforeSave, proposed, original: current, caller: caller, holding: heldJobs)
             for key in changed { changes.fields[key] = object.fields[key].map(FieldChange.set) ?? .operation(.delete) }
             hookChanged = changed
-            if object.acl != proposed.acl, let acl = object.acl { changes.acl = acl }
+            if object.acl != proposed.acl {
+                changes.acl = object.acl
+                changes.removesACL = object.acl == nil
+            }
         }
         try RoleRules.checkChanges(className, changes)
         let written = changes.fields.filter { if case .operation(.delete) = $0.value { false } else { true } }.keys

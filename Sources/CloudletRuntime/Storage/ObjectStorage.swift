@@ -124,12 +124,15 @@ extension StorageQuery {
     }
 }
 
-/// What an update changes: fields, the ACL if a new one is given, and a user's password.
+/// What an update changes: fields, the ACL if a new one is given (or removed), and a user's password.
 public struct ObjectChanges: Sendable {
     /// New values or operations, by field name.
     public var fields: [String: FieldChange]
     /// The new ACL, if the update sets one.
     public var acl: ParseACL?
+    /// Whether the update removes the ACL (a `beforeSave` that took it away), leaving the object
+    /// open to everyone. An ``acl`` given wins.
+    public var removesACL = false
     /// A `_User`'s new password, committed with the fields.
     public var password: PasswordChange?
     /// A `_User`'s checked identities by provider, merged into its stored `authData` (see
@@ -159,7 +162,7 @@ public struct ObjectChanges: Sendable {
             case .operation(let operation): object.fields[field] = try operation.apply(to: current.fields[field], field: field)
             }
         }
-        if let acl { object.acl = acl }
+        if let acl { object.acl = acl } else if removesACL { object.acl = nil }
         if !authData.isEmpty { object.fields[AuthData.field] = AuthData.merging(authData, into: object.fields[AuthData.field]) }
         return object
     }
