@@ -54,15 +54,28 @@ public struct CloudletMetrics: Sendable {
     /// A request answered `status` on `route` of `app` after `duration`:
     /// `cloudlet_http_requests_total{app,route,status}` and `cloudlet_http_request_duration_seconds{app,route}`.
     package func requestAnswered(app: String, route: String, status: Int, duration: Duration) {
-        counter("cloudlet_http_requests_total", [("app", app), ("route", route), ("status", String(status))]).increment()
-        timer("cloudlet_http_request_duration_seconds", [("app", app), ("route", route)]).record(duration)
+        let requests = handles.requests(app: app, route: route) {
+            CoreMetrics.Timer(label: "cloudlet_http_request_duration_seconds", dimensions: [("app", app), ("route", route)], factory: factory)
+        }
+        requests.counter(status) {
+            CoreMetrics.Counter(
+                label: "cloudlet_http_requests_total", dimensions: [("app", app), ("route", route), ("status", String(status))], factory: factory)
+        }.increment()
+        requests.timer.record(duration)
     }
 
     /// One run of `hook` (`kind:name`) of `app` ended with `outcome` after `duration`:
     /// `cloudlet_hook_invocations_total{app,hook,outcome}` and `cloudlet_hook_duration_seconds{app,hook}`.
     func hookRan(app: String, hook: String, outcome: HookOutcome, duration: Duration) {
-        counter("cloudlet_hook_invocations_total", [("app", app), ("hook", hook), ("outcome", outcome.rawValue)]).increment()
-        timer("cloudlet_hook_duration_seconds", [("app", app), ("hook", hook)]).record(duration)
+        let runs = handles.hookRuns(app: app, hook: hook) {
+            CoreMetrics.Timer(label: "cloudlet_hook_duration_seconds", dimensions: [("app", app), ("hook", hook)], factory: factory)
+        }
+        runs.counter(outcome) {
+            CoreMetrics.Counter(
+                label: "cloudlet_hook_invocations_total", dimensions: [("app", app), ("hook", hook), ("outcome", outcome.rawValue)],
+                factory: factory)
+        }.increment()
+        runs.timer.record(duration)
     }
 
     /// An analytics event named `event` sent by a client of `app` (`POST /events/:eventName`):
@@ -164,7 +177,8 @@ extension CloudletMetrics {
 
 /// The counters and timers made so far, by name and label values: making one through the factory
 /// checks its name and labels every time, which the request path need not pay for twice. Bounded
-/// as the label values are.
+/// as the label values are. A request and a hook run, counted and timed each time, find both their
+/// handles with one lookup by two label values (``TimedEvents``).
 private final class MetricHandles: Sendable {
     struct Key: Hashable {
         package let name: String
@@ -176,26 +190,60 @@ private final class MetricHandles: Sendable {
         }
     }
 
+    /// Two label values: an app and a route, or an app and a hook.
+    struct Pair: Hashable {
+        let first: String
+        let second: String
+    }
+
     private let counters = Mutex<[Key: CoreMetrics.Counter]>([:])
     private let timers = Mutex<[Key: CoreMetrics.Timer]>([:])
+    private let requests = Mutex<[Pair: TimedEvents<Int>]>([:])
+    private let hookRuns = Mutex<[Pair: TimedEvents<HookOutcome>]>([:])
 
     func counter(_ key: Key, make: () -> CoreMetrics.Counter) -> CoreMetrics.Counter {
-        Self.made(key, in: counters, make: make)
+        madeOnce(key, in: counters, make: make)
     }
 
     func timer(_ key: Key, make: () -> CoreMetrics.Timer) -> CoreMetrics.Timer {
-        Self.made(key, in: timers, make: make)
+        madeOnce(key, in: timers, make: make)
     }
 
-    /// The handle of `key` in `handles`, made by `make` and kept the first time it is asked for.
-    private static func made<Handle: Sendable>(_ key: Key, in handles: borrowing Mutex<[Key: Handle]>, make: () -> Handle) -> Handle {
-        if let handle = handles.withLock({ $0[key] }) { return handle }
-        let handle = make()
-        return handles.withLock { handles in
-            if let made = handles[key] { return made }
-            handles[key] = handle
-            return handle
-        }
+    /// The handles of requests to `route` of `app`, by status; `timer` makes their timer.
+    func requests(app: String, route: String, timer: () -> CoreMetrics.Timer) -> TimedEvents<Int> {
+        madeOnce(Pair(first: app, second: route), in: requests) { TimedEvents(timer: timer()) }
+    }
+
+    /// The handles of runs of `hook` of `app`, by outcome; `timer` makes their timer.
+    func hookRuns(app: String, hook: String, timer: () -> CoreMetrics.Timer) -> TimedEvents<HookOutcome> {
+        madeOnce(Pair(first: app, second: hook), in: hookRuns) { TimedEvents(timer: timer()) }
+    }
+}
+
+/// The handles of one kind of event with the same label values: its timer, and a counter for each
+/// value of one more label (a status, an outcome), each made the first time it is asked for.
+private final class TimedEvents<Label: Hashable & Sendable>: Sendable {
+    let timer: CoreMetrics.Timer
+    private let counters = Mutex<[Label: CoreMetrics.Counter]>([:])
+
+    init(timer: CoreMetrics.Timer) {
+        self.timer = timer
+    }
+
+    /// The counter of the events labelled `label`, made by `make` the first time.
+    func counter(_ label: Label, make: () -> CoreMetrics.Counter) -> CoreMetrics.Counter {
+        madeOnce(label, in: counters, make: make)
+    }
+}
+
+/// The handle of `key` in `handles`, made by `make` and kept the first time it is asked for.
+private func madeOnce<Key: Hashable & Sendable, Handle: Sendable>(_ key: Key, in handles: borrowing Mutex<[Key: Handle]>, make: () -> Handle) -> Handle {
+    if let handle = handles.withLock({ $0[key] }) { return handle }
+    let handle = make()
+    return handles.withLock { handles in
+        if let made = handles[key] { return made }
+        handles[key] = handle
+        return handle
     }
 }
 

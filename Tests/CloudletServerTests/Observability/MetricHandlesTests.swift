@@ -44,5 +44,22 @@ import Testing
         let made = factory.made.withLock { $0 }
         #expect(made["counter cloudlet_http_requests_total"] == 2, "one per app: \(made)")
         #expect(made["timer cloudlet_http_request_duration_seconds"] == 2, "one per app: \(made)")
+
+        metrics.requestAnswered(app: "a", route: "/parse/classes/{className}", status: 404, duration: .milliseconds(1))
+        let afterAnotherStatus = factory.made.withLock { $0 }
+        #expect(afterAnotherStatus["counter cloudlet_http_requests_total"] == 3, "a counter for the new status")
+        #expect(afterAnotherStatus["timer cloudlet_http_request_duration_seconds"] == 2, "the route's timer again")
+    }
+
+    @Test func aHooksTimerIsMadeOnceAndItsCounterOncePerOutcome() {
+        let factory = CountingFactory()
+        let metrics = CloudletMetrics(factory: factory, render: { [] })
+        for outcome in [HookOutcome.ok, .ok, .error, .ok, .timeout, .error] {
+            metrics.hookRan(app: "a", hook: "beforeSave:Note", outcome: outcome, duration: .milliseconds(1))
+        }
+        metrics.hookRan(app: "a", hook: "afterSave:Note", outcome: .ok, duration: .milliseconds(1))
+        let made = factory.made.withLock { $0 }
+        #expect(made["counter cloudlet_hook_invocations_total"] == 4, "three outcomes of one hook, one of the other: \(made)")
+        #expect(made["timer cloudlet_hook_duration_seconds"] == 2, "one per hook: \(made)")
     }
 }
