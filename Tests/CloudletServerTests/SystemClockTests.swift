@@ -24,6 +24,7 @@ struct SystemClockTests {
         let clock = SystemClock()
         let firings = Firings()
         let start = Date()
+        _ = firings.alarm("never", at: .distantFuture, on: clock)
         _ = firings.alarm("last", at: start.addingTimeInterval(0.4), on: clock)
         _ = firings.alarm("first", at: start.addingTimeInterval(0.1), on: clock)
         _ = firings.alarm("second", at: start.addingTimeInterval(0.25), on: clock)

@@ -57,10 +57,11 @@ private final class AlarmTable: Sendable {
         _ = state.withLock { $0.alarms.removeValue(forKey: id) }
     }
 
-    /// A timer that fires at `deadline` (at once, if it has passed).
+    /// A timer that fires at `deadline` (at once, if it has passed), or in a day if that is sooner:
+    /// it then finds nothing due and is set again.
     private func setTimer(for deadline: Date) -> Scheduled<Void> {
-        let nanoseconds = max(deadline.timeIntervalSinceNow, 0) * 1_000_000_000
-        return eventLoop.scheduleTask(in: .nanoseconds(Int64(nanoseconds.rounded(.up)))) { [self] in fire() }
+        let seconds = min(max(deadline.timeIntervalSinceNow, 0), 86_400)
+        return eventLoop.scheduleTask(in: .nanoseconds(Int64((seconds * 1_000_000_000).rounded(.up)))) { [self] in fire() }
     }
 
     /// Fires the alarms that are due and sets the timer for the earliest left, if any is. (A timer
