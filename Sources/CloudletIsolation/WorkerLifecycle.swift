@@ -80,6 +80,10 @@ struct WorkerLifecycle: Sendable {
     /// Whether the worker is serving and running at least one invocation.
     var isBusy: Bool { state == .ready && !inFlight.isEmpty }
 
+    /// Ready, with no call in flight and no health check unanswered: nothing to watch until its
+    /// next health check is due.
+    var isIdle: Bool { state == .ready && inFlight.isEmpty && pingSentAt == nil }
+
     /// The worker said hello at `now`.
     mutating func becameReady(at now: Date) {
         guard case .starting = state else { return }

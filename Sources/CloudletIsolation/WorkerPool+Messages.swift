@@ -173,6 +173,7 @@ extension WorkerPool {
                 if wasKilled { state.backoffs[process.slot].workerWasKilled() }
                 let delay = wasKilled ? .zero : state.backoffs[process.slot].nextDelay()
                 state.restarts[process.slot] = max(now.addingTimeInterval(delay.seconds), state.restartBudget.nextStart(wantedAt: now))
+                state.wakeSupervisor()
             }
             return (lost, loss, planned)
         }

@@ -34,7 +34,9 @@ extension WorkerPool {
             logger.error("could not start worker", metadata: ["error": "\(error)"])
             let retry = clock.now.addingTimeInterval(configuration.maximumRestartDelay.seconds)
             state.withLock { state in
-                if !state.isShuttingDown { state.restarts[start.slot] = retry }
+                guard !state.isShuttingDown else { return }
+                state.restarts[start.slot] = retry
+                state.wakeSupervisor()
             }
         }
     }

@@ -42,6 +42,11 @@ public final class WorkerPool: Service, Sendable {
     let starts = AsyncStream.makeStream(of: WorkerStart.self)
     /// The store calls from the workers' hooks, which ``run()`` serves in its task group.
     let storeCalls = AsyncStream.makeStream(of: StoreCallRequest.self)
+    /// Wakes the supervisor when it rests (``WorkerPoolState/wakeSupervisor()``).
+    let supervisorWake = WakeSignal()
+    /// The real clock the supervisor sleeps on between ticks; decisions read ``clock``, which a
+    /// test may move by hand.
+    private let supervisionClock = SystemClock()
 
     init(
         configuration: WorkerPoolConfiguration, logger: Logger, hookLogger: Logger, clock: any CloudletClock, metrics: CloudletMetrics?,
@@ -63,7 +68,8 @@ public final class WorkerPool: Service, Sendable {
             WorkerPoolState(
                 slots: configuration.workerCount,
                 backoff: RestartBackoff(base: configuration.restartDelay, maximum: configuration.maximumRestartDelay),
-                restartBudget: RestartBudget(burst: configuration.restartBurst, interval: .seconds(1) / configuration.restartsPerSecond)))
+                restartBudget: RestartBudget(burst: configuration.restartBurst, interval: .seconds(1) / configuration.restartsPerSecond),
+                supervisorWake: supervisorWake))
     }
 
     /// Prepares the workers' folder, then runs one worker until it has said which hooks it serves
@@ -95,7 +101,9 @@ public final class WorkerPool: Service, Sendable {
             group.addTask {
                 try? await cancelWhenGracefulShutdown {
                     while true {
-                        try await Task.sleep(for: self.supervise())
+                        let wait = self.supervise()
+                        await self.supervisorWake.wait(until: Date().addingTimeInterval(wait.seconds), on: self.supervisionClock)
+                        try Task.checkCancellation()
                     }
                 }
                 self.stop()
@@ -174,6 +182,10 @@ public final class WorkerPool: Service, Sendable {
     /// The longest wait between supervision ticks.
     static let supervisionInterval = Duration.milliseconds(50)
 
+    /// The wait between ticks of a supervisor with nothing to watch (``WorkerPoolState/isQuiet``):
+    /// a call placed on a worker, or a worker's end, wakes it at once.
+    static let restingInterval = Duration.seconds(1)
+
     /// One supervision tick: kill overdue or unhealthy workers, send health checks, move workers
     /// whose call runs long, or that replace an ended worker and have not said hello, to their
     /// app's idle CPU group (and back), restart slots. Returns the
@@ -233,7 +245,11 @@ public final class WorkerPool: Service, Sendable {
                 state.withLock { $0.restarts[slot] = now.addingTimeInterval(configuration.maximumRestartDelay.seconds) }
             }
         }
-        return Self.wait(from: now, untilTheEarliestOf: demotionChecks)
+        let rests = state.withLock { state in
+            state.supervisorRests = state.isQuiet
+            return state.supervisorRests
+        }
+        return rests ? Self.restingInterval : Self.wait(from: now, untilTheEarliestOf: demotionChecks)
     }
 
     /// The wait from `now` until the next supervision tick: ``supervisionInterval``, or until the
@@ -260,6 +276,7 @@ public final class WorkerPool: Service, Sendable {
                 state.backoffs[slot].reset()
             }
             state.hooksNeedRefresh = true
+            state.wakeSupervisor()
         }
         logger.info("reloading workers")
     }

@@ -1,4 +1,5 @@
 import Cloudlet
+import CloudletRuntime
 import CloudletWire
 import Foundation
 
@@ -60,10 +61,16 @@ struct WorkerPoolState {
     var hooksNeedRefresh = false
     var nextInvocationId: UInt64 = 1
     var isShuttingDown = false
+    /// Whether the supervisor rests, with nothing to watch (``isQuiet``): it then ticks once a
+    /// ``WorkerPool/restingInterval`` until ``wakeSupervisor()`` is called.
+    var supervisorRests = false
+    /// What a resting supervisor sleeps on (``WorkerPool/supervisorWake``).
+    let supervisorWake: WakeSignal
 
-    init(slots: Int, backoff: RestartBackoff, restartBudget: RestartBudget) {
+    init(slots: Int, backoff: RestartBackoff, restartBudget: RestartBudget, supervisorWake: WakeSignal) {
         backoffs = Array(repeating: backoff, count: slots)
         self.restartBudget = restartBudget
+        self.supervisorWake = supervisorWake
     }
 
     static func hookKey(_ kind: HookKind, _ name: String) -> String { "\(kind.rawValue) \(name)" }
@@ -72,15 +79,29 @@ struct WorkerPoolState {
     /// `exclusive`); nil if none has.
     mutating func reserve(_ id: UInt64, context: HookContext, exclusive: Bool = false) -> WorkerProcess? {
         let now = context.clock.now
-        let free = workers.filter { $0.value.lifecycle.canAccept(at: now, exclusive: exclusive) }
-        guard let slot = free.min(by: { $0.value.lifecycle.inFlight.count < $1.value.lifecycle.inFlight.count })?.key,
-            let process = workers[slot]?.process
-        else {
-            return nil
+        var least: (slot: Int, calls: Int)?
+        for (slot, worker) in workers where worker.lifecycle.canAccept(at: now, exclusive: exclusive) {
+            let calls = worker.lifecycle.inFlight.count
+            if least.map({ calls < $0.calls }) ?? true { least = (slot, calls) }
         }
+        guard let slot = least?.slot, let process = workers[slot]?.process else { return nil }
         workers[slot]?.lifecycle.sent(id, at: now, deadline: context.deadline, exclusive: exclusive)
         invocations[id] = Invocation(process: process, context: context)
+        wakeSupervisor()
         return process
+    }
+
+    /// Whether the supervisor has nothing to watch: every worker is ready and idle with no health
+    /// check unanswered, none drains, no slot waits for a restart and no caller for a worker.
+    var isQuiet: Bool {
+        !isShuttingDown && draining.isEmpty && restarts.isEmpty && waiters.isEmpty && workers.values.allSatisfy(\.lifecycle.isIdle)
+    }
+
+    /// Something the supervisor watches has begun (a call, a restart): a resting supervisor ticks at once.
+    mutating func wakeSupervisor() {
+        guard supervisorRests else { return }
+        supervisorRests = false
+        supervisorWake.signal()
     }
 
     /// Applies `change` to the lifecycle of `process`, whether it serves a slot or is draining.

@@ -181,6 +181,51 @@ import Testing
         }
     }
 
+    /// A pool with nothing to watch ticks once a second, not every 50 ms; the first call placed on a
+    /// worker wakes its supervisor, which watches it (and kills its worker when it overruns) as ever.
+    @Test func anIdlePoolsSupervisorRestsUntilACallComes() async throws {
+        let clock = ManualClock()
+        let logs = CapturedLogs()
+        let registry = Self.registry()
+        let pool = try await WorkerPool.launch(
+            WorkerPoolConfiguration(appId: "test", executablePath: "/nonexistent", workerCount: 1),
+            connectingWorkersWith: { _, attach in
+                let (host, worker) = InMemoryWire.pair()
+                host.open(attach(host))
+                let session = WorkerSession(registry: registry, clock: clock)
+                worker.open(session.receiver)
+                session.start(on: worker)
+            },
+            logger: logs.logger(label: "cloudlet.workers"), clock: clock)
+        let rests = { pool.state.withLock { $0.supervisorRests } }
+        func waitUntil(_ condition: () -> Bool) async throws {
+            let giveUp = ContinuousClock.now + .seconds(10)
+            while !condition(), ContinuousClock.now < giveUp { try await Task.sleep(for: .milliseconds(5)) }
+        }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await pool.run() }
+            defer { group.cancelAll() }
+            try await waitUntil { pool.isReady && rests() }
+            #expect(rests(), "ready and idle, the supervisor rests")
+
+            let harness = try HookHarness(executor: ProcessHookExecutor(pool: pool), clock: clock, logs: logs)
+            let startedBefore = Self.stuckCalls.load(ordering: .relaxed)
+            let stuck = Task { try await harness.call("stuck") }
+            try await waitUntil { Self.stuckCalls.load(ordering: .relaxed) > startedBefore }
+            #expect(!rests(), "the call woke it")
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(!rests(), "it watches the call in flight")
+
+            clock.advance(by: .seconds(2))
+            #expect(try await #require(throws: ParseError.self) { try await stuck.value }.code == 124)
+            try await waitUntil { logs.all.contains { $0.message == "killing worker" } }
+            #expect(logs.all.contains { $0.message == "killing worker" && $0.metadata["reason"] == "a hook ran past its deadline" })
+            #expect(try await harness.call("hello") == "world")
+            try await waitUntil(rests)
+            #expect(rests(), "with the replacement ready and idle, it rests again")
+        }
+    }
+
     /// The pool's end takes frames of 4 KiB at most; the worker's sends up to 1 MiB.
     @Test func aResultOverThePoolsFrameBoundFailsOnlyItsCallAndTheWorkerCarriesOn() async throws {
         let clock = ManualClock()
