@@ -91,10 +91,11 @@ struct WorkerPoolState {
         return process
     }
 
-    /// Whether the supervisor has nothing to watch: every worker is ready and idle with no health
-    /// check unanswered, none drains, no slot waits for a restart and no caller for a worker.
+    /// Whether the supervisor has nothing to watch: every slot has a worker, ready and idle with no
+    /// health check unanswered; none drains, no slot waits for a restart and no caller for a worker.
     var isQuiet: Bool {
-        !isShuttingDown && draining.isEmpty && restarts.isEmpty && waiters.isEmpty && workers.values.allSatisfy(\.lifecycle.isIdle)
+        !isShuttingDown && draining.isEmpty && restarts.isEmpty && waiters.isEmpty && workers.count == backoffs.count
+            && workers.values.allSatisfy(\.lifecycle.isIdle)
     }
 
     /// Something the supervisor watches has begun (a call, a restart): a resting supervisor ticks at once.
