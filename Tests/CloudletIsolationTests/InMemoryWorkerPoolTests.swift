@@ -186,16 +186,9 @@ import Testing
     @Test func anIdlePoolsSupervisorRestsUntilACallComes() async throws {
         let clock = ManualClock()
         let logs = CapturedLogs()
-        let registry = Self.registry()
         let pool = try await WorkerPool.launch(
             WorkerPoolConfiguration(appId: "test", executablePath: "/nonexistent", workerCount: 1),
-            connectingWorkersWith: { _, attach in
-                let (host, worker) = InMemoryWire.pair()
-                host.open(attach(host))
-                let session = WorkerSession(registry: registry, clock: clock)
-                worker.open(session.receiver)
-                session.start(on: worker)
-            },
+            connectingWorkersWith: InMemoryWire.connector(serving: Self.registry(), clock: clock),
             logger: logs.logger(label: "cloudlet.workers"), clock: clock)
         let rests = { pool.state.withLock { $0.supervisorRests } }
         func waitUntil(_ condition: () -> Bool) async throws {
