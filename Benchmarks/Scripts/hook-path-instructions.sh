@@ -6,7 +6,8 @@
 # and sums each process's instructions by stage (Scripts/hook-path-stages.py says how).
 # KEEP=1 keeps the dumps (the script prints their folder) for callgrind_annotate. SCENARIO=bare
 # (or no-hooks, in-process) counts another of the benchmark's servers the same way (default workers);
-# CONNECTIONS=N sends the saves over N keep-alive connections at once (default 1), so that
+# BY_TYPE=1 sums each process's instructions by the type that runs them instead of by stage (the
+# 40 largest); CONNECTIONS=N sends the saves over N keep-alive connections at once (default 1), so that
 # writes share commits and frames as they do under load; BINARY=path counts another build of CloudletBenchmark (default the release build below).
 #
 # usage: Benchmarks/Scripts/hook-path-instructions.sh [SAVES] [WARMUP]   (defaults 500 and 100)
@@ -16,12 +17,8 @@ scenario=${SCENARIO:-workers}
 connections=${CONNECTIONS:-1}
 saves=${1:-500}
 warmup=${2:-100}
-here=$(cd "$(dirname "$0")" && pwd)
-binary=${BINARY:-"$here/../.build/release/CloudletBenchmark"}
-[ -x "$binary" ] || { echo "no $binary: build it first (see the comment at the top)" >&2; exit 1; }
-folder=$(mktemp -d)
-trap 'exec 3>&- 2>/dev/null; [ -n "${KEEP:-}" ] || rm -rf "$folder"' EXIT
-mkfifo "$folder/input"
+# shellcheck source=benchmark-server-common.sh
+. "$(cd "$(dirname "$0")" && pwd)/benchmark-server-common.sh"
 # Valgrind cannot read the DWARF 5 the Swift toolchain writes: a copy without it keeps the symbol
 # table, which is all the stages need.
 objcopy --strip-debug "$binary" "$folder/CloudletBenchmark"

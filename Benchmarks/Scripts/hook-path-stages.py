@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Instructions per hooked save by stage, from callgrind's dumps of a Cloudlet server and its workers.
 
-Usage: hook-path-stages.py SAVES DUMP...   (what hook-path-instructions.sh runs)
+Usage: [BY_TYPE=1] hook-path-stages.py SAVES DUMP...   (what hook-path-instructions.sh runs)
 
 Each dump is one process's call graph (callgrind's own format). The worker processes' instructions
 are the stage "worker". In the server, every function is given a stage by its demangled name (the
@@ -12,7 +12,7 @@ each cost (callgrind keeps callers, not whole stacks), and no instruction is cou
 stages add up to the process's total. What no staged function calls (event loops, task
 executors, thread start) is the last stage.
 """
-import re, subprocess, sys
+import os, re, subprocess, sys
 
 sys.setrecursionlimit(100_000)
 from collections import defaultdict
@@ -84,15 +84,28 @@ def owner(readable):
                 readable = readable[index + 1:].removeprefix(" of ")
     return readable
 
-def stages_of_server(self_cost, edges):
-    """Every instruction of the server by stage: a function's own instructions go to its stage, or,
-    if it has none, to its callers' stages in proportion to what its calls from each cost."""
+def stage_of(name):
+    """The stage of the function `name` (its owner), if it has one."""
+    return next((s for s, pattern in STAGES if re.match(pattern, name)), None)
+
+# BY_TYPE=1 groups by the type that runs the instructions instead: SQLite's and GRDB's go to the
+# type that called them, as a stage's go to its stage.
+TYPE = re.compile(r"^(Cloudlet\w*\.\w+|Hummingbird\w*\.\w+|NIO\w*\.\w+|c_nio_llhttp|HTTPTypes)")
+
+def type_of(name):
+    """The module and type of the function `name` (its owner), if the project or its server owns it."""
+    match = TYPE.match(name)
+    return match.group(1) if match else None
+
+def stages_of(self_cost, edges, classify=stage_of):
+    """Every instruction of a process by stage (or what `classify` names): a function's own
+    instructions go to its stage, or, if it has none, to its callers' stages in proportion to what
+    its calls from each cost."""
     functions = set(self_cost) | {f for edge in edges for f in edge}
     readable = demangled(sorted(functions))
     stage = {}
     for function in functions:
-        name = owner(readable.get(function, function))
-        stage[function] = next((s for s, pattern in STAGES if re.match(pattern, name)), None)
+        stage[function] = classify(owner(readable.get(function, function)))
     callers = defaultdict(list)
     for (caller, callee), cost in edges.items():
         if caller != callee and cost > 0: callers[callee].append((caller, cost))
@@ -114,8 +127,22 @@ def stages_of_server(self_cost, edges):
         for name, fraction in shares_of(function).items(): totals[name] += cost * fraction
     return totals
 
+def by_type(saves, dumps):
+    """Each process kind's instructions per save by type, the 40 largest."""
+    for kind in ("server", "worker"):
+        figures = defaultdict(float)
+        for dump in dumps:
+            self_cost, edges, command = parse(dump)
+            if (re.search(r"\sworker(\s|$)", command) is not None) != (kind == "worker"): continue
+            for name, cost in stages_of(self_cost, edges, type_of).items(): figures[name] += cost
+        if not figures: continue
+        print(f"\n{kind + ' processes, by type':<50}{'instructions/save':>18}")
+        for name, cost in sorted(figures.items(), key=lambda item: -item[1])[:40]:
+            print(f"{name:<50}{cost / saves:>18,.0f}")
+
 def main():
     saves, dumps = int(sys.argv[1]), sys.argv[2:]
+    if os.environ.get("BY_TYPE"): return by_type(saves, dumps)
     figures, processes = defaultdict(float), []
     for dump in dumps:
         self_cost, edges, command = parse(dump)
@@ -124,7 +151,7 @@ def main():
             figures[WORKER] += total
             processes.append(("worker", total))
         else:
-            for stage, cost in stages_of_server(self_cost, edges).items(): figures[stage] += cost
+            for stage, cost in stages_of(self_cost, edges).items(): figures[stage] += cost
             processes.append(("server", total))
     for kind, total in processes: print(f"{kind} process: {total / saves:,.0f} instructions per save")
     everything = sum(figures.values())

@@ -54,28 +54,24 @@ public struct CloudletMetrics: Sendable {
     /// A request answered `status` on `route` of `app` after `duration`:
     /// `cloudlet_http_requests_total{app,route,status}` and `cloudlet_http_request_duration_seconds{app,route}`.
     package func requestAnswered(app: String, route: String, status: Int, duration: Duration) {
-        let requests = handles.requests(app: app, route: route) {
+        handles.requests.events(app, route) {
             CoreMetrics.Timer(label: "cloudlet_http_request_duration_seconds", dimensions: [("app", app), ("route", route)], factory: factory)
-        }
-        requests.counter(status) {
+        }.record(status, duration) {
             CoreMetrics.Counter(
                 label: "cloudlet_http_requests_total", dimensions: [("app", app), ("route", route), ("status", String(status))], factory: factory)
-        }.increment()
-        requests.timer.record(duration)
+        }
     }
 
     /// One run of `hook` (`kind:name`) of `app` ended with `outcome` after `duration`:
     /// `cloudlet_hook_invocations_total{app,hook,outcome}` and `cloudlet_hook_duration_seconds{app,hook}`.
     func hookRan(app: String, hook: String, outcome: HookOutcome, duration: Duration) {
-        let runs = handles.hookRuns(app: app, hook: hook) {
+        handles.hookRuns.events(app, hook) {
             CoreMetrics.Timer(label: "cloudlet_hook_duration_seconds", dimensions: [("app", app), ("hook", hook)], factory: factory)
-        }
-        runs.counter(outcome) {
+        }.record(outcome, duration) {
             CoreMetrics.Counter(
                 label: "cloudlet_hook_invocations_total", dimensions: [("app", app), ("hook", hook), ("outcome", outcome.rawValue)],
                 factory: factory)
-        }.increment()
-        runs.timer.record(duration)
+        }
     }
 
     /// An analytics event named `event` sent by a client of `app` (`POST /events/:eventName`):
@@ -168,17 +164,12 @@ extension CloudletMetrics {
     private func counter(_ name: String, _ dimensions: [(String, String)]) -> CoreMetrics.Counter {
         handles.counter(MetricHandles.Key(name, dimensions)) { CoreMetrics.Counter(label: name, dimensions: dimensions, factory: factory) }
     }
-
-    /// The timer `name` with `dimensions`, made once.
-    private func timer(_ name: String, _ dimensions: [(String, String)]) -> CoreMetrics.Timer {
-        handles.timer(MetricHandles.Key(name, dimensions)) { CoreMetrics.Timer(label: name, dimensions: dimensions, factory: factory) }
-    }
 }
 
-/// The counters and timers made so far, by name and label values: making one through the factory
-/// checks its name and labels every time, which the request path need not pay for twice. Bounded
-/// as the label values are. A request and a hook run, counted and timed each time, find both their
-/// handles with one lookup by two label values (``TimedEvents``).
+/// The counters made so far, by name and label values: making one through the factory checks its
+/// name and labels every time, which the request path need not pay for twice. Bounded as the
+/// label values are. A request and a hook run, counted and timed each time, find their timer and
+/// counter with one lookup by two label values (``TimedEventTable``).
 private final class MetricHandles: Sendable {
     struct Key: Hashable {
         package let name: String
@@ -190,49 +181,47 @@ private final class MetricHandles: Sendable {
         }
     }
 
-    /// Two label values: an app and a route, or an app and a hook.
-    struct Pair: Hashable {
-        let first: String
-        let second: String
-    }
-
     private let counters = Mutex<[Key: CoreMetrics.Counter]>([:])
-    private let timers = Mutex<[Key: CoreMetrics.Timer]>([:])
-    private let requests = Mutex<[Pair: TimedEvents<Int>]>([:])
-    private let hookRuns = Mutex<[Pair: TimedEvents<HookOutcome>]>([:])
+    /// Requests, by app and route, counted by status.
+    let requests = TimedEventTable<Int>()
+    /// Hook runs, by app and hook, counted by outcome.
+    let hookRuns = TimedEventTable<HookOutcome>()
 
     func counter(_ key: Key, make: () -> CoreMetrics.Counter) -> CoreMetrics.Counter {
         madeOnce(key, in: counters, make: make)
     }
+}
 
-    func timer(_ key: Key, make: () -> CoreMetrics.Timer) -> CoreMetrics.Timer {
-        madeOnce(key, in: timers, make: make)
+/// One kind of timed and counted event (a request, a hook run), its handles by two label values.
+private final class TimedEventTable<Label: Hashable & Sendable>: Sendable {
+    /// Two label values: an app and a route, or an app and a hook.
+    private struct Pair: Hashable {
+        let first: String
+        let second: String
     }
 
-    /// The handles of requests to `route` of `app`, by status; `timer` makes their timer.
-    func requests(app: String, route: String, timer: () -> CoreMetrics.Timer) -> TimedEvents<Int> {
-        madeOnce(Pair(first: app, second: route), in: requests) { TimedEvents(timer: timer()) }
-    }
+    private let events = Mutex<[Pair: TimedEvents<Label>]>([:])
 
-    /// The handles of runs of `hook` of `app`, by outcome; `timer` makes their timer.
-    func hookRuns(app: String, hook: String, timer: () -> CoreMetrics.Timer) -> TimedEvents<HookOutcome> {
-        madeOnce(Pair(first: app, second: hook), in: hookRuns) { TimedEvents(timer: timer()) }
+    /// The handles of the events labelled `first` and `second`; `timer` makes their timer.
+    func events(_ first: String, _ second: String, timer: () -> CoreMetrics.Timer) -> TimedEvents<Label> {
+        madeOnce(Pair(first: first, second: second), in: events) { TimedEvents(timer: timer()) }
     }
 }
 
 /// The handles of one kind of event with the same label values: its timer, and a counter for each
 /// value of one more label (a status, an outcome), each made the first time it is asked for.
 private final class TimedEvents<Label: Hashable & Sendable>: Sendable {
-    let timer: CoreMetrics.Timer
+    private let timer: CoreMetrics.Timer
     private let counters = Mutex<[Label: CoreMetrics.Counter]>([:])
 
     init(timer: CoreMetrics.Timer) {
         self.timer = timer
     }
 
-    /// The counter of the events labelled `label`, made by `make` the first time.
-    func counter(_ label: Label, make: () -> CoreMetrics.Counter) -> CoreMetrics.Counter {
-        madeOnce(label, in: counters, make: make)
+    /// Counts one event labelled `label` (its counter made by `counter` the first time) and times it.
+    func record(_ label: Label, _ duration: Duration, counter: () -> CoreMetrics.Counter) {
+        madeOnce(label, in: counters, make: counter).increment()
+        timer.record(duration)
     }
 }
 
