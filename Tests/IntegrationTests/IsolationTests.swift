@@ -124,6 +124,24 @@ extension ProcessTests {
             }
         }
 
+        @Test(.timing) func aWorkerWhoseLoopASpinHoldsEndsAtOnceWhenItsHostIsKilled() async throws {
+            let apps = try await TwoApps.start()
+            defer { apps.stop() }
+            // Quick runs put the hook on its worker's event loop, so the spin holds up the loop that
+            // would see the connection close: only the worker's watch on its host can end it.
+            for _ in 0..<3 { #expect(try await apps.fixture.post("/functions/spinIfAsked", [:])["result"] == "quick") }
+            let worker = try await apps.fixtureWorker()
+            let spin = Task { try? await apps.fixture.post("/functions/spinIfAsked", ["spin": true]) }
+            defer { spin.cancel() }
+            try await Task.sleep(for: .milliseconds(200))
+            _ = try await apps.server.kill()
+            // Well before the watch's parent check (every 5 s): the host's end closing wakes it.
+            _ = try await poll(timeout: .seconds(3), "the orphaned worker to exit") {
+                let status = try? String(contentsOfFile: "/proc/\(worker)/status", encoding: .utf8)
+                return status == nil || status!.contains("State:\tZ") ? true : nil
+            }
+        }
+
         @Test(.timing) func aHundredHangsLeaveTheHostsThreadsAndMemoryFlat() async throws {
             let apps = try await TwoApps.start(["--workers", "4"])
             defer { apps.stop() }

@@ -51,11 +51,12 @@ public enum JSONWriter {
             output.appendByte(UInt8(ascii: "]"))
         case .object(let members):
             output.appendByte(UInt8(ascii: "{"))
-            for (index, key) in members.keys.sorted().enumerated() {
+            // Sorted as pairs: sorting the keys alone costs a lookup of each key's value.
+            for (index, member) in members.sorted(by: { $0.key < $1.key }).enumerated() {
                 if index > 0 { output.appendByte(UInt8(ascii: ",")) }
-                writeString(key, into: &output)
+                writeString(member.key, into: &output)
                 output.appendByte(UInt8(ascii: ":"))
-                encode(members[key]!, into: &output)
+                encode(member.value, into: &output)
                 if output.isFull { return }
             }
             output.appendByte(UInt8(ascii: "}"))

@@ -35,7 +35,7 @@ public struct HookWorker: Sendable {
     /// hook still running (its caller has gone with the host).
     public func run() async throws -> Never {
         let descriptor = try Self.takeStandardInput()
-        HostWatch.start()
+        HostWatch.start(connection: descriptor)
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture { try WireFraming.addHandlers(to: channel.pipeline.syncOperations) }

@@ -1,20 +1,47 @@
 import Foundation
 
-/// Ends a worker process as soon as the host that started it is gone. A plain thread polls the
-/// parent's pid, so this holds whatever the worker's other threads are doing (hooks that spin on
-/// every thread of the concurrency pool included), even if the closed connection went unnoticed.
-enum HostWatch {
-    /// How often the parent is checked.
-    static let interval: useconds_t = 200_000
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
-    /// Starts watching the current parent process.
-    static func start() {
+/// Ends a worker process as soon as the host that started it is gone. A plain thread waits for
+/// the host's end of the connection to close, so this holds whatever the worker's other threads
+/// are doing (hooks that spin on every thread of the concurrency pool, or on the connection's
+/// own loop, included).
+///
+/// The thread sleeps in `poll(2)` until the connection hangs up, waking once every
+/// ``parentCheckMilliseconds`` to check that its parent is still the host, in case the host's end
+/// lives on somewhere it should not. An idle worker's watch so costs no wake-ups of its own.
+enum HostWatch {
+    /// How often the parent process is checked besides.
+    static let parentCheckMilliseconds: CInt = 5_000
+
+    /// Starts watching `connection`, the worker's socket to the host, and the current parent.
+    static func start(connection: CInt) {
         let host = getppid()
         let thread = Thread {
-            while getppid() == host { usleep(interval) }
+            while getppid() == host, !hungUp(connection, waitingUpTo: parentCheckMilliseconds) {}
             _exit(0)
         }
         thread.name = "cloudlet-host-watch"
         thread.start()
     }
+
+    /// Whether the host's end of `connection` closed within `milliseconds`. Waits for nothing
+    /// but a hang-up or an error, so messages arriving wake nobody here and stay for the loop.
+    private static func hungUp(_ connection: CInt, waitingUpTo milliseconds: CInt) -> Bool {
+        var entry = pollfd(fd: connection, events: hangUpEvents, revents: 0)
+        let ready = poll(&entry, 1, milliseconds)
+        return ready > 0 && entry.revents & (hangUpEvents | Int16(POLLHUP) | Int16(POLLERR) | Int16(POLLNVAL)) != 0
+    }
+
+    #if os(Linux)
+    /// `POLLRDHUP`: the peer closed its end (Glibc's module does not export the constant).
+    private static let hangUpEvents: Int16 = 0x2000
+    #else
+    /// Elsewhere a closed peer shows as `POLLHUP`, which `poll(2)` reports unasked.
+    private static let hangUpEvents: Int16 = 0
+    #endif
 }
