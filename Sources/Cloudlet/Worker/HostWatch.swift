@@ -13,16 +13,26 @@ import Darwin
 ///
 /// The thread sleeps in `poll(2)` until the connection hangs up, waking once every
 /// ``parentCheckMilliseconds`` to check that its parent is still the host, in case the host's end
-/// lives on somewhere it should not. An idle worker's watch so costs no wake-ups of its own.
+/// lives on somewhere it should not: an idle worker's watch costs next to no wake-ups. Once the
+/// connection has hung up, the parent is checked every 200 ms: a host that closed it on purpose
+/// ends the worker its own way (`SIGTERM`, then `SIGKILL` after a grace), and one that died is
+/// no longer the parent.
 enum HostWatch {
     /// How often the parent process is checked besides.
     static let parentCheckMilliseconds: CInt = 5_000
+    /// How often it is checked once the connection has hung up.
+    static let afterHangUpCheckMicroseconds: useconds_t = 200_000
 
     /// Starts watching `connection`, the worker's socket to the host, and the current parent.
     static func start(connection: CInt) {
         let host = getppid()
         let thread = Thread {
-            while getppid() == host, !hungUp(connection, waitingUpTo: parentCheckMilliseconds) {}
+            while getppid() == host {
+                guard hungUp(connection, waitingUpTo: parentCheckMilliseconds) else { continue }
+                // The host's end closed: the host is ending, or it closed the connection to end
+                // this worker itself (a stop, with its grace and kill). Its pid alone tells which.
+                while getppid() == host { usleep(afterHangUpCheckMicroseconds) }
+            }
             _exit(0)
         }
         thread.name = "cloudlet-host-watch"

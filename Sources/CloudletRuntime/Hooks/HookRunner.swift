@@ -40,9 +40,8 @@ struct HookRunner {
         var deadline = app.clock.now.addingTimeInterval(timeLimit.seconds)
         if let outer = caller.deadline { deadline = min(deadline, outer) }
         let run = HookRunObservation(kind, name, requestId: caller.requestId, startedAt: app.clock.now)
-        var logger = run.capture.capturing(app.hookLogger)
-        logger[metadataKey: "hook"] = .string("\(kind.rawValue) \(name)")
-        logger[metadataKey: "request_id"] = .string(caller.requestId)
+        let logger = run.capture.capturing(
+            app.hookLogger, metadata: ["hook": .string("\(kind.rawValue) \(name)"), "request_id": .string(caller.requestId)])
         var inner = caller
         inner.deadline = deadline
         inner.depth += 1

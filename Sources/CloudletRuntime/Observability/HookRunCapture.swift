@@ -19,9 +19,10 @@ final class HookRunCapture: Sendable {
 
     private let state = Mutex(State())
 
-    /// `logger` with this capture in front of its handler.
-    func capturing(_ logger: Logger) -> Logger {
-        Logger(label: logger.label) { _ in CaptureHandler(upstream: logger.handler, capture: self) }
+    /// `logger` with this capture in front of its handler, `metadata` joining each entry logged.
+    /// (Given here rather than set on the logger after, which copies the handler once a key.)
+    func capturing(_ logger: Logger, metadata: Logger.Metadata) -> Logger {
+        Logger(label: logger.label) { _ in CaptureHandler(upstream: logger.handler, capture: self, metadata: metadata) }
     }
 
     /// Ends the capture and answers the lines kept and how many were left out.
@@ -59,9 +60,10 @@ private struct CaptureHandler: LogHandler {
     let capture: HookRunCapture
     private var own: Logger.Metadata = [:]
 
-    init(upstream: any LogHandler, capture: HookRunCapture) {
+    init(upstream: any LogHandler, capture: HookRunCapture, metadata: Logger.Metadata) {
         self.upstream = upstream
         self.capture = capture
+        own = metadata
     }
 
     /// The least level a run's capture keeps.

@@ -1,5 +1,6 @@
 import CloudletRuntime
 import Hummingbird
+import Logging
 import NIOCore
 
 /// The request context of Cloudlet's router: Hummingbird's core context, the peer's address, and
@@ -10,6 +11,9 @@ public struct CloudletRequestContext: RequestContext, RemoteAddressRequestContex
     public let remoteAddress: SocketAddress?
     /// The server's address the request came in on.
     public let localAddress: SocketAddress?
+    /// The request's id (Hummingbird's, as its logger carries it), read once: ``id`` formats it
+    /// again on every read.
+    public let requestId: String
     /// The body and limits of a Parse request, filled in by the middleware.
     public var parse = ParseRequestState()
     /// The app a Parse request is for, once ``AppMiddleware`` found it.
@@ -21,5 +25,6 @@ public struct CloudletRequestContext: RequestContext, RemoteAddressRequestContex
         coreContext = CoreRequestContextStorage(source: source)
         remoteAddress = source.channel.remoteAddress
         localAddress = source.channel.localAddress
+        requestId = source.logger[metadataKey: "hb.request.id"]?.description ?? ""
     }
 }

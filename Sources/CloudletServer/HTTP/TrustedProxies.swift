@@ -38,10 +38,11 @@ public struct TrustedProxies: Sendable {
         return networks.contains { $0.contains(bytes) }
     }
 
-    /// The client's address for a request from `peer` with these `X-Forwarded-For` header values.
-    public func clientAddress(peer: String?, forwardedFor: [String]) -> String? {
+    /// The client's address for a request from `peer` with these `X-Forwarded-For` header values
+    /// (read only when `peer` is a trusted proxy).
+    public func clientAddress(peer: String?, forwardedFor: @autoclosure () -> [String]) -> String? {
         guard let peer, trusts(peer) else { return peer }
-        let hops = forwardedFor.flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        let hops = forwardedFor().flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         var client = peer
         for hop in hops.reversed() {
             guard Network.bytes(of: hop) != nil else { return client }

@@ -17,11 +17,10 @@ struct RequestLogMiddleware: RouterMiddleware {
     typealias Context = CloudletRequestContext
     let apps: AppDirectory
     let metrics: CloudletMetrics
-    private static let applicationIdHeader = HTTPField.Name("X-Parse-Application-Id")!
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let start = ContinuousClock.now
-        return try await RequestIdentity.$requestId.withValue(context.id) {
+        return try await RequestIdentity.$requestId.withValue(context.requestId) {
             do {
                 let response = try await next(request, context)
                 record(request, context, status: response.status.code, since: start)
@@ -60,7 +59,7 @@ struct RequestLogMiddleware: RouterMiddleware {
     /// The hosted app the request names, or "" if it names none.
     private func app(of request: Request, _ context: Context) -> String {
         let fromURL = context.endpointPath?.hasSuffix("/files/{id}/{name}") == true ? context.parameters.get("id") : nil
-        guard let id = request.headers[Self.applicationIdHeader] ?? fromURL, apps.app(id) != nil else { return "" }
+        guard let id = ParseRequestHeaders.applicationId(in: request.headers) ?? fromURL, apps.app(id) != nil else { return "" }
         return id
     }
 }

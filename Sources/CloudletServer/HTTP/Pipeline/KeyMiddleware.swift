@@ -38,7 +38,7 @@ struct KeyMiddleware: RouterMiddleware {
         }
         context.caller = Caller(
             isMaster: isMaster, installationId: headers.installationId ?? context.parse.transport.installationId,
-            requestId: context.id)
+            requestId: context.requestId)
         return try await next(request, context)
     }
 }

@@ -47,6 +47,8 @@ struct TransportFields: Sendable {
 
     /// Takes the transport members out of `body`.
     init(taking body: inout [String: ParseValue]) {
+        // Most bodies have none: one look at each key's first byte spares them nine lookups.
+        guard body.keys.contains(where: { $0.utf8.first == UInt8(ascii: "_") }) else { return }
         func take(_ key: String) -> String? { body.removeValue(forKey: key)?.stringValue }
         applicationId = take("_ApplicationId")
         clientKey = take("_JavaScriptKey") ?? take("_ClientKey")

@@ -9,7 +9,7 @@ struct URLCallerMiddleware: RouterMiddleware {
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
-        context.caller = Caller(isMaster: false, requestId: context.id)
+        context.caller = Caller(isMaster: false, requestId: context.requestId)
         return try await next(request, context)
     }
 }
