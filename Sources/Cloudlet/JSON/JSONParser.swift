@@ -92,9 +92,13 @@ public struct JSONParser {
     }
 
     private mutating func readObject(depth: Int) throws(Failure) -> ParseValue {
-        var members: [String: ParseValue] = [:]
-        try readMembers(depth: depth) { key, parser throws(Failure) in members[key] = try parser.readValue(depth: depth) }
-        return .object(members)
+        // Gathered first and hashed once into a table of the right size (inserted one by one, the
+        // table grows, and hashes every key again, as many times as it doubles). A repeated key
+        // keeps its last value.
+        var members: [(String, ParseValue)] = []
+        members.reserveCapacity(8)
+        try readMembers(depth: depth) { key, parser throws(Failure) in members.append((key, try parser.readValue(depth: depth))) }
+        return .object(Dictionary(members, uniquingKeysWith: { _, last in last }))
     }
 
     private mutating func readArray(depth: Int) throws(Failure) -> ParseValue {
