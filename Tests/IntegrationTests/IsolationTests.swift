@@ -113,15 +113,7 @@ extension ProcessTests {
             let apps = try await TwoApps.start()
             defer { apps.stop() }
             let worker = try await apps.fixtureWorker()
-            let hang = Task { try? await apps.fixture.post("/functions/spin", [:]) }
-            defer { hang.cancel() }
-            try await Task.sleep(for: .milliseconds(200))
-            _ = try await apps.server.kill()
-            _ = try await poll(timeout: .seconds(5), "the orphaned worker to exit") {
-                // Gone, or a zombie waiting for a reaper that is not ours.
-                let status = try? String(contentsOfFile: "/proc/\(worker)/status", encoding: .utf8)
-                return status == nil || status!.contains("State:\tZ") ? true : nil
-            }
+            try await Self.expect(worker, of: apps, toEndWithin: .seconds(5), whenItsHostIsKilledDuring: "spin", [:])
         }
 
         @Test(.timing) func aWorkerWhoseLoopASpinHoldsEndsAtOnceWhenItsHostIsKilled() async throws {
@@ -131,12 +123,21 @@ extension ProcessTests {
             // would see the connection close: only the worker's watch on its host can end it.
             for _ in 0..<3 { #expect(try await apps.fixture.post("/functions/spinIfAsked", [:])["result"] == "quick") }
             let worker = try await apps.fixtureWorker()
-            let spin = Task { try? await apps.fixture.post("/functions/spinIfAsked", ["spin": true]) }
-            defer { spin.cancel() }
+            // Well before the watch's parent check (every 5 s): the host's end closing wakes it.
+            try await Self.expect(worker, of: apps, toEndWithin: .seconds(3), whenItsHostIsKilledDuring: "spinIfAsked", ["spin": true])
+        }
+
+        /// Kills the host of `apps` 200 ms into a call of its fixture's `function`, and expects
+        /// `worker`, orphaned, to end within `limit`: gone, or a zombie waiting for a reaper that is not ours.
+        private static func expect(
+            _ worker: Int, of apps: TwoApps, toEndWithin limit: Duration, whenItsHostIsKilledDuring function: String,
+            _ params: [String: ParseValue]
+        ) async throws {
+            let call = Task { try? await apps.fixture.post("/functions/\(function)", params) }
+            defer { call.cancel() }
             try await Task.sleep(for: .milliseconds(200))
             _ = try await apps.server.kill()
-            // Well before the watch's parent check (every 5 s): the host's end closing wakes it.
-            _ = try await poll(timeout: .seconds(3), "the orphaned worker to exit") {
+            _ = try await poll(timeout: limit, "the orphaned worker to exit") {
                 let status = try? String(contentsOfFile: "/proc/\(worker)/status", encoding: .utf8)
                 return status == nil || status!.contains("State:\tZ") ? true : nil
             }
