@@ -28,8 +28,6 @@ final class AddressPacingHandler: ChannelInboundHandler, RemovableChannelHandler
     private var held = CircularBuffer<HTTPRequestPart>()
     /// The wake-up of a request waiting for its turn.
     private var wakeUp: Scheduled<Void>?
-    /// Whether this handler turned the connection's reading off (to hold a request back).
-    private var pausedReading = false
 
     init(pace: AddressPace, trustedProxies: TrustedProxies, metrics: CloudletMetrics) {
         self.pace = pace
@@ -39,7 +37,7 @@ final class AddressPacingHandler: ChannelInboundHandler, RemovableChannelHandler
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         held.append(unwrapInboundIn(data))
-        if wakeUp == nil { handOn(context: context, inRead: true) }
+        if wakeUp == nil { handOn(context: context, afterPause: false) }
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
@@ -54,20 +52,19 @@ final class AddressPacingHandler: ChannelInboundHandler, RemovableChannelHandler
     }
 
     /// Hands on the held parts until a request's head must wait for its address's turn; then
-    /// pauses reading and comes back when the turn is due. Parts handed on `inRead` (from a read
-    /// of the channel's) are followed by the channel's own read-complete, so that the handlers
-    /// after this one see one per read, as without it; a wake-up's hand-off, or a pause, fires one.
-    private func handOn(context: ChannelHandlerContext, inRead: Bool) {
+    /// pauses reading and comes back when the turn is due (`afterPause`). Parts handed on from a
+    /// read of the channel's are followed by its own read-complete, so that the handlers after
+    /// this one see one per read, as without it; a hand-off after a pause, or a pause, fires one.
+    private func handOn(context: ChannelHandlerContext, afterPause: Bool) {
         var handed = false
         while let part = held.first {
             if case .head(let head) = part, let wait = pace.wait(for: address(of: head, context: context)) {
                 metrics.requestPaced()
-                pausedReading = true
                 context.channel.setOption(ChannelOptions.autoRead, value: false).whenFailure { _ in }
                 let loop = context.eventLoop.assumeIsolated()
                 wakeUp = loop.scheduleTask(in: .nanoseconds(Int64(wait * 1_000_000_000))) { [self] in
                     wakeUp = nil
-                    handOn(context: context, inRead: false)
+                    handOn(context: context, afterPause: true)
                 }
                 if handed { context.fireChannelReadComplete() }
                 return
@@ -76,11 +73,10 @@ final class AddressPacingHandler: ChannelInboundHandler, RemovableChannelHandler
             context.fireChannelRead(wrapInboundOut(part))
             handed = true
         }
-        if handed, !inRead { context.fireChannelReadComplete() }
-        // Only this handler turns reading off, so only a pause of its own is undone (asking the
-        // channel instead cost a future on every request part).
-        guard pausedReading else { return }
-        pausedReading = false
+        // Only this handler turns reading off, so only after a pause of its own is it turned back
+        // on (asking the channel instead cost a future on every request part).
+        guard afterPause else { return }
+        if handed { context.fireChannelReadComplete() }
         context.channel.setOption(ChannelOptions.autoRead, value: true).whenFailure { _ in }
         context.read()
     }

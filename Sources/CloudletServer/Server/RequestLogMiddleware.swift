@@ -59,7 +59,7 @@ struct RequestLogMiddleware: RouterMiddleware {
     /// The hosted app the request names, or "" if it names none.
     private func app(of request: Request, _ context: Context) -> String {
         let fromURL = context.endpointPath?.hasSuffix("/files/{id}/{name}") == true ? context.parameters.get("id") : nil
-        guard let id = ParseRequestHeaders.applicationId(in: request.headers) ?? fromURL, apps.app(id) != nil else { return "" }
+        guard let id = ParseRequestHeaders(request.headers).applicationId ?? fromURL, apps.app(id) != nil else { return "" }
         return id
     }
 }

@@ -27,36 +27,23 @@ struct ParseRequestHeaders: Sendable {
 
     init() {}
 
-    /// `X-Parse-Application-Id` alone, read as ``applicationId`` reads it, for a reader that
-    /// needs no other field: the same walk, by length first.
-    static func applicationId(in fields: HTTPFields) -> String? {
-        var applicationId: String?
-        for field in fields {
-            let name = field.name.canonicalName
-            if name.utf8.count == 22, name == "x-parse-application-id" { add(field.value, to: &applicationId) }
-        }
-        return applicationId
-    }
-
-    /// Adds a repeated field's `value` to what `field` read before.
-    private static func add(_ value: String, to field: inout String?) {
-        field = field.map { $0 + ", " + value } ?? value
-    }
-
     init(_ fields: HTTPFields) {
+        func add(_ value: String, to field: inout String?) {
+            field = field.map { $0 + ", " + value } ?? value
+        }
         for field in fields {
             // The length first, so that most fields are passed over without a comparison.
             let name = field.name.canonicalName
             switch (name.utf8.count, name) {
-            case (22, "x-parse-application-id"): Self.add(field.value, to: &applicationId)
-            case (20, "x-parse-rest-api-key"): Self.add(field.value, to: &restAPIKey)
-            case (18, "x-parse-client-key"): Self.add(field.value, to: &clientKeyField)
-            case (22, "x-parse-javascript-key"): Self.add(field.value, to: &javascriptKey)
-            case (18, "x-parse-master-key"): Self.add(field.value, to: &masterKey)
-            case (21, "x-parse-session-token"): Self.add(field.value, to: &sessionToken)
-            case (23, "x-parse-installation-id"): Self.add(field.value, to: &installationId)
+            case (22, "x-parse-application-id"): add(field.value, to: &applicationId)
+            case (20, "x-parse-rest-api-key"): add(field.value, to: &restAPIKey)
+            case (18, "x-parse-client-key"): add(field.value, to: &clientKeyField)
+            case (22, "x-parse-javascript-key"): add(field.value, to: &javascriptKey)
+            case (18, "x-parse-master-key"): add(field.value, to: &masterKey)
+            case (21, "x-parse-session-token"): add(field.value, to: &sessionToken)
+            case (23, "x-parse-installation-id"): add(field.value, to: &installationId)
             case (15, "x-forwarded-for"): forwardedFor.append(field.value)
-            case (14, "content-length"): Self.add(field.value, to: &contentLengthField)
+            case (14, "content-length"): add(field.value, to: &contentLengthField)
             default: break
             }
         }
