@@ -3,20 +3,21 @@ import Foundation
 
 /// The JSON form an ``OutboxEvent`` is queued in (its row's payload).
 package enum OutboxEventCoding {
-    /// The event's JSON: its own members, and the object and original as the event already holds them encoded.
+    /// The event's JSON: its own members, and the object and original as the event already holds
+    /// them encoded, each member encoded on its own and spliced (no dictionary of them is built).
     package static func text(_ event: OutboxEvent) -> String {
-        var caller: [String: ParseValue] = [
-            "master": .bool(event.caller.isMaster), "requestId": .string(event.caller.requestId),
-            "roles": .array(event.caller.roles.map(ParseValue.string)),
-        ]
-        caller["userId"] = event.caller.userId.map(ParseValue.string)
-        caller["installationId"] = event.caller.installationId.map(ParseValue.string)
-        let members: [String: ParseValue] = [
-            "id": .string(event.id), "kind": .string(event.kind.rawValue), "className": .string(event.object.className),
-            "caller": .object(caller),
-        ]
+        let quoted = ObjectText.quoted
+        let caller = ObjectText.adding(
+            [
+                "master": event.caller.isMaster ? "true" : "false", "requestId": quoted(event.caller.requestId),
+                "roles": JSONWriter.string(.array(event.caller.roles.map(ParseValue.string))),
+                "userId": event.caller.userId.map(quoted), "installationId": event.caller.installationId.map(quoted),
+            ], to: "{}")
         return ObjectText.adding(
-            ["object": event.objectText.rest, "original": event.originalJSON], to: JSONWriter.string(.object(members)))
+            [
+                "id": quoted(event.id), "kind": quoted(event.kind.rawValue), "className": quoted(event.object.className),
+                "caller": caller, "object": event.objectText.rest, "original": event.originalJSON,
+            ], to: "{}")
     }
 
     /// The event `value` holds, or nil if it is no event's JSON.

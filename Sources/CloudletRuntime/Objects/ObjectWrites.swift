@@ -1,5 +1,6 @@
 import Cloudlet
 import Foundation
+import NIOCore
 
 /// What a save answers: the object as stored, and the fields the client should be told about
 /// (those a before hook changed, and the results of field operations), as Parse's REST API does.
@@ -24,36 +25,39 @@ public struct ObjectWrites: Sendable {
     }
 
     /// Creates an object of `className` from a REST body: before hook, one transaction with the
-    /// after hook queued, then the after hook.
-    public func create(_ className: String, body: [String: ParseValue], caller: Caller) async throws -> SaveResult {
+    /// after hook queued, then the after hook. `json` is the body's JSON as it came, if the caller
+    /// has it and it holds exactly `body`'s members: a before hook in a worker is sent it as it is
+    /// when nothing in it needs rewriting.
+    public func create(_ className: String, body: [String: ParseValue], json: ByteBuffer? = nil, caller: Caller) async throws -> SaveResult {
         if SystemClass.named(className)?.saves == .installations { return try await Installations(app).create(body: body, caller: caller) }
-        return try await createObject(className, body: body, caller: caller)
+        return try await createObject(className, body: body, json: json, caller: caller)
     }
 
-    /// Creates an object as ``create(_:body:caller:)`` does, with no class's own rules.
-    func createObject(_ className: String, body: [String: ParseValue], caller: Caller) async throws -> SaveResult {
-        try await create(className, body: body, caller: caller) { object, relations, event, heldJobs in
+    /// Creates an object as ``create(_:body:json:caller:)`` does, with no class's own rules.
+    func createObject(_ className: String, body: [String: ParseValue], json: ByteBuffer? = nil, caller: Caller) async throws -> SaveResult {
+        try await create(className, body: body, json: json, caller: caller) { object, relations, event, heldJobs in
             try await app.stores.objects.insert(object, relations: relations, outbox: event, alongside: heldJobs)
         }
     }
 
-    /// Creates an object as ``create(_:body:caller:)`` does, writing it with `persist` (which must
+    /// Creates an object as ``create(_:body:json:caller:)`` does, writing it with `persist` (which must
     /// commit the object, the join rows of its relation fields, the after hook's event and the push
     /// jobs its before hook recorded in one transaction). `serverSet` are fields of the server's own
     /// (a new user's `emailVerified`), set whoever calls, before the before hook runs.
     func create(
-        _ className: String, body: [String: ParseValue], serverSet: [String: ParseValue] = [:], caller: Caller,
+        _ className: String, body: [String: ParseValue], json: ByteBuffer? = nil, serverSet: [String: ParseValue] = [:], caller: Caller,
         persist: (ParseObject, [String: RelationChange], OutboxEvent?, [ParseObject]) async throws -> Void
     ) async throws -> SaveResult {
-        try await create(
-            className, changes: try WriteBody(body, isCreate: true).changes, serverSet: serverSet, caller: caller, persist: persist)
+        let body = try WriteBody(body, isCreate: true, json: serverSet.isEmpty ? json : nil)
+        return try await create(className, changes: body.changes, asSent: body.asSent, serverSet: serverSet, caller: caller, persist: persist)
     }
 
-    /// Creates an object as ``create(_:body:serverSet:caller:persist:)`` does, from `requested`, the
-    /// body already read.
+    /// Creates an object as ``create(_:body:json:serverSet:caller:persist:)`` does, from `requested`,
+    /// the body already read; `asSent` is the new object's JSON as the client sent it (see
+    /// ``WriteBody/asSent``), if it is.
     func create(
-        _ className: String, changes requested: ObjectChanges, serverSet: [String: ParseValue] = [:], caller: Caller,
-        persist: (ParseObject, [String: RelationChange], OutboxEvent?, [ParseObject]) async throws -> Void
+        _ className: String, changes requested: ObjectChanges, asSent: ByteBuffer? = nil, serverSet: [String: ParseValue] = [:],
+        caller: Caller, persist: (ParseObject, [String: RelationChange], OutboxEvent?, [ParseObject]) async throws -> Void
     ) async throws -> SaveResult {
         let permissions = ClassPermissions(app)
         _ = try await permissions.check(.create, className, by: caller)
@@ -67,7 +71,7 @@ public struct ObjectWrites: Sendable {
         let hooks = HookRunner(app)
         if let beforeSave = hooks.hook(.beforeSave, className) {
             heldJobs = PushJobBuffer()
-            object = try await runBeforeSave(beforeSave, proposed, original: nil, caller: caller, holding: heldJobs).object
+            object = try await runBeforeSave(beforeSave, proposed, asSent: asSent, original: nil, caller: caller, holding: heldJobs).object
         }
         try RoleRules.checkCreated(object)
         try await permissions.checkAddsFields(object.fields.keys, to: className, isUpdate: false, by: caller)
@@ -186,16 +190,17 @@ public struct ObjectWrites: Sendable {
 
     /// Runs `hook`, the before hook of `proposed`'s class; the push jobs it records wait in
     /// `heldJobs` for the write to store them with the object (without a buffer, they are stored at
-    /// once). Answers the object as the hook left it and the names of the fields it set or
-    /// removed; only those are validated again.
+    /// once); `asSent` is `proposed`'s JSON as the client sent it, if it is. Answers the object as
+    /// the hook left it and the names of the fields it set or removed; only those are validated again.
     func runBeforeSave(
-        _ hook: HookRegistry.Summary, _ proposed: ParseObject, original: ParseObject?, caller: Caller, holding heldJobs: PushJobBuffer?
+        _ hook: HookRegistry.Summary, _ proposed: ParseObject, asSent: ByteBuffer? = nil, original: ParseObject?, caller: Caller,
+        holding heldJobs: PushJobBuffer?
     ) async throws -> (object: ParseObject, changedFields: Set<String>) {
         let className = proposed.className
         var hookCaller = caller
         hookCaller.heldPushJobs = heldJobs
-        let answer = try await HookRunner(app).run(
-            hook, input: HookPayload(proposed), original: original.map(HookPayload.init), caller: hookCaller)
+        let input = asSent.map { HookPayload(proposed, json: $0) } ?? HookPayload(proposed)
+        let answer = try await HookRunner(app).run(hook, input: input, original: original.map(HookPayload.init), caller: hookCaller)
         // The SDK answers what the hook changed (``ObjectPatch``), not the whole object.
         guard let patch = ObjectPatch(answer) else { throw ParseError.failed("beforeSave hook on \(className) answered no changes") }
         var (object, changed) = try WriteBody.applying(patch, to: proposed)

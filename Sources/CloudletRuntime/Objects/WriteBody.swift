@@ -1,18 +1,28 @@
 import Cloudlet
+import NIOCore
 
 /// The body of a create or update, read into field changes and an ACL, with Parse's checks: field
 /// names, value types, field operations.
 struct WriteBody {
     var changes: ObjectChanges
+    /// The body's JSON as it came, when it is the REST JSON of the object a create makes of it:
+    /// every member sets a field to a string, a number or a boolean, or is the ACL, so nothing in
+    /// it is rewritten. A worker's before hook is sent these bytes instead of the object encoded again.
+    private(set) var asSent: ByteBuffer?
 
     /// Members a client may send that are not fields and are ignored, as Parse does.
     private static let ignoredMembers: Set<String> = ["createdAt", "updatedAt", "className", "__type"]
 
-    init(_ body: [String: ParseValue], isCreate: Bool) throws(ParseError) {
+    /// The changes `body` asks for; `json` is the body's JSON as it came, if the caller has it.
+    init(_ body: [String: ParseValue], isCreate: Bool, json: ByteBuffer? = nil) throws(ParseError) {
         var fields: [String: FieldChange] = [:]
         var acl: ParseACL?
+        var verbatim = isCreate && json != nil
         for (key, value) in body {
-            if Self.ignoredMembers.contains(key) { continue }
+            if Self.ignoredMembers.contains(key) {
+                verbatim = false
+                continue
+            }
             switch key {
             case "ACL":
                 guard let parsed = ParseACL(json: value) else { throw .incorrectType("invalid ACL") }
@@ -21,15 +31,22 @@ struct WriteBody {
                 guard !isCreate else { throw .invalidKeyName("objectId") }
             default:
                 try ParseNames.validateFieldName(key)
-                if let operation = try FieldOperation.parse(value, field: key) {
-                    fields[key] = .operation(operation)
-                } else {
-                    _ = try ParseFieldType.of(value, field: key)
-                    fields[key] = .set(Self.normalized(value))
+                switch value {
+                case .string, .number, .bool:
+                    fields[key] = .set(value)
+                default:
+                    verbatim = false
+                    if let operation = try FieldOperation.parse(value, field: key) {
+                        fields[key] = .operation(operation)
+                    } else {
+                        _ = try ParseFieldType.of(value, field: key)
+                        fields[key] = .set(Self.normalized(value))
+                    }
                 }
             }
         }
         changes = ObjectChanges(fields: fields, acl: acl)
+        asSent = verbatim ? json : nil
     }
 
     /// Checks every field of `object` by the same rules as a client's body, and returns it with

@@ -22,10 +22,14 @@ public struct ObjectText: Sendable, Hashable {
         updatedAt = ParseDate.string(from: object.updatedAt ?? Date())
         acl = object.acl.map { JSONWriter.string($0.json) }
         fields = JSONWriter.string(.object(object.fields))
-        let quoted = { (text: String) in JSONWriter.string(.string(text)) }
         rest = Self.adding(
-            ["objectId": object.objectId.map(quoted), "createdAt": quoted(createdAt), "updatedAt": quoted(updatedAt), "ACL": acl],
+            ["objectId": object.objectId.map(Self.quoted), "createdAt": Self.quoted(createdAt), "updatedAt": Self.quoted(updatedAt), "ACL": acl],
             to: fields)
+    }
+
+    /// `text` as a JSON string.
+    package static func quoted(_ text: String) -> String {
+        JSONWriter.string(.string(text))
     }
 
     /// The JSON object `object` with `members` (each already JSON; nil ones left out) added, without

@@ -13,7 +13,7 @@ extension ParseAPI {
         case .sessions: return try await createSession(call)
         default: break
         }
-        let saved = try await call.app.runtime.writes.create(className, body: call.body, caller: call.caller)
+        let saved = try await call.app.runtime.writes.create(className, body: call.body, json: call.bodyJSON, caller: call.caller)
         var body = saved.changedFields
         body["objectId"] = .string(saved.object.objectId!)
         body["createdAt"] = saved.object.createdAt.map { .string(ParseDate.string(from: $0)) }

@@ -24,6 +24,8 @@ struct ParseCall: Sendable {
     private(set) var query: [String: ParseValue]
     /// The body's bytes as they came; nil for an operation of a batch.
     private var bodyBytes: ByteBuffer?
+    /// Whether ``bodyBytes`` hold exactly ``body``'s members (no transport members were in them).
+    private var bodyBytesAreBody: Bool
     /// The route's path parameters (`className` in `classes/:className`).
     private(set) var parameters: Parameters
     /// What the request may read and answer, shared by the operations of a batch.
@@ -39,6 +41,7 @@ struct ParseCall: Sendable {
         method = context.parse.servedMethod(of: request)
         body = context.parse.body ?? [:]
         bodyBytes = context.parse.bodyBytes
+        bodyBytesAreBody = !context.parse.transport.mayHaveTaken
         query = Self.formDecoded(request.uri.query ?? "")
         parameters = context.parameters
         budget = app.runtime.context.newBudget()
@@ -64,6 +67,10 @@ struct ParseCall: Sendable {
         }
         return members
     }
+
+    /// The body's JSON as it came, when it holds exactly ``body``'s members; nil otherwise and for
+    /// an operation of a batch.
+    var bodyJSON: ByteBuffer? { bodyBytesAreBody ? bodyBytes : nil }
 
     /// The names of the members of the object at each of `paths` in the call's parameters (a path
     /// starts with a query parameter holding JSON, else with a member of the body), in the order

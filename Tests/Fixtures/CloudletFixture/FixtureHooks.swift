@@ -9,6 +9,8 @@ import Foundation
 ///   save as a `CrashLog` object (`savedId`, `eventId`, `userId`).
 /// - `beforeSave("Alerted")`: records a push to the `ops` channel, then refuses an object with
 ///   `refuse: true` (142), so that its push must vanish with it.
+/// - `beforeSave("Echoed")`: sets `seen` to what its object holds as the hook is given it: the
+///   names of its fields, sorted, then `ACL` if it has one and `createdAt` if it has that.
 /// - `afterSave("Later")`, run after the response: waits 3 s (or the object's `waitMs`), then
 ///   records the save as a `LaterMark` object (`savedId`), so that a test sees the client answered
 ///   before it ran. The
@@ -79,6 +81,11 @@ enum FixtureHooks: HookModule {
         hooks.beforeSave("Alerted") { request in
             try await request.push(PushNotification(toChannels: ["ops"], alert: "alerted"))
             if request.object["refuse"] == true { throw HookError.validation("refused") }
+        }
+        hooks.beforeSave("Echoed") { request in
+            let object = request.object
+            let seen = object.fields.keys.sorted() + (object.acl == nil ? [] : ["ACL"]) + (object.createdAt == nil ? [] : ["createdAt"])
+            request.object["seen"] = .array(seen.map(ParseValue.string))
         }
         hooks.function("slow") { request in
             let milliseconds = request.params["ms"]?.intValue ?? 0

@@ -44,11 +44,15 @@ struct TransportFields: Sendable {
     var method: String?
     /// `_ContentType`: the content type of a file uploaded in the JSON form.
     var contentType: String?
+    /// Whether the body had members whose names begin with `_` (the body's bytes then hold more
+    /// than its members).
+    private(set) var mayHaveTaken = false
 
     /// Takes the transport members out of `body`.
     init(taking body: inout [String: ParseValue]) {
         // Most bodies have none: one look at each key's first byte spares them nine lookups.
         guard body.keys.contains(where: { $0.utf8.first == UInt8(ascii: "_") }) else { return }
+        mayHaveTaken = true
         func take(_ key: String) -> String? { body.removeValue(forKey: key)?.stringValue }
         applicationId = take("_ApplicationId")
         clientKey = take("_JavaScriptKey") ?? take("_ClientKey")
