@@ -1,4 +1,5 @@
 import CloudletCLI
+import CloudletServer
 import Foundation
 import LoadSupport
 import Logging
@@ -22,8 +23,17 @@ if CommandLine.arguments.dropFirst().first == "serve" {
         FileHandle.standardError.write(Data("serve takes a scenario, not \(option ?? "nothing")\n".utf8))
         exit(2)
     }
+    // `LOG_LEVEL=info` logs as `cloudlet serve` does by default (a line per request, to standard
+    // error); the benchmark's servers log errors only.
+    let level = ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .error
+    LoggingSystem.bootstrap(
+        { label, provider in
+            var handler = StructuredLogHandler(label: label, format: .logfmt, metadataProvider: provider)
+            handler.logLevel = level
+            return handler
+        }, metadataProvider: RequestIdentity.metadataProvider)
     var logger = Logger(label: "cloudlet.benchmark")
-    logger.logLevel = .error
+    logger.logLevel = level
     let (server, stop) = try await scenario.start(logger: logger)
     FileHandle.standardOutput.write(Data("port \(server.port)\n".utf8))
     await ServerProcess.standardInputClosed()

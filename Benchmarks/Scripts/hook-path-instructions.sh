@@ -8,7 +8,8 @@
 # (or no-hooks, in-process) counts another of the benchmark's servers the same way (default workers);
 # BY_TYPE=1 sums each process's instructions by the type that runs them instead of by stage (the
 # 40 largest); CONNECTIONS=N sends the saves over N keep-alive connections at once (default 1), so that
-# writes share commits and frames as they do under load; BINARY=path counts another build of CloudletBenchmark (default the release build below).
+# writes share commits and frames as they do under load; BINARY=path counts another build of CloudletBenchmark (default the release build below);
+# LOG_LEVEL=info logs as `cloudlet serve` does by default, a line per request to standard error (default error: none).
 #
 # usage: Benchmarks/Scripts/hook-path-instructions.sh [SAVES] [WARMUP]   (defaults 500 and 100)
 # Build first, from the repository's root: swift build -c release --package-path Benchmarks --product CloudletBenchmark

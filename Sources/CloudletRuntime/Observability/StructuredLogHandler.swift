@@ -67,54 +67,65 @@ public struct StructuredLogHandler: LogHandler {
             let members = fields.map { "\(JSONWriter.string(.string($0.0))):\(JSONWriter.string(.string($0.1)))" }
             return "{" + members.joined(separator: ",") + "}\n"
         case .logfmt:
-            return fields.map { "\(logfmtKey($0.0))=\(logfmtValue($0.1))" }.joined(separator: " ") + "\n"
+            var line: [UInt8] = []
+            line.reserveCapacity(fields.reduce(1) { $0 + $1.0.utf8.count + $1.1.utf8.count + 4 })
+            for (key, value) in fields {
+                if !line.isEmpty { line.append(UInt8(ascii: " ")) }
+                appendLogfmtKey(key, to: &line)
+                line.append(UInt8(ascii: "="))
+                appendLogfmtValue(value, to: &line)
+            }
+            line.append(UInt8(ascii: "\n"))
+            return String(decoding: line, as: UTF8.self)
         }
     }
 
-    /// A logfmt value: bare when it is a plain word, else quoted, with `"` and `\` escaped and every
-    /// control character written as an escape (`\n`, `\r`, `\t`, else `\u001b`, `\u2028`, …), so
-    /// that no value can end its line or forge another. It goes scalar by scalar: `"\r\n"` is one
-    /// `Character`.
-    private static func logfmtValue(_ value: String) -> String {
-        let scalars = value.unicodeScalars
-        let needsQuotes = value.isEmpty || !scalars.allSatisfy(isPlain)
-        guard needsQuotes else { return value }
-        var escaped = "\""
-        for scalar in scalars {
+    /// Appends a logfmt value: bare when it is a plain word, else quoted, with `"` and `\` escaped
+    /// and every control character written as an escape (`\n`, `\r`, `\t`, else `\u001b`,
+    /// `\u2028`, …), so that no value can end its line or forge another. It goes scalar by scalar:
+    /// `"\r\n"` is one `Character`.
+    private static func appendLogfmtValue(_ value: String, to line: inout [UInt8]) {
+        guard value.isEmpty || !value.unicodeScalars.allSatisfy(isPlain) else { return line.append(contentsOf: value.utf8) }
+        line.append(UInt8(ascii: "\""))
+        for scalar in value.unicodeScalars {
             switch scalar {
-            case "\"": escaped += "\\\""
-            case "\\": escaped += "\\\\"
-            case "\n": escaped += "\\n"
-            case "\r": escaped += "\\r"
-            case "\t": escaped += "\\t"
-            case _ where isControl(scalar): escaped += unicodeEscape(scalar)
-            default: escaped.unicodeScalars.append(scalar)
+            case "\"": line += #"\""#.utf8
+            case "\\": line += #"\\"#.utf8
+            case "\n": line += #"\n"#.utf8
+            case "\r": line += #"\r"#.utf8
+            case "\t": line += #"\t"#.utf8
+            case _ where isControl(scalar): line += unicodeEscape(scalar).utf8
+            default: line += UTF8.encode(scalar)!
             }
         }
-        return escaped + "\""
+        line.append(UInt8(ascii: "\""))
     }
 
-    /// A logfmt key, which cannot be quoted: a space, `=`, `"`, `\` or control character in it (a
-    /// hook names its own metadata keys) is written as its `\u` escape.
-    private static func logfmtKey(_ key: String) -> String {
-        var escaped = ""
+    /// Appends a logfmt key, which cannot be quoted: a space, `=`, `"`, `\` or control character in
+    /// it (a hook names its own metadata keys) is written as its `\u` escape.
+    private static func appendLogfmtKey(_ key: String, to line: inout [UInt8]) {
+        guard !key.unicodeScalars.allSatisfy(isPlain) else { return line.append(contentsOf: key.utf8) }
         for scalar in key.unicodeScalars {
-            if isPlain(scalar) { escaped.unicodeScalars.append(scalar) } else { escaped += unicodeEscape(scalar) }
+            if isPlain(scalar) { line += UTF8.encode(scalar)! } else { line += unicodeEscape(scalar).utf8 }
         }
-        return escaped
     }
 
     /// Whether `scalar` may stand in a bare logfmt word.
     private static func isPlain(_ scalar: Unicode.Scalar) -> Bool {
-        !" =\"\\".unicodeScalars.contains(scalar) && !isControl(scalar)
+        switch scalar {
+        case " ", "=", "\"", "\\": false
+        default: !isControl(scalar)
+        }
     }
 
     /// Whether `scalar` is a control character: a C0 or C1 control or DEL, a format character
-    /// (such as a bidirectional override), or a line or paragraph separator.
+    /// (such as a bidirectional override), or a line or paragraph separator. ASCII's are C0 and DEL
+    /// alone, told without the Unicode property lookup (most of a line is ASCII).
     private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        if scalar.isASCII { return scalar.value < 0x20 || scalar.value == 0x7F }
         switch scalar.properties.generalCategory {
-        case .control, .format, .lineSeparator, .paragraphSeparator: true
-        default: false
+        case .control, .format, .lineSeparator, .paragraphSeparator: return true
+        default: return false
         }
     }
 

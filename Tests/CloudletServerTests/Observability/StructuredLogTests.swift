@@ -22,12 +22,13 @@ import Testing
 
     @Test func logfmtWritesTimeLevelLabelMessageAndEscapedMetadata() throws {
         let capture = Capture()
-        capture.logger(.logfmt).warning("disk \"full\"\nnow", metadata: ["path": "/var/data 1", "count": "3"])
+        capture.logger(.logfmt).warning(
+            "disk \"full\"\nnow", metadata: ["path": "/var/data 1", "count": "3", "city": "Zürich", "note": "naïve value", "empty": ""])
         let line = try #require(capture.all.first)
         #expect(capture.all.count == 1)
         #expect(line.hasSuffix("\n") && line.dropLast().contains("\n") == false)
         #expect(line.firstMatch(of: #/^time=\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z level=warning label=cloudlet\.test /#) != nil, "\(line)")
-        #expect(line.contains(#"msg="disk \"full\"\nnow" count=3 path="/var/data 1""#), "\(line)")
+        #expect(line.contains(#"msg="disk \"full\"\nnow" city=Zürich count=3 empty="" note="naïve value" path="/var/data 1""#), "\(line)")
     }
 
     /// A client's value cannot end its line or forge another: `"\r\n"` is one `Character` but two
