@@ -31,14 +31,14 @@ public struct ObjectText: Sendable, Hashable {
     /// encoding either again. The names are literals that need no escape in JSON.
     package static func adding(_ members: KeyValuePairs<StaticString, String?>, to object: String) -> String {
         var text: [UInt8] = []
-        text.reserveCapacity(object.utf8.count + members.reduce(0) { $0 + $1.key.utf8CodeUnitCount + ($1.value?.utf8.count ?? 0) + 4 })
+        text.reserveCapacity(object.utf8.count + members.reduce(0) { $0 + $1.key.withUTF8Buffer(\.count) + ($1.value?.utf8.count ?? 0) + 4 })
         // Appended whole and then cut: a String's bytes are copied at once, a slice's one by one.
         text.append(contentsOf: object.utf8)
         text.removeLast()
         for case let (key, value?) in members {
             if text.count > 1 { text.append(UInt8(ascii: ",")) }
             text.append(UInt8(ascii: "\""))
-            text.append(contentsOf: UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount))
+            key.withUTF8Buffer { text.append(contentsOf: $0) }
             text.append(UInt8(ascii: "\""))
             text.append(UInt8(ascii: ":"))
             text += value.utf8
