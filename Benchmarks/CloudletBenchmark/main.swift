@@ -26,12 +26,7 @@ if CommandLine.arguments.dropFirst().first == "serve" {
     // `LOG_LEVEL=info` logs as `cloudlet serve` does by default (a line per request, to standard
     // error); the benchmark's servers log errors only.
     let level = ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .error
-    LoggingSystem.bootstrap(
-        { label, provider in
-            var handler = StructuredLogHandler(label: label, format: .logfmt, metadataProvider: provider)
-            handler.logLevel = level
-            return handler
-        }, metadataProvider: RequestIdentity.metadataProvider)
+    StructuredLogHandler.bootstrap(format: .logfmt, level: level)
     var logger = Logger(label: "cloudlet.benchmark")
     logger.logLevel = level
     let (server, stop) = try await scenario.start(logger: logger)

@@ -38,12 +38,7 @@ struct ServeCommand<Hooks: HookModule>: AsyncParsableCommand {
         let settings = SettingsReader(ServeSettings.table, arguments: settingArguments, environment: environment, file: file)
         let level = try settings.read(ServeSettings.logLevel) { Logger.Level(rawValue: $0) }
         let format = try settings.read(ServeSettings.logFormat) { LogFormat(rawValue: $0) }
-        LoggingSystem.bootstrap(
-            { label, provider in
-                var handler = StructuredLogHandler(label: label, format: format, metadataProvider: provider)
-                handler.logLevel = level
-                return handler
-            }, metadataProvider: RequestIdentity.metadataProvider)
+        StructuredLogHandler.bootstrap(format: format, level: level)
         var configuration = try Self.configuration(settings)
         let dataLock: DataFolderLock
         do {

@@ -17,9 +17,7 @@ public enum LogFormat: String, Sendable, CaseIterable {
 /// carries its id under one name.
 ///
 /// ```swift
-/// LoggingSystem.bootstrap({ label, provider in
-///     StructuredLogHandler(label: label, format: .json, metadataProvider: provider)
-/// }, metadataProvider: RequestIdentity.metadataProvider)
+/// StructuredLogHandler.bootstrap(format: .json, level: .info)
 /// ```
 public struct StructuredLogHandler: LogHandler {
     /// Where finished lines go: standard error by default.
@@ -41,6 +39,17 @@ public struct StructuredLogHandler: LogHandler {
         self.format = format
         self.metadataProvider = metadataProvider
         self.output = output
+    }
+
+    /// Makes every logger of the process write `format` lines at `level` and above to standard
+    /// error, each line of a request carrying its id (``RequestIdentity``), as `cloudlet serve` logs.
+    public static func bootstrap(format: LogFormat, level: Logger.Level) {
+        LoggingSystem.bootstrap(
+            { label, provider in
+                var handler = StructuredLogHandler(label: label, format: format, metadataProvider: provider)
+                handler.logLevel = level
+                return handler
+            }, metadataProvider: RequestIdentity.metadataProvider)
     }
 
     public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
@@ -85,7 +94,7 @@ public struct StructuredLogHandler: LogHandler {
     /// `\u2028`, …), so that no value can end its line or forge another. It goes scalar by scalar:
     /// `"\r\n"` is one `Character`.
     private static func appendLogfmtValue(_ value: String, to line: inout [UInt8]) {
-        guard value.isEmpty || !value.unicodeScalars.allSatisfy(isPlain) else { return line.append(contentsOf: value.utf8) }
+        if !value.isEmpty, value.unicodeScalars.allSatisfy(isPlain) { return line.append(contentsOf: value.utf8) }
         line.append(UInt8(ascii: "\""))
         for scalar in value.unicodeScalars {
             switch scalar {
@@ -104,7 +113,7 @@ public struct StructuredLogHandler: LogHandler {
     /// Appends a logfmt key, which cannot be quoted: a space, `=`, `"`, `\` or control character in
     /// it (a hook names its own metadata keys) is written as its `\u` escape.
     private static func appendLogfmtKey(_ key: String, to line: inout [UInt8]) {
-        guard !key.unicodeScalars.allSatisfy(isPlain) else { return line.append(contentsOf: key.utf8) }
+        if key.unicodeScalars.allSatisfy(isPlain) { return line.append(contentsOf: key.utf8) }
         for scalar in key.unicodeScalars {
             if isPlain(scalar) { line += UTF8.encode(scalar)! } else { line += unicodeEscape(scalar).utf8 }
         }
