@@ -54,16 +54,22 @@ public final class HookBulkhead: Sendable {
     public var load: (running: Int, waiting: Int) { state.withLock { ($0.running, $0.waiting.count) } }
 
     private func acquire(until deadline: CallDeadline?) async throws {
-        defer { deadline?.leave() }
         enum Entry {
             case admitted
             case refused
             case queued
         }
-        let id = state.withLock { state -> UInt64 in
+        // A free slot with no one ahead is taken at once, with no wait to set up.
+        let id = state.withLock { state -> UInt64? in
+            if state.running < state.maximumRunning && state.waiting.isEmpty {
+                state.running += 1
+                return nil
+            }
             state.nextId += 1
             return state.nextId
         }
+        guard let id else { return }
+        defer { deadline?.leave() }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 let entry = state.withLock { state -> Entry in

@@ -47,8 +47,20 @@ public struct ObjectText: Sendable, Hashable {
         return String(decoding: text, as: UTF8.self)
     }
 
-    /// `text` as a JSON string.
+    /// `text` as a JSON string. Text with nothing to escape (ids, dates, names) is copied between
+    /// its quotes in one pass.
     package static func quoted(_ text: String) -> String {
-        JSONWriter.string(.string(text))
+        var text = text
+        return text.withUTF8 { bytes in
+            guard !bytes.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else {
+                return JSONWriter.string(.string(String(decoding: bytes, as: UTF8.self)))
+            }
+            return String(unsafeUninitializedCapacity: bytes.count + 2) { buffer in
+                buffer[0] = UInt8(ascii: "\"")
+                _ = UnsafeMutableBufferPointer(rebasing: buffer[1...]).initialize(fromContentsOf: bytes)
+                buffer[bytes.count + 1] = UInt8(ascii: "\"")
+                return bytes.count + 2
+            }
+        }
     }
 }
