@@ -75,20 +75,19 @@ public final class WorkerSession: Sendable {
             // kills the worker at its deadline (the other calls on it are then run again elsewhere),
             // and runs on the queue from then on.
             let hook = HookKey(kind: invocation.kind, name: invocation.name)
-            let wasQuick = state.withLock { $0.quickHooks.contains(hook) }
-            let executor = InvocationExecutor(eventLoop: wasQuick ? eventLoop : nil)
+            let onLoop = eventLoop != nil && state.withLock { $0.quickHooks.contains(hook) }
+            let executor = InvocationExecutor(eventLoop: onLoop ? eventLoop : nil)
             let task = Task(executorPreference: executor) {
                 let outcome = await WireOutcome.of(jsonLimit: connection.maximumFrameBytes, tooLarge: Self.resultTooLarge) {
                     try await self.run(invocation, on: connection)
                 }
-                // A hook found quick already is a registered one; a quick run of it changes nothing.
-                let isQuick = executor.ranQuickly && (wasQuick || self.isRegistered(hook))
+                let isQuick = executor.ranQuickly && self.isRegistered(hook)
                 self.state.withLock { state in
                     if state.invocations.removeValue(forKey: invocation.id) == nil { state.finishedEarly.insert(invocation.id) }
-                    if !isQuick {
-                        state.quickHooks.remove(hook)
-                    } else if !wasQuick {
+                    if isQuick {
                         state.quickHooks.insert(hook)
+                    } else {
+                        state.quickHooks.remove(hook)
                     }
                 }
                 if !connection.send(.result(id: invocation.id, outcome)) {
