@@ -24,7 +24,7 @@ enum JobRuns {
         line += " source=\(fields["source"]?.stringValue ?? "?")"
         if let createdAt = run.createdAt { line += " started=\(ParseDate.string(from: createdAt))" }
         if let finishedAt = fields["finishedAt"]?["iso"]?.stringValue { line += " finished=\(finishedAt)" }
-        if let message = fields["message"]?.stringValue { line += " message=\(JSONWriter.string(.string(message)))" }
+        if let message = fields["message"]?.stringValue { line += " message=\(JSONWriter.quoted(message))" }
         return line
     }
 

@@ -47,7 +47,7 @@ struct LogsCommand: AsyncParsableCommand {
     /// A run as text: a line for the run, then its lines indented.
     static func text(_ run: HookRun) -> String {
         var text = "\(ParseDate.string(from: run.startedAt)) \(run.hook) \(run.outcome.rawValue) \(String(format: "%.1fms", run.durationMilliseconds)) request_id=\(run.requestId)"
-        if let error = run.error { text += " error=\(JSONWriter.string(.string(error)))" }
+        if let error = run.error { text += " error=\(JSONWriter.quoted(error))" }
         for line in run.lines {
             let metadata = line.metadata.sorted { $0.key < $1.key }.map { " \($0.key)=\($0.value)" }.joined()
             text += "\n    \(line.level) \(line.message)\(metadata)"

@@ -20,7 +20,7 @@ struct PushCommand: AsyncParsableCommand {
         var line = "\(job.objectId ?? "") \(fields["status"]?.stringValue ?? "?") sent=\(number("numSent")) failed=\(number("numFailed")) count=\(number("count"))"
         if let createdAt = job.createdAt { line += " created=\(ParseDate.string(from: createdAt))" }
         if let pushTime = fields["pushTime"]?.stringValue { line += " pushTime=\(pushTime)" }
-        if let error = fields["errorMessage"]?.stringValue { line += " error=\(JSONWriter.string(.string(error)))" }
+        if let error = fields["errorMessage"]?.stringValue { line += " error=\(JSONWriter.quoted(error))" }
         return line
     }
 

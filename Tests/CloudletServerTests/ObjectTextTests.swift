@@ -5,18 +5,8 @@ import Testing
 @testable import CloudletRuntime
 
 /// The JSON text of an object kept beside it (for the after hooks' queued events and the REST
-/// answers): what it quotes, and that the text reads back as the object.
+/// answers): it reads back as the object.
 @Suite struct ObjectTextTests {
-    @Test(arguments: [
-        "", "k3XqL9aB2c", "2026-11-27T19:00:00.000Z", "Zürich 😀", "say \"hi\"", "back\\slash", "tab\there", "line\nbreak",
-        "\u{01}", "\u{7F}",
-    ])
-    func aQuotedTextIsItsJSONString(_ text: String) throws {
-        let quoted = ObjectText.quoted(text)
-        #expect(quoted == JSONWriter.string(.string(text)))
-        #expect(try JSONParser.parse(quoted) == .string(text))
-    }
-
     @Test func anObjectsRestTextReadsBackAsTheObject() throws {
         var object = ParseObject(className: "Note", fields: ["text": "a \"quoted\" line\n", "count": 3])
         object.objectId = "note\"1"

@@ -16,6 +16,16 @@ struct JSONTests {
         #expect(try JSONParser.parse(text) == value)
     }
 
+    @Test(arguments: [
+        "", "k3XqL9aB2c", "2026-11-27T19:00:00.000Z", "Zürich 😀", "say \"hi\"", "back\\slash", "tab\there", "line\nbreak",
+        "\u{01}", "\u{7F}",
+    ])
+    func aQuotedTextIsItsJSONString(_ text: String) throws {
+        let quoted = JSONWriter.quoted(text)
+        #expect(quoted == JSONWriter.string(.string(text)))
+        #expect(try JSONParser.parse(quoted) == .string(text))
+    }
+
     @Test func writesWholeNumbersWithoutAFraction() {
         #expect(JSONWriter.string([1, 2.0, -3, 0.5]) == "[1,2,-3,0.5]")
     }

@@ -30,6 +30,25 @@ public enum JSONWriter {
         String(decoding: bytes(value), as: UTF8.self)
     }
 
+    /// `text` as a JSON string, the same as `string(.string(text))`. Text with nothing to escape
+    /// (ids, dates, names) is copied between its quotes into the string at once.
+    public static func quoted(_ text: String) -> String {
+        var text = text
+        return text.withUTF8 { bytes in
+            guard !bytes.contains(where: needsEscape) else {
+                var output: [UInt8] = []
+                writeString(bytes: bytes, into: &output)
+                return String(decoding: output, as: UTF8.self)
+            }
+            return String(unsafeUninitializedCapacity: bytes.count + 2) { buffer in
+                buffer[0] = UInt8(ascii: "\"")
+                _ = UnsafeMutableBufferPointer(rebasing: buffer[1...]).initialize(fromContentsOf: bytes)
+                buffer[bytes.count + 1] = UInt8(ascii: "\"")
+                return bytes.count + 2
+            }
+        }
+    }
+
     /// Appends the JSON of `value` to `output`.
     public static func write(_ value: ParseValue, into output: inout [UInt8]) {
         encode(value, into: &output)
@@ -77,21 +96,26 @@ public enum JSONWriter {
 
     private static func writeString(_ text: String, into output: inout some JSONOutput) {
         guard output.makeRoom(for: text.utf8.count + 2) else { return }
-        output.appendByte(UInt8(ascii: "\""))
         var text = text
-        // Runs of bytes that need no escape are copied whole.
-        text.withUTF8 { bytes in
-            var start = 0
-            for index in bytes.indices {
-                let byte = bytes[index]
-                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
-                output.appendBytes(UnsafeBufferPointer(rebasing: bytes[start..<index]))
-                writeEscape(of: byte, into: &output)
-                start = index + 1
-            }
-            output.appendBytes(UnsafeBufferPointer(rebasing: bytes[start...]))
-        }
+        text.withUTF8 { writeString(bytes: $0, into: &output) }
+    }
+
+    /// Writes the UTF-8 `bytes` as a JSON string; runs of bytes that need no escape are copied whole.
+    private static func writeString(bytes: UnsafeBufferPointer<UInt8>, into output: inout some JSONOutput) {
         output.appendByte(UInt8(ascii: "\""))
+        var start = 0
+        for index in bytes.indices where needsEscape(bytes[index]) {
+            output.appendBytes(UnsafeBufferPointer(rebasing: bytes[start..<index]))
+            writeEscape(of: bytes[index], into: &output)
+            start = index + 1
+        }
+        output.appendBytes(UnsafeBufferPointer(rebasing: bytes[start...]))
+        output.appendByte(UInt8(ascii: "\""))
+    }
+
+    /// Whether `byte` is written escaped in a JSON string: a quote, a backslash or a control character.
+    private static func needsEscape(_ byte: UInt8) -> Bool {
+        byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
     }
 
     /// The escape of `byte`, a quote, a backslash or a control character.

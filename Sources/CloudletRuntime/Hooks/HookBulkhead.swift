@@ -20,6 +20,13 @@ public final class HookBulkhead: Sendable {
         var running = 0
         var waiting: [Waiter] = []
         var nextId: UInt64 = 0
+
+        /// Takes a slot if one is free and no call waits for one.
+        mutating func admit() -> Bool {
+            guard running < maximumRunning && waiting.isEmpty else { return false }
+            running += 1
+            return true
+        }
     }
 
     private let state: Mutex<State>
@@ -61,10 +68,7 @@ public final class HookBulkhead: Sendable {
         }
         // A free slot with no one ahead is taken at once, with no wait to set up.
         let id = state.withLock { state -> UInt64? in
-            if state.running < state.maximumRunning && state.waiting.isEmpty {
-                state.running += 1
-                return nil
-            }
+            if state.admit() { return nil }
             state.nextId += 1
             return state.nextId
         }
@@ -73,10 +77,7 @@ public final class HookBulkhead: Sendable {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 let entry = state.withLock { state -> Entry in
-                    if state.running < state.maximumRunning && state.waiting.isEmpty {
-                        state.running += 1
-                        return .admitted
-                    }
+                    if state.admit() { return .admitted }
                     guard state.waiting.count < state.maximumWaiting else { return .refused }
                     state.waiting.append(Waiter(id: id, continuation: continuation))
                     return .queued

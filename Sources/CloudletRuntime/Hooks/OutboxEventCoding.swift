@@ -6,7 +6,7 @@ package enum OutboxEventCoding {
     /// The event's JSON: its own members, and the object and original as the event already holds
     /// them encoded, each member encoded on its own and spliced (no dictionary of them is built).
     package static func text(_ event: OutboxEvent) -> String {
-        let quoted = ObjectText.quoted
+        let quoted = JSONWriter.quoted
         let caller = ObjectText.adding(
             [
                 "master": event.caller.isMaster ? "true" : "false", "requestId": quoted(event.caller.requestId),

@@ -73,7 +73,7 @@ public struct StructuredLogHandler: LogHandler {
     package static func line(_ fields: [(String, String)], _ format: LogFormat) -> String {
         switch format {
         case .json:
-            let members = fields.map { "\(JSONWriter.string(.string($0.0))):\(JSONWriter.string(.string($0.1)))" }
+            let members = fields.map { "\(JSONWriter.quoted($0.0)):\(JSONWriter.quoted($0.1))" }
             return "{" + members.joined(separator: ",") + "}\n"
         case .logfmt:
             var line: [UInt8] = []

@@ -23,8 +23,10 @@ public struct ObjectText: Sendable, Hashable {
         acl = object.acl.map { JSONWriter.string($0.json) }
         fields = JSONWriter.string(.object(object.fields))
         rest = Self.adding(
-            ["objectId": object.objectId.map(Self.quoted), "createdAt": Self.quoted(createdAt), "updatedAt": Self.quoted(updatedAt), "ACL": acl],
-            to: fields)
+            [
+                "objectId": object.objectId.map(JSONWriter.quoted), "createdAt": JSONWriter.quoted(createdAt),
+                "updatedAt": JSONWriter.quoted(updatedAt), "ACL": acl,
+            ], to: fields)
     }
 
     /// The JSON object `object` with `members` (each already JSON; nil ones left out) added, without
@@ -45,22 +47,5 @@ public struct ObjectText: Sendable, Hashable {
         }
         text.append(UInt8(ascii: "}"))
         return String(decoding: text, as: UTF8.self)
-    }
-
-    /// `text` as a JSON string. Text with nothing to escape (ids, dates, names) is copied between
-    /// its quotes in one pass.
-    package static func quoted(_ text: String) -> String {
-        var text = text
-        return text.withUTF8 { bytes in
-            guard !bytes.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else {
-                return JSONWriter.string(.string(String(decoding: bytes, as: UTF8.self)))
-            }
-            return String(unsafeUninitializedCapacity: bytes.count + 2) { buffer in
-                buffer[0] = UInt8(ascii: "\"")
-                _ = UnsafeMutableBufferPointer(rebasing: buffer[1...]).initialize(fromContentsOf: bytes)
-                buffer[bytes.count + 1] = UInt8(ascii: "\"")
-                return bytes.count + 2
-            }
-        }
     }
 }
