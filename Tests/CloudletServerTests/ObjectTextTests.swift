@@ -8,8 +8,8 @@ import Testing
 /// answers): it reads back as the object.
 @Suite struct ObjectTextTests {
     @Test func anObjectsRestTextReadsBackAsTheObject() throws {
-        var object = ParseObject(className: "Note", fields: ["text": "a \"quoted\" line\n", "count": 3])
-        object.objectId = "note\"1"
+        var object = ParseObject(className: "Note", fields: ["text": "a \"quoted\" line\n with a back\\slash", "count": 3])
+        object.objectId = "note\"1\\x"
         object.createdAt = Date(timeIntervalSince1970: 1_700_000_000)
         object.updatedAt = Date(timeIntervalSince1970: 1_700_000_060)
         let text = ObjectText(object)
