@@ -7,8 +7,8 @@ import Foundation
 import Testing
 
 /// LiveQuery's bounds over real sockets: a WebSocket that never connects, too many connections of
-/// an app, subscriptions of a connection or messages, frames too large, and a client that never
-/// reads its events.
+/// an app, subscriptions of a connection or messages, frames too large, a client that never
+/// reads its events, and one that stops answering pings.
 @Suite("LiveQuery bounds", .timing)
 struct LiveQueryBoundsTests {
     typealias Fixture = LiveQueryFixture
@@ -125,6 +125,30 @@ struct LiveQueryBoundsTests {
                 #expect(await reader.next()?["object"]?["objectId"] == "last")
             }
             #expect(await stalled.readUntilClosed(seconds: 30).closed)
+        }
+    }
+
+    @Test("a client that stops answering pings is closed after the next ping; one that answers stays connected")
+    func unansweredPings() async throws {
+        try await Fixture.with(adjust: {
+            $0.liveQuery.pingInterval = .milliseconds(200)
+            $0.connections.idleTimeout = .seconds(60)
+        }) { fixture in
+            try await LiveQuerySocket.with(port: fixture.port) { answering in
+                #expect(await answering.connect()?["op"] == "connected")
+                // Connected, then silent: it reads what the server sends but never answers a ping.
+                let silent = try await RawConnection(port: fixture.port)
+                await silent.send(
+                    "GET /parse HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                        + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+                await silent.send(bytes: Self.frame(#"{"op":"connect","applicationId":"a","clientKey":"client-a"}"#))
+                try await Support.eventually { fixture.metric("cloudlet_livequery_connections", #"app="a""#) == 2 }
+                // Closed by the pings: the idle timeout is a minute away.
+                #expect(await silent.readUntilClosed(seconds: 10).closed)
+                try await Support.eventually { fixture.metric("cloudlet_livequery_connections", #"app="a""#) == 1 }
+                // The answering client has lived through the same pings.
+                #expect(await answering.subscribe(1, "Message")?["op"] == "subscribed")
+            }
         }
     }
 
