@@ -8,13 +8,10 @@ import GRDB
 /// `cloudlet_polygon_contains`. A point in an operand is a `GeoPoint` or, where Parse takes one, a
 /// `[longitude, latitude]` pair. Malformed operands answer 107, as Parse answers them.
 extension SQLiteQueryBuilder {
-    /// `$nearSphere`, with the `$maxDistance…` among `operators` if there is one: the field is a
-    /// GeoPoint within that distance of the point. The query's first `$nearSphere` outside `$or` and
-    /// `$and` also orders the results, nearest first, after any order the query gives.
-    mutating func nearSphere(_ field: QueryField, _ operand: ParseValue, _ operators: [String: ParseValue], depth: Int) throws -> String {
-        try GeoOperands.checkField(field.path, "$nearSphere")
-        let center = try GeoOperands.point(operand, "$nearSphere", acceptsPair: false)
-        let radians = try GeoOperands.maximumRadians(operators)
+    /// `$nearSphere` around `center`, within `radians` if a `$maxDistance…` gave them: the field is
+    /// a GeoPoint within that distance of the point. The query's first `$nearSphere` outside `$or`
+    /// and `$and` also orders the results, nearest first, after any order the query gives.
+    mutating func nearSphere(_ field: QueryField, _ center: ParseCoordinate, _ radians: Double?, depth: Int) -> String {
         if depth == 0, distanceOrder == nil {
             var orderArguments = StatementArguments()
             distanceOrder = (distance(field, from: center, &orderArguments), orderArguments)
@@ -26,10 +23,10 @@ extension SQLiteQueryBuilder {
         return "(\(isGeoPoint) AND \(within) <= ?)"
     }
 
-    /// `$within` (`$box`), `$geoWithin` (`$polygon`, `$centerSphere`) or `$geoIntersects` (`$point`).
-    mutating func geoClause(_ field: QueryField, _ op: String, _ operand: ParseValue) throws -> String {
-        try GeoOperands.checkField(field.path, op)
-        switch try GeoRegion(op, operand) {
+    /// `$within` (`$box`), `$geoWithin` (`$polygon`, `$centerSphere`) or `$geoIntersects` (`$point`):
+    /// the field lies in `region`.
+    mutating func within(_ field: QueryField, _ region: GeoRegion) -> String {
+        switch region {
         case .box(let latitudes, let longitudes):
             return inBox(field, latitudes: latitudes, longitudes: longitudes)
         case .polygon(let points):

@@ -42,10 +42,9 @@ extension SQLiteQueryBuilder {
         return Self.joined(clauses, "AND")
     }
 
-    /// `$containedBy`: the field is an array each of whose elements equals one of `values` (with
-    /// the typed equality of ``equality(_:_:)``); an empty array is contained by any list.
+    /// `$containedBy`: the field (not a column) is an array each of whose elements equals one of
+    /// `values` (with the typed equality of ``equality(_:_:)``); an empty array is contained by any list.
     mutating func containedBy(_ field: QueryField, _ values: [ParseValue]) throws -> String {
-        guard !field.isColumn else { throw ParseError.invalidQuery("$containedBy needs an array field, not \(field.path)") }
         arguments += [field.jsonPath, field.jsonPath]
         var tests: [String] = []
         for group in try Self.grouped(values, field: field) {

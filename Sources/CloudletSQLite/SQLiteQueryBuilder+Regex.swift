@@ -5,12 +5,10 @@ import GRDB
 /// The tests of a field's text that run in Swift inside the statement (``SQLiteRegex``): `$regex`
 /// patterns, and the checks of `$text` searches the index does not decide alone.
 extension SQLiteQueryBuilder {
-    /// `$regex` with its `$options` (`imsx`), compiled before the statement runs.
-    mutating func regex(_ field: QueryField, _ pattern: ParseValue, options: ParseValue?) throws -> String {
-        guard let text = pattern.stringValue else { throw ParseError.invalidQuery("$regex needs a string") }
-        let letters = try QueryTerms.regexOptions(options)
+    /// `$regex` with the letters of its `$options` (`imsx`), compiled before the statement runs.
+    mutating func regex(_ field: QueryField, _ pattern: String, options: String) throws -> String {
         let program: RegexProgram
-        do { program = try RegexProgram(pattern: text, options: letters) } catch { throw ParseError.invalidQuery(error.message) }
+        do { program = try RegexProgram(pattern: pattern, options: options) } catch { throw ParseError.invalidQuery(error.message) }
         return matching(field, with: program)
     }
 

@@ -95,45 +95,23 @@ struct SQLiteQueryBuilder: WhereCompiling {
         QueryField(path: path)
     }
 
-    mutating func operatorClauses(_ field: QueryField, _ operators: [String: ParseValue], depth: Int) throws -> String {
-        var clauses: [String] = []
-        for op in operators.keys.sorted() {
-            let operand = operators[op]!
-            switch op {
-            case "$eq": clauses.append(try equality(field, operand))
-            case "$ne": clauses.append("NOT COALESCE(\(try equality(field, operand)), 0)")
-            case "$lt", "$lte", "$gt", "$gte":
-                let symbol = ["$lt": "<", "$lte": "<=", "$gt": ">", "$gte": ">="][op]!
-                clauses.append(try comparison(field, symbol, operand))
-            case "$in", "$nin", "$all", "$containedBy":
-                guard let values = operand.arrayValue else { throw ParseError.invalidQuery("\(op) needs an array") }
-                switch op {
-                case "$in": clauses.append(try membership(field, values))
-                case "$nin": clauses.append("NOT COALESCE(\(try membership(field, values)), 0)")
-                case "$all": clauses.append(try containsAll(field, values))
-                default: clauses.append(try containedBy(field, values))
-                }
-            case "$exists":
-                guard let exists = operand.boolValue else { throw ParseError.invalidQuery("$exists needs true or false") }
-                clauses.append(field.isColumn ? (exists ? "1" : "0") : (exists ? "" : "NOT ") + "(\(field.type(&arguments)) IS NOT NULL)")
-            case "$regex":
-                clauses.append(try regex(field, operand, options: operators["$options"]))
-            case "$options":
-                guard operators["$regex"] != nil else { throw ParseError.invalidQuery("$options needs $regex") }
-            case "$nearSphere":
-                clauses.append(try nearSphere(field, operand, operators, depth: depth))
-            case _ where GeoOperands.maximumDistances[op] != nil:
-                guard operators["$nearSphere"] != nil else { throw ParseError.invalidQuery("\(op) needs $nearSphere") }
-            case "$within", "$geoWithin", "$geoIntersects":
-                clauses.append(try geoClause(field, op, operand))
-            case "$text":
-                clauses.append(try textClause(field, operand))
-            default:
-                guard let inner = InnerQuery.Operator(rawValue: op) else { throw ParseError.invalidQuery("unsupported query operator \(op)") }
-                clauses.append(try innerQuery(field, InnerQuery(inner, operand), depth: depth + 1))
-            }
+    mutating func operatorClause(_ field: QueryField, _ op: QueryOperator, depth: Int) throws -> String {
+        switch op {
+        case .equal(let value): try equality(field, value)
+        case .notEqual(let value): "NOT COALESCE(\(try equality(field, value)), 0)"
+        case .order(let order, let value): try comparison(field, order.symbol, value)
+        case .oneOf(let values): try membership(field, values)
+        case .noneOf(let values): "NOT COALESCE(\(try membership(field, values)), 0)"
+        case .all(let values): try containsAll(field, values)
+        case .containedBy(let values): try containedBy(field, values)
+        case .exists(let exists):
+            field.isColumn ? (exists ? "1" : "0") : (exists ? "" : "NOT ") + "(\(field.type(&arguments)) IS NOT NULL)"
+        case .regex(let pattern, let options): try regex(field, pattern, options: options)
+        case .nearSphere(let center, let maximumRadians): nearSphere(field, center, maximumRadians, depth: depth)
+        case .region(let region): within(field, region)
+        case .text(let operand): try textClause(field, operand)
+        case .inner(let inner): try innerQuery(field, inner, depth: depth + 1)
         }
-        return Self.joined(clauses, "AND")
     }
 
     /// `field = value`, where a value matches only values of its own JSON type; for an array field,

@@ -7,24 +7,21 @@ import CloudletRuntime
 /// as Parse Server on PostgreSQL tests it); a `Polygon` field through the same operator. Malformed
 /// operands answer 107, as Parse answers them.
 extension PostgresQueryCompiler {
-    /// `$nearSphere`, with the `$maxDistance…` among `operators` if there is one: the field is a
-    /// GeoPoint within that distance of the point. The query's first `$nearSphere` outside `$or`,
+    /// `$nearSphere` around `center`, within `radians` if a `$maxDistance…` gave them: the field is
+    /// a GeoPoint within that distance of the point. The query's first `$nearSphere` outside `$or`,
     /// `$and` and inner queries also orders the results, nearest first, after any order the query gives.
-    mutating func nearSphere(_ field: PostgresField, _ operand: ParseValue, _ operators: [String: ParseValue], depth: Int) throws -> String {
-        try GeoOperands.checkField(field.path, "$nearSphere")
-        let center = try GeoOperands.point(operand, "$nearSphere", acceptsPair: false)
-        let radians = try GeoOperands.maximumRadians(operators)
+    mutating func nearSphere(_ field: PostgresField, _ center: ParseCoordinate, _ radians: Double?, depth: Int) -> String {
         if depth == 0, distanceOrder == nil { distanceOrder = distance(field, from: center) }
         let isGeoPoint = Self.isType(field, "GeoPoint")
         guard let radians else { return isGeoPoint }
         return "(\(isGeoPoint) AND \(distance(field, from: center)) <= \(bind(radians)))"
     }
 
-    /// `$within` (`$box`), `$geoWithin` (`$polygon`, `$centerSphere`) or `$geoIntersects` (`$point`).
-    mutating func geoClause(_ field: PostgresField, _ op: String, _ operand: ParseValue) throws -> String {
-        try GeoOperands.checkField(field.path, op)
+    /// `$within` (`$box`), `$geoWithin` (`$polygon`, `$centerSphere`) or `$geoIntersects` (`$point`):
+    /// the field lies in `region`.
+    mutating func within(_ field: PostgresField, _ region: GeoRegion) -> String {
         let path = field.value
-        switch try GeoRegion(op, operand) {
+        switch region {
         case .box(let latitudes, let longitudes):
             return "(CASE WHEN \(Self.isType(field, "GeoPoint")) THEN (\(path) ->> 'latitude')::float8 BETWEEN \(bind(latitudes.lowerBound)) AND "
                 + "\(bind(latitudes.upperBound)) AND (\(path) ->> 'longitude')::float8 BETWEEN \(bind(longitudes.lowerBound)) AND \(bind(longitudes.upperBound)) ELSE false END)"

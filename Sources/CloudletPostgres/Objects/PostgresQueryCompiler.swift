@@ -127,47 +127,22 @@ struct PostgresQueryCompiler: WhereCompiling {
         PostgresField(path: path)
     }
 
-    mutating func operatorClauses(_ field: PostgresField, _ operators: [String: ParseValue], depth: Int) throws -> String {
-        var clauses: [String] = []
-        for op in operators.keys.sorted() {
-            let operand = operators[op]!
-            switch op {
-            case "$eq": clauses.append(try equality(field, operand))
-            case "$ne": clauses.append("NOT COALESCE(\(try equality(field, operand)), false)")
-            case "$lt", "$lte", "$gt", "$gte":
-                let symbol = ["$lt": "<", "$lte": "<=", "$gt": ">", "$gte": ">="][op]!
-                clauses.append(try comparison(field, symbol, operand))
-            case "$containedBy":
-                guard let values = operand.arrayValue else { throw ParseError.invalidQuery("\(op) needs an array") }
-                clauses.append(try containedBy(field, values))
-            case "$in", "$nin", "$all":
-                guard let values = operand.arrayValue else { throw ParseError.invalidQuery("\(op) needs an array") }
-                switch op {
-                case "$in": clauses.append(try membership(field, values))
-                case "$nin": clauses.append("NOT COALESCE(\(try membership(field, values)), false)")
-                default: clauses.append(try containsAll(field, values))
-                }
-            case "$regex":
-                clauses.append(try regex(field, operand, options: operators["$options"]))
-            case "$options":
-                guard operators["$regex"] != nil else { throw ParseError.invalidQuery("$options needs $regex") }
-            case "$nearSphere":
-                clauses.append(try nearSphere(field, operand, operators, depth: depth))
-            case _ where GeoOperands.maximumDistances[op] != nil:
-                guard operators["$nearSphere"] != nil else { throw ParseError.invalidQuery("\(op) needs $nearSphere") }
-            case "$within", "$geoWithin", "$geoIntersects":
-                clauses.append(try geoClause(field, op, operand))
-            case "$exists":
-                guard let exists = operand.boolValue else { throw ParseError.invalidQuery("$exists needs true or false") }
-                clauses.append(field.column != nil ? (exists ? "true" : "false") : "(\(field.value) IS \(exists ? "NOT " : "")NULL)")
-            case "$text":
-                clauses.append(try textClause(field, operand))
-            default:
-                guard let inner = InnerQuery.Operator(rawValue: op) else { throw ParseError.invalidQuery("unsupported query operator \(op)") }
-                clauses.append(try innerQuery(field, InnerQuery(inner, operand), depth: depth + 1))
-            }
+    mutating func operatorClause(_ field: PostgresField, _ op: QueryOperator, depth: Int) throws -> String {
+        switch op {
+        case .equal(let value): try equality(field, value)
+        case .notEqual(let value): "NOT COALESCE(\(try equality(field, value)), false)"
+        case .order(let order, let value): try comparison(field, order.symbol, value)
+        case .oneOf(let values): try membership(field, values)
+        case .noneOf(let values): "NOT COALESCE(\(try membership(field, values)), false)"
+        case .all(let values): try containsAll(field, values)
+        case .containedBy(let values): try containedBy(field, values)
+        case .exists(let exists): field.column != nil ? (exists ? "true" : "false") : "(\(field.value) IS \(exists ? "NOT " : "")NULL)"
+        case .regex(let pattern, let options): try regex(field, pattern, options: options)
+        case .nearSphere(let center, let maximumRadians): nearSphere(field, center, maximumRadians, depth: depth)
+        case .region(let region): within(field, region)
+        case .text(let operand): try textClause(field, operand)
+        case .inner(let inner): try innerQuery(field, inner, depth: depth + 1)
         }
-        return Self.joined(clauses, "AND")
     }
 
     /// `$relatedTo`: the row is one of the objects in the relation `key` of the object `object`
@@ -214,21 +189,18 @@ struct PostgresQueryCompiler: WhereCompiling {
         }
     }
 
-    /// `$regex` (with `$options`): the field is a string (or a column) the pattern matches.
-    private mutating func regex(_ field: PostgresField, _ pattern: ParseValue, options: ParseValue?) throws -> String {
-        guard let text = pattern.stringValue else { throw ParseError.invalidQuery("$regex needs a string") }
-        let letters = try QueryTerms.regexOptions(options)
-        let expression = bind(try PostgresRegex.expression(text, options: letters))
+    /// `$regex` (with the letters of its `$options`): the field is a string (or a column) the pattern matches.
+    private mutating func regex(_ field: PostgresField, _ pattern: String, options: String) throws -> String {
+        let expression = bind(try PostgresRegex.expression(pattern, options: options))
         matchesPatterns = true
         if let column = field.column { return "(\(column) ~ \(expression))" }
         let path = field.value
         return "(jsonb_typeof(\(path)) = 'string' AND (\(path) #>> '{}') ~ \(expression))"
     }
 
-    /// `$containedBy`: the field is an array whose every element equals one of `values` (a Date by
-    /// its `iso`, a Pointer by its `objectId`).
+    /// `$containedBy`: the field (not a column) is an array whose every element equals one of
+    /// `values` (a Date by its `iso`, a Pointer by its `objectId`).
     private mutating func containedBy(_ field: PostgresField, _ values: [ParseValue]) throws -> String {
-        guard field.column == nil else { throw ParseError.invalidQuery("$containedBy needs an array field, not \(field.path)") }
         let tests = try values.map { value -> String in
             switch try QueryOperand(value, path: field.path) {
             case .date(let iso): "element -> 'iso' = \(bindJSON(.string(iso)))"

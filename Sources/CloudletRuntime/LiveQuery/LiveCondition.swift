@@ -35,7 +35,7 @@ enum LiveTest: Sendable {
     /// `$exists: true`: the field is present, null included.
     case exists
     /// `$lt`, `$lte`, `$gt`, `$gte`: a value of the bound's type, ordered against it.
-    case compare(Comparison, Bound)
+    case compare(QueryOperator.Order, Bound)
     /// `$regex`: a string the pattern matches.
     case regex(RegexProgram)
     /// `$containedBy`: an array each of whose elements is one of the set's values.
@@ -48,32 +48,6 @@ enum LiveTest: Sendable {
     case isGeoPoint
     /// `$within`, `$geoWithin`, `$geoIntersects`, `$nearSphere` with a distance.
     case region(GeoRegion)
-
-    /// An order operator.
-    enum Comparison: Sendable {
-        case less, lessOrEqual, greater, greaterOrEqual
-
-        /// The operator named `op` (`$lt`, `$lte`, `$gt`, `$gte`), if it is one.
-        init?(_ op: String) {
-            switch op {
-            case "$lt": self = .less
-            case "$lte": self = .lessOrEqual
-            case "$gt": self = .greater
-            case "$gte": self = .greaterOrEqual
-            default: return nil
-            }
-        }
-
-        /// Whether a value ordered `order` (-1, 0, 1) against the bound passes.
-        func accepts(_ order: Int) -> Bool {
-            switch self {
-            case .less: order < 0
-            case .lessOrEqual: order <= 0
-            case .greater: order > 0
-            case .greaterOrEqual: order >= 0
-            }
-        }
-    }
 
     /// What an order operator compares with: numbers with numbers, text with text byte by byte, a
     /// Date's `iso` with an object's `iso` text.
@@ -118,6 +92,18 @@ enum LiveTest: Sendable {
             guard case .string(let iso) = members["iso"] else { return nil }
             return ExactText.order(iso, limit)
         default: return nil
+        }
+    }
+}
+
+extension QueryOperator.Order {
+    /// Whether a value ordered `order` (-1, 0, 1) against the bound passes.
+    func accepts(_ order: Int) -> Bool {
+        switch self {
+        case .less: order < 0
+        case .lessOrEqual: order <= 0
+        case .greater: order > 0
+        case .greaterOrEqual: order >= 0
         }
     }
 }

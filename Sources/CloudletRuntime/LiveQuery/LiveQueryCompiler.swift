@@ -36,54 +36,23 @@ struct LiveQueryCompiler: WhereCompiling {
         }
     }
 
-    mutating func operatorClauses(_ field: LiveField, _ operators: [String: ParseValue], depth: Int) throws -> LiveCondition {
-        var conditions: [LiveCondition] = []
-        for op in operators.keys.sorted() {
-            let operand = operators[op]!
-            switch op {
-            case "$eq": conditions.append(try equality(field, operand))
-            case "$ne": conditions.append(.not(try equality(field, operand)))
-            case "$lt", "$lte", "$gt", "$gte": conditions.append(.test(field, .compare(LiveTest.Comparison(op)!, try bound(field, operand))))
-            case "$in", "$nin", "$all", "$containedBy":
-                guard let values = operand.arrayValue else { throw ParseError.invalidQuery("\(op) needs an array") }
-                switch op {
-                case "$in": conditions.append(try membership(field, values))
-                case "$nin": conditions.append(.not(try membership(field, values)))
-                case "$all": conditions.append(.all(try values.map { try field.column == nil ? membership(field, [$0]) : equality(field, $0) }))
-                default:
-                    guard field.column == nil else { throw ParseError.invalidQuery("$containedBy needs an array field, not \(field.path)") }
-                    conditions.append(.test(field, .containedBy(LiveValueSet(try values.map { try QueryOperand($0, path: field.path) }))))
-                }
-            case "$exists":
-                guard let exists = operand.boolValue else { throw ParseError.invalidQuery("$exists needs true or false") }
-                conditions.append(field.column != nil ? .constant(exists) : exists ? .test(field, .exists) : .not(.test(field, .exists)))
-            case "$regex":
-                guard let pattern = operand.stringValue else { throw ParseError.invalidQuery("$regex needs a string") }
-                let options = try QueryTerms.regexOptions(operators["$options"])
-                do { conditions.append(.test(field, .regex(try RegexProgram(pattern: pattern, options: options)))) } catch {
-                    throw ParseError.invalidQuery(error.message)
-                }
-            case "$options":
-                guard operators["$regex"] != nil else { throw ParseError.invalidQuery("$options needs $regex") }
-            case "$nearSphere":
-                try GeoOperands.checkField(field.path, op)
-                let center = try GeoOperands.point(operand, op, acceptsPair: false)
-                let radians = try GeoOperands.maximumRadians(operators)
-                conditions.append(.test(field, radians.map { .region(.circle(center: center, radians: $0)) } ?? .isGeoPoint))
-            case _ where GeoOperands.maximumDistances[op] != nil:
-                guard operators["$nearSphere"] != nil else { throw ParseError.invalidQuery("\(op) needs $nearSphere") }
-            case "$within", "$geoWithin", "$geoIntersects":
-                try GeoOperands.checkField(field.path, op)
-                conditions.append(.test(field, .region(try GeoRegion(op, operand))))
-            case "$text":
-                throw Self.refusal(op, "the app's full-text index")
-            default:
-                guard let inner = InnerQuery.Operator(rawValue: op) else { throw ParseError.invalidQuery("unsupported query operator \(op)") }
-                _ = try InnerQuery(inner, operand)
-                throw Self.refusal(op, "the results of another query")
-            }
+    mutating func operatorClause(_ field: LiveField, _ op: QueryOperator, depth: Int) throws -> LiveCondition {
+        switch op {
+        case .equal(let value): return try equality(field, value)
+        case .notEqual(let value): return .not(try equality(field, value))
+        case .order(let order, let value): return .test(field, .compare(order, try bound(field, value)))
+        case .oneOf(let values): return try membership(field, values)
+        case .noneOf(let values): return .not(try membership(field, values))
+        case .all(let values): return .all(try values.map { try field.column == nil ? membership(field, [$0]) : equality(field, $0) })
+        case .containedBy(let values): return .test(field, .containedBy(LiveValueSet(try values.map { try QueryOperand($0, path: field.path) })))
+        case .exists(let exists): return field.column != nil ? .constant(exists) : exists ? .test(field, .exists) : .not(.test(field, .exists))
+        case .regex(let pattern, let options):
+            do { return .test(field, .regex(try RegexProgram(pattern: pattern, options: options))) } catch { throw ParseError.invalidQuery(error.message) }
+        case .nearSphere(let center, let radians): return .test(field, radians.map { .region(.circle(center: center, radians: $0)) } ?? .isGeoPoint)
+        case .region(let region): return .test(field, .region(region))
+        case .text: throw Self.refusal("$text", "the app's full-text index")
+        case .inner(let inner): throw Self.refusal(inner.op.rawValue, "the results of another query")
         }
-        return Self.joined(conditions, "AND")
     }
 
     /// `$in`: the field equals one of `values` (for an array field: holds one), each read as the

@@ -66,15 +66,15 @@ package enum QueryTerm {
     case relatedTo(ParseValue)
     /// A field path equal to a value.
     case equality(path: String, value: ParseValue)
-    /// A field path tested by operators (`$gt`, `$in`, `$regex`, …), by name.
-    case operators(path: String, [String: ParseValue])
+    /// A field path tested by operators (`$gt`, `$in`, `$regex`, …), in the order of their names.
+    case operators(path: String, [QueryOperator])
 }
 
 extension QueryBounds {
     /// The terms of `constraints` nested `depth` deep, in the order of their keys, each counted
     /// against the bounds (an operator's condition with the values it compares); 102 past a bound,
-    /// and the error of an invalid field path for a key that is neither a path nor `$or`, `$and`,
-    /// `$relatedTo`.
+    /// the error of an invalid field path for a key that is neither a path nor `$or`, `$and`,
+    /// `$relatedTo`, and that of an operator ``QueryOperator`` cannot read.
     package mutating func terms(of constraints: [String: ParseValue], depth: Int) throws -> [QueryTerm] {
         try Self.checkNesting(depth)
         return try constraints.keys.sorted().map { key in
@@ -92,7 +92,7 @@ extension QueryBounds {
                     return .equality(path: key, value: value)
                 }
                 for (op, operand) in operators where op != "$options" { try addCondition(values: operand.arrayValue?.count ?? 1) }
-                return .operators(path: key, operators)
+                return .operators(path: key, try QueryOperator.operators(of: operators, path: key))
             }
         }
     }
@@ -116,8 +116,8 @@ package protocol WhereCompiling {
     mutating func relatedTo(_ operand: ParseValue) throws -> Clause
     /// `field` equal to `value`.
     mutating func equality(_ field: Field, _ value: ParseValue) throws -> Clause
-    /// `field` tested by `operators`, nested `depth` deep.
-    mutating func operatorClauses(_ field: Field, _ operators: [String: ParseValue], depth: Int) throws -> Clause
+    /// `field` tested by the operator `op`, nested `depth` deep.
+    mutating func operatorClause(_ field: Field, _ op: QueryOperator, depth: Int) throws -> Clause
 }
 
 extension WhereCompiling {
@@ -132,7 +132,8 @@ extension WhereCompiling {
             case .equality(let path, let value):
                 return try equality(field(path), value)
             case .operators(let path, let operators):
-                return try operatorClauses(field(path), operators, depth: depth)
+                let field = field(path)
+                return Self.joined(try operators.map { try operatorClause(field, $0, depth: depth) }, "AND")
             }
         }
         return Self.joined(clauses, "AND")
