@@ -10,7 +10,7 @@ import GRDB
 /// SQLite's expression depth limit. Inner queries (`$inQuery`, `$select`, …) are subqueries of the
 /// same statement, with the same reader.
 /// A query past one of the ``QueryBounds`` is refused (102) as it compiles.
-struct SQLiteQueryBuilder: WhereCompiling {
+struct SQLiteQueryBuilder: SQLWhereCompiling {
     /// A term of the `where` compiles to SQL text.
     typealias Clause = String
 
@@ -95,23 +95,10 @@ struct SQLiteQueryBuilder: WhereCompiling {
         QueryField(path: path)
     }
 
-    mutating func operatorClause(_ field: QueryField, _ op: QueryOperator, depth: Int) throws -> String {
-        switch op {
-        case .equal(let value): try equality(field, value)
-        case .notEqual(let value): "NOT COALESCE(\(try equality(field, value)), 0)"
-        case .order(let order, let value): try comparison(field, order.symbol, value)
-        case .oneOf(let values): try membership(field, values)
-        case .noneOf(let values): "NOT COALESCE(\(try membership(field, values)), 0)"
-        case .all(let values): try containsAll(field, values)
-        case .containedBy(let values): try containedBy(field, values)
-        case .exists(let exists):
-            field.isColumn ? (exists ? "1" : "0") : (exists ? "" : "NOT ") + "(\(field.type(&arguments)) IS NOT NULL)"
-        case .regex(let pattern, let options): try regex(field, pattern, options: options)
-        case .nearSphere(let center, let maximumRadians): nearSphere(field, center, maximumRadians, depth: depth)
-        case .region(let region): within(field, region)
-        case .text(let operand): try textClause(field, operand)
-        case .inner(let inner): try innerQuery(field, inner, depth: depth + 1)
-        }
+    static let falseLiteral = "0"
+
+    mutating func presence(_ field: QueryField, _ exists: Bool) -> String {
+        field.isColumn ? (exists ? "1" : "0") : (exists ? "" : "NOT ") + "(\(field.type(&arguments)) IS NOT NULL)"
     }
 
     /// `field = value`, where a value matches only values of its own JSON type; for an array field,
@@ -154,7 +141,7 @@ struct SQLiteQueryBuilder: WhereCompiling {
         return "(" + branches.map { "(\(inClass) AND \($0))" }.joined(separator: " OR ") + ")"
     }
 
-    private mutating func comparison(_ field: QueryField, _ symbol: String, _ value: ParseValue) throws -> String {
+    mutating func comparison(_ field: QueryField, _ symbol: String, _ value: ParseValue) throws -> String {
         switch value {
         case .number, .string: break
         case .object where value.parseType == "Date": break

@@ -53,7 +53,7 @@ extension ProcessTests {
             defer { try? FileManager.default.removeItem(at: data) }
             let registry = try AppRegistry(dataDirectory: data.path)
             for index in 0..<30 {
-                try await registry.create(String(format: "app%02d", index), settings: AppSettings().applying(["isolation": "in-process"]), clientKey: "client", masterKey: "master")
+                _ = try await registry.create(String(format: "app%02d", index), settings: AppSettings().applying(["isolation": "in-process"]), clientKey: "client", masterKey: "master")
             }
             // Room beside the host for about six apps of 15 descriptors.
             let hard = Int(Self.limits().rlim_max)

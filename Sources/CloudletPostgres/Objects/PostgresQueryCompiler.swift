@@ -14,7 +14,7 @@ import PostgresNIO
 /// `$select`, `$dontSelect`), `$relatedTo` and pointers matched against relation fields, the geo
 /// operators, `$regex` (``PostgresRegex``), dotted paths, the order, limit and skip, and the
 /// reader's ACL; `$text` (``textClause(_:_:)``) and the `$score` it ranks by.
-struct PostgresQueryCompiler: WhereCompiling {
+struct PostgresQueryCompiler: SQLWhereCompiling {
     /// A term of the `where` compiles to SQL text.
     typealias Clause = String
 
@@ -127,22 +127,10 @@ struct PostgresQueryCompiler: WhereCompiling {
         PostgresField(path: path)
     }
 
-    mutating func operatorClause(_ field: PostgresField, _ op: QueryOperator, depth: Int) throws -> String {
-        switch op {
-        case .equal(let value): try equality(field, value)
-        case .notEqual(let value): "NOT COALESCE(\(try equality(field, value)), false)"
-        case .order(let order, let value): try comparison(field, order.symbol, value)
-        case .oneOf(let values): try membership(field, values)
-        case .noneOf(let values): "NOT COALESCE(\(try membership(field, values)), false)"
-        case .all(let values): try containsAll(field, values)
-        case .containedBy(let values): try containedBy(field, values)
-        case .exists(let exists): field.column != nil ? (exists ? "true" : "false") : "(\(field.value) IS \(exists ? "NOT " : "")NULL)"
-        case .regex(let pattern, let options): try regex(field, pattern, options: options)
-        case .nearSphere(let center, let maximumRadians): nearSphere(field, center, maximumRadians, depth: depth)
-        case .region(let region): within(field, region)
-        case .text(let operand): try textClause(field, operand)
-        case .inner(let inner): try innerQuery(field, inner, depth: depth + 1)
-        }
+    static let falseLiteral = "false"
+
+    func presence(_ field: PostgresField, _ exists: Bool) -> String {
+        field.column != nil ? (exists ? "true" : "false") : "(\(field.value) IS \(exists ? "NOT " : "")NULL)"
     }
 
     /// `$relatedTo`: the row is one of the objects in the relation `key` of the object `object`
@@ -190,7 +178,7 @@ struct PostgresQueryCompiler: WhereCompiling {
     }
 
     /// `$regex` (with the letters of its `$options`): the field is a string (or a column) the pattern matches.
-    private mutating func regex(_ field: PostgresField, _ pattern: String, options: String) throws -> String {
+    mutating func regex(_ field: PostgresField, _ pattern: String, options: String) throws -> String {
         let expression = bind(try PostgresRegex.expression(pattern, options: options))
         matchesPatterns = true
         if let column = field.column { return "(\(column) ~ \(expression))" }
@@ -200,7 +188,7 @@ struct PostgresQueryCompiler: WhereCompiling {
 
     /// `$containedBy`: the field (not a column) is an array whose every element equals one of
     /// `values` (a Date by its `iso`, a Pointer by its `objectId`).
-    private mutating func containedBy(_ field: PostgresField, _ values: [ParseValue]) throws -> String {
+    mutating func containedBy(_ field: PostgresField, _ values: [ParseValue]) throws -> String {
         let tests = try values.map { value -> String in
             switch try QueryOperand(value, path: field.path) {
             case .date(let iso): "element -> 'iso' = \(bindJSON(.string(iso)))"
@@ -213,7 +201,7 @@ struct PostgresQueryCompiler: WhereCompiling {
             + "WHERE NOT COALESCE(\(Self.joined(tests, "OR")), false)))"
     }
 
-    private mutating func comparison(_ field: PostgresField, _ symbol: String, _ value: ParseValue) throws -> String {
+    mutating func comparison(_ field: PostgresField, _ symbol: String, _ value: ParseValue) throws -> String {
         if let column = field.column {
             return "(\(column) COLLATE \"C\" \(symbol) \(bind(try columnOperand(field, value))))"
         }

@@ -1,6 +1,6 @@
 /// SHA-256 fed a piece at a time: ``SHA256Hasher`` is the core's; the server's file storage uses
 /// swift-crypto's, whose assembly hashes large uploads several times faster.
-package protocol IncrementalSHA256 {
+package protocol IncrementalSHA256: SendableMetatype {
     init()
 
     /// Adds `bytes` to what is hashed.

@@ -6,7 +6,7 @@ extension AppRegistry {
     /// ``retireKeys(of:_:)``. A key that was already retiring is removed. Throws 101 if there is no such app.
     public func rotateKey(of id: String, _ kind: AppKeyKind) async throws -> String {
         let key = AppKeys.randomKey()
-        try await storage.changeKeys(of: id, kind, .rotate(to: Self.stored(key, kind)), at: Self.now())
+        _ = try await storage.changeKeys(of: id, kind, .rotate(to: Self.stored(key, kind)), at: Self.now())
         return key
     }
 
@@ -43,7 +43,7 @@ extension AppRegistry {
             guard let given else { continue }
             let value = Self.stored(given, kind)
             guard !existing.keys.contains(where: { $0.kind == kind && $0.state == .active && $0.value == value }) else { continue }
-            try await storage.changeKeys(of: id, kind, .replace(with: value), at: Self.now())
+            _ = try await storage.changeKeys(of: id, kind, .replace(with: value), at: Self.now())
         }
         let record = existing.settings == settings ? try await app(id)! : try await update(id) { $0 = settings }
         let activeClientKey = record.keys.first { $0.kind == .client && $0.state == .active }?.value ?? ""
