@@ -71,6 +71,25 @@ import Testing
         #expect(ParseDate.date(from: object["time"]?.stringValue ?? "") != nil)
     }
 
+    @Test func anEntrysMetadataOverridesTheProvidersWhichOverridesTheLoggersAndKeysAreSorted() throws {
+        let lines = Mutex<[String]>([])
+        let provider = Logger.MetadataProvider { ["shared": "provider", "b": "2", "hb.request.id": "hb"] }
+        var logger = Logger(label: "cloudlet.test") { label in
+            StructuredLogHandler(label: label, format: .logfmt, metadataProvider: provider) { line in lines.withLock { $0.append(line) } }
+        }
+        logger[metadataKey: "shared"] = "logger"
+        logger[metadataKey: "a"] = "1"
+        logger.info("first", metadata: ["shared": "entry", "c": "3"])
+        logger.info("second", metadata: ["request_id": "own"])
+        logger.info("third")
+        let all = lines.withLock { $0 }
+        #expect(all.count == 3)
+        // Hummingbird's request id is written as `request_id`, unless a `request_id` is given.
+        #expect(all[0].hasSuffix(" msg=first a=1 b=2 c=3 request_id=hb shared=entry\n"), "\(all[0])")
+        #expect(all[1].hasSuffix(" msg=second a=1 b=2 request_id=own shared=provider\n"), "\(all[1])")
+        #expect(all[2].hasSuffix(" msg=third a=1 b=2 request_id=hb shared=provider\n"), "\(all[2])")
+    }
+
     @Test func everyLineLoggedWhileARequestIsServedCarriesItsId() async throws {
         let capture = Capture()
         var hummingbirdLogger = capture.logger(.logfmt)
