@@ -95,7 +95,7 @@ import Testing
             let stores = AppStores(database)
             try await Self.insertGames(stores.objects)
             var before: [String: [[String]]] = [:]
-            for (name, (query, index)) in Self.queries {
+            for (name, (query, _)) in Self.queries {
                 let plan = try await Self.plan(database, query)
                 #expect(!plan.contains("schema_"), "\(name) before the index: \(plan)")
                 before[name] = try await Self.answers(stores.objects, query)

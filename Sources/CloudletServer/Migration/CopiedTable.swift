@@ -49,7 +49,7 @@ struct CopiedTable: Sendable {
         var copied = 0
         var after: [DatabaseValue]?
         while true {
-            let page = try await source.read { db in try Row.fetchAll(db, sql: selection(after: after), arguments: StatementArguments(after ?? [])) }
+            let page = try source.read { db in try Row.fetchAll(db, sql: selection(after: after), arguments: StatementArguments(after ?? [])) }
             guard let last = page.last else { return copied }
             try await insert(page, into: schema, on: connection, logger: logger)
             copied += page.count

@@ -64,7 +64,7 @@ struct PushDeliveryRunner: Sendable {
             try await push.recordPushResult(PushDeliveryResult(delivery, resolution), owner: owner, now: clock.now)
         }
         do {
-            try await recording.value
+            _ = try await recording.value
             return .done
         } catch {
             report("could not record a push delivery's outcome", error)
